@@ -1,0 +1,141 @@
+// Package db defines what Sledge needs from a database session, independent of
+// the driver behind it: a connection that runs SQL text (prepared and cached
+// by the driver), explicit transactions, and a classification of errors.
+//
+// The drivers live in sub-packages (postgres, sqlite); package drivers picks
+// one for a Target.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"io"
+)
+
+// Kind names a database family.
+type Kind string
+
+const (
+	Postgres Kind = "postgres"
+	SQLite   Kind = "sqlite"
+)
+
+// Row is one result row, as returned by QueryRow.
+type Row interface {
+	Scan(dest ...any) error
+}
+
+// Rows iterates a result set. Close must be called (it is idempotent).
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close()
+}
+
+// Conn is one database session owned by one goroutine. Statements are passed as
+// SQL text; drivers prepare them once per session and reuse the prepared form
+// (unless the session runs in simple-protocol mode).
+type Conn interface {
+	// Exec runs a statement and returns the number of rows it affected.
+	Exec(ctx context.Context, sql string, args ...any) (int64, error)
+	// QueryRow runs a query expected to return at most one row; Scan reports
+	// ErrNoRows (errors.Is) when there was none.
+	QueryRow(ctx context.Context, sql string, args ...any) Row
+	Query(ctx context.Context, sql string, args ...any) (Rows, error)
+	// Begin starts a transaction. readOnly lets engines with coarse locks
+	// (SQLite) avoid taking the write lock up front.
+	Begin(ctx context.Context, readOnly bool) error
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+	Close(ctx context.Context) error
+}
+
+// Isolation is a transaction isolation level requested by the user.
+type Isolation string
+
+const (
+	DefaultIsolation Isolation = ""
+	ReadCommitted    Isolation = "read-committed"
+	RepeatableRead   Isolation = "repeatable-read"
+	Serializable     Isolation = "serializable"
+)
+
+// ParseIsolation accepts the user-facing names (and their SQL spellings).
+func ParseIsolation(s string) (Isolation, error) {
+	switch s {
+	case "", "default":
+		return DefaultIsolation, nil
+	case "read-committed", "read_committed", "read committed", "rc":
+		return ReadCommitted, nil
+	case "repeatable-read", "repeatable_read", "repeatable read", "rr":
+		return RepeatableRead, nil
+	case "serializable":
+		return Serializable, nil
+	}
+	return "", errors.New("unknown isolation level " + quote(s) + " (want read-committed, repeatable-read or serializable)")
+}
+
+// ExecMode selects how statements travel to the server (pgx's execution modes).
+type ExecMode string
+
+const (
+	// Prepared: each statement is prepared once per session and executed by name.
+	Prepared ExecMode = "prepared"
+	// Simple: statements are sent as text with parameters interpolated client-side
+	// (the simple query protocol); one round trip, no server-side plan cache.
+	Simple ExecMode = "simple"
+)
+
+// ParseExecMode accepts "prepared" or "simple".
+func ParseExecMode(s string) (ExecMode, error) {
+	switch s {
+	case "", "prepared":
+		return Prepared, nil
+	case "simple":
+		return Simple, nil
+	}
+	return "", errors.New("unknown execution mode " + quote(s) + " (want prepared or simple)")
+}
+
+// Options tune a session.
+type Options struct {
+	Isolation Isolation
+	ExecMode  ExecMode
+	// AppName shows up in the server's session list (e.g. pg_stat_activity).
+	AppName string
+	// Bulk marks a session used for loading data: drivers may relax durability
+	// settings that only matter for committed user transactions.
+	Bulk bool
+}
+
+// Driver opens sessions for one database family and knows its errors.
+type Driver interface {
+	Kind() Kind
+	Connect(ctx context.Context, t Target, o Options) (Conn, error)
+	// Classify maps a driver error to a class; nil maps to ClassNone.
+	Classify(err error) ErrorClass
+	// Version returns the server's product and version, e.g. "PostgreSQL 15.18".
+	Version(ctx context.Context, c Conn) (string, error)
+}
+
+// ServerCommitCounter is implemented by sessions whose server keeps a commit
+// counter (PostgreSQL's pg_stat_database). The value is server-wide: it counts
+// every session's transactions, not only Sledge's.
+type ServerCommitCounter interface {
+	ServerCommits(ctx context.Context) (int64, error)
+}
+
+// TextCopier is implemented by sessions that can bulk-load rows in PostgreSQL
+// COPY text format.
+type TextCopier interface {
+	// CopyText runs copySQL ("COPY t (cols) FROM STDIN") fed from r.
+	CopyText(ctx context.Context, copySQL string, r io.Reader) (int64, error)
+}
+
+// ErrNoRows is what Row.Scan returns (errors.Is) when there was no row. Both
+// database/sql and pgx errors match it.
+var ErrNoRows = sql.ErrNoRows
+
+func quote(s string) string { return "\"" + s + "\"" }

@@ -1,0 +1,444 @@
+// Package engine runs a job: it starts the virtual users, walks the phases
+// (ramp-up, measured window, stop), ticks the monitor every interval, retries
+// and reconnects per policy, and assembles the measured result.
+//
+// A run, top-down: Run → startVUs (one goroutine per VU: connect, then loop
+// Next/Execute/Record) → monitor loop (Tick every interval; at the window
+// edges probe the database and read the process CPU) → stop the VUs → final
+// Tick → result.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/workload"
+)
+
+// Config is how to drive the workload.
+type Config struct {
+	VUs      int
+	Rampup   time.Duration // not counted
+	Duration time.Duration // the measured window
+	Interval time.Duration // monitor tick
+	// MaxRetries retries serialization failures and deadlocks up to this many
+	// times; a retried transaction counts once and its latency includes the
+	// retries.
+	MaxRetries int
+	// StopGrace is how long in-flight transactions may take to finish after
+	// the window closes before their sessions are cancelled.
+	StopGrace time.Duration
+}
+
+// Validate reports the first invalid setting.
+func (c Config) Validate() error {
+	switch {
+	case c.VUs < 1:
+		return fmt.Errorf("--vu must be at least 1 (got %d)", c.VUs)
+	case c.VUs > 10000:
+		return fmt.Errorf("--vu %d is more than 10000 virtual users", c.VUs)
+	case c.Rampup < 0:
+		return fmt.Errorf("--rampup must not be negative (got %s)", c.Rampup)
+	case c.Duration <= 0:
+		return fmt.Errorf("--duration must be positive (got %s)", c.Duration)
+	case c.Interval < 100*time.Millisecond:
+		return fmt.Errorf("--interval must be at least 100ms (got %s)", c.Interval)
+	case c.MaxRetries < 0 || c.MaxRetries > 255:
+		return fmt.Errorf("--max-retries must be in 0..255 (got %d)", c.MaxRetries)
+	}
+	return nil
+}
+
+// Output receives what the run reports while it goes on. Calls may come from
+// any goroutine.
+type Output interface {
+	// Logf reports a line (errors, reconnects, phase changes).
+	Logf(format string, args ...any)
+	// Interval reports one monitor tick.
+	Interval(iv metrics.Interval)
+}
+
+// errorsLoggedPerClass bounds how many error messages of each class are
+// printed; every error is counted regardless.
+const errorsLoggedPerClass = 5
+
+type run struct {
+	cfg    Config
+	wl     workload.Runner
+	out    Output
+	col    *metrics.Collector
+	start  time.Time
+	stop   atomic.Bool
+	logged [db.NumClasses]atomic.Int32
+}
+
+func (r *run) clock() time.Duration { return time.Since(r.start) }
+
+// Run drives wl until the measured window ends or ctx is cancelled (Ctrl-C);
+// an interrupted run returns what was measured so far with status
+// "interrupted". Errors are returned only when there is nothing to report
+// (e.g. the VUs could not connect).
+func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metrics.RunResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.StopGrace == 0 {
+		cfg.StopGrace = 30 * time.Second
+	}
+	headline := -1
+	prober, _ := wl.(workload.Prober)
+	if prober != nil {
+		headline = prober.HeadlineTx()
+	}
+	auditor, _ := wl.(workload.Auditor)
+	r := &run{cfg: cfg, wl: wl, out: out, col: metrics.NewCollector(wl.TxNames(), headline)}
+	recs := make([]*metrics.Recorder, cfg.VUs)
+	for i := range recs {
+		recs[i] = r.col.NewRecorder()
+	}
+
+	// The VUs' context is not ctx: on Ctrl-C they finish the transaction in
+	// hand (within StopGrace) instead of being cut off mid-statement.
+	vuCtx, cancelVUs := context.WithCancel(context.Background())
+	defer cancelVUs()
+	fatal := make(chan error, cfg.VUs)
+	var wg sync.WaitGroup
+	r.start = time.Now()
+	stagger := staggerStep(cfg)
+	for i := 0; i < cfg.VUs; i++ {
+		wg.Add(1)
+		go func(vu int) {
+			defer wg.Done()
+			r.vu(vuCtx, vu, time.Duration(vu)*stagger, recs[vu], fatal)
+		}(i)
+	}
+	if cfg.Rampup > 0 {
+		out.Logf("ramp-up %s: %d virtual users starting", cfg.Rampup, cfg.VUs)
+	}
+
+	res := &metrics.RunResult{VUs: cfg.VUs, Rampup: cfg.Rampup, Duration: cfg.Duration, Status: metrics.StatusCompleted, ServerTPM: -1}
+	var (
+		winStart, winEnd time.Duration
+		p0, p1           workload.Probe
+		probed           bool
+		cpu0             time.Duration
+		measuring        bool
+		failure          error
+	)
+	startWindow := func(now time.Duration) {
+		measuring = true
+		winStart = now
+		cpu0 = processCPU()
+		if prober != nil {
+			var err error
+			if p0, err = prober.Probe(ctx); err != nil {
+				out.Logf("warning: cannot read the database's counters at the window start: %v", err)
+			} else {
+				probed = true
+			}
+		}
+		if auditor != nil {
+			auditor.MarkAudit()
+		}
+		r.col.StartWindow(now)
+		out.Logf("measuring for %s", cfg.Duration)
+	}
+
+	next := cfg.Interval
+	if cfg.Rampup == 0 {
+		startWindow(0)
+	} else if cfg.Rampup < next {
+		next = cfg.Rampup
+	}
+	timer := time.NewTimer(next - r.clock())
+	defer timer.Stop()
+loop:
+	for {
+		select {
+		case <-timer.C:
+			now := r.clock()
+			phase := metrics.PhaseRampup
+			if measuring {
+				phase = metrics.PhaseMeasure
+			}
+			atEnd := measuring && now >= winStart+cfg.Duration
+			if atEnd {
+				now = winStart + cfg.Duration
+				winEnd = r.closeWindow(ctx, now, prober, &p1, probed)
+			}
+			if !measuring && now >= cfg.Rampup {
+				// Open the window before draining, so events that ended
+				// after now but were not yet drained count in it.
+				startWindow(now)
+			}
+			out.Interval(r.col.Tick(now, phase))
+			if atEnd {
+				break loop
+			}
+			next = nextBoundary(now, measuring, winStart, cfg)
+			timer.Reset(next - r.clock())
+		case <-ctx.Done():
+			now := r.clock()
+			res.Status = metrics.StatusInterrupted
+			out.Logf("interrupted after %s: stopping, keeping what was measured", now.Round(time.Second))
+			if measuring {
+				winEnd = r.closeWindow(context.Background(), now, prober, &p1, probed)
+			}
+			phase := metrics.PhaseRampup
+			if measuring {
+				phase = metrics.PhaseMeasure
+			}
+			out.Interval(r.col.Tick(now, phase))
+			break loop
+		case err := <-fatal:
+			failure = err
+			res.Status = metrics.StatusFailed
+			break loop
+		}
+	}
+	cpu1 := processCPU()
+
+	// Stop the VUs: they finish the transaction in hand, then the rest is cut.
+	r.stop.Store(true)
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(cfg.StopGrace):
+		out.Logf("virtual users still busy after %s: cancelling their transactions", cfg.StopGrace)
+		cancelVUs()
+		<-done
+	}
+	if failure != nil {
+		return nil, failure
+	}
+	// Drain what finished before the window closed (later events are ignored).
+	r.col.Tick(r.clock(), metrics.PhaseMeasure)
+
+	if !measuring {
+		res.Tx = r.col.Summaries()
+		return res, nil
+	}
+	res.Measured = winEnd - winStart
+	r.fill(res, cpu1-cpu0, headline)
+	if probed && p1.Headline != 0 {
+		res.DBNewOrders = p1.Headline - p0.Headline
+		res.NOPMDBCheck = float64(res.DBNewOrders) / res.Measured.Minutes()
+		// Each edge can see at most one in-flight headline transaction per
+		// VU committed on one side and counted on the other.
+		res.DBCheckAgree = abs64(res.DBNewOrders-res.NewOrders) <= int64(cfg.VUs)
+		if !res.DBCheckAgree {
+			res.Warnings = append(res.Warnings, fmt.Sprintf(
+				"the database counted %d New-Orders in the window, the client %d: more apart than the %d that could be in flight",
+				res.DBNewOrders, res.NewOrders, cfg.VUs))
+		}
+		if p0.HasServerCommits && p1.HasServerCommits {
+			res.ServerTPM = float64(p1.ServerCommits-p0.ServerCommits) / res.Measured.Minutes()
+		}
+	}
+	if auditor != nil {
+		completed, rolledBack := r.col.Completed()
+		res.Audit = auditor.Audit(completed, rolledBack)
+		for _, a := range res.Audit {
+			if !a.OK {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("audit: %s is %.2f%s, expected %s", a.Name, a.Value, a.Unit, a.Target))
+			}
+		}
+	}
+	return res, nil
+}
+
+// closeWindow ends the measured window at now and probes the database.
+func (r *run) closeWindow(ctx context.Context, now time.Duration, prober workload.Prober, p1 *workload.Probe, probed bool) time.Duration {
+	r.col.EndWindow(now)
+	if prober != nil && probed {
+		var err error
+		if *p1, err = prober.Probe(ctx); err != nil {
+			r.out.Logf("warning: cannot read the database's counters at the window end: %v", err)
+			*p1 = workload.Probe{}
+		}
+	}
+	return now
+}
+
+// fill computes the result's numbers from the collector.
+func (r *run) fill(res *metrics.RunResult, cpu time.Duration, headline int) {
+	res.Tx = r.col.Summaries()
+	var completed int64
+	for i, t := range res.Tx {
+		res.Commits += t.Count
+		res.RolledBack += t.RolledBack
+		res.Errors += t.ErrorCount()
+		completed += t.Count + t.RolledBack
+		if i == headline {
+			res.NewOrders = t.Count
+		}
+	}
+	minutes := res.Measured.Minutes()
+	if minutes > 0 {
+		res.TPM = float64(res.Commits) / minutes
+		res.NOPM = float64(res.NewOrders) / minutes
+	}
+	res.ClientCPU = cpu
+	if completed > 0 {
+		res.ClientCPUPerTxUS = float64(cpu.Microseconds()) / float64(completed)
+	}
+	// The client should leave the machine to the database: flag a client that
+	// used more than half of all cores over the window.
+	if busy := cpu.Seconds() / (res.Measured.Seconds() * float64(runtime.NumCPU())); res.Measured > 0 && busy > 0.5 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"the client used %.0f%% of this machine's %d CPUs: it may have limited the database (run Sledge on another machine, or use fewer VUs)",
+			100*busy, runtime.NumCPU()))
+	}
+	if res.Errors > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d transactions failed (see errors by class)", res.Errors))
+	}
+}
+
+// staggerStep spreads the VUs' starts over the first half of the ramp-up, at
+// most 100ms apart, so logins do not arrive as one burst.
+func staggerStep(cfg Config) time.Duration {
+	if cfg.Rampup == 0 || cfg.VUs <= 1 {
+		return 0
+	}
+	step := cfg.Rampup / 2 / time.Duration(cfg.VUs)
+	return min(step, 100*time.Millisecond)
+}
+
+// nextBoundary returns the next monitor tick: every Interval from the start
+// during ramp-up, with a tick exactly at the window's start, then every
+// Interval from there and one exactly at the window's end.
+func nextBoundary(now time.Duration, measuring bool, winStart time.Duration, cfg Config) time.Duration {
+	if !measuring {
+		n := (now/cfg.Interval + 1) * cfg.Interval
+		return min(n, cfg.Rampup)
+	}
+	k := (now-winStart)/cfg.Interval + 1
+	return min(winStart+k*cfg.Interval, winStart+cfg.Duration)
+}
+
+// vu is one virtual user's life: connect, then transactions until stopped.
+func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.Recorder, fatal chan<- error) {
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return
+		}
+	}
+	if r.stop.Load() {
+		return
+	}
+	w, err := r.wl.NewWorker(ctx, vu)
+	if err != nil {
+		fatal <- fmt.Errorf("virtual user %d: %w", vu+1, err)
+		return
+	}
+	defer w.Close(context.Background())
+	maxRetries := r.cfg.MaxRetries
+	for !r.stop.Load() {
+		tx := w.Next()
+		began := time.Now()
+		var (
+			err     error
+			cls     db.ErrorClass
+			retries int
+		)
+		for {
+			err = w.Execute(ctx)
+			if err == nil || errors.Is(err, workload.ErrRolledBack) {
+				break
+			}
+			cls = r.wl.Classify(err)
+			if !cls.Retryable() || retries >= maxRetries || r.stop.Load() {
+				break
+			}
+			retries++
+		}
+		end := time.Now()
+		if ctx.Err() != nil {
+			return // cancelled at stop: outside the window, not a result
+		}
+		e := metrics.Event{End: end.Sub(r.start), Latency: end.Sub(began), Tx: uint8(tx), Retries: uint8(retries)}
+		switch {
+		case err == nil:
+			e.Outcome = metrics.Committed
+		case errors.Is(err, workload.ErrRolledBack):
+			e.Outcome = metrics.RolledBack
+		default:
+			e.Outcome = metrics.Failed(cls)
+		}
+		rec.Record(e)
+		if err != nil && e.Outcome != metrics.RolledBack {
+			r.logError(vu, tx, cls, err)
+			if cls == db.ClassConnection {
+				if !r.reconnect(ctx, vu, w) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func (r *run) logError(vu, tx int, cls db.ErrorClass, err error) {
+	n := r.logged[cls].Add(1)
+	if n <= errorsLoggedPerClass {
+		r.out.Logf("vu %d: %s failed (%s): %v", vu+1, r.wl.TxNames()[tx], cls, err)
+		if n == errorsLoggedPerClass {
+			r.out.Logf("(further %s errors are counted but not printed)", cls)
+		}
+	}
+}
+
+// reconnect re-opens a VU's session with exponential backoff until it works
+// or the run stops. It reports false when the VU should end.
+func (r *run) reconnect(ctx context.Context, vu int, w workload.Worker) bool {
+	backoff := 100 * time.Millisecond
+	for attempt := 1; !r.stop.Load(); attempt++ {
+		err := w.Reconnect(ctx)
+		if err == nil {
+			if attempt > 1 {
+				r.out.Logf("vu %d: reconnected after %d attempts", vu+1, attempt)
+			}
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		if attempt == 1 || attempt%10 == 0 {
+			r.out.Logf("vu %d: reconnect attempt %d failed: %v", vu+1, attempt, err)
+		}
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return false
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
+	return false
+}
+
+// processCPU is this process's user+system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

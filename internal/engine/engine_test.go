@@ -1,0 +1,294 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/workload"
+)
+
+// fakeWorkload is a unit-level stand-in for a database workload: it lets the
+// tests script outcomes that a real database produces only by chance.
+type fakeWorkload struct {
+	failFirst   db.ErrorClass // first attempt of every transaction fails with this (ClassNone: never)
+	rollbackTx1 bool          // transaction type 1 always rolls back by design
+	connectErr  error
+	executed    atomic.Int64 // attempts
+	reconnects  atomic.Int64
+	headline    atomic.Int64 // committed type-0 transactions, as a database would count them
+}
+
+type classErr struct{ c db.ErrorClass }
+
+func (e classErr) Error() string { return "fake " + e.c.String() }
+
+func (f *fakeWorkload) TxNames() []string { return []string{"a", "b"} }
+func (f *fakeWorkload) Classify(err error) db.ErrorClass {
+	var ce classErr
+	if errors.As(err, &ce) {
+		return ce.c
+	}
+	return db.ClassOther
+}
+func (f *fakeWorkload) Close(context.Context) error { return nil }
+func (f *fakeWorkload) NewWorker(ctx context.Context, vu int) (workload.Worker, error) {
+	if f.connectErr != nil {
+		return nil, f.connectErr
+	}
+	return &fakeWorker{f: f}, nil
+}
+func (f *fakeWorkload) HeadlineTx() int { return 0 }
+func (f *fakeWorkload) Probe(context.Context) (workload.Probe, error) {
+	return workload.Probe{Headline: f.headline.Load()}, nil
+}
+
+type fakeWorker struct {
+	f       *fakeWorkload
+	n       int
+	tx      int
+	attempt int
+}
+
+func (w *fakeWorker) Next() int {
+	w.n++
+	w.tx = w.n % 2
+	w.attempt = 0
+	return w.tx
+}
+
+func (w *fakeWorker) Execute(ctx context.Context) error {
+	w.f.executed.Add(1)
+	w.attempt++
+	time.Sleep(time.Millisecond)
+	if w.f.failFirst != db.ClassNone && w.attempt == 1 {
+		return classErr{w.f.failFirst}
+	}
+	if w.tx == 1 && w.f.rollbackTx1 {
+		return workload.ErrRolledBack
+	}
+	if w.tx == 0 {
+		w.f.headline.Add(1)
+	}
+	return nil
+}
+
+func (w *fakeWorker) Reconnect(context.Context) error { w.f.reconnects.Add(1); return nil }
+func (w *fakeWorker) Close(context.Context) error     { return nil }
+
+type captureOutput struct {
+	mu        sync.Mutex
+	lines     []string
+	intervals []metrics.Interval
+}
+
+func (c *captureOutput) Logf(format string, args ...any) {
+	c.mu.Lock()
+	c.lines = append(c.lines, fmt.Sprintf(format, args...))
+	c.mu.Unlock()
+}
+func (c *captureOutput) Interval(iv metrics.Interval) {
+	c.mu.Lock()
+	c.intervals = append(c.intervals, iv)
+	c.mu.Unlock()
+}
+
+func testConfig() Config {
+	return Config{VUs: 3, Rampup: 300 * time.Millisecond, Duration: 600 * time.Millisecond, Interval: 200 * time.Millisecond}
+}
+
+func TestRunPhasesAndWindow(t *testing.T) {
+	f := &fakeWorkload{}
+	out := &captureOutput{}
+	res, err := Run(context.Background(), f, testConfig(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != metrics.StatusCompleted {
+		t.Fatalf("status %s", res.Status)
+	}
+	if res.Measured != 600*time.Millisecond {
+		t.Fatalf("measured %s, want the configured 600ms window", res.Measured)
+	}
+	if res.Commits == 0 || res.Commits >= f.executed.Load() {
+		t.Fatalf("commits %d of %d executed: ramp-up must not count", res.Commits, f.executed.Load())
+	}
+	// Interval phases: ramp-up ticks, then measured ticks ending at the window's end.
+	var phases []string
+	var last time.Duration
+	for _, iv := range out.intervals {
+		phases = append(phases, iv.Phase)
+		if iv.Elapsed < last {
+			t.Fatalf("intervals out of order: %v", out.intervals)
+		}
+		last = iv.Elapsed
+	}
+	want := []string{"rampup", "rampup", "measure", "measure", "measure"}
+	if fmt.Sprint(phases) != fmt.Sprint(want) {
+		t.Fatalf("phases %v, want %v", phases, want)
+	}
+	// The window opens at the first tick at or after 300ms and lasts exactly 600ms.
+	if end := out.intervals[len(out.intervals)-1].Elapsed; end < 900*time.Millisecond || end > 950*time.Millisecond {
+		t.Fatalf("last interval ends at %s, want 900ms plus timer latency", end)
+	}
+	// The window's commits equal the sum of the measured intervals' counts.
+	var sum int64
+	for _, iv := range out.intervals {
+		if iv.Phase == metrics.PhaseMeasure {
+			for _, tx := range iv.Tx {
+				sum += tx.Count
+			}
+		}
+	}
+	if d := sum - res.Commits; d < 0 || d > int64(res.VUs) {
+		t.Fatalf("measured intervals count %d, result %d", sum, res.Commits)
+	}
+	if !res.DBCheckAgree {
+		t.Fatalf("headline cross-check disagrees: db %d client %d", res.DBNewOrders, res.NewOrders)
+	}
+	if res.ClientCPUPerTxUS <= 0 {
+		t.Fatalf("client CPU per transaction %v", res.ClientCPUPerTxUS)
+	}
+}
+
+func TestRetriesCountOnce(t *testing.T) {
+	f := &fakeWorkload{failFirst: db.ClassSerialization}
+	cfg := testConfig()
+	cfg.MaxRetries = 2
+	res, err := Run(context.Background(), f, cfg, &captureOutput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors != 0 {
+		t.Fatalf("%d errors despite retries", res.Errors)
+	}
+	var retries int64
+	for _, tx := range res.Tx {
+		retries += tx.Retries
+	}
+	if retries < res.Commits-int64(cfg.VUs) || retries > res.Commits+int64(cfg.VUs) {
+		t.Fatalf("retries %d for %d commits: each transaction retried once", retries, res.Commits)
+	}
+	if res.Tx[0].P50 < 2*time.Millisecond {
+		t.Fatalf("p50 %s: latency must include the failed attempt", res.Tx[0].P50)
+	}
+}
+
+func TestErrorsWithoutRetryAreNotCommits(t *testing.T) {
+	f := &fakeWorkload{failFirst: db.ClassDeadlock}
+	res, err := Run(context.Background(), f, testConfig(), &captureOutput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Commits != 0 {
+		t.Fatalf("%d commits although every transaction failed", res.Commits)
+	}
+	if res.Tx[0].Errors["deadlock"] == 0 || res.Errors == 0 {
+		t.Fatalf("deadlocks not counted: %+v", res.Tx[0].Errors)
+	}
+}
+
+func TestDesignedRollbacks(t *testing.T) {
+	f := &fakeWorkload{rollbackTx1: true}
+	res, err := Run(context.Background(), f, testConfig(), &captureOutput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := res.Tx[1]
+	if b.Count != 0 || b.RolledBack == 0 || b.ErrorCount() != 0 {
+		t.Fatalf("rolled-back type: count %d rolledBack %d errors %d", b.Count, b.RolledBack, b.ErrorCount())
+	}
+	if res.RolledBack != b.RolledBack || res.Commits != res.Tx[0].Count {
+		t.Fatalf("totals: commits %d rolled back %d", res.Commits, res.RolledBack)
+	}
+}
+
+func TestConnectionErrorsReconnect(t *testing.T) {
+	f := &fakeWorkload{failFirst: db.ClassConnection}
+	cfg := testConfig()
+	cfg.MaxRetries = 3 // connection errors are not retried in place
+	res, err := Run(context.Background(), f, cfg, &captureOutput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.reconnects.Load() == 0 {
+		t.Fatal("no reconnect after connection errors")
+	}
+	if res.Tx[0].Errors["connection"] == 0 {
+		t.Fatal("connection errors not counted")
+	}
+}
+
+func TestInterruptKeepsMeasurement(t *testing.T) {
+	f := &fakeWorkload{}
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := testConfig()
+	cfg.Duration = time.Hour
+	time.AfterFunc(700*time.Millisecond, cancel)
+	res, err := Run(ctx, f, cfg, &captureOutput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != metrics.StatusInterrupted {
+		t.Fatalf("status %s", res.Status)
+	}
+	if res.Measured < 300*time.Millisecond || res.Measured > 600*time.Millisecond {
+		t.Fatalf("measured %s, want ≈ 400ms (interrupt at 700ms, window from 300ms)", res.Measured)
+	}
+	if res.Commits == 0 {
+		t.Fatal("nothing kept")
+	}
+}
+
+func TestConnectFailureFailsRun(t *testing.T) {
+	f := &fakeWorkload{connectErr: errors.New("too many connections")}
+	_, err := Run(context.Background(), f, testConfig(), &captureOutput{})
+	if err == nil || !errors.Is(err, f.connectErr) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	bad := []Config{
+		{VUs: 0, Duration: time.Second, Interval: time.Second},
+		{VUs: 1, Duration: 0, Interval: time.Second},
+		{VUs: 1, Duration: time.Second, Interval: time.Millisecond},
+		{VUs: 1, Duration: time.Second, Interval: time.Second, Rampup: -1},
+		{VUs: 1, Duration: time.Second, Interval: time.Second, MaxRetries: -1},
+	}
+	for _, c := range bad {
+		if c.Validate() == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+	if err := testConfig().Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNextBoundary(t *testing.T) {
+	cfg := Config{Rampup: 25 * time.Second, Duration: 35 * time.Second, Interval: 10 * time.Second}
+	cases := []struct {
+		now       time.Duration
+		measuring bool
+		winStart  time.Duration
+		want      time.Duration
+	}{
+		{0, false, 0, 10 * time.Second},
+		{10 * time.Second, false, 0, 20 * time.Second},
+		{20 * time.Second, false, 0, 25 * time.Second}, // a tick exactly at the window start
+		{25 * time.Second, true, 25 * time.Second, 35 * time.Second},
+		{55 * time.Second, true, 25 * time.Second, 60 * time.Second}, // and exactly at its end
+	}
+	for _, c := range cases {
+		if got := nextBoundary(c.now, c.measuring, c.winStart, cfg); got != c.want {
+			t.Errorf("nextBoundary(%s, %v) = %s, want %s", c.now, c.measuring, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,205 @@
+package metrics
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/sledge-bench/sledge/internal/db"
+)
+
+// Histogram bounds: microsecond resolution, 3 significant digits, up to an
+// hour (a transaction that takes longer is clamped and still counted).
+const (
+	histMinUS   = 1
+	histMaxUS   = int64(time.Hour / time.Microsecond)
+	histSigFigs = 3
+)
+
+func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histMinUS, histMaxUS, histSigFigs) }
+
+// txStats accumulates one transaction type.
+type txStats struct {
+	hist       *hdrhistogram.Histogram
+	count      int64
+	rolledBack int64
+	retries    int64
+	errors     [db.NumClasses]int64
+}
+
+func newTxStats() *txStats { return &txStats{hist: newHist()} }
+
+func (s *txStats) add(e *Event) {
+	s.retries += int64(e.Retries)
+	switch {
+	case e.Outcome == Committed || e.Outcome == RolledBack:
+		if e.Outcome == Committed {
+			s.count++
+		} else {
+			s.rolledBack++
+		}
+		us := int64(e.Latency / time.Microsecond)
+		if us < histMinUS {
+			us = histMinUS
+		}
+		if us > histMaxUS {
+			us = histMaxUS
+		}
+		_ = s.hist.RecordValue(us)
+	default:
+		s.errors[e.Outcome-failedBase]++
+	}
+}
+
+func (s *txStats) errorTotal() int64 {
+	var n int64
+	for _, v := range s.errors {
+		n += v
+	}
+	return n
+}
+
+func (s *txStats) reset() {
+	s.hist.Reset()
+	s.count, s.rolledBack, s.retries = 0, 0, 0
+	s.errors = [db.NumClasses]int64{}
+}
+
+func us(v int64) time.Duration { return time.Duration(v) * time.Microsecond }
+
+// Collector merges the VUs' events into interval and window statistics. It is
+// used by the monitor goroutine only.
+type Collector struct {
+	names    []string
+	headline int // tx type counted by NOPM; -1 for none
+	recs     []*Recorder
+	spares   [][]Event
+
+	interval []*txStats
+	window   []*txStats
+	winStart time.Duration
+	winEnd   time.Duration // 0 = open
+	measured bool
+	seq      int
+	lastTick time.Duration
+}
+
+// NewCollector collects for the named transaction types; headline is the
+// type whose commits are NOPM (-1 if none).
+func NewCollector(names []string, headline int) *Collector {
+	c := &Collector{names: names, headline: headline}
+	for range names {
+		c.interval = append(c.interval, newTxStats())
+		c.window = append(c.window, newTxStats())
+	}
+	return c
+}
+
+// NewRecorder registers a VU's recorder.
+func (c *Collector) NewRecorder() *Recorder {
+	r := &Recorder{buf: make([]Event, 0, 1024)}
+	c.recs = append(c.recs, r)
+	c.spares = append(c.spares, make([]Event, 0, 1024))
+	return r
+}
+
+// StartWindow opens the measured window at t: only events that end at or
+// after t count towards the result.
+func (c *Collector) StartWindow(t time.Duration) {
+	c.measured = true
+	c.winStart = t
+}
+
+// EndWindow closes the measured window at t.
+func (c *Collector) EndWindow(t time.Duration) { c.winEnd = t }
+
+// Tick drains every recorder and returns the interval that ends at now.
+func (c *Collector) Tick(now time.Duration, phase string) Interval {
+	for i, r := range c.recs {
+		evs := r.swap(c.spares[i])
+		for j := range evs {
+			e := &evs[j]
+			c.interval[e.Tx].add(e)
+			if c.measured && e.End >= c.winStart && (c.winEnd == 0 || e.End <= c.winEnd) {
+				c.window[e.Tx].add(e)
+			}
+		}
+		c.spares[i] = evs
+	}
+	length := now - c.lastTick
+	c.lastTick = now
+	c.seq++
+	iv := Interval{Seq: c.seq, Phase: phase, Elapsed: now, Length: length}
+	minutes := length.Minutes()
+	var commits int64
+	for i, s := range c.interval {
+		commits += s.count
+		iv.Errors += s.errorTotal()
+		h := s.hist
+		iv.Tx = append(iv.Tx, IntervalTx{
+			Name: c.names[i], Count: s.count, Errors: s.errorTotal(),
+			P50: us(h.ValueAtQuantile(50)), P95: us(h.ValueAtQuantile(95)),
+			P99: us(h.ValueAtQuantile(99)), Max: us(h.Max()),
+		})
+		if i == c.headline && minutes > 0 {
+			iv.NOPM = float64(s.count) / minutes
+		}
+		s.reset()
+	}
+	if minutes > 0 {
+		iv.TPM = float64(commits) / minutes
+	}
+	return iv
+}
+
+// Summaries returns the window's statistics per transaction type.
+func (c *Collector) Summaries() []TxSummary {
+	out := make([]TxSummary, 0, len(c.window))
+	for i, s := range c.window {
+		h := s.hist
+		t := TxSummary{
+			Name: c.names[i], Count: s.count, RolledBack: s.rolledBack, Retries: s.retries,
+			Errors: map[string]int64{},
+			Mean:   time.Duration(math.Round(h.Mean())) * time.Microsecond,
+			P50:    us(h.ValueAtQuantile(50)), P95: us(h.ValueAtQuantile(95)),
+			P99: us(h.ValueAtQuantile(99)), Max: us(h.Max()),
+		}
+		for cl, n := range s.errors {
+			if n > 0 {
+				t.Errors[db.ErrorClass(cl).String()] = n
+			}
+		}
+		if enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+			t.Histogram = enc
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// Completed returns, per type, the window's completed transactions (commits
+// plus designed rollbacks) and designed rollbacks.
+func (c *Collector) Completed() (completed, rolledBack []int64) {
+	for _, s := range c.window {
+		completed = append(completed, s.count+s.rolledBack)
+		rolledBack = append(rolledBack, s.rolledBack)
+	}
+	return completed, rolledBack
+}
+
+// SortedErrorClasses lists a summary's error classes by count, largest first.
+func SortedErrorClasses(errs map[string]int64) []string {
+	keys := make([]string, 0, len(errs))
+	for k := range errs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if errs[keys[i]] != errs[keys[j]] {
+			return errs[keys[i]] > errs[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
+}

@@ -1,0 +1,57 @@
+package metrics
+
+import (
+	"sync"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/db"
+)
+
+// Outcome of one transaction.
+type Outcome uint8
+
+const (
+	Committed  Outcome = iota
+	RolledBack         // designed rollback: completed, not committed
+	// Failed outcomes are failedBase + error class.
+	failedBase
+)
+
+// Failed returns the outcome of a transaction that failed with class c.
+func Failed(c db.ErrorClass) Outcome { return failedBase + Outcome(c) }
+
+// Event is one finished transaction.
+type Event struct {
+	End     time.Duration // when it finished, since the run started
+	Latency time.Duration // including retries
+	Tx      uint8
+	Outcome Outcome
+	Retries uint8
+}
+
+// Recorder collects one VU's events. The VU appends; the monitor swaps the
+// buffer out once per interval and turns the events into histograms. The
+// mutex is per VU, so the VUs never contend with each other, and the buffers
+// are reused, so recording does not allocate once warmed up. Memory is
+// bounded by one interval's worth of events, however long the run.
+type Recorder struct {
+	mu  sync.Mutex
+	buf []Event
+}
+
+// Record adds an event.
+func (r *Recorder) Record(e Event) {
+	r.mu.Lock()
+	r.buf = append(r.buf, e)
+	r.mu.Unlock()
+}
+
+// swap hands the buffered events over and installs spare (emptied) as the new
+// buffer.
+func (r *Recorder) swap(spare []Event) []Event {
+	r.mu.Lock()
+	b := r.buf
+	r.buf = spare[:0]
+	r.mu.Unlock()
+	return b
+}

@@ -1,0 +1,74 @@
+// Package workload defines what the engine needs from a benchmark workload.
+// The interfaces are small: a workload implements the core (Runner, Worker)
+// and opts into extras by implementing further interfaces the engine
+// discovers (Prober, Auditor).
+package workload
+
+import (
+	"context"
+	"errors"
+
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/metrics"
+)
+
+// ErrRolledBack is returned by Worker.Execute when the transaction rolled back
+// by design (TPROC-C's New-Order with an invalid item): a completed business
+// transaction, never a commit and never an error.
+var ErrRolledBack = errors.New("rolled back by design")
+
+// Runner is a workload prepared against one database for one run.
+type Runner interface {
+	// TxNames lists the transaction types; a type is its index here.
+	TxNames() []string
+	// NewWorker opens the session of virtual user vu (0-based).
+	NewWorker(ctx context.Context, vu int) (Worker, error)
+	// Classify maps an error from Execute to its class.
+	Classify(err error) db.ErrorClass
+	// Close releases what the runner holds (its monitor session).
+	Close(ctx context.Context) error
+}
+
+// Worker is one virtual user's side of a workload: it owns one session and is
+// used by one goroutine.
+type Worker interface {
+	// Next chooses the next transaction and generates its inputs; it returns
+	// the transaction type.
+	Next() int
+	// Execute runs the chosen transaction once. After a retryable error it
+	// may be called again: the inputs stay the same.
+	Execute(ctx context.Context) error
+	// Reconnect replaces the session after a connection error.
+	Reconnect(ctx context.Context) error
+	Close(ctx context.Context) error
+}
+
+// Probe is what the database itself says at a window edge.
+type Probe struct {
+	// Headline is the database's own count of headline transactions so far
+	// (TPROC-C: sum of d_next_o_id, so deltas are committed New-Orders).
+	Headline int64
+	// ServerCommits is the server-wide commit+rollback counter; valid when
+	// HasServerCommits.
+	ServerCommits    int64
+	HasServerCommits bool
+}
+
+// Prober is implemented by runners that can read the database's own counters,
+// used to cross-check the client's counts over the measured window.
+type Prober interface {
+	// HeadlineTx is the transaction type whose commits Probe.Headline counts.
+	HeadlineTx() int
+	Probe(ctx context.Context) (Probe, error)
+}
+
+// Auditor is implemented by runners that check the run's inputs against the
+// workload's rules (mix, remote and rollback percentages …).
+type Auditor interface {
+	// MarkAudit starts the audited window.
+	MarkAudit()
+	// Audit reports on the window since MarkAudit, given per-type counts of
+	// completed transactions (commits plus designed rollbacks) and designed
+	// rollbacks.
+	Audit(completed, rolledBack []int64) []metrics.AuditItem
+}

@@ -144,12 +144,13 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 				out.Logf("warning: cannot read the database's counters at the window start: %v", err)
 			} else {
 				probed = true
+				winStart = r.since(p0.At, now)
 			}
 		}
 		if auditor != nil {
 			auditor.MarkAudit()
 		}
-		r.col.StartWindow(now)
+		r.col.StartWindow(winStart)
 		out.Logf("measuring for %s", cfg.Duration)
 	}
 
@@ -257,17 +258,29 @@ loop:
 	return res, nil
 }
 
-// closeWindow ends the measured window at now and probes the database.
+// closeWindow ends the measured window at now — or, when the database is
+// probed, at the instant its count was read — and returns the window's end.
 func (r *run) closeWindow(ctx context.Context, now time.Duration, prober workload.Prober, p1 *workload.Probe, probed bool) time.Duration {
-	r.col.EndWindow(now)
+	end := now
 	if prober != nil && probed {
 		var err error
 		if *p1, err = prober.Probe(ctx); err != nil {
 			r.out.Logf("warning: cannot read the database's counters at the window end: %v", err)
 			*p1 = workload.Probe{}
+		} else {
+			end = r.since(p1.At, now)
 		}
 	}
-	return now
+	r.col.EndWindow(end)
+	return end
+}
+
+// since converts an instant to run time; a zero instant falls back to def.
+func (r *run) since(t time.Time, def time.Duration) time.Duration {
+	if t.IsZero() {
+		return def
+	}
+	return t.Sub(r.start)
 }
 
 // fill computes the result's numbers from the collector.

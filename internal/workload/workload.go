@@ -7,6 +7,7 @@ package workload
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
@@ -48,6 +49,10 @@ type Probe struct {
 	// Headline is the database's own count of headline transactions so far
 	// (TPROC-C: sum of d_next_o_id, so deltas are committed New-Orders).
 	Headline int64
+	// At is when Headline was read: the midpoint of the query's round trip.
+	// The engine opens and closes the measured window at these instants, so
+	// the client's count and the database's cover the same time.
+	At time.Time
 	// ServerCommits is the server-wide commit+rollback counter; valid when
 	// HasServerCommits.
 	ServerCommits    int64

@@ -1,0 +1,633 @@
+// Package jobs is Sledge's jobs repository: a SQLite file that keeps every
+// build, run, check and drop with its settings, console output, interval
+// series and typed results, so that runs can be listed, shown and compared
+// later without re-parsing text.
+//
+// Several sledge processes may write the same repository at once: the file is
+// in WAL mode, writers wait for the write lock (busy timeout), and write
+// transactions take that lock up front. No password is ever stored: targets
+// and settings are redacted on the way in.
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/sledge-bench/sledge/internal/metrics"
+)
+
+// Job kinds.
+const (
+	KindBuild = "build"
+	KindRun   = "run"
+	KindCheck = "check"
+	KindDrop  = "drop"
+)
+
+// ErrNotFound is matched (errors.Is) by the error for a job id that is not in
+// the repository.
+var ErrNotFound = errors.New("job not found")
+
+type notFoundError struct{ id int64 }
+
+func (e notFoundError) Error() string        { return fmt.Sprintf("no job %d", e.id) }
+func (e notFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// busyTimeoutMS is how long a writer waits for another process's write lock.
+// Writes are tiny, but a long SaveRunResult of a big run may hold the lock
+// for a while; failing a job record because of that would be worse.
+const busyTimeoutMS = 30000
+
+// migrations are the schema scripts in order: migrations[i] brings the
+// repository from user_version i to i+1. Append, never edit. An array, so
+// that SchemaVersion is a constant.
+var migrations = [...]string{schemaV1}
+
+//go:embed schema_v1.sql
+var schemaV1 string
+
+// SchemaVersion is the schema version this build of Sledge writes.
+const SchemaVersion = len(migrations)
+
+// Repo is an open jobs repository. It is safe for concurrent use.
+type Repo struct {
+	db   *sql.DB
+	path string
+	host string // this machine, to tell our own crashed jobs from other hosts' live ones
+}
+
+// Open opens the repository at path, creating the file and its directory on
+// first use and migrating an older schema.
+func Open(ctx context.Context, path string) (*Repo, error) {
+	if path == "" {
+		return nil, errors.New("open jobs repository: no path")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create directory for jobs repository %s: %w", path, err)
+	}
+	// _txlock=immediate: a write transaction takes the write lock at BEGIN
+	// and waits for it under busy_timeout; a deferred one that upgrades from
+	// read to write could fail at once with SQLITE_BUSY. Read-only
+	// transactions still begin deferred (the driver honours TxOptions).
+	// synchronous=NORMAL is durable enough in WAL mode (a power cut may lose
+	// the last lines, never corrupt) and avoids an fsync per console line.
+	dsn := "file:" + path + "?_txlock=immediate" +
+		fmt.Sprintf("&_pragma=busy_timeout(%d)", busyTimeoutMS) +
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	sqldb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open jobs repository %s: %w", path, err)
+	}
+	host, _ := os.Hostname()
+	r := &Repo{db: sqldb, path: path, host: host}
+	if err := r.migrate(ctx); err != nil {
+		sqldb.Close()
+		return nil, fmt.Errorf("open jobs repository %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// Path is the repository file.
+func (r *Repo) Path() string { return r.path }
+
+// Close closes the repository.
+func (r *Repo) Close() error { return r.db.Close() }
+
+// migrate brings the schema to SchemaVersion. The version lives in PRAGMA
+// user_version, which is part of the database header and so changes
+// atomically with the migration's transaction.
+func (r *Repo) migrate(ctx context.Context) error {
+	v, err := userVersion(ctx, r.db)
+	if err != nil {
+		return err
+	}
+	if v == SchemaVersion {
+		return nil // the common case: no write lock needed
+	}
+	if v > SchemaVersion {
+		return fmt.Errorf("schema version %d is newer than this sledge knows (%d): upgrade sledge", v, SchemaVersion)
+	}
+	tx, err := r.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin migration: %w", err)
+	}
+	defer tx.Rollback()
+	// Re-read under the write lock: another process may have migrated
+	// between our first look and BEGIN IMMEDIATE.
+	if v, err = userVersion(ctx, tx); err != nil {
+		return err
+	}
+	for ; v < SchemaVersion; v++ {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+		}
+	}
+	// PRAGMA takes no bind parameters; v is an int we control.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v)); err != nil {
+		return fmt.Errorf("set schema version: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit migration: %w", err)
+	}
+	return nil
+}
+
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func userVersion(ctx context.Context, q queryer) (int, error) {
+	var v int
+	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}
+
+// Job is one recorded command.
+type Job struct {
+	ID        int64
+	Kind      string // KindBuild, KindRun, …
+	Workload  string // e.g. "tprocc"
+	DBKind    string
+	Target    string // redacted
+	DBVersion string
+	Status    string // metrics.Status*
+	Host      string
+	PID       int
+	Error     string
+	CreatedAt time.Time
+	StartedAt time.Time
+	EndedAt   time.Time // zero while running
+
+	// Headline is filled by List and Get for jobs with a run result, so a
+	// listing needs no query per job. Ignored by Create.
+	Headline *Headline
+}
+
+// Headline is a run's two headline rates.
+type Headline struct {
+	NOPM, TPM float64
+}
+
+// Duration is how long the job ran (until now for a running job).
+func (j Job) Duration() time.Duration {
+	if j.StartedAt.IsZero() {
+		return 0
+	}
+	if j.EndedAt.IsZero() {
+		return time.Since(j.StartedAt)
+	}
+	return j.EndedAt.Sub(j.StartedAt)
+}
+
+// timeLayout is fixed-width (unlike RFC3339Nano, which trims zeros) so that
+// stored times sort as text.
+const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+func fmtTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func parseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("bad time %q in repository: %w", s, err)
+	}
+	return t, nil
+}
+
+// Create records a new running job with its settings and returns its id.
+// Host, PID, CreatedAt and StartedAt default to this process and now.
+func (r *Repo) Create(ctx context.Context, j Job, config map[string]string) (int64, error) {
+	if j.Kind == "" {
+		return 0, errors.New("create job: no kind")
+	}
+	now := time.Now()
+	if j.Host == "" {
+		j.Host = r.host
+	}
+	if j.PID == 0 {
+		j.PID = os.Getpid()
+	}
+	if j.CreatedAt.IsZero() {
+		j.CreatedAt = now
+	}
+	if j.StartedAt.IsZero() {
+		j.StartedAt = j.CreatedAt
+	}
+	tx, err := r.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("create job: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT INTO job
+		(kind, workload, db_kind, target, db_version, status, created_at, started_at, host, pid, error)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '')`,
+		j.Kind, j.Workload, j.DBKind, redactText(j.Target), j.DBVersion, metrics.StatusRunning,
+		fmtTime(j.CreatedAt), fmtTime(j.StartedAt), j.Host, j.PID)
+	if err != nil {
+		return 0, fmt.Errorf("create job: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("create job: %w", err)
+	}
+	if err := putKV(ctx, tx, "job_config", id, redactConfig(config)); err != nil {
+		return 0, fmt.Errorf("create job: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("create job: %w", err)
+	}
+	return id, nil
+}
+
+// putKV upserts key/value rows into job_config or job_system.
+func putKV(ctx context.Context, tx *sql.Tx, table string, id int64, kv map[string]string) error {
+	if len(kv) == 0 {
+		return nil
+	}
+	// table is one of two constants, never user input.
+	stmt, err := tx.PrepareContext(ctx, "INSERT INTO "+table+" (job_id, key, value) VALUES (?, ?, ?) "+
+		"ON CONFLICT (job_id, key) DO UPDATE SET value = excluded.value")
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for k, v := range kv {
+		if _, err := stmt.ExecContext(ctx, id, k, v); err != nil {
+			return fmt.Errorf("store %s %q: %w", table, k, err)
+		}
+	}
+	return nil
+}
+
+// requireJob returns a notFoundError unless job id exists.
+func requireJob(ctx context.Context, q queryer, id int64) error {
+	var one int
+	err := q.QueryRowContext(ctx, "SELECT 1 FROM job WHERE id = ?", id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFoundError{id}
+	}
+	return err
+}
+
+// SetDBVersion records the database server's version.
+func (r *Repo) SetDBVersion(ctx context.Context, id int64, v string) error {
+	res, err := r.db.ExecContext(ctx, "UPDATE job SET db_version = ? WHERE id = ?", v, id)
+	if err != nil {
+		return fmt.Errorf("set database version of job %d: %w", id, err)
+	}
+	return mustAffect(res, id)
+}
+
+func mustAffect(res sql.Result, id int64) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return notFoundError{id}
+	}
+	return nil
+}
+
+// SetSystem records (adds to or replaces) facts about the client machine.
+func (r *Repo) SetSystem(ctx context.Context, id int64, kv map[string]string) error {
+	return r.inTx(ctx, fmt.Sprintf("set system info of job %d", id), func(tx *sql.Tx) error {
+		if err := requireJob(ctx, tx, id); err != nil {
+			return err
+		}
+		return putKV(ctx, tx, "job_system", id, redactConfig(kv))
+	})
+}
+
+// inTx runs fn in a write transaction, wrapping its error with what.
+func (r *Repo) inTx(ctx context.Context, what string, fn func(*sql.Tx) error) error {
+	tx, err := r.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		var nf notFoundError
+		if errors.As(err, &nf) {
+			return err // "no job N" says it all
+		}
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// readTx runs fn in a read-only transaction, so that a reader sees one
+// consistent snapshot while another process writes.
+func (r *Repo) readTx(ctx context.Context, what string, fn func(*sql.Tx) error) error {
+	tx, err := r.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		var nf notFoundError
+		if errors.As(err, &nf) {
+			return err
+		}
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// AppendOutput stores one console line of the job. Id 0 — what callers hold
+// when the job could not be recorded — is ignored, so that a repository
+// failure at Create does not turn into one warning per line.
+func (r *Repo) AppendOutput(ctx context.Context, id int64, line string) error {
+	if id == 0 {
+		return nil
+	}
+	// One statement: the next seq is computed under the write lock, so
+	// concurrent appenders (even in other processes) cannot collide.
+	res, err := r.db.ExecContext(ctx, `INSERT INTO job_output (job_id, seq, at, line)
+		SELECT ?1, COALESCE((SELECT MAX(seq) FROM job_output WHERE job_id = ?1), 0) + 1, ?2, ?3
+		WHERE EXISTS (SELECT 1 FROM job WHERE id = ?1)`,
+		id, fmtTime(time.Now()), redactText(line))
+	if err != nil {
+		return fmt.Errorf("store output of job %d: %w", id, err)
+	}
+	return mustAffect(res, id)
+}
+
+// Finish records how the job ended: status is one of the final statuses
+// (completed, interrupted, failed, abandoned).
+func (r *Repo) Finish(ctx context.Context, id int64, status string, errText string) error {
+	switch status {
+	case metrics.StatusCompleted, metrics.StatusInterrupted, metrics.StatusFailed, metrics.StatusAbandoned:
+	default:
+		return fmt.Errorf("finish job %d: %q is not a final status", id, status)
+	}
+	res, err := r.db.ExecContext(ctx, "UPDATE job SET status = ?, error = ?, ended_at = ? WHERE id = ?",
+		status, redactText(errText), fmtTime(time.Now()), id)
+	if err != nil {
+		return fmt.Errorf("finish job %d: %w", id, err)
+	}
+	return mustAffect(res, id)
+}
+
+// ListFilter selects jobs for List. Zero values select everything.
+type ListFilter struct {
+	Kind   string
+	Status string
+	Limit  int // at most this many, newest first; 0 = all
+}
+
+const jobColumns = `j.id, j.kind, j.workload, j.db_kind, j.target, j.db_version, j.status,
+	j.created_at, j.started_at, j.ended_at, j.host, j.pid, j.error, r.job_id IS NOT NULL, r.nopm, r.tpm`
+
+const jobFrom = ` FROM job j LEFT JOIN job_result r ON r.job_id = j.id`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanJob(s scanner) (Job, error) {
+	var (
+		j                Job
+		created, started string
+		ended            sql.NullString
+		hasResult        bool
+		nopm, tpm        float64
+	)
+	if err := s.Scan(&j.ID, &j.Kind, &j.Workload, &j.DBKind, &j.Target, &j.DBVersion, &j.Status,
+		&created, &started, &ended, &j.Host, &j.PID, &j.Error, &hasResult, nanFloat{&nopm}, nanFloat{&tpm}); err != nil {
+		return Job{}, err
+	}
+	var err error
+	if j.CreatedAt, err = parseTime(created); err != nil {
+		return Job{}, err
+	}
+	if j.StartedAt, err = parseTime(started); err != nil {
+		return Job{}, err
+	}
+	if ended.Valid {
+		if j.EndedAt, err = parseTime(ended.String); err != nil {
+			return Job{}, err
+		}
+	}
+	if hasResult {
+		j.Headline = &Headline{NOPM: nopm, TPM: tpm}
+	}
+	return j, nil
+}
+
+// List returns jobs newest first. Jobs of this host whose process died are
+// marked abandoned first, so that they are listed (and filtered) as such.
+func (r *Repo) List(ctx context.Context, f ListFilter) ([]Job, error) {
+	if err := r.reapAbandoned(ctx, 0); err != nil {
+		return nil, err
+	}
+	q := "SELECT " + jobColumns + jobFrom + " WHERE 1=1"
+	var args []any
+	if f.Kind != "" {
+		q += " AND j.kind = ?"
+		args = append(args, f.Kind)
+	}
+	if f.Status != "" {
+		q += " AND j.status = ?"
+		args = append(args, f.Status)
+	}
+	// Ids are allocated in creation order (AUTOINCREMENT), which unlike
+	// timestamps does not depend on the clocks of the hosts involved.
+	q += " ORDER BY j.id DESC"
+	if f.Limit > 0 {
+		q += " LIMIT ?"
+		args = append(args, f.Limit)
+	}
+	rows, err := r.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	defer rows.Close()
+	var out []Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list jobs: %w", err)
+		}
+		out = append(out, j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	return out, nil
+}
+
+// Get returns one job; an unknown id gives an error matching ErrNotFound.
+func (r *Repo) Get(ctx context.Context, id int64) (Job, error) {
+	if err := r.reapAbandoned(ctx, id); err != nil {
+		return Job{}, err
+	}
+	j, err := scanJob(r.db.QueryRowContext(ctx, "SELECT "+jobColumns+jobFrom+" WHERE j.id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Job{}, notFoundError{id}
+	}
+	if err != nil {
+		return Job{}, fmt.Errorf("get job %d: %w", id, err)
+	}
+	return j, nil
+}
+
+// reapAbandoned marks as abandoned the running jobs (all of them, or only job
+// id if non-zero) whose process on this host no longer exists: a crashed or
+// killed sledge never calls Finish. Jobs of other hosts are left alone, as
+// their processes cannot be checked from here. A pid reused by an unrelated
+// process keeps a dead job "running" until that process ends too; that errs
+// on the side of not declaring a live job dead.
+func (r *Repo) reapAbandoned(ctx context.Context, id int64) error {
+	q := "SELECT id, pid FROM job WHERE status = ? AND host = ?"
+	args := []any{metrics.StatusRunning, r.host}
+	if id != 0 {
+		q += " AND id = ?"
+		args = append(args, id)
+	}
+	rows, err := r.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("find abandoned jobs: %w", err)
+	}
+	type cand struct {
+		id  int64
+		pid int
+	}
+	var dead []cand
+	for rows.Next() {
+		var c cand
+		if err := rows.Scan(&c.id, &c.pid); err != nil {
+			rows.Close()
+			return fmt.Errorf("find abandoned jobs: %w", err)
+		}
+		if c.pid != os.Getpid() && !processAlive(c.pid) {
+			dead = append(dead, c)
+		}
+	}
+	err = rows.Err()
+	rows.Close() // before writing: the pool may have a single connection to spare
+	if err != nil {
+		return fmt.Errorf("find abandoned jobs: %w", err)
+	}
+	for _, c := range dead {
+		// The job ended, at the latest, with its last output line. The
+		// status condition keeps a Finish that raced us authoritative.
+		_, err := r.db.ExecContext(ctx, `UPDATE job SET status = ?1, error = ?2,
+			ended_at = COALESCE((SELECT MAX(at) FROM job_output WHERE job_id = ?3), started_at)
+			WHERE id = ?3 AND status = ?4`,
+			metrics.StatusAbandoned,
+			fmt.Sprintf("process %d on %s ended without finishing the job", c.pid, r.host),
+			c.id, metrics.StatusRunning)
+		if err != nil {
+			return fmt.Errorf("mark job %d abandoned: %w", c.id, err)
+		}
+	}
+	return nil
+}
+
+// childTables are deleted explicitly by Delete, children before parents, so
+// that deleting works even on a connection without foreign keys enforced.
+var childTables = []string{
+	"job_interval_tx", "job_interval", "job_timing", "job_error", "job_audit", "job_result",
+	"job_build_table", "job_build", "job_check", "job_output", "job_system", "job_config",
+}
+
+// Delete removes a job and everything recorded with it.
+func (r *Repo) Delete(ctx context.Context, id int64) error {
+	return r.inTx(ctx, fmt.Sprintf("delete job %d", id), func(tx *sql.Tx) error {
+		if err := requireJob(ctx, tx, id); err != nil {
+			return err
+		}
+		for _, t := range childTables {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE job_id = ?", id); err != nil {
+				return fmt.Errorf("delete from %s: %w", t, err)
+			}
+		}
+		_, err := tx.ExecContext(ctx, "DELETE FROM job WHERE id = ?", id)
+		return err
+	})
+}
+
+// Config returns the job's settings (redacted when stored).
+func (r *Repo) Config(ctx context.Context, id int64) (map[string]string, error) {
+	return r.kv(ctx, "job_config", id)
+}
+
+// System returns what was recorded about the client machine.
+func (r *Repo) System(ctx context.Context, id int64) (map[string]string, error) {
+	return r.kv(ctx, "job_system", id)
+}
+
+func (r *Repo) kv(ctx context.Context, table string, id int64) (map[string]string, error) {
+	out := map[string]string{}
+	err := r.readTx(ctx, fmt.Sprintf("read %s of job %d", strings.TrimPrefix(table, "job_"), id), func(tx *sql.Tx) error {
+		if err := requireJob(ctx, tx, id); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, "SELECT key, value FROM "+table+" WHERE job_id = ?", id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k, v string
+			if err := rows.Scan(&k, &v); err != nil {
+				return err
+			}
+			out[k] = v
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// OutputLine is one stored console line.
+type OutputLine struct {
+	Seq  int
+	At   time.Time
+	Line string
+}
+
+// Output returns the job's console lines in order.
+func (r *Repo) Output(ctx context.Context, id int64) ([]OutputLine, error) {
+	var out []OutputLine
+	err := r.readTx(ctx, fmt.Sprintf("read output of job %d", id), func(tx *sql.Tx) error {
+		if err := requireJob(ctx, tx, id); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, "SELECT seq, at, line FROM job_output WHERE job_id = ? ORDER BY seq", id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				l  OutputLine
+				at string
+			)
+			if err := rows.Scan(&l.Seq, &at, &l.Line); err != nil {
+				return err
+			}
+			if l.At, err = parseTime(at); err != nil {
+				return err
+			}
+			out = append(out, l)
+		}
+		return rows.Err()
+	})
+	return out, err
+}

@@ -1,0 +1,668 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/metrics"
+)
+
+func openTemp(t *testing.T) (*Repo, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "nested", "dir", "jobs.db")
+	r, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r, path
+}
+
+func mustCreate(t *testing.T, r *Repo, j Job, cfg map[string]string) int64 {
+	t.Helper()
+	id, err := r.Create(context.Background(), j, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func TestOpenCreatesVersionedWALRepository(t *testing.T) {
+	ctx := context.Background()
+	r, path := openTemp(t)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("repository file not created: %v", err)
+	}
+	var mode string
+	if err := r.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal_mode = %q, %v; want wal", mode, err)
+	}
+	if v, err := userVersion(ctx, r.db); err != nil || v != SchemaVersion {
+		t.Fatalf("user_version = %d, %v; want %d", v, err, SchemaVersion)
+	}
+	id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+	r.Close()
+
+	// Reopening keeps the data and does not re-run the migration.
+	r2, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r2.Get(ctx, id); err != nil {
+		t.Fatalf("job lost on reopen: %v", err)
+	}
+	// A repository written by a newer sledge is refused, not misread.
+	if _, err := r2.db.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion+1)); err != nil {
+		t.Fatal(err)
+	}
+	r2.Close()
+	if _, err := Open(ctx, path); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Fatalf("Open of a newer schema: err = %v, want a 'newer' error", err)
+	}
+}
+
+func TestOpenRejectsNonDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "not.db")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("not a database "), 100), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(context.Background(), path); err == nil || !strings.Contains(err.Error(), path) {
+		t.Fatalf("err = %v, want an error naming %s", err, path)
+	}
+}
+
+func TestCreateGetFinish(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTemp(t)
+	before := time.Now()
+	id := mustCreate(t, r, Job{Kind: KindRun, Workload: "tprocc", DBKind: "postgres", Target: "postgres://u@h/db"},
+		map[string]string{"vu": "8"})
+	if err := r.SetDBVersion(ctx, id, "PostgreSQL 17.2"); err != nil {
+		t.Fatal(err)
+	}
+	j, err := r.Get(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	if j.Status != metrics.StatusRunning || j.Host != host || j.PID != os.Getpid() ||
+		j.DBVersion != "PostgreSQL 17.2" || j.Workload != "tprocc" || j.DBKind != "postgres" {
+		t.Fatalf("job = %+v", j)
+	}
+	if j.StartedAt.Before(before.Add(-time.Second)) || !j.EndedAt.IsZero() || j.Headline != nil {
+		t.Fatalf("times/headline wrong: %+v", j)
+	}
+	if err := r.Finish(ctx, id, metrics.StatusRunning, ""); err == nil {
+		t.Fatal("Finish accepted status running")
+	}
+	if err := r.Finish(ctx, id, metrics.StatusFailed, "boom"); err != nil {
+		t.Fatal(err)
+	}
+	j, _ = r.Get(ctx, id)
+	if j.Status != metrics.StatusFailed || j.Error != "boom" || j.EndedAt.Before(j.StartedAt) {
+		t.Fatalf("finished job = %+v", j)
+	}
+}
+
+func TestMissingJob(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTemp(t)
+	const id = 4242
+	ops := map[string]func() error{
+		"Get":             func() error { _, err := r.Get(ctx, id); return err },
+		"SetDBVersion":    func() error { return r.SetDBVersion(ctx, id, "x") },
+		"SetSystem":       func() error { return r.SetSystem(ctx, id, map[string]string{"a": "b"}) },
+		"AppendOutput":    func() error { return r.AppendOutput(ctx, id, "x") },
+		"AddInterval":     func() error { return r.AddInterval(ctx, id, metrics.Interval{Seq: 1}) },
+		"SaveRunResult":   func() error { return r.SaveRunResult(ctx, id, &metrics.RunResult{}) },
+		"SaveBuildResult": func() error { return r.SaveBuildResult(ctx, id, BuildResult{}) },
+		"SaveCheck":       func() error { return r.SaveCheck(ctx, id, nil) },
+		"Finish":          func() error { return r.Finish(ctx, id, metrics.StatusCompleted, "") },
+		"Delete":          func() error { return r.Delete(ctx, id) },
+		"RunResult":       func() error { _, err := r.RunResult(ctx, id); return err },
+		"Intervals":       func() error { _, err := r.Intervals(ctx, id); return err },
+		"Config":          func() error { _, err := r.Config(ctx, id); return err },
+		"System":          func() error { _, err := r.System(ctx, id); return err },
+		"Output":          func() error { _, err := r.Output(ctx, id); return err },
+		"Build":           func() error { _, err := r.Build(ctx, id); return err },
+		"Check":           func() error { _, err := r.Check(ctx, id); return err },
+	}
+	for name, op := range ops {
+		t.Run(name, func(t *testing.T) {
+			err := op()
+			if !errors.Is(err, ErrNotFound) {
+				t.Fatalf("err = %v, want ErrNotFound", err)
+			}
+			if !strings.Contains(err.Error(), "no job 4242") {
+				t.Fatalf("err = %q, want it to say %q", err, "no job 4242")
+			}
+		})
+	}
+}
+
+// Id 0 is what callers hold when Create failed; writing to it must not
+// produce an error per console line.
+func TestWritesToJobZeroAreIgnored(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTemp(t)
+	if err := r.AppendOutput(ctx, 0, "line"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.AddInterval(ctx, 0, metrics.Interval{Seq: 1}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sampleRunResult() *metrics.RunResult {
+	names := []string{"new_order", "payment", "order_status", "delivery", "stock_level"}
+	res := &metrics.RunResult{
+		Status: metrics.StatusCompleted, VUs: 8, Warehouses: 10, Mode: "procs", Isolation: "default",
+		Rampup: 10 * time.Second, Duration: time.Minute, Measured: 60*time.Second + 123456789,
+		NOPM: 12345.678, TPM: 28456.5, NewOrders: 12346, Commits: 28457, Errors: 15, RolledBack: 120,
+		DBNewOrders: 12347, NOPMDBCheck: 12346.1, DBCheckAgree: true, ServerTPM: -1,
+		ClientCPU: 3*time.Second + 7, ClientCPUPerTxUS: 105.25,
+		Warnings: []string{"first warning", "second: see postgres://u@h/db"},
+		Audit: []metrics.AuditItem{
+			{Name: "new_order %", Value: 43.5, Unit: "%", Target: "≈ 43.5", OK: true},
+			{Name: "remote payment %", Value: 9.1, Unit: "%", Target: ">= 14.0", OK: false},
+		},
+	}
+	for i, n := range names {
+		d := time.Duration(i+1) * time.Millisecond
+		tx := metrics.TxSummary{
+			Name: n, Count: int64(1000 * (i + 1)), RolledBack: int64(i), Retries: int64(2 * i),
+			Mean: d + 333, P50: d, P95: 2*d + 1, P99: 3 * d, Max: 10*d + 999,
+			Errors:    map[string]int64{},
+			Histogram: append([]byte("HISTFAAAA"+n), 0, 0xff, byte(i)),
+		}
+		if i%2 == 0 {
+			tx.Errors["serialization"] = int64(5 + i)
+			tx.Errors["deadlock"] = 1
+		}
+		res.Tx = append(res.Tx, tx)
+	}
+	return res
+}
+
+func TestRunResultRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTemp(t)
+	id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+
+	if got, err := r.RunResult(ctx, id); err != nil || got != nil {
+		t.Fatalf("before saving: %v, %v; want nil, nil", got, err)
+	}
+	want := sampleRunResult()
+	if err := r.SaveRunResult(ctx, id, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.RunResult(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("round trip differs:\n got %+v\nwant %+v", got, want)
+	}
+
+	// Saving again replaces, never duplicates.
+	want.Tx = want.Tx[:2]
+	want.Audit = nil
+	want.Warnings = nil
+	if err := r.SaveRunResult(ctx, id, want); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = r.RunResult(ctx, id); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after re-save:\n got %+v\nwant %+v", got, want)
+	}
+
+	j, _ := r.Get(ctx, id)
+	if j.Headline == nil || j.Headline.NOPM != want.NOPM || j.Headline.TPM != want.TPM {
+		t.Fatalf("headline = %+v", j.Headline)
+	}
+}
+
+func TestIntervalsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTemp(t)
+	id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+	var want []metrics.Interval
+	for seq := 1; seq <= 4; seq++ {
+		phase := metrics.PhaseMeasure
+		if seq == 1 {
+			phase = metrics.PhaseRampup
+		}
+		iv := metrics.Interval{
+			Seq: seq, Phase: phase, Elapsed: time.Duration(seq) * 10 * time.Second,
+			Length: 10*time.Second + 1234, TPM: 1000.5 * float64(seq), NOPM: 450.25 * float64(seq), Errors: int64(seq % 2),
+		}
+		for i, n := range []string{"new_order", "payment", "order_status", "delivery", "stock_level"} {
+			iv.Tx = append(iv.Tx, metrics.IntervalTx{Name: n, Count: int64(seq*100 + i), Errors: int64(i % 2),
+				P50: time.Millisecond, P95: 3*time.Millisecond + 17, P99: 5 * time.Millisecond, Max: time.Second})
+		}
+		if err := r.AddInterval(ctx, id, iv); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, iv)
+	}
+	got, err := r.Intervals(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("intervals differ:\n got %+v\nwant %+v", got, want)
+	}
+	if err := r.AddInterval(ctx, id, want[0]); err == nil {
+		t.Fatal("a duplicate interval seq was accepted")
+	}
+}
+
+func TestBuildAndCheckRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTemp(t)
+
+	b := mustCreate(t, r, Job{Kind: KindBuild}, nil)
+	if got, err := r.Build(ctx, b); err != nil || got != nil {
+		t.Fatalf("before saving: %v, %v", got, err)
+	}
+	wantB := BuildResult{Warehouses: 10, Workers: 4, Rows: 5_000_123, Seconds: 12.5, RowsPerSec: 400009.84,
+		Tables: map[string]int64{"warehouse": 10, "district": 100, "stock": 1_000_000, "item": 100_000}}
+	if err := r.SaveBuildResult(ctx, b, wantB); err != nil {
+		t.Fatal(err)
+	}
+	gotB, err := r.Build(ctx, b)
+	if err != nil || !reflect.DeepEqual(*gotB, wantB) {
+		t.Fatalf("build = %+v, %v; want %+v", gotB, err, wantB)
+	}
+	if got := gotB.SortedTables(); !reflect.DeepEqual(got, []string{"district", "item", "stock", "warehouse"}) {
+		t.Fatalf("SortedTables = %v", got)
+	}
+
+	c := mustCreate(t, r, Job{Kind: KindCheck}, nil)
+	wantC := []CheckItem{
+		{Name: "3.3.2.1", Description: "W_YTD = sum(D_YTD)", Passed: true},
+		{Name: "3.3.2.2", Description: "D_NEXT_O_ID - 1 = max(O_ID)", Violations: 3, Note: "district 1"},
+		{Name: "3.3.2.11", Description: "only before the first run", Skipped: true, Note: "a run happened"},
+	}
+	if err := r.SaveCheck(ctx, c, wantC); err != nil {
+		t.Fatal(err)
+	}
+	gotC, err := r.Check(ctx, c)
+	if err != nil || !reflect.DeepEqual(gotC, wantC) {
+		t.Fatalf("check = %+v, %v; want %+v", gotC, err, wantC)
+	}
+}
+
+func TestConfigSystemOutput(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTemp(t)
+	id := mustCreate(t, r, Job{Kind: KindRun}, map[string]string{"vu": "8", "mode": "procs"})
+	if err := r.SetSystem(ctx, id, map[string]string{"cpus": "8", "os": "linux/amd64"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetSystem(ctx, id, map[string]string{"cpus": "16"}); err != nil { // replaces one key
+		t.Fatal(err)
+	}
+	cfg, err := r.Config(ctx, id)
+	if err != nil || !reflect.DeepEqual(cfg, map[string]string{"vu": "8", "mode": "procs"}) {
+		t.Fatalf("config = %v, %v", cfg, err)
+	}
+	sys, err := r.System(ctx, id)
+	if err != nil || !reflect.DeepEqual(sys, map[string]string{"cpus": "16", "os": "linux/amd64"}) {
+		t.Fatalf("system = %v, %v", sys, err)
+	}
+	for _, l := range []string{"one", "two", "three"} {
+		if err := r.AppendOutput(ctx, id, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := r.Output(ctx, id)
+	if err != nil || len(out) != 3 {
+		t.Fatalf("output = %v, %v", out, err)
+	}
+	for i, l := range out {
+		if l.Seq != i+1 || l.Line != []string{"one", "two", "three"}[i] || l.At.IsZero() {
+			t.Fatalf("line %d = %+v", i, l)
+		}
+	}
+}
+
+func TestListFiltersAndOrder(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTemp(t)
+	type spec struct{ kind, status string }
+	specs := []spec{
+		{KindBuild, metrics.StatusCompleted}, // 1
+		{KindRun, metrics.StatusCompleted},   // 2
+		{KindRun, metrics.StatusFailed},      // 3
+		{KindCheck, metrics.StatusCompleted}, // 4
+		{KindRun, metrics.StatusInterrupted}, // 5
+		{KindRun, metrics.StatusRunning},     // 6: this process, so still running
+	}
+	ids := make([]int64, len(specs))
+	for i, s := range specs {
+		ids[i] = mustCreate(t, r, Job{Kind: s.kind}, nil)
+		if s.status != metrics.StatusRunning {
+			if err := r.Finish(ctx, ids[i], s.status, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tests := []struct {
+		name string
+		f    ListFilter
+		want []int64
+	}{
+		{"all newest first", ListFilter{}, []int64{ids[5], ids[4], ids[3], ids[2], ids[1], ids[0]}},
+		{"limit", ListFilter{Limit: 2}, []int64{ids[5], ids[4]}},
+		{"kind", ListFilter{Kind: KindRun}, []int64{ids[5], ids[4], ids[2], ids[1]}},
+		{"status", ListFilter{Status: metrics.StatusCompleted}, []int64{ids[3], ids[1], ids[0]}},
+		{"kind and status", ListFilter{Kind: KindRun, Status: metrics.StatusCompleted}, []int64{ids[1]}},
+		{"kind, status and limit", ListFilter{Kind: KindRun, Status: metrics.StatusFailed, Limit: 5}, []int64{ids[2]}},
+		{"running", ListFilter{Status: metrics.StatusRunning}, []int64{ids[5]}},
+		{"nothing", ListFilter{Kind: KindDrop}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			js, err := r.List(ctx, tt.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, j := range js {
+				got = append(got, j.ID)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("ids = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// jobRows counts the rows of every child table that belong to job id.
+func jobRows(t *testing.T, r *Repo, id int64) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, tbl := range append([]string{"job"}, childTables...) {
+		col := "job_id"
+		if tbl == "job" {
+			col = "id"
+		}
+		var n int
+		if err := r.db.QueryRow("SELECT count(*) FROM "+tbl+" WHERE "+col+" = ?", id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out[tbl] = n
+	}
+	return out
+}
+
+func TestDeleteRemovesEverything(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTemp(t)
+	fill := func() int64 {
+		id := mustCreate(t, r, Job{Kind: KindRun}, map[string]string{"vu": "1"})
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(r.SetSystem(ctx, id, map[string]string{"cpus": "1"}))
+		must(r.AppendOutput(ctx, id, "hello"))
+		must(r.AddInterval(ctx, id, metrics.Interval{Seq: 1, Tx: []metrics.IntervalTx{{Name: "a"}}}))
+		must(r.SaveRunResult(ctx, id, sampleRunResult()))
+		must(r.SaveBuildResult(ctx, id, BuildResult{Tables: map[string]int64{"t": 1}}))
+		must(r.SaveCheck(ctx, id, []CheckItem{{Name: "c"}}))
+		return id
+	}
+	victim, keep := fill(), fill()
+	for tbl, n := range jobRows(t, r, victim) {
+		if n == 0 {
+			t.Fatalf("test setup: table %s has no row for the job", tbl)
+		}
+	}
+	if err := r.Delete(ctx, victim); err != nil {
+		t.Fatal(err)
+	}
+	for tbl, n := range jobRows(t, r, victim) {
+		if n != 0 {
+			t.Errorf("after Delete, %s still has %d rows of the job", tbl, n)
+		}
+	}
+	for tbl, n := range jobRows(t, r, keep) {
+		if n == 0 {
+			t.Errorf("Delete removed the other job's rows from %s", tbl)
+		}
+	}
+	if _, err := r.Get(ctx, victim); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get after Delete: %v", err)
+	}
+	if err := r.Delete(ctx, victim); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("second Delete: %v", err)
+	}
+}
+
+// deadPID returns the pid of a child process that has exited and been
+// reaped, so no process has it (until the kernel reuses it).
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestAbandonedDetection(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTemp(t)
+	dead := deadPID(t)
+
+	crashed := mustCreate(t, r, Job{Kind: KindRun, PID: dead}, nil)
+	if err := r.AppendOutput(ctx, crashed, "last words"); err != nil {
+		t.Fatal(err)
+	}
+	alive := mustCreate(t, r, Job{Kind: KindRun, PID: os.Getppid()}, nil)
+	elsewhere := mustCreate(t, r, Job{Kind: KindRun, PID: dead, Host: "some-other-host"}, nil)
+	finished := mustCreate(t, r, Job{Kind: KindRun, PID: dead}, nil)
+	if err := r.Finish(ctx, finished, metrics.StatusCompleted, ""); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name   string
+		id     int64
+		status string
+	}{
+		{"dead pid on this host", crashed, metrics.StatusAbandoned},
+		{"live pid", alive, metrics.StatusRunning},
+		{"other host cannot be checked", elsewhere, metrics.StatusRunning},
+		{"finished job is left alone", finished, metrics.StatusCompleted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j, err := r.Get(ctx, tt.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j.Status != tt.status {
+				t.Fatalf("status = %s, want %s", j.Status, tt.status)
+			}
+		})
+	}
+
+	j, _ := r.Get(ctx, crashed)
+	out, _ := r.Output(ctx, crashed)
+	if !j.EndedAt.Equal(out[0].At) || !strings.Contains(j.Error, fmt.Sprint(dead)) {
+		t.Fatalf("abandoned job = %+v; want ended at its last line %v and an error naming pid %d", j, out[0].At, dead)
+	}
+
+	// List reaps too, so a status filter sees the truth.
+	r.db.ExecContext(ctx, "UPDATE job SET status = 'running', ended_at = NULL WHERE id = ?", crashed)
+	js, err := r.List(ctx, ListFilter{Status: metrics.StatusAbandoned})
+	if err != nil || len(js) != 1 || js[0].ID != crashed {
+		t.Fatalf("List(abandoned) = %+v, %v; want job %d", js, err, crashed)
+	}
+}
+
+func TestNoPasswordStored(t *testing.T) {
+	ctx := context.Background()
+	r, path := openTemp(t)
+	const secret = "s3cretPW"
+	id := mustCreate(t, r, Job{Kind: KindRun, Target: "postgres://bench:" + secret + "@db.example:5432/tpcc"},
+		map[string]string{
+			"db":          "postgres://bench:" + secret + "@db.example:5432/tpcc?sslmode=disable",
+			"query_param": "postgresql://db.example/tpcc?user=bench&password=" + secret,
+			"libpq":       "host=db.example user=bench password=" + secret + " dbname=tpcc",
+			"db_password": secret,
+			"vu":          "8",
+		})
+	if err := r.SetSystem(ctx, id, map[string]string{"env": "PGURL=postgres://x:" + secret + "@h/db"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.AppendOutput(ctx, id, "connecting to postgres://bench:"+secret+"@db.example/tpcc"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Finish(ctx, id, metrics.StatusFailed, `connect "postgres://bench:`+secret+`@db.example/tpcc": refused`); err != nil {
+		t.Fatal(err)
+	}
+
+	cfg, err := r.Config(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg["vu"] != "8" || !strings.HasPrefix(cfg["db"], "postgres://bench:xxxxx@db.example:5432/tpcc") {
+		t.Fatalf("config = %v: harmless values must survive, URLs keep user and host", cfg)
+	}
+	j, _ := r.Get(ctx, id)
+	if j.Target != "postgres://bench:xxxxx@db.example:5432/tpcc" {
+		t.Fatalf("target = %q", j.Target)
+	}
+
+	// Nothing in the files on disk (database and WAL) may hold the secret.
+	r.Close()
+	for _, f := range []string{path, path + "-wal"} {
+		b, err := os.ReadFile(f)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%s contains the password", filepath.Base(f))
+		}
+	}
+}
+
+func TestRedactText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"postgres://u:pw@h:5432/db", "postgres://u:xxxxx@h:5432/db"},
+		{"postgres://u@h/db", "postgres://u@h/db"},
+		{"sqlite:/tmp/x.db", "sqlite:/tmp/x.db"},
+		{"plain text", "plain text"},
+		{"host=h password=pw user=u", "host=h password=xxxxx user=u"},
+		{"PASSWORD='p w'", "PASSWORD=xxxxx"},
+		{"a postgres://u:pw@h/db b", "a postgres://u:xxxxx@h/db b"},
+	}
+	for _, tt := range tests {
+		if got := redactText(tt.in); got != tt.want {
+			t.Errorf("redactText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// Several sledge processes write the same repository at once; WAL, the busy
+// timeout and BEGIN IMMEDIATE must serialise them without errors or lost rows.
+func TestConcurrentWriters(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "jobs.db")
+	const writers, lines = 4, 50
+	// Separate pools, as separate processes would have, all creating the
+	// fresh file at once.
+	repos := make([]*Repo, writers)
+	var opening sync.WaitGroup
+	openErrs := make([]error, writers)
+	for i := range repos {
+		opening.Go(func() { repos[i], openErrs[i] = Open(ctx, path) })
+	}
+	opening.Wait()
+	for i, err := range openErrs {
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer repos[i].Close()
+	}
+	shared := mustCreate(t, repos[0], Job{Kind: KindRun}, nil)
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*lines*2)
+	for i, r := range repos {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			own, err := r.Create(ctx, Job{Kind: KindRun}, map[string]string{"writer": fmt.Sprint(i)})
+			if err != nil {
+				errs <- err
+				return
+			}
+			for n := range lines {
+				if err := r.AppendOutput(ctx, shared, fmt.Sprintf("w%d l%d", i, n)); err != nil {
+					errs <- err
+				}
+				if err := r.AddInterval(ctx, own, metrics.Interval{Seq: n, Tx: []metrics.IntervalTx{{Name: "a"}}}); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	out, err := repos[0].Output(ctx, shared)
+	if err != nil || len(out) != writers*lines {
+		t.Fatalf("shared output has %d lines (%v), want %d", len(out), err, writers*lines)
+	}
+}
+
+// SQLite stores NaN as NULL; a NaN rate must not lose the result.
+func TestNaNSurvives(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTemp(t)
+	id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+	nan := math.NaN()
+	res := &metrics.RunResult{Status: metrics.StatusInterrupted, NOPM: nan, TPM: nan, ClientCPUPerTxUS: nan,
+		NOPMDBCheck: nan, ServerTPM: -1, Audit: []metrics.AuditItem{{Name: "a", Value: nan}}}
+	if err := r.SaveRunResult(ctx, id, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.AddInterval(ctx, id, metrics.Interval{Seq: 1, TPM: nan, NOPM: 5}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.RunResult(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(got.NOPM) || !math.IsNaN(got.TPM) || !math.IsNaN(got.Audit[0].Value) || got.ServerTPM != -1 {
+		t.Fatalf("result = %+v", got)
+	}
+	ivs, err := r.Intervals(ctx, id)
+	if err != nil || len(ivs) != 1 || !math.IsNaN(ivs[0].TPM) || ivs[0].NOPM != 5 {
+		t.Fatalf("intervals = %+v, %v", ivs, err)
+	}
+	if j, _ := r.Get(ctx, id); j.Headline == nil || !math.IsNaN(j.Headline.NOPM) {
+		t.Fatalf("headline = %+v", j.Headline)
+	}
+}

@@ -1,0 +1,442 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/metrics"
+)
+
+// Durations are stored as REAL seconds or microseconds: readable in SQL and
+// exact enough to give back the same nanoseconds (float64 holds integers up
+// to 2^53 ns, about 104 days).
+func secs(d time.Duration) float64 { return d.Seconds() }
+func us(d time.Duration) float64   { return float64(d) / float64(time.Microsecond) }
+
+func fromSecs(s float64) time.Duration {
+	return time.Duration(math.Round(s * float64(time.Second)))
+}
+
+func fromUS(u float64) time.Duration {
+	return time.Duration(math.Round(u * float64(time.Microsecond)))
+}
+
+// SQLite stores NaN as NULL. A rate over an empty window may be NaN, and
+// refusing it would lose the whole result, so measured REALs are nullable:
+// nullNaN writes NaN as NULL and nanFloat reads NULL back as NaN.
+func nullNaN(f float64) any {
+	if math.IsNaN(f) {
+		return nil
+	}
+	return f
+}
+
+type nanFloat struct{ p *float64 }
+
+func (f nanFloat) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*f.p = math.NaN()
+	case float64:
+		*f.p = v
+	case int64:
+		*f.p = float64(v)
+	default:
+		return fmt.Errorf("REAL column holds %T", src)
+	}
+	return nil
+}
+
+// AddInterval stores one monitor tick of a run. Id 0 is ignored, as for
+// AppendOutput.
+func (r *Repo) AddInterval(ctx context.Context, id int64, iv metrics.Interval) error {
+	if id == 0 {
+		return nil
+	}
+	return r.inTx(ctx, fmt.Sprintf("store interval %d of job %d", iv.Seq, id), func(tx *sql.Tx) error {
+		if err := requireJob(ctx, tx, id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO job_interval
+			(job_id, seq, phase, elapsed_s, length_s, tpm, nopm, errors) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, iv.Seq, iv.Phase, secs(iv.Elapsed), secs(iv.Length), nullNaN(iv.TPM), nullNaN(iv.NOPM), iv.Errors); err != nil {
+			return err
+		}
+		for i, t := range iv.Tx {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO job_interval_tx
+				(job_id, seq, ord, tx, count, errors, p50_us, p95_us, p99_us, max_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				id, iv.Seq, i, t.Name, t.Count, t.Errors, us(t.P50), us(t.P95), us(t.P99), us(t.Max)); err != nil {
+				return fmt.Errorf("transaction %s: %w", t.Name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Intervals returns the run's interval series in order.
+func (r *Repo) Intervals(ctx context.Context, id int64) ([]metrics.Interval, error) {
+	var out []metrics.Interval
+	err := r.readTx(ctx, fmt.Sprintf("read intervals of job %d", id), func(tx *sql.Tx) error {
+		if err := requireJob(ctx, tx, id); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT seq, phase, elapsed_s, length_s, tpm, nopm, errors
+			FROM job_interval WHERE job_id = ? ORDER BY seq`, id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		bySeq := map[int]int{} // seq → index in out
+		for rows.Next() {
+			var (
+				iv              metrics.Interval
+				elapsed, length float64
+			)
+			if err := rows.Scan(&iv.Seq, &iv.Phase, &elapsed, &length, nanFloat{&iv.TPM}, nanFloat{&iv.NOPM}, &iv.Errors); err != nil {
+				return err
+			}
+			iv.Elapsed, iv.Length = fromSecs(elapsed), fromSecs(length)
+			bySeq[iv.Seq] = len(out)
+			out = append(out, iv)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+
+		rows, err = tx.QueryContext(ctx, `SELECT seq, tx, count, errors, p50_us, p95_us, p99_us, max_us
+			FROM job_interval_tx WHERE job_id = ? ORDER BY seq, ord`, id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				seq                int
+				t                  metrics.IntervalTx
+				p50, p95, p99, max float64
+			)
+			if err := rows.Scan(&seq, &t.Name, &t.Count, &t.Errors, &p50, &p95, &p99, &max); err != nil {
+				return err
+			}
+			t.P50, t.P95, t.P99, t.Max = fromUS(p50), fromUS(p95), fromUS(p99), fromUS(max)
+			if i, ok := bySeq[seq]; ok {
+				out[i].Tx = append(out[i].Tx, t)
+			}
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// SaveRunResult stores a run's result, per-transaction timings, error counts
+// and audit in one transaction, replacing any earlier result of the job.
+func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResult) error {
+	if res == nil {
+		return fmt.Errorf("store result of job %d: no result", id)
+	}
+	return r.inTx(ctx, fmt.Sprintf("store result of job %d", id), func(tx *sql.Tx) error {
+		if err := requireJob(ctx, tx, id); err != nil {
+			return err
+		}
+		for _, t := range []string{"job_result", "job_timing", "job_error", "job_audit"} {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE job_id = ?", id); err != nil {
+				return err
+			}
+		}
+		warnings := make([]string, len(res.Warnings))
+		for i, w := range res.Warnings {
+			// One warning per line: a line break inside one would split it.
+			warnings[i] = redactText(strings.ReplaceAll(w, "\n", " "))
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO job_result (job_id, status, vus, warehouses, mode,
+			isolation, rampup_s, duration_s, measured_s, nopm, tpm, new_orders, commits, errors, rolled_back,
+			db_new_orders, nopm_db_check, db_check_agree, server_tpm, client_cpu_s, client_cpu_per_tx_us, warnings)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, res.Status, res.VUs, res.Warehouses, res.Mode, res.Isolation,
+			secs(res.Rampup), secs(res.Duration), secs(res.Measured), nullNaN(res.NOPM), nullNaN(res.TPM),
+			res.NewOrders, res.Commits, res.Errors, res.RolledBack,
+			res.DBNewOrders, nullNaN(res.NOPMDBCheck), res.DBCheckAgree, nullNaN(res.ServerTPM),
+			secs(res.ClientCPU), nullNaN(res.ClientCPUPerTxUS), strings.Join(warnings, "\n")); err != nil {
+			return err
+		}
+		for i, t := range res.Tx {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO job_timing (job_id, ord, tx, count, rolled_back,
+				retries, mean_us, p50_us, p95_us, p99_us, max_us, histogram) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				id, i, t.Name, t.Count, t.RolledBack, t.Retries,
+				us(t.Mean), us(t.P50), us(t.P95), us(t.P99), us(t.Max), t.Histogram); err != nil {
+				return fmt.Errorf("transaction %s: %w", t.Name, err)
+			}
+			for class, n := range t.Errors {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO job_error (job_id, tx, class, count)
+					VALUES (?, ?, ?, ?)`, id, t.Name, class, n); err != nil {
+					return fmt.Errorf("errors of %s: %w", t.Name, err)
+				}
+			}
+		}
+		for i, a := range res.Audit {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO job_audit (job_id, ord, name, value, unit, target, ok)
+				VALUES (?, ?, ?, ?, ?, ?, ?)`, id, i, a.Name, nullNaN(a.Value), a.Unit, a.Target, a.OK); err != nil {
+				return fmt.Errorf("audit %s: %w", a.Name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// RunResult returns the stored result of a run, or nil (and no error) when
+// the job has none (it is not a run, or it failed before the end).
+func (r *Repo) RunResult(ctx context.Context, id int64) (*metrics.RunResult, error) {
+	var res *metrics.RunResult
+	err := r.readTx(ctx, fmt.Sprintf("read result of job %d", id), func(tx *sql.Tx) error {
+		if err := requireJob(ctx, tx, id); err != nil {
+			return err
+		}
+		var (
+			x                               metrics.RunResult
+			rampup, duration, measured, cpu float64
+			warnings                        string
+		)
+		err := tx.QueryRowContext(ctx, `SELECT status, vus, warehouses, mode, isolation, rampup_s, duration_s,
+			measured_s, nopm, tpm, new_orders, commits, errors, rolled_back, db_new_orders, nopm_db_check,
+			db_check_agree, server_tpm, client_cpu_s, client_cpu_per_tx_us, warnings
+			FROM job_result WHERE job_id = ?`, id).Scan(
+			&x.Status, &x.VUs, &x.Warehouses, &x.Mode, &x.Isolation, &rampup, &duration, &measured,
+			nanFloat{&x.NOPM}, nanFloat{&x.TPM}, &x.NewOrders, &x.Commits, &x.Errors, &x.RolledBack, &x.DBNewOrders,
+			nanFloat{&x.NOPMDBCheck}, &x.DBCheckAgree, nanFloat{&x.ServerTPM}, &cpu, nanFloat{&x.ClientCPUPerTxUS}, &warnings)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		x.Rampup, x.Duration, x.Measured, x.ClientCPU = fromSecs(rampup), fromSecs(duration), fromSecs(measured), fromSecs(cpu)
+		if warnings != "" {
+			x.Warnings = strings.Split(warnings, "\n")
+		}
+		if x.Tx, err = readTiming(ctx, tx, id); err != nil {
+			return err
+		}
+		if x.Audit, err = readAudit(ctx, tx, id); err != nil {
+			return err
+		}
+		res = &x
+		return nil
+	})
+	return res, err
+}
+
+func readTiming(ctx context.Context, tx *sql.Tx, id int64) ([]metrics.TxSummary, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT tx, count, rolled_back, retries, mean_us, p50_us, p95_us,
+		p99_us, max_us, histogram FROM job_timing WHERE job_id = ? ORDER BY ord`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var (
+		out    []metrics.TxSummary
+		byName = map[string]int{}
+	)
+	for rows.Next() {
+		var (
+			t                        metrics.TxSummary
+			mean, p50, p95, p99, max float64
+		)
+		if err := rows.Scan(&t.Name, &t.Count, &t.RolledBack, &t.Retries, &mean, &p50, &p95, &p99, &max, &t.Histogram); err != nil {
+			return nil, err
+		}
+		t.Mean, t.P50, t.P95, t.P99, t.Max = fromUS(mean), fromUS(p50), fromUS(p95), fromUS(p99), fromUS(max)
+		// Always a map, so callers can index and range without a nil check.
+		t.Errors = map[string]int64{}
+		byName[t.Name] = len(out)
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+
+	rows, err = tx.QueryContext(ctx, "SELECT tx, class, count FROM job_error WHERE job_id = ?", id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			name, class string
+			n           int64
+		)
+		if err := rows.Scan(&name, &class, &n); err != nil {
+			return nil, err
+		}
+		if i, ok := byName[name]; ok {
+			out[i].Errors[class] = n
+		}
+	}
+	return out, rows.Err()
+}
+
+func readAudit(ctx context.Context, tx *sql.Tx, id int64) ([]metrics.AuditItem, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT name, value, unit, target, ok FROM job_audit
+		WHERE job_id = ? ORDER BY ord`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []metrics.AuditItem
+	for rows.Next() {
+		var a metrics.AuditItem
+		if err := rows.Scan(&a.Name, nanFloat{&a.Value}, &a.Unit, &a.Target, &a.OK); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// BuildResult is what a build loaded.
+type BuildResult struct {
+	Warehouses int
+	Workers    int
+	Rows       int64
+	Seconds    float64
+	RowsPerSec float64
+	Tables     map[string]int64 // rows per table
+}
+
+// SaveBuildResult stores a build's result, replacing any earlier one.
+func (r *Repo) SaveBuildResult(ctx context.Context, id int64, b BuildResult) error {
+	return r.inTx(ctx, fmt.Sprintf("store build result of job %d", id), func(tx *sql.Tx) error {
+		if err := requireJob(ctx, tx, id); err != nil {
+			return err
+		}
+		for _, t := range []string{"job_build", "job_build_table"} {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE job_id = ?", id); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO job_build (job_id, warehouses, workers, rows, seconds, rows_per_s)
+			VALUES (?, ?, ?, ?, ?, ?)`, id, b.Warehouses, b.Workers, b.Rows, nullNaN(b.Seconds), nullNaN(b.RowsPerSec)); err != nil {
+			return err
+		}
+		for name, n := range b.Tables {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO job_build_table (job_id, table_name, rows)
+				VALUES (?, ?, ?)`, id, name, n); err != nil {
+				return fmt.Errorf("table %s: %w", name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Build returns a build's stored result, or nil when the job has none.
+func (r *Repo) Build(ctx context.Context, id int64) (*BuildResult, error) {
+	var out *BuildResult
+	err := r.readTx(ctx, fmt.Sprintf("read build result of job %d", id), func(tx *sql.Tx) error {
+		if err := requireJob(ctx, tx, id); err != nil {
+			return err
+		}
+		var b BuildResult
+		err := tx.QueryRowContext(ctx, `SELECT warehouses, workers, rows, seconds, rows_per_s
+			FROM job_build WHERE job_id = ?`, id).Scan(&b.Warehouses, &b.Workers, &b.Rows, nanFloat{&b.Seconds}, nanFloat{&b.RowsPerSec})
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		b.Tables = map[string]int64{}
+		rows, err := tx.QueryContext(ctx, "SELECT table_name, rows FROM job_build_table WHERE job_id = ?", id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				name string
+				n    int64
+			)
+			if err := rows.Scan(&name, &n); err != nil {
+				return err
+			}
+			b.Tables[name] = n
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		out = &b
+		return nil
+	})
+	return out, err
+}
+
+// SortedTables lists the build's tables by name.
+func (b BuildResult) SortedTables() []string {
+	names := make([]string, 0, len(b.Tables))
+	for n := range b.Tables {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// CheckItem is one consistency condition of a check.
+type CheckItem struct {
+	Name        string
+	Description string
+	Passed      bool
+	Skipped     bool
+	Violations  int64
+	Note        string
+}
+
+// SaveCheck stores a check's conditions in order, replacing any earlier ones.
+func (r *Repo) SaveCheck(ctx context.Context, id int64, items []CheckItem) error {
+	return r.inTx(ctx, fmt.Sprintf("store check of job %d", id), func(tx *sql.Tx) error {
+		if err := requireJob(ctx, tx, id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM job_check WHERE job_id = ?", id); err != nil {
+			return err
+		}
+		for i, c := range items {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO job_check (job_id, ord, name, description, passed,
+				violations, skipped, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				id, i, c.Name, c.Description, c.Passed, c.Violations, c.Skipped, c.Note); err != nil {
+				return fmt.Errorf("condition %s: %w", c.Name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Check returns a check's conditions in order (none when the job has none).
+func (r *Repo) Check(ctx context.Context, id int64) ([]CheckItem, error) {
+	var out []CheckItem
+	err := r.readTx(ctx, fmt.Sprintf("read check of job %d", id), func(tx *sql.Tx) error {
+		if err := requireJob(ctx, tx, id); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT name, description, passed, violations, skipped, note
+			FROM job_check WHERE job_id = ? ORDER BY ord`, id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c CheckItem
+			if err := rows.Scan(&c.Name, &c.Description, &c.Passed, &c.Violations, &c.Skipped, &c.Note); err != nil {
+				return err
+			}
+			out = append(out, c)
+		}
+		return rows.Err()
+	})
+	return out, err
+}

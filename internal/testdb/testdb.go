@@ -1,0 +1,177 @@
+// Package testdb gives integration tests a PostgreSQL database of their own,
+// served by one private sandbox cluster per test binary.
+//
+// A package using it calls Main from its TestMain:
+//
+//	func TestMain(m *testing.M) { testdb.Main(m) }
+//
+// and each test asks for a fresh, empty database:
+//
+//	url := testdb.Postgres(t) // postgres://sledge@127.0.0.1:PORT/NAME?sslmode=disable
+//
+// The cluster starts on first use, in a new temporary directory, and Main
+// stops and removes it after the tests. Without PostgreSQL installed the
+// tests are skipped, unless $CI is set: there a missing server is an error,
+// so integration tests cannot pass by not running.
+package testdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/sandbox"
+)
+
+// The cluster is shared by every test of a binary (starting one costs
+// seconds), so its state is package-level by necessity.
+var (
+	mainCalled atomic.Bool
+	once       sync.Once
+	cluster    *sandbox.Postgres
+	stopNow    func() error // the cluster's exit watchdog
+	clusterDir string
+	startErr   error
+	seq        atomic.Int64 // numbers the databases of this binary
+)
+
+// Main runs the tests, then stops and removes the cluster if one was
+// started, and exits with the tests' status.
+func Main(m *testing.M) {
+	mainCalled.Store(true)
+	code := m.Run()
+	if err := shutdown(); err != nil {
+		fmt.Fprintln(os.Stderr, "testdb:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// Postgres creates a new, empty database for this test and returns its URL.
+// The database is dropped when the test ends.
+func Postgres(t testing.TB) string {
+	t.Helper()
+	p := start(t)
+	name := dbName(t.Name())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := p.CreateDatabase(ctx, name); err != nil {
+		t.Fatalf("testdb: %v", err)
+	}
+	t.Cleanup(func() {
+		// Runs after the cleanups the test registered later (closing its
+		// pools, typically); sessions still open are disconnected.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := p.DropDatabase(ctx, name); err != nil {
+			t.Logf("testdb: %v", err)
+		}
+	})
+	return p.URL(name)
+}
+
+// PostgresAdminURL returns the URL of the cluster's own database (named
+// sandbox.Database), shared by all tests of the binary: for what a fresh
+// database cannot do (e.g. listing databases). Tests must not leave data in it.
+func PostgresAdminURL(t testing.TB) string {
+	t.Helper()
+	return start(t).URL(sandbox.Database)
+}
+
+// start returns the binary's cluster, starting it on first use, or ends the
+// test (skip or fail) if it cannot run.
+func start(t testing.TB) *sandbox.Postgres {
+	t.Helper()
+	if !mainCalled.Load() {
+		// Without Main nothing would stop the cluster after the tests.
+		t.Fatal("testdb: call testdb.Main(m) from the package's TestMain to use testdb.Postgres")
+	}
+	once.Do(func() { cluster, startErr = startCluster() })
+	if errors.Is(startErr, sandbox.ErrNotInstalled) {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("testdb: $CI is set, so PostgreSQL integration tests must run, but: %v", startErr)
+		}
+		t.Skipf("testdb: skipping PostgreSQL test: %v", startErr)
+	}
+	if startErr != nil {
+		t.Fatalf("testdb: %v", startErr)
+	}
+	return cluster
+}
+
+func startCluster() (*sandbox.Postgres, error) {
+	if _, err := sandbox.FindBinaries(); err != nil {
+		return nil, err
+	}
+	// os.MkdirTemp makes the directory 0700; the server may run as another user
+	// (when tests run as root), so open it up. Its parent, the system temp
+	// directory, is world-enterable.
+	dir, err := os.MkdirTemp("", "sledge-testdb-")
+	if err != nil {
+		return nil, fmt.Errorf("create the test cluster's directory: %w", err)
+	}
+	clusterDir = dir
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create the test cluster's directory: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := sandbox.StartPostgres(ctx, dir, sandbox.Options{
+		// Many test binaries may each run a cluster at once.
+		Settings: map[string]string{"shared_buffers": "128MB"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Should the test binary die without reaching the end of Main (a -timeout
+	// panic, a signal), the watchdog still stops the server and removes dir.
+	if stopNow, err = p.StopOnExit(true); err != nil {
+		p.Stop(context.Background())
+		return nil, err
+	}
+	return p, nil
+}
+
+func shutdown() error {
+	var errs []error
+	if cluster != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		errs = append(errs, cluster.Stop(ctx))
+	}
+	if stopNow != nil {
+		errs = append(errs, stopNow())
+	}
+	if clusterDir != "" {
+		errs = append(errs, os.RemoveAll(clusterDir))
+	}
+	return errors.Join(errs...)
+}
+
+// dbName derives a database name from the test's name, unique within the
+// binary (and so within its cluster) thanks to a sequence number, and within
+// PostgreSQL's 63-byte limit.
+func dbName(test string) string {
+	var b strings.Builder
+	b.WriteString("t" + strconv.FormatInt(seq.Add(1), 10) + "_")
+	for _, r := range strings.ToLower(test) {
+		if b.Len() >= 63 {
+			break
+		}
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,616 @@
+package tprocc
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/db"
+)
+
+// maxWarehouses bounds --warehouses: W_ID and the key widths are sized for it,
+// and 100,000 warehouses (≈ 8 TB) is beyond any database Sledge will build.
+const maxWarehouses = 100000
+
+// BuildOptions configure a build.
+type BuildOptions struct {
+	Warehouses int
+	// Workers is the number of parallel loading sessions; more than
+	// Warehouses is clamped. SQLite has one writer: there the workers
+	// generate in parallel and one session writes.
+	Workers int
+	// Seed selects the data: the same seed and warehouses give the same rows.
+	Seed uint64
+	// Force drops an existing TPROC-C schema first.
+	Force bool
+	// Progress, if set, is called with the build's progress at most about
+	// every 250 ms and at every phase change, never concurrently.
+	Progress func(Progress)
+}
+
+// Progress is a snapshot of a build.
+type Progress struct {
+	// Phase is one of "drop", "schema", "load", "index", "analyze".
+	Phase string
+	// RowsDone of RowsTotal: rows loaded in the load phase; in the index and
+	// analyze phases, rows of the tables already indexed or analysed.
+	RowsDone, RowsTotal int64
+	// Table is the table most recently worked on.
+	Table string
+}
+
+// BuildReport describes a finished build.
+type BuildReport struct {
+	Warehouses int
+	Workers    int
+	Rows       int64
+	Tables     map[string]int64
+	Duration   time.Duration
+	CLoad      int
+	Seed       uint64
+}
+
+// ErrSchemaExists is wrapped by Build's error when the database already holds
+// a TPROC-C schema and Force is not set.
+var ErrSchemaExists = errors.New("database already holds a TPROC-C schema")
+
+func (o *BuildOptions) validate() error {
+	if o.Warehouses < 1 || o.Warehouses > maxWarehouses {
+		return fmt.Errorf("warehouses must be between 1 and %d, not %d", maxWarehouses, o.Warehouses)
+	}
+	if o.Workers < 1 {
+		return fmt.Errorf("workers must be at least 1, not %d", o.Workers)
+	}
+	// A warehouse is the unit of parallel work (plus ITEM, which is small).
+	o.Workers = min(o.Workers, o.Warehouses)
+	return nil
+}
+
+// Build creates the TPROC-C schema in t and loads it: drop (with Force),
+// tables, sledge_meta, ITEM and the warehouses split over Workers sessions,
+// keys and indexes, statistics. On error or cancellation the partial schema
+// stays behind, marked unfinished in sledge_meta; `sledge build --force` or
+// `sledge drop` removes it.
+func Build(ctx context.Context, drv db.Driver, t db.Target, o BuildOptions) (BuildReport, error) {
+	start := time.Now()
+	if err := o.validate(); err != nil {
+		return BuildReport{}, err
+	}
+	kind := drv.Kind()
+	if _, err := dialectDir(kind); err != nil {
+		return BuildReport{}, err
+	}
+	g := NewGenerator(o.Seed, CLoadFor(o.Seed))
+	rep := BuildReport{Warehouses: o.Warehouses, Workers: o.Workers, Seed: o.Seed, CLoad: g.CLoad(),
+		Tables: map[string]int64{}}
+	b := &builder{drv: drv, target: t, kind: kind, opts: o, g: g, prog: newProgressReporter(o.Progress)}
+	defer b.prog.stop()
+	defer b.closeConns()
+	err := b.run(ctx, &rep)
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		// The cancellation surfaced as some driver error; say what happened.
+		err = fmt.Errorf("%w (%v)", ctx.Err(), err)
+	}
+	rep.Duration = time.Since(start)
+	return rep, err
+}
+
+// builder holds one build's state.
+type builder struct {
+	drv    db.Driver
+	target db.Target
+	kind   db.Kind
+	opts   BuildOptions
+	g      *Generator
+	prog   *progressReporter
+	conns  []db.Conn // conns[0] is the main session
+}
+
+func (b *builder) closeConns() {
+	for _, c := range b.conns {
+		if c != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_ = c.Close(ctx)
+			cancel()
+		}
+	}
+}
+
+func (b *builder) connect(ctx context.Context) (db.Conn, error) {
+	c, err := b.drv.Connect(ctx, b.target, db.Options{Bulk: true, AppName: "sledge build"})
+	if err != nil {
+		return nil, err
+	}
+	b.conns = append(b.conns, c)
+	return c, nil
+}
+
+func (b *builder) run(ctx context.Context, rep *BuildReport) error {
+	main, err := b.connect(ctx)
+	if err != nil {
+		return err
+	}
+	exists, err := SchemaExists(ctx, main, b.kind)
+	if err != nil {
+		return err
+	}
+	if exists {
+		if !b.opts.Force {
+			what := "an unfinished build"
+			if m, err := ReadMeta(ctx, main); err == nil {
+				what = plural(m.Warehouses, "warehouse")
+			}
+			return fmt.Errorf("%w (%s); use --force to drop and rebuild, or `sledge drop`", ErrSchemaExists, what)
+		}
+		b.prog.phase("drop", 0, 0)
+		if err := Drop(ctx, main, b.kind); err != nil {
+			return err
+		}
+	}
+
+	b.prog.phase("schema", 0, 0)
+	if err := execFile(ctx, main, b.kind, "schema.sql", "create table"); err != nil {
+		return err
+	}
+	now, err := serverNow(ctx, main, b.kind)
+	if err != nil {
+		return err
+	}
+	meta := Meta{Warehouses: b.opts.Warehouses, Seed: b.opts.Seed, CLoad: b.g.CLoad(),
+		BuiltAt: time.Now(), Format: buildFormat}
+	if err := writeMeta(ctx, main, b.kind, meta); err != nil {
+		return err
+	}
+
+	units := loadUnits(b.kind, b.opts.Warehouses)
+	var total int64
+	for _, u := range units {
+		total += b.g.Rows(u.t, u.w)
+	}
+	ctr := &loadCounters{}
+	b.prog.phase("load", 0, total)
+	b.prog.watch(ctr)
+	switch b.kind {
+	case db.Postgres:
+		err = b.loadPostgres(ctx, now, units, ctr)
+	default:
+		err = loadSQLite(ctx, main, b.g, now, units, b.opts.Workers, ctr)
+	}
+	b.prog.watch(nil)
+	if err != nil {
+		return err
+	}
+	for _, tb := range AllTables() {
+		n := ctr.rows[tb].Load()
+		rep.Tables[tb.String()] = n
+		rep.Rows += n
+	}
+
+	if err := b.indexes(ctx, rep.Tables); err != nil {
+		return err
+	}
+	if err := b.analyze(ctx, rep.Tables); err != nil {
+		return err
+	}
+	if b.kind == db.Postgres {
+		// The routines of --mode procs; a run would install them too, but a
+		// built database should be ready for any mode.
+		if err := InstallProcs(ctx, main, b.kind); err != nil {
+			return err
+		}
+	}
+	return markReady(ctx, main)
+}
+
+// loadUnits lists the load's work. PostgreSQL: the big tables first,
+// warehouse by warehouse so that parallel sessions mostly write different
+// tables, then ITEM and the small ones to even out the end. SQLite (one
+// writer): ITEM, then each warehouse's tables in order, so every table grows
+// at its end, in key order.
+func loadUnits(kind db.Kind, warehouses int) []unit {
+	var us []unit
+	if kind != db.Postgres {
+		us = append(us, unit{t: TableItem})
+		for w := 1; w <= warehouses; w++ {
+			for _, t := range AllTables()[1:] {
+				us = append(us, unit{t: t, w: w})
+			}
+		}
+		return us
+	}
+	for w := 1; w <= warehouses; w++ {
+		for _, t := range []Table{TableStock, TableOrderLine, TableCustomer} {
+			us = append(us, unit{t: t, w: w})
+		}
+	}
+	us = append(us, unit{t: TableItem})
+	for w := 1; w <= warehouses; w++ {
+		for _, t := range []Table{TableHistory, TableOrders, TableNewOrder, TableDistrict, TableWarehouse} {
+			us = append(us, unit{t: t, w: w})
+		}
+	}
+	return us
+}
+
+// loadPostgres runs the units on Workers sessions, each taking the next unit
+// from a shared queue and streaming it with COPY.
+func (b *builder) loadPostgres(ctx context.Context, now string, units []unit, ctr *loadCounters) error {
+	conns, err := b.workerConns(ctx)
+	if err != nil {
+		return err
+	}
+	queue := make(chan unit, len(units))
+	for _, u := range units {
+		queue <- u
+	}
+	close(queue)
+	return parallel(ctx, len(conns), func(ctx context.Context, i int) error {
+		c, ok := conns[i].(db.TextCopier)
+		if !ok {
+			return fmt.Errorf("the %s driver cannot COPY", b.kind)
+		}
+		enc := NewCopyEncoder(now)
+		for u := range queue {
+			if _, err := copyUnit(ctx, c, b.g, enc, u, ctr); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// workerConns returns Workers sessions: the main one and Workers−1 more,
+// opened in parallel. PostgreSQL sessions get settings for bulk work.
+func (b *builder) workerConns(ctx context.Context) ([]db.Conn, error) {
+	n := b.opts.Workers
+	extra := make([]db.Conn, n-1)
+	err := parallel(ctx, n-1, func(ctx context.Context, i int) error {
+		c, err := b.drv.Connect(ctx, b.target, db.Options{Bulk: true, AppName: "sledge build"})
+		extra[i] = c
+		return err
+	})
+	for _, c := range extra {
+		if c != nil {
+			b.conns = append(b.conns, c)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open loading session: %w", err)
+	}
+	conns := append([]db.Conn{b.conns[0]}, extra...)
+	if b.kind == db.Postgres {
+		settings := []string{
+			// Index builds sort whole tables; the default 64MB spills early.
+			"SET maintenance_work_mem = '256MB'",
+		}
+		if n > 1 {
+			// The build runs one index per session already; the server's own
+			// parallel workers would compete with the other sessions.
+			settings = append(settings, "SET max_parallel_maintenance_workers = 0")
+		}
+		for _, c := range conns {
+			for _, s := range settings {
+				if _, err := c.Exec(ctx, s); err != nil {
+					return nil, fmt.Errorf("%s: %w", s, err)
+				}
+			}
+		}
+	}
+	return conns, nil
+}
+
+// indexes creates the keys and secondary indexes of indexes.sql. On
+// PostgreSQL they run in parallel over the sessions, biggest table first, and
+// never two on one table at once (ALTER TABLE … ADD PRIMARY KEY locks the
+// table: a second statement on it would only wait).
+func (b *builder) indexes(ctx context.Context, rows map[string]int64) error {
+	stmts, err := statements(b.kind, "indexes.sql")
+	if err != nil {
+		return err
+	}
+	type job struct {
+		Statement
+		table string
+		rows  int64
+	}
+	jobs := make([]job, len(stmts))
+	var total int64
+	for i, s := range stmts {
+		tb := indexTable(s.SQL)
+		jobs[i] = job{s, tb, rows[tb]}
+		total += rows[tb]
+	}
+	b.prog.phase("index", 0, total)
+	if b.kind != db.Postgres {
+		for _, j := range jobs {
+			if _, err := b.conns[0].Exec(ctx, j.SQL); err != nil {
+				return fmt.Errorf("create index %s: %w", j.Name, err)
+			}
+			b.prog.advance(j.rows, j.table)
+		}
+		return nil
+	}
+	slices.SortStableFunc(jobs, func(a, b job) int { return cmp.Compare(b.rows, a.rows) })
+	var (
+		mu   sync.Mutex
+		cond = sync.NewCond(&mu)
+		busy = map[string]bool{}
+		left = jobs
+	)
+	// take returns the biggest pending job whose table is free, waiting while
+	// all pending jobs are on busy tables; ok is false when none are left.
+	take := func(ctx context.Context) (job, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		for len(left) > 0 && ctx.Err() == nil {
+			for i, j := range left {
+				if !busy[j.table] {
+					busy[j.table] = true
+					left = slices.Delete(left, i, i+1)
+					return j, true
+				}
+			}
+			cond.Wait()
+		}
+		return job{}, false
+	}
+	release := func(j job) {
+		mu.Lock()
+		busy[j.table] = false
+		mu.Unlock()
+		cond.Broadcast()
+	}
+	conns := b.conns[:b.opts.Workers]
+	return parallel(ctx, len(conns), func(ctx context.Context, i int) error {
+		// When the build is cancelled or another session fails, sessions
+		// waiting for a free table must wake up to see it.
+		stop := context.AfterFunc(ctx, func() { mu.Lock(); cond.Broadcast(); mu.Unlock() })
+		defer stop()
+		for {
+			j, ok := take(ctx)
+			if !ok {
+				return ctx.Err()
+			}
+			if _, err := conns[i].Exec(ctx, j.SQL); err != nil {
+				return fmt.Errorf("create index %s: %w", j.Name, err)
+			}
+			release(j)
+			b.prog.advance(j.rows, j.table)
+		}
+	})
+}
+
+// indexTable finds the table of an index statement: "ALTER TABLE t …" or
+// "CREATE … INDEX name ON t (…)".
+func indexTable(sql string) string {
+	f := strings.Fields(sqlWithoutComments(sql))
+	for i := 0; i+1 < len(f); i++ {
+		if strings.EqualFold(f[i], "TABLE") || strings.EqualFold(f[i], "ON") {
+			name, _, _ := strings.Cut(f[i+1], "(")
+			return strings.ToLower(name)
+		}
+	}
+	return ""
+}
+
+func sqlWithoutComments(sql string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(sql, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(line), "--") {
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// analyze gathers optimizer statistics: one ANALYZE on SQLite; per table in
+// parallel on PostgreSQL, as VACUUM (FREEZE, ANALYZE). The vacuum costs little
+// right after the index builds (their scans set the hint bits already) and
+// hands the first run a table in steady state: pages all-visible (index-only
+// scans need no heap visits) and frozen, so neither hint-bit writes nor an
+// anti-wraparound vacuum of the initial data fall into a measured window.
+func (b *builder) analyze(ctx context.Context, rows map[string]int64) error {
+	var total int64
+	for _, n := range rows {
+		total += n
+	}
+	b.prog.phase("analyze", 0, total)
+	if b.kind != db.Postgres {
+		if _, err := b.conns[0].Exec(ctx, "ANALYZE"); err != nil {
+			return fmt.Errorf("analyze: %w", err)
+		}
+		// Move the load out of the write-ahead log into the database file, so
+		// the first run does not pay for the checkpoint.
+		if _, err := b.conns[0].Exec(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		b.prog.advance(total, "")
+		return nil
+	}
+	names := make([]string, 0, len(rows))
+	for _, t := range AllTables() {
+		names = append(names, t.String())
+	}
+	slices.SortStableFunc(names, func(a, b string) int { return cmp.Compare(rows[b], rows[a]) })
+	queue := make(chan string, len(names))
+	for _, n := range names {
+		queue <- n
+	}
+	close(queue)
+	conns := b.conns[:b.opts.Workers]
+	return parallel(ctx, len(conns), func(ctx context.Context, i int) error {
+		for name := range queue {
+			if _, err := conns[i].Exec(ctx, "VACUUM (FREEZE, ANALYZE) "+name); err != nil {
+				return fmt.Errorf("vacuum and analyze %s: %w", name, err)
+			}
+			b.prog.advance(rows[name], name)
+		}
+		return nil
+	})
+}
+
+// serverNow is the load's "now" from the database's own clock, in the form
+// its transactions write timestamps (PostgreSQL: local time of the session;
+// SQLite: datetime('now'), UTC).
+func serverNow(ctx context.Context, c db.Conn, kind db.Kind) (string, error) {
+	q := "SELECT datetime('now')"
+	if kind == db.Postgres {
+		q = "SELECT to_char(localtimestamp(0), 'YYYY-MM-DD HH24:MI:SS')"
+	}
+	var now string
+	if err := c.QueryRow(ctx, q).Scan(&now); err != nil {
+		return "", fmt.Errorf("read the database's clock: %w", err)
+	}
+	return now, nil
+}
+
+// execFile runs every statement of a dialect file in order.
+func execFile(ctx context.Context, c db.Conn, kind db.Kind, file, what string) error {
+	stmts, err := statements(kind, file)
+	if err != nil {
+		return err
+	}
+	for _, s := range stmts {
+		if _, err := c.Exec(ctx, s.SQL); err != nil {
+			return fmt.Errorf("%s %s: %w", what, s.Name, err)
+		}
+	}
+	return nil
+}
+
+// Drop removes every table and routine Sledge created for TPROC-C; a partial
+// schema too.
+func Drop(ctx context.Context, conn db.Conn, kind db.Kind) error {
+	return execFile(ctx, conn, kind, "drop.sql", "drop")
+}
+
+// parallel runs fn(ctx, 0..n-1) concurrently and returns the first error;
+// that error cancels the context the others see.
+func parallel(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+	)
+	for i := range n {
+		wg.Go(func() {
+			if err := fn(ctx, i); err != nil {
+				once.Do(func() { firstErr = err; cancel() })
+			}
+		})
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// progressReporter serialises calls of the user's Progress function: phase
+// changes report at once, a ticker reports the running counts every 250 ms.
+type progressReporter struct {
+	fn   func(Progress)
+	mu   sync.Mutex // held while calling fn, so fn never runs concurrently
+	cur  Progress
+	ctr  *loadCounters
+	quit chan struct{}
+	done chan struct{}
+}
+
+const progressEvery = 250 * time.Millisecond
+
+func newProgressReporter(fn func(Progress)) *progressReporter {
+	p := &progressReporter{fn: fn, quit: make(chan struct{}), done: make(chan struct{})}
+	if fn == nil {
+		close(p.done)
+		return p
+	}
+	go func() {
+		defer close(p.done)
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				p.report()
+			case <-p.quit:
+				return
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progressReporter) stop() {
+	select {
+	case <-p.quit:
+	default:
+		close(p.quit)
+	}
+	<-p.done
+}
+
+// phase starts a phase and reports it.
+func (p *progressReporter) phase(name string, done, total int64) {
+	if p.fn == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cur = Progress{Phase: name, RowsDone: done, RowsTotal: total}
+	p.fn(p.cur)
+}
+
+// watch makes the ticker read the load counters (nil: stop reading them).
+func (p *progressReporter) watch(c *loadCounters) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ctr != nil && c == nil && p.fn != nil {
+		// Final numbers of the load.
+		p.cur.RowsDone = p.ctr.total.Load()
+		p.fn(p.cur)
+	}
+	p.ctr = c
+}
+
+// advance adds to the phase's done count (index and analyze phases).
+func (p *progressReporter) advance(n int64, table string) {
+	if p.fn == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cur.RowsDone += n
+	if table != "" {
+		p.cur.Table = table
+	}
+}
+
+func (p *progressReporter) report() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cur.Phase == "" {
+		return
+	}
+	if p.ctr != nil {
+		p.cur.RowsDone = p.ctr.total.Load()
+		if p.ctr.total.Load() > 0 {
+			p.cur.Table = Table(p.ctr.last.Load()).String()
+		}
+	}
+	p.fn(p.cur)
+}
+
+// plural is "1 warehouse", "2 warehouses".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

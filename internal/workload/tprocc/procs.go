@@ -1,0 +1,44 @@
+package tprocc
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/sledge-bench/sledge/internal/db"
+)
+
+// InstallProcs creates (or replaces) the server-side routines of --mode procs
+// from sql/<dialect>/procs.sql. Dialects without routines have no such file
+// and install nothing.
+func InstallProcs(ctx context.Context, c db.Conn, k db.Kind) error {
+	dir, err := dialectDir(k)
+	if err != nil {
+		return err
+	}
+	if _, err := sqlFiles.Open("sql/" + dir + "/procs.sql"); err != nil {
+		return nil
+	}
+	stmts, err := statements(k, "procs.sql")
+	if err != nil {
+		return err
+	}
+	for _, s := range stmts {
+		if _, err := c.Exec(ctx, s.SQL); err != nil {
+			return fmt.Errorf("install routine %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// randomSeed draws a seed for runs that were not given one.
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	s := binary.LittleEndian.Uint64(b[:])
+	if s == 0 {
+		s = 1
+	}
+	return s
+}

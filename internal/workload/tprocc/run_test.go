@@ -1,0 +1,237 @@
+package tprocc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/db/postgres"
+	"github.com/sledge-bench/sledge/internal/db/sqlite"
+	"github.com/sledge-bench/sledge/internal/engine"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/workload"
+)
+
+// Integration tests of runs against real databases: the transactions must keep
+// every consistency condition, the client's NOPM must match the database's,
+// and the designed rollback must leave nothing behind.
+
+type logOutput struct {
+	t  *testing.T
+	mu sync.Mutex
+	iv []metrics.Interval
+}
+
+func (o *logOutput) Logf(format string, args ...any) { o.t.Logf(format, args...) }
+func (o *logOutput) Interval(iv metrics.Interval) {
+	o.mu.Lock()
+	o.iv = append(o.iv, iv)
+	o.mu.Unlock()
+}
+
+// requireConsistent runs the check and fails on any condition that does not
+// hold (C11 is skipped by Check itself once the database has been run).
+func requireConsistent(t *testing.T, drv db.Driver, tg db.Target, when string) CheckReport {
+	t.Helper()
+	ctx := context.Background()
+	c, err := drv.Connect(ctx, tg, db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	rep, err := Check(ctx, c, drv.Kind(), CheckOptions{})
+	if err != nil {
+		t.Fatalf("check %s: %v", when, err)
+	}
+	for _, cond := range rep.Conditions {
+		if !cond.Passed && !cond.Skipped {
+			t.Errorf("%s: %s fails (%d violations): %s %s", when, cond.Name, cond.Violations, cond.Description, cond.Note)
+		}
+	}
+	return rep
+}
+
+func runFor(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isolation, vus int, d time.Duration) *metrics.RunResult {
+	t.Helper()
+	ctx := context.Background()
+	r, err := NewRunner(ctx, drv, tg, RunOptions{Mode: mode, Isolation: iso, Seed: 99})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	out := &logOutput{t: t}
+	res, err := engine.Run(ctx, r, engine.Config{VUs: vus, Rampup: 2 * time.Second, Duration: d, Interval: 5 * time.Second, MaxRetries: 5}, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != metrics.StatusCompleted {
+		t.Fatalf("status %s", res.Status)
+	}
+	if res.Commits == 0 || res.NewOrders == 0 {
+		t.Fatalf("nothing committed: %+v", res)
+	}
+	if res.Errors != 0 {
+		for _, tx := range res.Tx {
+			t.Logf("%s errors %v", tx.Name, tx.Errors)
+		}
+		t.Fatalf("%d failed transactions", res.Errors)
+	}
+	if !res.DBCheckAgree {
+		t.Fatalf("NOPM cross-check: database %d, client %d New-Orders", res.DBNewOrders, res.NewOrders)
+	}
+	if res.DBNewOrders == 0 {
+		t.Fatal("the database's New-Order count did not move")
+	}
+	for _, tx := range res.Tx {
+		if tx.Count == 0 {
+			t.Errorf("no %s committed", tx.Name)
+		}
+		if tx.Count > 0 && (tx.P50 <= 0 || tx.P95 < tx.P50 || tx.Max < tx.P99) {
+			t.Errorf("%s percentiles out of order: p50 %s p95 %s p99 %s max %s", tx.Name, tx.P50, tx.P95, tx.P99, tx.Max)
+		}
+	}
+	if res.Tx[txNewOrder].RolledBack == 0 {
+		t.Error("no designed New-Order rollbacks in the window")
+	}
+	if len(out.iv) < 2 {
+		t.Errorf("%d intervals", len(out.iv))
+	}
+	t.Logf("%s/%s: NOPM %.0f (db %.0f), TPM %.0f, client CPU %.1f µs/tx", drv.Kind(), mode, res.NOPM, res.NOPMDBCheck, res.TPM, res.ClientCPUPerTxUS)
+	return res
+}
+
+func TestRunPostgresBothModes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs for 40 s")
+	}
+	t.Parallel()
+	drv := postgres.Driver{}
+	tg := postgresTarget(t)
+	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 2, Workers: 2, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	requireConsistent(t, drv, tg, "after the build")
+	runFor(t, drv, tg, ModeProcs, db.DefaultIsolation, 4, 20*time.Second)
+	requireConsistent(t, drv, tg, "after the procs run")
+	runFor(t, drv, tg, ModeSQL, db.DefaultIsolation, 4, 20*time.Second)
+	rep := requireConsistent(t, drv, tg, "after the sql run")
+	for _, c := range rep.Conditions {
+		if c.Name == "C11" && !c.Skipped {
+			t.Error("C11 checked after runs: it only holds before the first run")
+		}
+	}
+}
+
+func TestRunSQLite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	drv := sqlite.Driver{}
+	tg := sqliteTarget(t)
+	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	requireConsistent(t, drv, tg, "after the build")
+	if _, err := NewRunner(context.Background(), drv, tg, RunOptions{Mode: ModeProcs}); err == nil {
+		t.Fatal("procs mode accepted on SQLite")
+	}
+	runFor(t, drv, tg, ModeAuto, db.DefaultIsolation, 3, 15*time.Second)
+	requireConsistent(t, drv, tg, "after the run")
+}
+
+// forcedInvalidOrder sets up a New-Order whose last item is the unused id.
+func forcedInvalidOrder(t *testing.T, w workload.Worker) *terminal {
+	t.Helper()
+	term := w.(*terminal)
+	term.tx = txNewOrder
+	in := &term.gen.in
+	*in = inputs{w: 1, d: 4, customer: 17, nLines: 5, allLocal: 1, rollback: true}
+	for i := 0; i < 4; i++ {
+		in.lines[i] = orderLine{itemID: int32(100 + i), supplyW: 1, quantity: 3}
+	}
+	in.lines[4] = orderLine{itemID: unusedItemID, supplyW: 1, quantity: 3}
+	return term
+}
+
+// snapshot is what a rolled-back New-Order must not change.
+func snapshot(t *testing.T, c db.Conn) string {
+	t.Helper()
+	ctx := context.Background()
+	var next, orders, newOrders, lines, ytd int64
+	for _, q := range []struct {
+		sql string
+		dst *int64
+	}{
+		{"SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 4", &next},
+		{"SELECT count(*) FROM orders WHERE o_w_id = 1 AND o_d_id = 4", &orders},
+		{"SELECT count(*) FROM new_order WHERE no_w_id = 1 AND no_d_id = 4", &newOrders},
+		{"SELECT count(*) FROM order_line WHERE ol_w_id = 1 AND ol_d_id = 4", &lines},
+		{"SELECT sum(s_ytd) FROM stock WHERE s_w_id = 1 AND s_i_id BETWEEN 100 AND 103", &ytd},
+	} {
+		if err := c.QueryRow(ctx, q.sql).Scan(q.dst); err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+	return fmt.Sprintf("d_next_o_id %d, orders %d, new_order %d, order_line %d, stock ytd %d", next, orders, newOrders, lines, ytd)
+}
+
+func testInvalidItemRollsBack(t *testing.T, drv db.Driver, tg db.Target, mode Mode) {
+	ctx := context.Background()
+	r, err := NewRunner(ctx, drv, tg, RunOptions{Mode: mode, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	w, err := r.NewWorker(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close(ctx)
+	before := snapshot(t, r.monitor)
+	term := forcedInvalidOrder(t, w)
+	if err := term.Execute(ctx); !errors.Is(err, workload.ErrRolledBack) {
+		t.Fatalf("%s: invalid item gave %v, want the designed rollback", mode, err)
+	}
+	if after := snapshot(t, r.monitor); after != before {
+		t.Fatalf("%s: rolled-back New-Order left traces:\nbefore %s\nafter  %s", mode, before, after)
+	}
+	// The same order with a valid last item commits and changes all of it.
+	term = forcedInvalidOrder(t, w)
+	term.gen.in.lines[4].itemID = 104
+	term.gen.in.rollback = false
+	if err := term.Execute(ctx); err != nil {
+		t.Fatalf("%s: valid order: %v", mode, err)
+	}
+	if after := snapshot(t, r.monitor); after == before {
+		t.Fatalf("%s: a committed New-Order changed nothing (%s)", mode, after)
+	}
+}
+
+func TestInvalidItemRollsBackPostgres(t *testing.T) {
+	t.Parallel()
+	drv := postgres.Driver{}
+	tg := postgresTarget(t)
+	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 4}); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []Mode{ModeProcs, ModeSQL} {
+		testInvalidItemRollsBack(t, drv, tg, mode)
+	}
+	requireConsistent(t, drv, tg, "after the forced orders")
+}
+
+func TestInvalidItemRollsBackSQLite(t *testing.T) {
+	t.Parallel()
+	drv := sqlite.Driver{}
+	tg := sqliteTarget(t)
+	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 4}); err != nil {
+		t.Fatal(err)
+	}
+	testInvalidItemRollsBack(t, drv, tg, ModeSQL)
+	requireConsistent(t, drv, tg, "after the forced orders")
+}

@@ -50,8 +50,17 @@ func (p *progress) update(u tprocc.Progress) {
 		p.drawn = true
 		return
 	}
-	if u.Phase != p.phase || time.Since(p.lastLine) >= 5*time.Second {
+	switch {
+	case u.Phase != p.phase:
+		// A new phase: say what it will do; numbers follow every few seconds.
 		p.phase = u.Phase
+		p.lastLine = time.Now()
+		if u.RowsTotal > 0 {
+			p.out.Logf("%s: %s rows", u.Phase, fmtInt(float64(u.RowsTotal)))
+		} else {
+			p.out.Logf("%s", u.Phase)
+		}
+	case time.Since(p.lastLine) >= 5*time.Second:
 		p.lastLine = time.Now()
 		p.out.Logf("%s: %s of %s rows (%.0f%%), %s rows/s, ETA %s",
 			u.Phase, fmtInt(float64(u.RowsDone)), fmtInt(float64(u.RowsTotal)), 100*frac, fmtInt(rate), eta)

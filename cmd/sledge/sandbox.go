@@ -77,7 +77,7 @@ root), which must be able to enter --dir and all its parents.
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.dir, "dir", "", "sandbox directory, holding the cluster, its log and its state (default <data dir>/sandbox/postgres)")
+	fl.StringVar(&f.dir, "dir", "", "sandbox directory, holding the cluster, its log and its state (default <data dir>/sandbox/postgres; for root without $SLEDGE_HOME, /var/lib/sledge/sandbox/postgres)")
 	fl.IntVar(&f.port, "port", 0, "TCP port on 127.0.0.1 (default: the sandbox's previous port if free, else any free port)")
 	fl.BoolVar(&f.stop, "stop", false, "stop the sandbox's server (fast shutdown: sessions are disconnected); the cluster is kept")
 	fl.BoolVar(&f.status, "status", false, "report whether the sandbox runs; print its URL if it does, else exit with status 3")
@@ -90,11 +90,11 @@ root), which must be able to enter --dir and all its parents.
 func runSandboxPostgres(ctx context.Context, stdout, stderr io.Writer, f *sandboxFlags) error {
 	dir := f.dir
 	if dir == "" {
-		d, err := config.DataDir()
+		d, err := defaultSandboxDir()
 		if err != nil {
 			return err
 		}
-		dir = filepath.Join(d, "sandbox", "postgres")
+		dir = d
 	}
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
@@ -175,4 +175,25 @@ func sandboxShellQuote(s string) string {
 		}
 	}
 	return s
+}
+
+// rootSandboxDir is the default sandbox for root: the server cannot run as
+// root and cannot enter root's private home, so root's sandbox lives where
+// system services keep their state.
+const rootSandboxDir = "/var/lib/sledge/sandbox/postgres"
+
+// defaultSandboxDir is <data dir>/sandbox/postgres, or rootSandboxDir for
+// root unless SLEDGE_HOME chooses a data directory explicitly.
+func defaultSandboxDir() (string, error) {
+	if os.Geteuid() == 0 && os.Getenv("SLEDGE_HOME") == "" {
+		if err := os.MkdirAll(filepath.Dir(rootSandboxDir), 0o755); err != nil {
+			return "", fmt.Errorf("create %s: %w", filepath.Dir(rootSandboxDir), err)
+		}
+		return rootSandboxDir, nil
+	}
+	d, err := config.DataDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "sandbox", "postgres"), nil
 }

@@ -37,6 +37,9 @@ type Config struct {
 	// StopGrace is how long in-flight transactions may take to finish after
 	// the window closes before their sessions are cancelled.
 	StopGrace time.Duration
+	// InProcessDB says the database engine runs inside this process (SQLite):
+	// its work is then part of the client CPU and no warning is given for it.
+	InProcessDB bool
 }
 
 // Validate reports the first invalid setting.
@@ -307,7 +310,7 @@ func (r *run) fill(res *metrics.RunResult, cpu time.Duration, headline int) {
 	}
 	// The client should leave the machine to the database: flag a client that
 	// used more than half of all cores over the window.
-	if busy := cpu.Seconds() / (res.Measured.Seconds() * float64(runtime.NumCPU())); res.Measured > 0 && busy > 0.5 {
+	if busy := cpu.Seconds() / (res.Measured.Seconds() * float64(runtime.NumCPU())); !r.cfg.InProcessDB && res.Measured > 0 && busy > 0.5 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"the client used %.0f%% of this machine's %d CPUs: it may have limited the database (run Sledge on another machine, or use fewer VUs)",
 			100*busy, runtime.NumCPU()))

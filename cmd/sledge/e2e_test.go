@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/testdb"
+)
+
+// End-to-end: the real commands against real databases, and what they leave
+// in the jobs repository.
+
+// e2eEnv isolates a test's data directory and repository.
+func e2eEnv(t *testing.T) string {
+	t.Helper()
+	t.Setenv("SLEDGE_HOME", t.TempDir())
+	t.Setenv("SLEDGE_DB", "")
+	repo := filepath.Join(t.TempDir(), "jobs.db")
+	t.Setenv("SLEDGE_REPO", repo)
+	return repo
+}
+
+func sledgeOK(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := sledge(t, args...)
+	if err != nil {
+		t.Fatalf("sledge %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+func jobsJSON(t *testing.T) []map[string]any {
+	t.Helper()
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "--format", "json")), &list); err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
+
+// latest returns the newest job of a kind.
+func latest(t *testing.T, kind string) map[string]any {
+	t.Helper()
+	for _, j := range jobsJSON(t) {
+		if j["kind"] == kind {
+			return j
+		}
+	}
+	t.Fatalf("no %s job in the repository", kind)
+	return nil
+}
+
+func jobID(j map[string]any) string { return strconv.Itoa(int(j["id"].(float64))) }
+
+// requireRunResult checks a stored run result and returns it.
+func requireRunResult(t *testing.T, id string, vus int) map[string]any {
+	t.Helper()
+	var res map[string]any
+	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "show", id, "result", "--format", "json")), &res); err != nil {
+		t.Fatal(err)
+	}
+	requireKeys(t, "result", res, "status", "nopm", "tpm", "nopm_db_check", "vu", "duration_s", "transactions")
+	if res["status"] != metrics.StatusCompleted {
+		t.Fatalf("status %v", res["status"])
+	}
+	if res["vu"].(float64) != float64(vus) {
+		t.Errorf("vu %v, want %d", res["vu"], vus)
+	}
+	nopm, check := res["nopm"].(float64), res["nopm_db_check"].(float64)
+	if nopm <= 0 || check <= 0 {
+		t.Fatalf("nopm %v, nopm_db_check %v", nopm, check)
+	}
+	if res["db_check_agree"] != true {
+		t.Errorf("NOPM cross-check does not agree: %v vs %v", nopm, check)
+	}
+	txs := res["transactions"].(map[string]any)
+	for _, name := range []string{"new_order", "payment", "order_status", "delivery", "stock_level"} {
+		tx, ok := txs[name].(map[string]any)
+		if !ok {
+			t.Fatalf("no transaction %s in %v", name, txs)
+		}
+		requireKeys(t, name, tx, "count", "p50_ms", "p95_ms", "p99_ms", "errors")
+		if tx["count"].(float64) <= 0 {
+			t.Errorf("%s count %v", name, tx["count"])
+		}
+		if tx["errors"].(float64) != 0 {
+			t.Errorf("%s errors %v", name, tx["errors"])
+		}
+	}
+	return res
+}
+
+func TestEndToEndSQLiteDefault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	e2eEnv(t)
+	out := sledgeOK(t, "run", "--vu", "2", "--rampup", "1s", "--duration", "4s", "--interval", "2s")
+	for _, want := range []string{"building 1 warehouse first", "TPROC-C result", "NOPM", "new_order"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run output lacks %q:\n%s", want, out)
+		}
+	}
+	build, run := latest(t, jobs.KindBuild), latest(t, jobs.KindRun)
+	for _, j := range []map[string]any{build, run} {
+		requireKeys(t, "job", j, "id", "kind", "workload", "status", "started_at")
+		if j["status"] != metrics.StatusCompleted || j["workload"] != "tprocc" {
+			t.Errorf("job %v", j)
+		}
+	}
+	requireRunResult(t, jobID(run), 2)
+	// The series and the output are stored with the job.
+	var series []map[string]any
+	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "show", jobID(run), "tcount", "--format", "json")), &series); err != nil {
+		t.Fatal(err)
+	}
+	if len(series) < 2 {
+		t.Errorf("%d intervals stored", len(series))
+	}
+	if o := sledgeOK(t, "jobs", "show", jobID(run), "output"); !strings.Contains(o, "TPROC-C result") {
+		t.Errorf("stored output lacks the result:\n%s", o)
+	}
+	// A second run reuses the database; check still holds after both.
+	sledgeOK(t, "run", "--vu", "2", "--rampup", "0s", "--duration", "2s")
+	if n := len(jobsJSON(t)); n != 3 {
+		t.Errorf("%d jobs, want build + 2 runs", n)
+	}
+	if out := sledgeOK(t, "check"); !strings.Contains(out, "all conditions hold") {
+		t.Errorf("check:\n%s", out)
+	}
+}
+
+func TestEndToEndPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	e2eEnv(t)
+	url := testdb.Postgres(t)
+	sledgeOK(t, "build", "--db", url, "--warehouses", "2", "--workers", "2")
+	if _, err := sledge(t, "build", "--db", url, "--warehouses", "2"); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("second build: %v, want a refusal naming --force", err)
+	}
+	if b := latest(t, jobs.KindBuild); b["status"] != metrics.StatusFailed {
+		t.Errorf("refused build recorded as %v", b["status"])
+	}
+	if out := sledgeOK(t, "check", "--db", url); !strings.Contains(out, "all conditions hold") {
+		t.Fatalf("check after build:\n%s", out)
+	}
+	for _, mode := range []string{"procs", "sql"} {
+		out := sledgeOK(t, "run", "--db", url, "--vu", "3", "--rampup", "1s", "--duration", "5s", "--mode", mode, "--interval", "2s")
+		if !strings.Contains(out, "mode "+mode) || !strings.Contains(out, "server-wide") {
+			t.Errorf("%s run output:\n%s", mode, out)
+		}
+		res := requireRunResult(t, jobID(latest(t, jobs.KindRun)), 3)
+		if res["server_tpm"].(float64) <= 0 {
+			t.Errorf("%s: no server-wide TPM from pg_stat_database", mode)
+		}
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "show", jobID(latest(t, jobs.KindRun)), "config", "--format", "json")), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg["mode"] != "sql" || cfg["c_load"] == nil || cfg["seed"] == nil {
+		t.Errorf("config %v", cfg)
+	}
+	if out := sledgeOK(t, "check", "--db", url); !strings.Contains(out, "all conditions hold") {
+		t.Fatalf("check after runs:\n%s", out)
+	}
+	sledgeOK(t, "drop", "--db", url, "--yes")
+	if _, err := sledge(t, "check", "--db", url); err == nil {
+		t.Fatal("check after drop succeeded")
+	}
+}
+
+func TestInterruptedRunIsStored(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	e2eEnv(t)
+	sledgeOK(t, "build") // the embedded default
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(3*time.Second, cancel) // what Ctrl-C does through signal.NotifyContext
+	root := newRootCmd()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetArgs([]string{"run", "--vu", "2", "--rampup", "1s", "--duration", "1h", "--interval", "1s"})
+	if err := root.ExecuteContext(ctx); err != nil {
+		t.Fatalf("interrupted run: %v\n%s", err, out.String())
+	}
+	run := latest(t, jobs.KindRun)
+	if run["status"] != metrics.StatusInterrupted {
+		t.Fatalf("status %v", run["status"])
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "show", jobID(run), "result", "--format", "json")), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res["status"] != metrics.StatusInterrupted || res["nopm"].(float64) <= 0 {
+		t.Fatalf("result %v", res)
+	}
+	if d := res["duration_s"].(float64); d < 1 || d > 3 {
+		t.Errorf("measured %v s, want about 2 (interrupted 3 s in, after 1 s ramp-up)", d)
+	}
+}
+
+func TestRunRejectsBadInput(t *testing.T) {
+	e2eEnv(t)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--vu", "0"}, "--vu"},
+		{[]string{"run", "--mode", "turbo"}, "--mode"},
+		{[]string{"run", "--isolation", "chaos"}, "--isolation"},
+		{[]string{"run", "--exec-mode", "fast"}, "--exec-mode"},
+		{[]string{"run", "--duration", "0s"}, "--duration"},
+		{[]string{"run", "--db", "mysql://u@127.0.0.1/x"}, "unsupported"},
+		{[]string{"run", "--db", "sqlite:" + filepath.Join(t.TempDir(), "empty.db")}, "sledge build"},
+		{[]string{"run", "--db", "postgres://nobody@127.0.0.1:1/x", "--duration", "1s"}, "connect"},
+		{[]string{"build", "--warehouses", "0"}, "warehouses"},
+		{[]string{"check", "--db", "sqlite:" + filepath.Join(t.TempDir(), "none.db")}, "sledge build"},
+	}
+	for _, c := range cases {
+		_, err := sledge(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("sledge %s: error %v, want one mentioning %q", strings.Join(c.args, " "), err, c.want)
+		}
+	}
+}

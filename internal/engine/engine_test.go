@@ -292,3 +292,23 @@ func TestNextBoundary(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckAllowance(t *testing.T) {
+	cases := []struct {
+		vus        int
+		count      int64
+		window     time.Duration
+		rtt0, rtt1 time.Duration
+		want       int64
+	}{
+		{4, 1000, 10 * time.Second, 0, 0, 4},
+		// 100/s with 10ms + 30ms round trips: half of 40ms at 100/s = 2 more.
+		{4, 1000, 10 * time.Second, 10 * time.Millisecond, 30 * time.Millisecond, 6},
+		{8, 0, 0, time.Second, time.Second, 8},
+	}
+	for _, c := range cases {
+		if got := checkAllowance(c.vus, c.count, c.window, c.rtt0, c.rtt1); got != c.want {
+			t.Errorf("checkAllowance(%d, %d, %s, %s, %s) = %d, want %d", c.vus, c.count, c.window, c.rtt0, c.rtt1, got, c.want)
+		}
+	}
+}

@@ -103,6 +103,10 @@ type RunResult struct {
 	DBNewOrders  int64
 	NOPMDBCheck  float64
 	DBCheckAgree bool
+	// DBCheckAllowance is how far apart the two counts may be: transactions
+	// in flight at the edges plus commits within the probes' timing
+	// uncertainty. Shown with the check, not stored.
+	DBCheckAllowance int64
 	// ServerTPM is the server's own commit+rollback counter per minute over
 	// the window (server-wide, all sessions); negative when not available.
 	ServerTPM float64

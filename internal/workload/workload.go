@@ -53,6 +53,9 @@ type Probe struct {
 	// The engine opens and closes the measured window at these instants, so
 	// the client's count and the database's cover the same time.
 	At time.Time
+	// RTT is the round trip of that read: the database read its count at
+	// some instant within it, so At is uncertain by RTT/2.
+	RTT time.Duration
 	// ServerCommits is the server-wide commit+rollback counter; valid when
 	// HasServerCommits.
 	ServerCommits    int64

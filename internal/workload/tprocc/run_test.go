@@ -235,3 +235,113 @@ func TestInvalidItemRollsBackSQLite(t *testing.T) {
 	testInvalidItemRollsBack(t, drv, tg, ModeSQL)
 	requireConsistent(t, drv, tg, "after the forced orders")
 }
+
+// TestReconnectAfterBackendsTerminated kills every VU's server session in the
+// middle of a run: the failures are counted as connection errors, never as
+// commits, and the VUs reconnect and carry on.
+func TestReconnectAfterBackendsTerminated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	drv := postgres.Driver{}
+	tg := postgresTarget(t)
+	if _, err := Build(ctx, drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 6}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRunner(ctx, drv, tg, RunOptions{Mode: ModeProcs, Seed: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	admin, err := drv.Connect(ctx, tg, db.Options{AppName: "test admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	var killed int64
+	timer := time.AfterFunc(3*time.Second, func() {
+		err := admin.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+			WHERE application_name = 'sledge vu' AND datname = current_database()`).Scan(&killed)
+		if err != nil {
+			t.Errorf("terminate backends: %v", err)
+		}
+	})
+	defer timer.Stop()
+	out := &logOutput{t: t}
+	res, err := engine.Run(ctx, r, engine.Config{VUs: 3, Duration: 7 * time.Second, Interval: time.Second}, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if killed != 3 {
+		t.Fatalf("terminated %d sessions, want the 3 VUs'", killed)
+	}
+	var connErrs int64
+	for _, tx := range res.Tx {
+		connErrs += tx.Errors["connection"]
+	}
+	if connErrs == 0 || connErrs > 3 {
+		t.Fatalf("%d connection errors, want one per terminated VU in flight (1..3)", connErrs)
+	}
+	// Transactions committed in the last intervals: the VUs came back.
+	last := out.iv[len(out.iv)-1]
+	var n int64
+	for _, tx := range last.Tx {
+		n += tx.Count
+	}
+	if n == 0 {
+		t.Fatalf("nothing committed in the last interval after the reconnect: %+v", last)
+	}
+	if !res.DBCheckAgree {
+		t.Fatalf("NOPM cross-check: database %d, client %d", res.DBNewOrders, res.NewOrders)
+	}
+	requireConsistent(t, drv, tg, "after the reconnects")
+}
+
+// TestSerializableWithRetries runs the client-side transactions under
+// SERIALIZABLE on one warehouse, where conflicts are certain: the failures
+// are classified as serialization errors, retried, and never break the data.
+func TestSerializableWithRetries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	drv := postgres.Driver{}
+	tg := postgresTarget(t)
+	if _, err := Build(ctx, drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 9}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRunner(ctx, drv, tg, RunOptions{Mode: ModeSQL, Isolation: db.Serializable, Seed: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	res, err := engine.Run(ctx, r, engine.Config{VUs: 6, Duration: 6 * time.Second, Interval: 2 * time.Second, MaxRetries: 20}, &logOutput{t: t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var retries, serialization, other int64
+	for _, tx := range res.Tx {
+		retries += tx.Retries
+		for cls, n := range tx.Errors {
+			if cls == "serialization" {
+				serialization += n
+			} else {
+				other += n
+			}
+		}
+	}
+	if retries == 0 {
+		t.Fatal("no retries under SERIALIZABLE with 6 VUs on one warehouse")
+	}
+	if other != 0 {
+		t.Fatalf("%d errors other than serialization failures", other)
+	}
+	if !res.DBCheckAgree {
+		t.Fatalf("NOPM cross-check: database %d, client %d", res.DBNewOrders, res.NewOrders)
+	}
+	t.Logf("SERIALIZABLE: %d commits, %d retries, %d failures after retries", res.Commits, retries, serialization)
+	requireConsistent(t, drv, tg, "after the serializable run")
+}

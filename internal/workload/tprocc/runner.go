@@ -234,7 +234,8 @@ func (r *Runner) Probe(ctx context.Context) (workload.Probe, error) {
 	if err := r.monitor.QueryRow(ctx, "SELECT sum(d_next_o_id) FROM district").Scan(&p.Headline); err != nil {
 		return p, fmt.Errorf("read sum(d_next_o_id): %w", err)
 	}
-	p.At = sent.Add(time.Since(sent) / 2)
+	p.RTT = time.Since(sent)
+	p.At = sent.Add(p.RTT / 2)
 	if sc, ok := r.monitor.(db.ServerCommitCounter); ok {
 		n, err := sc.ServerCommits(ctx)
 		if err != nil {

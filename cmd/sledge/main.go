@@ -22,6 +22,7 @@ type globals struct {
 }
 
 func main() {
+	keepSysmonAwake()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := newRootCmd().ExecuteContext(ctx)

@@ -284,16 +284,19 @@ type auditJSON struct {
 
 // txJSON is one transaction type over the measured window.
 type txJSON struct {
-	Count         int64            `json:"count"` // committed
-	RolledBack    int64            `json:"rolled_back"`
-	Retries       int64            `json:"retries"`
-	MeanMS        float64          `json:"mean_ms"`
-	P50MS         float64          `json:"p50_ms"`
-	P95MS         float64          `json:"p95_ms"`
-	P99MS         float64          `json:"p99_ms"`
-	MaxMS         float64          `json:"max_ms"`
-	Errors        int64            `json:"errors"`          // total
-	ErrorsByClass map[string]int64 `json:"errors_by_class"` // e.g. "serialization": 3
+	Count              int64            `json:"count"` // committed
+	RolledBack         int64            `json:"rolled_back"`
+	Retries            int64            `json:"retries"`              // extra attempts
+	RetriesByClass     map[string]int64 `json:"retries_by_class"`     // e.g. "deadlock": 4
+	Retried            int64            `json:"retried"`              // transactions retried at least once
+	FailedAfterRetries int64            `json:"failed_after_retries"` // of those, failed all the same
+	MeanMS             float64          `json:"mean_ms"`
+	P50MS              float64          `json:"p50_ms"`
+	P95MS              float64          `json:"p95_ms"`
+	P99MS              float64          `json:"p99_ms"`
+	MaxMS              float64          `json:"max_ms"`
+	Errors             int64            `json:"errors"`          // total
+	ErrorsByClass      map[string]int64 `json:"errors_by_class"` // e.g. "serialization": 3
 	// Histogram is the HDR histogram of latencies in µs (hdrhistogram-go V2
 	// compressed, base64); only in `jobs show ID timing`.
 	Histogram *string `json:"histogram,omitempty"`
@@ -301,12 +304,16 @@ type txJSON struct {
 
 func toTxJSON(t metrics.TxSummary, withHistogram bool) txJSON {
 	out := txJSON{
-		Count: t.Count, RolledBack: t.RolledBack, Retries: t.Retries,
+		Count: t.Count, RolledBack: t.RolledBack, Retries: t.Retries, RetriesByClass: map[string]int64{},
+		Retried: t.Retried, FailedAfterRetries: t.FailedAfterRetries,
 		MeanMS: ms(t.Mean), P50MS: ms(t.P50), P95MS: ms(t.P95), P99MS: ms(t.P99), MaxMS: ms(t.Max),
 		Errors: t.ErrorCount(), ErrorsByClass: map[string]int64{},
 	}
 	for k, v := range t.Errors {
 		out.ErrorsByClass[k] = v
+	}
+	for k, v := range t.RetriesByClass {
+		out.RetriesByClass[k] = v
 	}
 	if withHistogram {
 		h := string(t.Histogram) // already base64 text
@@ -473,7 +480,8 @@ nopm, tpm, new_orders, commits, errors, rolled_back, db_new_orders,
 nopm_db_check, db_check_agree, server_tpm (null when not available),
 client_cpu_s, client_cpu_per_tx_us, warnings (array), audit (array of name,
 value, unit, target, ok), transactions (an object keyed by transaction name,
-each with count, rolled_back, retries, mean_ms, p50_ms, p95_ms, p99_ms,
+each with count, rolled_back, retries, retries_by_class, retried,
+failed_after_retries, mean_ms, p50_ms, p95_ms, p99_ms,
 max_ms, errors and errors_by_class) and transaction_order. timing is that
 transactions object with a histogram added to each; tcount an array of
 intervals (seq, phase, elapsed_s, length_s, tpm, nopm, errors, transactions

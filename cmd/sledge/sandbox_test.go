@@ -3,26 +3,30 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	_ "github.com/go-sql-driver/mysql" // registers "mysql" with database/sql
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sledge-bench/sledge/internal/sandbox"
 )
 
-// runSandboxCLI runs `sledge sandbox postgres ARGS` in-process and returns its
+// runSandboxCLI runs `sledge sandbox ENGINE ARGS` in-process and returns its
 // stdout and stderr.
-func runSandboxCLI(t *testing.T, args ...string) (string, string, error) {
+func runSandboxCLI(t *testing.T, engine string, args ...string) (string, string, error) {
 	t.Helper()
 	root := newRootCmd()
 	var out, errOut bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&errOut)
-	root.SetArgs(append([]string{"sandbox", "postgres"}, args...))
+	root.SetArgs(append([]string{"sandbox", engine}, args...))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	err := root.ExecuteContext(ctx)
@@ -36,8 +40,52 @@ func TestSandboxPostgresCommand(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	// Not t.TempDir: it is mode 0700, closed to the postgres user that runs
-	// the server when tests run as root.
+	testSandboxCommand(t, postgresSandbox, "postgres://sledge@127.0.0.1:", func(url string) error {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(ctx)
+		var one int
+		return conn.QueryRow(ctx, "SELECT 1").Scan(&one)
+	})
+}
+
+func TestSandboxMariaDBCommand(t *testing.T) {
+	if _, err := sandbox.FindMariaDB(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI is set but MariaDB is missing: %v", err)
+		}
+		t.Skip(err)
+	}
+	testSandboxCommand(t, mariaDBSandbox, "mysql://root@127.0.0.1:", func(rawURL string) error {
+		u, err := url.Parse(rawURL)
+		if err != nil {
+			return err
+		}
+		db, err := sql.Open("mysql", fmt.Sprintf("%s@tcp(%s)%s", u.User.Username(), u.Host, u.Path))
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		var version string
+		if err := db.QueryRow("SELECT VERSION()").Scan(&version); err != nil {
+			return err
+		}
+		if !strings.Contains(version, "MariaDB") {
+			return fmt.Errorf("VERSION() = %q, want a MariaDB server", version)
+		}
+		return nil
+	})
+}
+
+// testSandboxCommand starts, queries, reports on and stops a sandbox of
+// engine e through the CLI. The URL printed must start with urlPrefix, and
+// query must succeed on it.
+func testSandboxCommand(t *testing.T, e sandboxEngine, urlPrefix string, query func(url string) error) {
+	// Not t.TempDir: it is mode 0700, closed to the postgres or mysql user
+	// that runs the server when tests run as root.
 	dir, err := os.MkdirTemp("", "sledge-cli-sandbox-")
 	if err != nil {
 		t.Fatal(err)
@@ -46,40 +94,36 @@ func TestSandboxPostgresCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if p, err := sandbox.Open(dir); err == nil {
-			p.Stop(context.Background())
+		if s, err := e.open(dir); err == nil {
+			s.Stop(context.Background())
 		}
 		os.RemoveAll(dir)
 	})
 
 	status := func() (string, error) {
-		out, _, err := runSandboxCLI(t, "--dir", dir, "--status")
+		out, _, err := runSandboxCLI(t, e.name, "--dir", dir, "--status")
 		return out, err
 	}
 	if _, err := status(); !isExit(err, 3) {
 		t.Fatalf("--status before any start: %v, want exit status 3", err)
 	}
 
-	out, errOut, err := runSandboxCLI(t, "--dir", dir)
+	out, errOut, err := runSandboxCLI(t, e.name, "--dir", dir)
 	if err != nil {
 		t.Fatalf("start: %v\n%s", err, errOut)
 	}
 	url := strings.TrimSuffix(out, "\n")
-	if strings.Contains(url, "\n") || !strings.HasPrefix(url, "postgres://sledge@127.0.0.1:") {
-		t.Fatalf("stdout = %q, want just the URL", out)
+	if strings.Contains(url, "\n") || !strings.HasPrefix(url, urlPrefix) {
+		t.Fatalf("stdout = %q, want just the URL, %s…", out, urlPrefix)
 	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatalf("connect to %s: %v", url, err)
+	if !strings.Contains(errOut, "sledge sandbox "+e.name+" --stop --dir "+dir) {
+		t.Errorf("stderr = %q, want the command that stops the sandbox", errOut)
 	}
-	var one int
-	if err := conn.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
-		t.Fatalf("SELECT 1: %d, %v", one, err)
+	if err := query(url); err != nil {
+		t.Fatalf("query %s: %v", url, err)
 	}
-	conn.Close(ctx)
 
-	again, errOut, err := runSandboxCLI(t, "--dir", dir)
+	again, errOut, err := runSandboxCLI(t, e.name, "--dir", dir)
 	if err != nil || again != out || !strings.Contains(errOut, "already running") {
 		t.Errorf("second start: %q, %q, %v; want the same URL, reported as already running", again, errOut, err)
 	}
@@ -87,16 +131,16 @@ func TestSandboxPostgresCommand(t *testing.T) {
 		t.Errorf("--status while running: %q, %v; want %q", got, err, out)
 	}
 
-	if _, errOut, err := runSandboxCLI(t, "--dir", dir, "--stop"); err != nil {
+	if _, errOut, err := runSandboxCLI(t, e.name, "--dir", dir, "--stop"); err != nil {
 		t.Fatalf("--stop: %v\n%s", err, errOut)
 	}
 	if _, err := status(); !isExit(err, 3) {
 		t.Errorf("--status after --stop: %v, want exit status 3", err)
 	}
-	if _, _, err := runSandboxCLI(t, "--dir", dir, "--stop"); err != nil {
+	if _, _, err := runSandboxCLI(t, e.name, "--dir", dir, "--stop"); err != nil {
 		t.Errorf("--stop when stopped: %v", err)
 	}
-	if _, _, err := runSandboxCLI(t, "--dir", dir, "--stop", "--status"); err == nil {
+	if _, _, err := runSandboxCLI(t, e.name, "--dir", dir, "--stop", "--status"); err == nil {
 		t.Error("--stop --status: no error")
 	}
 }

@@ -114,6 +114,7 @@ type buildFlags struct {
 	workers    int
 	seed       uint64
 	force      bool
+	engine     string
 }
 
 func newBuildCmd(g *globals) *cobra.Command {
@@ -150,6 +151,7 @@ A database that already holds a TPROC-C schema is refused unless --force.`,
 	fl.IntVar(&f.workers, "workers", 0, "parallel loading sessions, each loading a share of the warehouses (default: number of CPUs, at most --warehouses)")
 	fl.Uint64Var(&f.seed, "seed", defaultSeed, "seed of the data generator")
 	fl.BoolVar(&f.force, "force", false, "drop an existing TPROC-C schema first")
+	fl.StringVar(&f.engine, "engine", "", "MariaDB/MySQL storage engine of the tables (default InnoDB)")
 	return cmd
 }
 
@@ -165,7 +167,7 @@ func runBuild(ctx context.Context, w io.Writer, repo *jobs.Repo, t db.Target, f 
 	}
 	id := startJob(ctx, repo, "build", t, map[string]string{
 		"db": t.String(), "warehouses": strconv.Itoa(f.warehouses), "workers": strconv.Itoa(workers),
-		"seed": strconv.FormatUint(f.seed, 10), "force": strconv.FormatBool(f.force),
+		"seed": strconv.FormatUint(f.seed, 10), "force": strconv.FormatBool(f.force), "engine": f.engine,
 	})
 	out := &jobOutput{w: w, repo: repo, id: id, headTx: -1}
 	if id != 0 {
@@ -173,9 +175,12 @@ func runBuild(ctx context.Context, w io.Writer, repo *jobs.Repo, t db.Target, f 
 	}
 	bar := newProgress(os.Stderr, out)
 	rep, err := tprocc.Build(ctx, drv, t, tprocc.BuildOptions{
-		Warehouses: f.warehouses, Workers: workers, Seed: f.seed, Force: f.force, Progress: bar.update,
+		Warehouses: f.warehouses, Workers: workers, Seed: f.seed, Force: f.force, Engine: f.engine, Progress: bar.update,
 	})
 	bar.done()
+	if rep.Version != "" && id != 0 {
+		_ = repo.SetDBVersion(ctx, id, rep.Version)
+	}
 	if err != nil {
 		finishJob(repo, id, statusOf(ctx, err), err)
 		return rep, fmt.Errorf("build: %w", err)
@@ -449,6 +454,23 @@ func printResult(out *jobOutput, id int64, t db.Target, version string, r *metri
 			for _, cls := range metrics.SortedErrorClasses(x.Errors) {
 				fmt.Fprintf(&b, "    %-14s %-14s %d\n", x.Name, cls, x.Errors[cls])
 			}
+		}
+	}
+	var retried int64
+	for _, x := range r.Tx {
+		retried += x.Retried
+	}
+	if retried > 0 {
+		fmt.Fprintln(&b, "\n  retries (transactions retried, of them failed all the same; retries by cause):")
+		for _, x := range r.Tx {
+			if x.Retried == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "    %-14s %d retried, %d failed after retries;", x.Name, x.Retried, x.FailedAfterRetries)
+			for _, cls := range metrics.SortedErrorClasses(x.RetriesByClass) {
+				fmt.Fprintf(&b, " %s %d", cls, x.RetriesByClass[cls])
+			}
+			fmt.Fprintln(&b)
 		}
 	}
 	if len(r.Audit) > 0 {

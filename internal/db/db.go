@@ -2,7 +2,7 @@
 // the driver behind it: a connection that runs SQL text (prepared and cached
 // by the driver), explicit transactions, and a classification of errors.
 //
-// The drivers live in sub-packages (postgres, sqlite); package drivers picks
+// The drivers live in sub-packages (postgres, sqlite, mysql); package drivers picks
 // one for a Target.
 package db
 
@@ -19,6 +19,9 @@ type Kind string
 const (
 	Postgres Kind = "postgres"
 	SQLite   Kind = "sqlite"
+	// MySQL covers MariaDB and MySQL: one dialect, one driver; the job
+	// records which server it was from its version string.
+	MySQL Kind = "mysql"
 )
 
 // Row is one result row, as returned by QueryRow.

@@ -15,12 +15,14 @@ type Target struct {
 	DSN string
 }
 
-// ParseTarget accepts postgres://… / postgresql://… URLs, sqlite:PATH or
-// sqlite://PATH, and bare paths ending in .db, .sqlite or .sqlite3.
+// ParseTarget accepts postgres://… / postgresql://… URLs, mysql://… /
+// mariadb://… URLs (MariaDB and MySQL; ?socket=PATH for a Unix socket),
+// sqlite:PATH or sqlite://PATH, and bare paths ending in .db, .sqlite or
+// .sqlite3.
 func ParseTarget(s string) (Target, error) {
 	switch {
 	case s == "":
-		return Target{}, fmt.Errorf("no database given (use --db postgres://user@host:port/dbname or --db sqlite:PATH)")
+		return Target{}, fmt.Errorf("no database given (use --db postgres://user@host:port/dbname, mysql://user@host:port/dbname or sqlite:PATH)")
 	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
 		u, err := url.Parse(s)
 		if err != nil {
@@ -30,6 +32,18 @@ func ParseTarget(s string) (Target, error) {
 			return Target{}, fmt.Errorf("--db %s: no host in URL", Redact(s))
 		}
 		return Target{Kind: Postgres, DSN: s}, nil
+	case strings.HasPrefix(s, "mysql://"), strings.HasPrefix(s, "mariadb://"):
+		u, err := url.Parse(s)
+		if err != nil {
+			return Target{}, fmt.Errorf("parse --db URL: %w", redactErr(err, s))
+		}
+		if u.Host == "" && u.Query().Get("socket") == "" {
+			return Target{}, fmt.Errorf("--db %s: no host in URL (or ?socket=PATH for a Unix socket)", Redact(s))
+		}
+		if strings.Trim(u.Path, "/") == "" {
+			return Target{}, fmt.Errorf("--db %s: no database name in URL (mysql://user@host:port/dbname)", Redact(s))
+		}
+		return Target{Kind: MySQL, DSN: s}, nil
 	case strings.HasPrefix(s, "sqlite://"):
 		return sqliteTarget(strings.TrimPrefix(s, "sqlite://"))
 	case strings.HasPrefix(s, "sqlite:"):
@@ -40,9 +54,9 @@ func ParseTarget(s string) (Target, error) {
 		return sqliteTarget(s)
 	}
 	if i := strings.Index(s, "://"); i > 0 {
-		return Target{}, fmt.Errorf("--db %s: unsupported database %q (supported: postgres, sqlite)", Redact(s), s[:i])
+		return Target{}, fmt.Errorf("--db %s: unsupported database %q (supported: postgres, mysql, mariadb, sqlite)", Redact(s), s[:i])
 	}
-	return Target{}, fmt.Errorf("--db %q: not a database URL (postgres://…) or SQLite file (sqlite:PATH, *.db)", s)
+	return Target{}, fmt.Errorf("--db %q: not a database URL (postgres://…, mysql://…) or SQLite file (sqlite:PATH, *.db)", s)
 }
 
 func sqliteTarget(path string) (Target, error) {

@@ -386,9 +386,10 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 		tx := w.Next()
 		began := time.Now()
 		var (
-			err     error
-			cls     db.ErrorClass
-			retries int
+			err      error
+			cls      db.ErrorClass
+			retries  int
+			retryCls db.ErrorClass
 		)
 		for {
 			err = w.Execute(ctx)
@@ -400,12 +401,13 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 				break
 			}
 			retries++
+			retryCls = cls
 		}
 		end := time.Now()
 		if ctx.Err() != nil {
 			return // cancelled at stop: outside the window, not a result
 		}
-		e := metrics.Event{End: end.Sub(r.start), Latency: end.Sub(began), Tx: uint8(tx), Retries: uint8(retries)}
+		e := metrics.Event{End: end.Sub(r.start), Latency: end.Sub(began), Tx: uint8(tx), Retries: uint8(retries), RetryClass: retryCls}
 		switch {
 		case err == nil:
 			e.Outcome = metrics.Committed

@@ -175,6 +175,12 @@ func TestRetriesCountOnce(t *testing.T) {
 	if retries < res.Commits-int64(cfg.VUs) || retries > res.Commits+int64(cfg.VUs) {
 		t.Fatalf("retries %d for %d commits: each transaction retried once", retries, res.Commits)
 	}
+	for _, tx := range res.Tx {
+		if tx.Retried != tx.Retries || tx.RetriesByClass["serialization"] != tx.Retries || tx.FailedAfterRetries != 0 {
+			t.Errorf("%s: %d retries, %d retried, by class %v, %d failed after retries: want every retry one serialization retry of its own transaction, none failed",
+				tx.Name, tx.Retries, tx.Retried, tx.RetriesByClass, tx.FailedAfterRetries)
+		}
+	}
 	if res.Tx[0].P50 < 2*time.Millisecond {
 		t.Fatalf("p50 %s: latency must include the failed attempt", res.Tx[0].P50)
 	}

@@ -183,12 +183,16 @@ func sampleRunResult() *metrics.RunResult {
 		tx := metrics.TxSummary{
 			Name: n, Count: int64(1000 * (i + 1)), RolledBack: int64(i), Retries: int64(2 * i),
 			Mean: d + 333, P50: d, P95: 2*d + 1, P99: 3 * d, Max: 10*d + 999,
-			Errors:    map[string]int64{},
-			Histogram: append([]byte("HISTFAAAA"+n), 0, 0xff, byte(i)),
+			Errors:         map[string]int64{},
+			RetriesByClass: map[string]int64{},
+			Histogram:      append([]byte("HISTFAAAA"+n), 0, 0xff, byte(i)),
 		}
 		if i%2 == 0 {
 			tx.Errors["serialization"] = int64(5 + i)
 			tx.Errors["deadlock"] = 1
+			tx.RetriesByClass["serialization"] = int64(2*i - 1)
+			tx.RetriesByClass["deadlock"] = 1
+			tx.Retried, tx.FailedAfterRetries = int64(i+1), int64(i)
 		}
 		res.Tx = append(res.Tx, tx)
 	}

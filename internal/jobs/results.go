@@ -145,7 +145,7 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 		if err := requireJob(ctx, tx, id); err != nil {
 			return err
 		}
-		for _, t := range []string{"job_result", "job_timing", "job_error", "job_audit"} {
+		for _, t := range []string{"job_result", "job_timing", "job_error", "job_retry", "job_audit"} {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE job_id = ?", id); err != nil {
 				return err
 			}
@@ -168,8 +168,9 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 		}
 		for i, t := range res.Tx {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO job_timing (job_id, ord, tx, count, rolled_back,
-				retries, mean_us, p50_us, p95_us, p99_us, max_us, histogram) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				id, i, t.Name, t.Count, t.RolledBack, t.Retries,
+				retries, retried, failed_after_retries, mean_us, p50_us, p95_us, p99_us, max_us, histogram)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				id, i, t.Name, t.Count, t.RolledBack, t.Retries, t.Retried, t.FailedAfterRetries,
 				us(t.Mean), us(t.P50), us(t.P95), us(t.P99), us(t.Max), t.Histogram); err != nil {
 				return fmt.Errorf("transaction %s: %w", t.Name, err)
 			}
@@ -177,6 +178,12 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 				if _, err := tx.ExecContext(ctx, `INSERT INTO job_error (job_id, tx, class, count)
 					VALUES (?, ?, ?, ?)`, id, t.Name, class, n); err != nil {
 					return fmt.Errorf("errors of %s: %w", t.Name, err)
+				}
+			}
+			for class, n := range t.RetriesByClass {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO job_retry (job_id, tx, class, count)
+					VALUES (?, ?, ?, ?)`, id, t.Name, class, n); err != nil {
+					return fmt.Errorf("retries of %s: %w", t.Name, err)
 				}
 			}
 		}
@@ -233,8 +240,8 @@ func (r *Repo) RunResult(ctx context.Context, id int64) (*metrics.RunResult, err
 }
 
 func readTiming(ctx context.Context, tx *sql.Tx, id int64) ([]metrics.TxSummary, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT tx, count, rolled_back, retries, mean_us, p50_us, p95_us,
-		p99_us, max_us, histogram FROM job_timing WHERE job_id = ? ORDER BY ord`, id)
+	rows, err := tx.QueryContext(ctx, `SELECT tx, count, rolled_back, retries, retried, failed_after_retries,
+		mean_us, p50_us, p95_us, p99_us, max_us, histogram FROM job_timing WHERE job_id = ? ORDER BY ord`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -248,12 +255,14 @@ func readTiming(ctx context.Context, tx *sql.Tx, id int64) ([]metrics.TxSummary,
 			t                        metrics.TxSummary
 			mean, p50, p95, p99, max float64
 		)
-		if err := rows.Scan(&t.Name, &t.Count, &t.RolledBack, &t.Retries, &mean, &p50, &p95, &p99, &max, &t.Histogram); err != nil {
+		if err := rows.Scan(&t.Name, &t.Count, &t.RolledBack, &t.Retries, &t.Retried, &t.FailedAfterRetries,
+			&mean, &p50, &p95, &p99, &max, &t.Histogram); err != nil {
 			return nil, err
 		}
 		t.Mean, t.P50, t.P95, t.P99, t.Max = fromUS(mean), fromUS(p50), fromUS(p95), fromUS(p99), fromUS(max)
 		// Always a map, so callers can index and range without a nil check.
 		t.Errors = map[string]int64{}
+		t.RetriesByClass = map[string]int64{}
 		byName[t.Name] = len(out)
 		out = append(out, t)
 	}
@@ -277,6 +286,28 @@ func readTiming(ctx context.Context, tx *sql.Tx, id int64) ([]metrics.TxSummary,
 		}
 		if i, ok := byName[name]; ok {
 			out[i].Errors[class] = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+
+	rows, err = tx.QueryContext(ctx, "SELECT tx, class, count FROM job_retry WHERE job_id = ?", id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			name, class string
+			n           int64
+		)
+		if err := rows.Scan(&name, &class, &n); err != nil {
+			return nil, err
+		}
+		if i, ok := byName[name]; ok {
+			out[i].RetriesByClass[class] = n
 		}
 	}
 	return out, rows.Err()

@@ -26,6 +26,9 @@ type txStats struct {
 	count      int64
 	rolledBack int64
 	retries    int64
+	retried    int64 // transactions retried at least once
+	failedRetr int64 // of those, failed in the end
+	retriesBy  [db.NumClasses]int64
 	errors     [db.NumClasses]int64
 }
 
@@ -33,6 +36,13 @@ func newTxStats() *txStats { return &txStats{hist: newHist()} }
 
 func (s *txStats) add(e *Event) {
 	s.retries += int64(e.Retries)
+	if e.Retries > 0 {
+		s.retried++
+		s.retriesBy[e.RetryClass] += int64(e.Retries)
+		if e.Outcome >= failedBase {
+			s.failedRetr++
+		}
+	}
 	switch {
 	case e.Outcome == Committed || e.Outcome == RolledBack:
 		if e.Outcome == Committed {
@@ -161,14 +171,20 @@ func (c *Collector) Summaries() []TxSummary {
 		h := s.hist
 		t := TxSummary{
 			Name: c.names[i], Count: s.count, RolledBack: s.rolledBack, Retries: s.retries,
-			Errors: map[string]int64{},
-			Mean:   time.Duration(math.Round(h.Mean())) * time.Microsecond,
-			P50:    us(h.ValueAtQuantile(50)), P95: us(h.ValueAtQuantile(95)),
+			Retried: s.retried, FailedAfterRetries: s.failedRetr,
+			Errors: map[string]int64{}, RetriesByClass: map[string]int64{},
+			Mean: time.Duration(math.Round(h.Mean())) * time.Microsecond,
+			P50:  us(h.ValueAtQuantile(50)), P95: us(h.ValueAtQuantile(95)),
 			P99: us(h.ValueAtQuantile(99)), Max: us(h.Max()),
 		}
 		for cl, n := range s.errors {
 			if n > 0 {
 				t.Errors[db.ErrorClass(cl).String()] = n
+			}
+		}
+		for cl, n := range s.retriesBy {
+			if n > 0 {
+				t.RetriesByClass[db.ErrorClass(cl).String()] = n
 			}
 		}
 		if enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {

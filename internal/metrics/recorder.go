@@ -27,6 +27,9 @@ type Event struct {
 	Tx      uint8
 	Outcome Outcome
 	Retries uint8
+	// RetryClass is the error class that caused the retries (of the last one
+	// when a transaction met several).
+	RetryClass db.ErrorClass
 }
 
 // Recorder collects one VU's events. The VU appends; the monitor swaps the

@@ -27,11 +27,18 @@ type TxSummary struct {
 	RolledBack int64            // intentional rollbacks (New-Order's invalid item); never commits
 	Errors     map[string]int64 // failed transactions by error class ("serialization", …)
 	Retries    int64            // extra attempts made by --max-retries
-	Mean       time.Duration
-	P50        time.Duration
-	P95        time.Duration
-	P99        time.Duration
-	Max        time.Duration
+	// RetriesByClass splits Retries by the error that caused them
+	// ("serialization", "deadlock").
+	RetriesByClass map[string]int64
+	// Retried counts transactions that needed at least one retry, whatever
+	// their end; FailedAfterRetries those of them that failed all the same
+	// (they are in Errors too).
+	Retried, FailedAfterRetries int64
+	Mean                        time.Duration
+	P50                         time.Duration
+	P95                         time.Duration
+	P99                         time.Duration
+	Max                         time.Duration
 	// Histogram is the HDR histogram of latencies in microseconds, in the
 	// standard compressed encoding (hdrhistogram-go Encode, V2 base64).
 	Histogram []byte

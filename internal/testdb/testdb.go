@@ -1,5 +1,6 @@
-// Package testdb gives integration tests a PostgreSQL database of their own,
-// served by one private sandbox cluster per test binary.
+// Package testdb gives integration tests a PostgreSQL or MariaDB database of
+// their own, served by one private sandbox server of each kind per test
+// binary.
 //
 // A package using it calls Main from its TestMain:
 //
@@ -8,11 +9,13 @@
 // and each test asks for a fresh, empty database:
 //
 //	url := testdb.Postgres(t) // postgres://sledge@127.0.0.1:PORT/NAME?sslmode=disable
+//	url := testdb.MariaDB(t)  // mysql://root@127.0.0.1:PORT/NAME
 //
-// The cluster starts on first use, in a new temporary directory, and Main
-// stops and removes it after the tests. Without PostgreSQL installed the
+// A server starts on first use, in a new temporary directory, and Main
+// stops and removes it after the tests. Without the server installed the
 // tests are skipped, unless $CI is set: there a missing server is an error,
-// so integration tests cannot pass by not running.
+// so integration tests cannot pass by not running. MariaDB is installed
+// with apt-get first if it is missing and the tests run as root.
 package testdb
 
 import (
@@ -20,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +44,13 @@ var (
 	clusterDir string
 	startErr   error
 	seq        atomic.Int64 // numbers the databases of this binary
+
+	// The same for the MariaDB server.
+	mariaOnce    sync.Once
+	maria        *sandbox.MariaDB
+	mariaStopNow func() error
+	mariaDir     string
+	mariaErr     error
 )
 
 // Main runs the tests, then stops and removes the cluster if one was
@@ -141,6 +152,147 @@ func startCluster() (*sandbox.Postgres, error) {
 	return p, nil
 }
 
+// MariaDB creates a new, empty database for this test on the binary's
+// MariaDB server and returns its URL (mysql://root@127.0.0.1:PORT/NAME). The
+// database is dropped when the test ends.
+func MariaDB(t testing.TB) string {
+	t.Helper()
+	m := startMariaDB(t)
+	name := dbName(t.Name())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := m.CreateDatabase(ctx, name); err != nil {
+		t.Fatalf("testdb: %v", err)
+	}
+	t.Cleanup(func() {
+		// Runs after the cleanups the test registered later (closing its
+		// pools, typically); sessions still open are disconnected.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := m.DropDatabase(ctx, name); err != nil {
+			t.Logf("testdb: %v", err)
+		}
+	})
+	return m.URL(name)
+}
+
+// startMariaDB returns the binary's MariaDB server, starting it on first use
+// (installing MariaDB first if need be and possible), or ends the test (skip
+// or fail) if it cannot run.
+func startMariaDB(t testing.TB) *sandbox.MariaDB {
+	t.Helper()
+	if !mainCalled.Load() {
+		// Without Main nothing would stop the server after the tests.
+		t.Fatal("testdb: call testdb.Main(m) from the package's TestMain to use testdb.MariaDB")
+	}
+	mariaOnce.Do(func() { maria, mariaErr = startMariaDBServer(t) })
+	if errors.Is(mariaErr, sandbox.ErrNotInstalled) {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("testdb: $CI is set, so MariaDB integration tests must run, but: %v", mariaErr)
+		}
+		t.Skipf("testdb: skipping MariaDB test: %v", mariaErr)
+	}
+	if mariaErr != nil {
+		t.Fatalf("testdb: %v", mariaErr)
+	}
+	return maria
+}
+
+func startMariaDBServer(t testing.TB) (*sandbox.MariaDB, error) {
+	if _, err := sandbox.FindMariaDB(); err != nil {
+		if !canInstallMariaDB() {
+			return nil, err
+		}
+		t.Logf("testdb: %v; installing mariadb-server with apt-get", err)
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+		defer cancel()
+		ierr := installMariaDB(ctx)
+		// Checked whatever apt-get said: it may fail over the system server
+		// it could not start after installing the binaries.
+		if _, err := sandbox.FindMariaDB(); err != nil {
+			if ierr == nil {
+				ierr = errors.New("it succeeded, but did not provide them")
+			}
+			// Still ErrNotInstalled: skipped outside CI like any missing server.
+			return nil, fmt.Errorf("%w\n(installing mariadb-server: %v)", err, ierr)
+		}
+		if ierr != nil {
+			t.Logf("testdb: %v\n(but MariaDB is installed now)", ierr)
+		}
+	}
+	// Not t.TempDir, which is removed by the first test's cleanup, and
+	// private (0700), closed to the mysql user that runs the server when the
+	// tests run as root.
+	dir, err := os.MkdirTemp("", "sledge-testdb-mariadb-")
+	if err != nil {
+		return nil, fmt.Errorf("create the test server's directory: %w", err)
+	}
+	mariaDir = dir
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create the test server's directory: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	m, err := sandbox.StartMariaDB(ctx, dir, sandbox.Options{
+		// Many test binaries may each run a server at once.
+		Settings: map[string]string{"innodb-buffer-pool-size": "128M"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Should the test binary die without reaching the end of Main (a -timeout
+	// panic, a signal), the watchdog still stops the server and removes dir.
+	if mariaStopNow, err = m.StopOnExit(true); err != nil {
+		m.Stop(context.Background())
+		return nil, err
+	}
+	return m, nil
+}
+
+// aptLock serializes installations by concurrently running test binaries
+// (go test runs a binary per package in parallel): apt-get refuses to run
+// while another holds dpkg's lock, rather than wait.
+const aptLock = "/tmp/sledge-apt.lock"
+
+// canInstallMariaDB reports whether installMariaDB may try: as root, on a
+// system with apt-get, and not when $SLEDGE_MARIADB_BIN chooses the binaries
+// explicitly (installing a package would not put them there).
+func canInstallMariaDB() bool {
+	if os.Geteuid() != 0 || os.Getenv("SLEDGE_MARIADB_BIN") != "" {
+		return false
+	}
+	_, err := exec.LookPath("apt-get")
+	return err == nil
+}
+
+// installMariaDB installs Debian's mariadb-server package, holding aptLock
+// with flock(1) (util-linux, on every system that has apt-get) so that only
+// one test binary installs it and the others wait for it. Under the lock it
+// first checks whether another binary installed it meanwhile. The package's
+// attempt to start the system's own server may be refused (policy-rc.d, no
+// init system): that is fine, the tests never use that server.
+func installMariaDB(ctx context.Context) error {
+	const script = `dpkg-query -W -f='${Status}' mariadb-server 2>/dev/null | grep -q 'ok installed' && exit 0
+apt-get update -q && apt-get install -y -q -o DPkg::Lock::Timeout=600 mariadb-server`
+	flock, err := exec.LookPath("flock")
+	if err != nil {
+		return fmt.Errorf("flock(1), to take %s, is missing: %w", aptLock, err)
+	}
+	cmd := exec.CommandContext(ctx, flock, aptLock, "/bin/sh", "-c", script)
+	cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if len(out) > 4096 {
+			out = out[len(out)-4096:]
+		}
+		// apt-get may fail for the system server's sake (its start refused)
+		// after installing the binaries: the caller checks for them.
+		return fmt.Errorf("apt-get install mariadb-server: %w\n%s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
 func shutdown() error {
 	var errs []error
 	if cluster != nil {
@@ -153,6 +305,17 @@ func shutdown() error {
 	}
 	if clusterDir != "" {
 		errs = append(errs, os.RemoveAll(clusterDir))
+	}
+	if maria != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		errs = append(errs, maria.Stop(ctx))
+	}
+	if mariaStopNow != nil {
+		errs = append(errs, mariaStopNow())
+	}
+	if mariaDir != "" {
+		errs = append(errs, os.RemoveAll(mariaDir))
 	}
 	return errors.Join(errs...)
 }

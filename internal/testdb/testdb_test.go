@@ -2,10 +2,13 @@ package testdb
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
 
+	_ "github.com/go-sql-driver/mysql" // registers "mysql" with database/sql
 	"github.com/jackc/pgx/v5"
 )
 
@@ -101,5 +104,75 @@ func TestDBName(t *testing.T) {
 	}
 	if a, b := dbName("TestX"), dbName("TestX"); a == b || strings.Trim(a, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
 		t.Errorf("dbName: %q, %q: want distinct names of [a-z0-9_]", a, b)
+	}
+}
+
+// openMariaDB connects to a testdb.MariaDB URL, turned into the driver's DSN
+// form (root@tcp(127.0.0.1:PORT)/db) here rather than with the project's
+// driver package, so that this test checks testdb alone.
+func openMariaDB(t *testing.T, rawURL string) *sql.DB {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Scheme != "mysql" || u.User == nil || u.Port() == "" {
+		t.Fatalf("%s: want mysql://USER@HOST:PORT/DB", rawURL)
+	}
+	dsn := fmt.Sprintf("%s@tcp(%s)/%s", u.User.Username(), u.Host, strings.TrimPrefix(u.Path, "/"))
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatalf("open %s: %v", dsn, err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestMariaDB(t *testing.T) {
+	ctx := context.Background()
+	dsn := MariaDB(t)
+	db := openMariaDB(t, dsn)
+	var version string
+	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
+		t.Fatalf("SELECT VERSION() on %s: %v", dsn, err)
+	}
+	if !strings.Contains(version, "MariaDB") {
+		t.Errorf("VERSION() = %q, want a MariaDB server", version)
+	}
+	t.Logf("%s: %s", dsn, version)
+	var current string
+	var tables int
+	if err := db.QueryRowContext(ctx, "SELECT DATABASE(), (SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE())").Scan(&current, &tables); err != nil {
+		t.Fatal(err)
+	}
+	if current != dbOf(t, dsn) || tables != 0 {
+		t.Errorf("connected to database %q holding %d tables; want the fresh, empty %s", current, tables, dbOf(t, dsn))
+	}
+}
+
+func TestMariaDBDroppedAfterTest(t *testing.T) {
+	var name string
+	t.Run("user", func(t *testing.T) {
+		dsn := MariaDB(t)
+		name = dbOf(t, dsn)
+		db := openMariaDB(t, dsn)
+		// A session still open, in a transaction, when the database is dropped.
+		tx, err := db.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec("CREATE TABLE t (x int)"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec("INSERT INTO t VALUES (1)"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var n int
+	if err := openMariaDB(t, MariaDB(t)).QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("database %s survived its test", name)
 	}
 }

@@ -29,6 +29,9 @@ type BuildOptions struct {
 	Seed uint64
 	// Force drops an existing TPROC-C schema first.
 	Force bool
+	// Engine is the MariaDB/MySQL storage engine of the tables (default
+	// InnoDB); other databases have none to choose.
+	Engine string
 	// Progress, if set, is called with the build's progress at most about
 	// every 250 ms and at every phase change, never concurrently.
 	Progress func(Progress)
@@ -54,6 +57,9 @@ type BuildReport struct {
 	Duration   time.Duration
 	CLoad      int
 	Seed       uint64
+	// Version is the server's product and version ("MariaDB 10.11.19"),
+	// when it could be read.
+	Version string
 }
 
 // ErrSchemaExists is wrapped by Build's error when the database already holds
@@ -66,6 +72,11 @@ func (o *BuildOptions) validate() error {
 	}
 	if o.Workers < 1 {
 		return fmt.Errorf("workers must be at least 1, not %d", o.Workers)
+	}
+	for _, r := range o.Engine {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return fmt.Errorf("storage engine %q is not a plain name (e.g. InnoDB, MyRocks, Aria)", o.Engine)
+		}
 	}
 	// A warehouse is the unit of parallel work (plus ITEM, which is small).
 	o.Workers = min(o.Workers, o.Warehouses)
@@ -136,6 +147,9 @@ func (b *builder) run(ctx context.Context, rep *BuildReport) error {
 	if err != nil {
 		return err
 	}
+	if v, err := b.drv.Version(ctx, main); err == nil {
+		rep.Version = v
+	}
 	exists, err := SchemaExists(ctx, main, b.kind)
 	if err != nil {
 		return err
@@ -155,6 +169,14 @@ func (b *builder) run(ctx context.Context, rep *BuildReport) error {
 	}
 
 	b.prog.phase("schema", 0, 0)
+	if b.kind == db.MySQL {
+		engine := cmp.Or(b.opts.Engine, "InnoDB")
+		if _, err := main.Exec(ctx, "SET SESSION default_storage_engine = "+engine); err != nil {
+			return fmt.Errorf("storage engine %s: %w", engine, err)
+		}
+	} else if b.opts.Engine != "" {
+		return fmt.Errorf("--engine applies to MariaDB and MySQL only, not %s", b.kind)
+	}
 	if err := execFile(ctx, main, b.kind, "schema.sql", "create table"); err != nil {
 		return err
 	}
@@ -176,10 +198,9 @@ func (b *builder) run(ctx context.Context, rep *BuildReport) error {
 	ctr := &loadCounters{}
 	b.prog.phase("load", 0, total)
 	b.prog.watch(ctr)
-	switch b.kind {
-	case db.Postgres:
-		err = b.loadPostgres(ctx, now, units, ctr)
-	default:
+	if _, streams := main.(db.TextCopier); streams {
+		err = b.loadStreams(ctx, now, units, ctr)
+	} else {
 		err = loadSQLite(ctx, main, b.g, now, units, b.opts.Workers, ctr)
 	}
 	b.prog.watch(nil)
@@ -198,24 +219,22 @@ func (b *builder) run(ctx context.Context, rep *BuildReport) error {
 	if err := b.analyze(ctx, rep.Tables); err != nil {
 		return err
 	}
-	if b.kind == db.Postgres {
-		// The routines of --mode procs; a run would install them too, but a
-		// built database should be ready for any mode.
-		if err := InstallProcs(ctx, main, b.kind); err != nil {
-			return err
-		}
+	// The routines of --mode procs (where the dialect has them); a run would
+	// install them too, but a built database should be ready for any mode.
+	if err := InstallProcs(ctx, main, b.kind); err != nil {
+		return err
 	}
 	return markReady(ctx, main)
 }
 
-// loadUnits lists the load's work. PostgreSQL: the big tables first,
-// warehouse by warehouse so that parallel sessions mostly write different
-// tables, then ITEM and the small ones to even out the end. SQLite (one
-// writer): ITEM, then each warehouse's tables in order, so every table grows
-// at its end, in key order.
+// loadUnits lists the load's work. Servers (parallel streams): the big tables
+// first, warehouse by warehouse so that parallel sessions mostly write
+// different tables, then ITEM and the small ones to even out the end. SQLite
+// (one writer): ITEM, then each warehouse's tables in order, so every table
+// grows at its end, in key order.
 func loadUnits(kind db.Kind, warehouses int) []unit {
 	var us []unit
-	if kind != db.Postgres {
+	if kind == db.SQLite {
 		us = append(us, unit{t: TableItem})
 		for w := 1; w <= warehouses; w++ {
 			for _, t := range AllTables()[1:] {
@@ -238,9 +257,10 @@ func loadUnits(kind db.Kind, warehouses int) []unit {
 	return us
 }
 
-// loadPostgres runs the units on Workers sessions, each taking the next unit
-// from a shared queue and streaming it with COPY.
-func (b *builder) loadPostgres(ctx context.Context, now string, units []unit, ctr *loadCounters) error {
+// loadStreams runs the units on Workers sessions, each taking the next unit
+// from a shared queue and streaming it in COPY text format (PostgreSQL COPY,
+// MariaDB/MySQL LOAD DATA LOCAL INFILE).
+func (b *builder) loadStreams(ctx context.Context, now string, units []unit, ctr *loadCounters) error {
 	conns, err := b.workerConns(ctx)
 	if err != nil {
 		return err
@@ -253,7 +273,7 @@ func (b *builder) loadPostgres(ctx context.Context, now string, units []unit, ct
 	return parallel(ctx, len(conns), func(ctx context.Context, i int) error {
 		c, ok := conns[i].(db.TextCopier)
 		if !ok {
-			return fmt.Errorf("the %s driver cannot COPY", b.kind)
+			return fmt.Errorf("the %s driver cannot stream rows", b.kind)
 		}
 		enc := NewCopyEncoder(now)
 		for u := range queue {
@@ -327,7 +347,7 @@ func (b *builder) indexes(ctx context.Context, rows map[string]int64) error {
 		total += rows[tb]
 	}
 	b.prog.phase("index", 0, total)
-	if b.kind != db.Postgres {
+	if b.kind == db.SQLite {
 		for _, j := range jobs {
 			if _, err := b.conns[0].Exec(ctx, j.SQL); err != nil {
 				return fmt.Errorf("create index %s: %w", j.Name, err)
@@ -411,7 +431,8 @@ func sqlWithoutComments(sql string) string {
 }
 
 // analyze gathers optimizer statistics: one ANALYZE on SQLite; per table in
-// parallel on PostgreSQL, as VACUUM (FREEZE, ANALYZE). The vacuum costs little
+// parallel on the servers: ANALYZE TABLE on MariaDB/MySQL, VACUUM (FREEZE,
+// ANALYZE) on PostgreSQL. The vacuum costs little
 // right after the index builds (their scans set the hint bits already) and
 // hands the first run a table in steady state: pages all-visible (index-only
 // scans need no heap visits) and frozen, so neither hint-bit writes nor an
@@ -422,7 +443,7 @@ func (b *builder) analyze(ctx context.Context, rows map[string]int64) error {
 		total += n
 	}
 	b.prog.phase("analyze", 0, total)
-	if b.kind != db.Postgres {
+	if b.kind == db.SQLite {
 		if _, err := b.conns[0].Exec(ctx, "ANALYZE"); err != nil {
 			return fmt.Errorf("analyze: %w", err)
 		}
@@ -444,10 +465,14 @@ func (b *builder) analyze(ctx context.Context, rows map[string]int64) error {
 		queue <- n
 	}
 	close(queue)
+	analyze := "VACUUM (FREEZE, ANALYZE) "
+	if b.kind == db.MySQL {
+		analyze = "ANALYZE TABLE "
+	}
 	conns := b.conns[:b.opts.Workers]
 	return parallel(ctx, len(conns), func(ctx context.Context, i int) error {
 		for name := range queue {
-			if _, err := conns[i].Exec(ctx, "VACUUM (FREEZE, ANALYZE) "+name); err != nil {
+			if _, err := conns[i].Exec(ctx, analyze+name); err != nil {
 				return fmt.Errorf("vacuum and analyze %s: %w", name, err)
 			}
 			b.prog.advance(rows[name], name)
@@ -457,12 +482,15 @@ func (b *builder) analyze(ctx context.Context, rows map[string]int64) error {
 }
 
 // serverNow is the load's "now" from the database's own clock, in the form
-// its transactions write timestamps (PostgreSQL: local time of the session;
-// SQLite: datetime('now'), UTC).
+// its transactions write timestamps (PostgreSQL and MariaDB/MySQL: local time
+// of the session; SQLite: datetime('now'), UTC).
 func serverNow(ctx context.Context, c db.Conn, kind db.Kind) (string, error) {
 	q := "SELECT datetime('now')"
-	if kind == db.Postgres {
+	switch kind {
+	case db.Postgres:
 		q = "SELECT to_char(localtimestamp(0), 'YYYY-MM-DD HH24:MI:SS')"
+	case db.MySQL:
+		q = "SELECT DATE_FORMAT(NOW(), '%Y-%m-%d %H:%i:%s')"
 	}
 	var now string
 	if err := c.QueryRow(ctx, q).Scan(&now); err != nil {

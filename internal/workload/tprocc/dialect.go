@@ -29,6 +29,8 @@ func dialectDir(k db.Kind) (string, error) {
 		return "postgres", nil
 	case db.SQLite:
 		return "sqlite", nil
+	case db.MySQL:
+		return "mysql", nil // MariaDB and MySQL
 	}
 	return "", fmt.Errorf("TPROC-C has no SQL for %s", k)
 }

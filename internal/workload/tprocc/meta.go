@@ -65,6 +65,8 @@ func countTables(ctx context.Context, conn db.Conn, kind db.Kind, names []string
 		q = "SELECT count(*) FROM unnest(ARRAY[" + list + "]) AS t(name) WHERE to_regclass(t.name) IS NOT NULL"
 	case db.SQLite:
 		q = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (" + list + ")"
+	case db.MySQL:
+		q = "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN (" + list + ")"
 	default:
 		return 0, fmt.Errorf("TPROC-C does not support %s", kind)
 	}
@@ -77,11 +79,15 @@ func countTables(ctx context.Context, conn db.Conn, kind db.Kind, names []string
 
 // describe works out which kind of database a session is on and a name for
 // it in messages (the database name, or the SQLite file). current_database()
-// exists only on PostgreSQL and fails harmlessly elsewhere.
+// exists only on PostgreSQL, DATABASE() only on MariaDB/MySQL; each fails
+// harmlessly elsewhere.
 func describe(ctx context.Context, conn db.Conn) (db.Kind, string, error) {
 	var name string
 	if err := conn.QueryRow(ctx, "SELECT current_database()").Scan(&name); err == nil {
 		return db.Postgres, "database " + strconv.Quote(name), nil
+	}
+	if err := conn.QueryRow(ctx, "SELECT DATABASE()").Scan(&name); err == nil {
+		return db.MySQL, "database " + strconv.Quote(name), nil
 	}
 	if err := conn.QueryRow(ctx, "SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&name); err != nil {
 		return "", "", fmt.Errorf("identify the database: %w", err)
@@ -110,7 +116,7 @@ func ReadMeta(ctx context.Context, conn db.Conn) (Meta, error) {
 	if n == 0 {
 		return Meta{}, fmt.Errorf("%w found in %s: run `sledge build` first", ErrNoSchema, name)
 	}
-	rows, err := conn.Query(ctx, "SELECT key, value FROM sledge_meta")
+	rows, err := conn.Query(ctx, `SELECT "key", value FROM sledge_meta`)
 	if err != nil {
 		return Meta{}, fmt.Errorf("read sledge_meta in %s: %w", name, err)
 	}
@@ -171,6 +177,9 @@ func parseMeta(kv map[string]string) (Meta, error) {
 	return m, errors.Join(errs...)
 }
 
+// The column "key" is quoted: it is a reserved word on MariaDB/MySQL (whose
+// sessions run with ANSI_QUOTES).
+
 // writeMeta records a build starting: state "loading" until markReady.
 func writeMeta(ctx context.Context, conn db.Conn, kind db.Kind, m Meta) error {
 	kv := [][2]string{
@@ -183,9 +192,9 @@ func writeMeta(ctx context.Context, conn db.Conn, kind db.Kind, m Meta) error {
 		{"dirty", "0"},
 		{"state", stateLoading},
 	}
-	q := "INSERT INTO sledge_meta (key, value) VALUES ($1, $2)"
+	q := `INSERT INTO sledge_meta ("key", value) VALUES ($1, $2)`
 	if kind == db.SQLite {
-		q = "INSERT INTO sledge_meta (key, value) VALUES (?1, ?2)"
+		q = `INSERT INTO sledge_meta ("key", value) VALUES (?1, ?2)`
 	}
 	for _, p := range kv {
 		if _, err := conn.Exec(ctx, q, p[0], p[1]); err != nil {
@@ -197,7 +206,7 @@ func writeMeta(ctx context.Context, conn db.Conn, kind db.Kind, m Meta) error {
 
 // markReady records that the build finished.
 func markReady(ctx context.Context, conn db.Conn) error {
-	if _, err := conn.Exec(ctx, "UPDATE sledge_meta SET value = '"+stateReady+"' WHERE key = 'state'"); err != nil {
+	if _, err := conn.Exec(ctx, `UPDATE sledge_meta SET value = '`+stateReady+`' WHERE "key" = 'state'`); err != nil {
 		return fmt.Errorf("mark the build finished in sledge_meta: %w", err)
 	}
 	return nil
@@ -206,7 +215,7 @@ func markReady(ctx context.Context, conn db.Conn) error {
 // MarkDirty records that the data has been changed by a run: from now on the
 // initial-population checks (condition 11, exact row counts) do not apply.
 func MarkDirty(ctx context.Context, conn db.Conn) error {
-	if _, err := conn.Exec(ctx, "UPDATE sledge_meta SET value = '1' WHERE key = 'dirty'"); err != nil {
+	if _, err := conn.Exec(ctx, `UPDATE sledge_meta SET value = '1' WHERE "key" = 'dirty'`); err != nil {
 		return fmt.Errorf("mark the TPROC-C data as used in sledge_meta: %w", err)
 	}
 	return nil

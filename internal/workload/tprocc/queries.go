@@ -20,6 +20,13 @@ type queries struct {
 	deliveryOrder, deliveryOrderLines, deliveryCustomer        string
 	slevNextOID, slevLowStock                                  string
 	procNeword, procPayment, procOstat, procDelivery, procSlev string // empty where the dialect has no routines
+
+	// Dialects without UPDATE … RETURNING (MariaDB, MySQL) give the statements
+	// that update and return a row as two: <name> is a locking SELECT … FOR
+	// UPDATE of the columns RETURNING would give, <name>_update the UPDATE,
+	// both with the same numbered parameters. Empty where one statement does.
+	newordDistrictUpd, newordStockUpd, paymentWarehouseUpd, paymentDistrictUpd string
+	paymentCustomerUpd, deliveryOrderUpd, deliveryOrderLinesUpd                string
 }
 
 func loadQueries(k db.Kind) (*queries, error) {
@@ -60,6 +67,14 @@ func loadQueries(k db.Kind) (*queries, error) {
 		"proc_ostat":    &q.procOstat,
 		"proc_delivery": &q.procDelivery,
 		"proc_slev":     &q.procSlev,
+
+		"neword_district_update":      &q.newordDistrictUpd,
+		"neword_stock_update":         &q.newordStockUpd,
+		"payment_warehouse_update":    &q.paymentWarehouseUpd,
+		"payment_district_update":     &q.paymentDistrictUpd,
+		"payment_customer_update":     &q.paymentCustomerUpd,
+		"delivery_order_update":       &q.deliveryOrderUpd,
+		"delivery_order_lines_update": &q.deliveryOrderLinesUpd,
 	}
 	for name, dst := range required {
 		s, ok := m[name]

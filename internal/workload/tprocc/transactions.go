@@ -61,6 +61,20 @@ func (t *terminal) inTx(ctx context.Context, readOnly bool, in *inputs, body fun
 	return t.conn.Commit(ctx)
 }
 
+// updateRow runs a statement that updates one row and returns columns of it
+// (sel), followed by upd where the dialect splits it in two (see queries).
+func (t *terminal) updateRow(ctx context.Context, sel, upd string, args []any, dest ...any) error {
+	if err := t.conn.QueryRow(ctx, sel, args...).Scan(dest...); err != nil {
+		return err
+	}
+	if upd != "" {
+		if _, err := t.conn.Exec(ctx, upd, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (t *terminal) newOrder(ctx context.Context, in *inputs) error {
 	q, c := t.q, t.conn
 	var (
@@ -72,7 +86,7 @@ func (t *terminal) newOrder(ctx context.Context, in *inputs) error {
 	if err := c.QueryRow(ctx, q.newordWarehouse, in.w).Scan(&wTax); err != nil {
 		return fmt.Errorf("read warehouse %d: %w", in.w, err)
 	}
-	if err := c.QueryRow(ctx, q.newordDistrict, in.w, in.d).Scan(&dTax, &oID); err != nil {
+	if err := t.updateRow(ctx, q.newordDistrict, q.newordDistrictUpd, []any{in.w, in.d}, &dTax, &oID); err != nil {
 		return fmt.Errorf("next order id of district %d/%d: %w", in.w, in.d, err)
 	}
 	if err := c.QueryRow(ctx, q.newordCustomer, in.w, in.d, in.customer).Scan(&discount, out, &credit); err != nil {
@@ -100,7 +114,8 @@ func (t *terminal) newOrder(ctx context.Context, in *inputs) error {
 			remote = 1
 		}
 		var dist string
-		if err := c.QueryRow(ctx, q.newordStock, l.supplyW, l.itemID, l.quantity, remote, in.d).Scan(out, out, &dist); err != nil {
+		err = t.updateRow(ctx, q.newordStock, q.newordStockUpd, []any{l.supplyW, l.itemID, l.quantity, remote, in.d}, out, out, &dist)
+		if err != nil {
 			return fmt.Errorf("update stock %d/%d: %w", l.supplyW, l.itemID, err)
 		}
 		amount := int64(l.quantity) * price
@@ -116,10 +131,10 @@ func (t *terminal) newOrder(ctx context.Context, in *inputs) error {
 func (t *terminal) payment(ctx context.Context, in *inputs) error {
 	q, c := t.q, t.conn
 	var wName, dName, credit string
-	if err := c.QueryRow(ctx, q.paymentWarehouse, in.w, in.amount).Scan(&wName, out, out, out, out, out); err != nil {
+	if err := t.updateRow(ctx, q.paymentWarehouse, q.paymentWarehouseUpd, []any{in.w, in.amount}, &wName, out, out, out, out, out); err != nil {
 		return fmt.Errorf("update warehouse %d: %w", in.w, err)
 	}
-	if err := c.QueryRow(ctx, q.paymentDistrict, in.w, in.d, in.amount).Scan(&dName, out, out, out, out, out); err != nil {
+	if err := t.updateRow(ctx, q.paymentDistrict, q.paymentDistrictUpd, []any{in.w, in.d, in.amount}, &dName, out, out, out, out, out); err != nil {
 		return fmt.Errorf("update district %d/%d: %w", in.w, in.d, err)
 	}
 	cID := in.customer
@@ -130,8 +145,8 @@ func (t *terminal) payment(ctx context.Context, in *inputs) error {
 		}
 	}
 	var balance int64
-	err := c.QueryRow(ctx, q.paymentCustomer, in.cw, in.cd, cID, in.amount).
-		Scan(out, out, out, out, out, out, out, out, out, out, &credit, out, out, &balance)
+	err := t.updateRow(ctx, q.paymentCustomer, q.paymentCustomerUpd, []any{in.cw, in.cd, cID, in.amount},
+		out, out, out, out, out, out, out, out, out, out, &credit, out, out, &balance)
 	if err != nil {
 		return fmt.Errorf("update customer %d/%d/%d: %w", in.cw, in.cd, cID, err)
 	}
@@ -247,7 +262,7 @@ func (t *terminal) delivery(ctx context.Context, in *inputs) error {
 			t.gen.audit.skippedDistr.Add(1)
 			continue
 		}
-		if err := c.QueryRow(ctx, q.deliveryOrder, in.w, d, oID, in.carrier).Scan(&cID); err != nil {
+		if err := t.updateRow(ctx, q.deliveryOrder, q.deliveryOrderUpd, []any{in.w, d, oID, in.carrier}, &cID); err != nil {
 			return fmt.Errorf("update order %d/%d/%d: %w", in.w, d, oID, err)
 		}
 		rows, err := c.Query(ctx, q.deliveryOrderLines, in.w, d, oID)
@@ -266,6 +281,11 @@ func (t *terminal) delivery(ctx context.Context, in *inputs) error {
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("deliver lines of order %d/%d/%d: %w", in.w, d, oID, err)
+		}
+		if q.deliveryOrderLinesUpd != "" {
+			if _, err := c.Exec(ctx, q.deliveryOrderLinesUpd, in.w, d, oID); err != nil {
+				return fmt.Errorf("deliver lines of order %d/%d/%d: %w", in.w, d, oID, err)
+			}
 		}
 		if _, err := c.Exec(ctx, q.deliveryCustomer, in.w, d, cID, sum); err != nil {
 			return fmt.Errorf("update customer %d/%d/%d: %w", in.w, d, cID, err)

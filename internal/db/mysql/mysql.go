@@ -1,0 +1,517 @@
+// Package mysql is Sledge's driver for MariaDB and MySQL, one package for
+// both flavours, through go-sql-driver/mysql. It detects which server it
+// talks to (Version) so that jobs record the real product.
+//
+// Statements are written with PostgreSQL-style numbered parameters ($1, $2,
+// …, repeatable and in any order) so that a dialect file can use the same
+// argument list for a locking SELECT and the UPDATE after it; the session
+// rewrites them to the server's positional ? once per statement.
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/sledge-bench/sledge/internal/db"
+)
+
+// Driver opens MariaDB/MySQL sessions.
+type Driver struct{}
+
+func (Driver) Kind() db.Kind { return db.MySQL }
+
+// Config turns a mysql:// or mariadb:// URL into the driver's configuration:
+//
+//	mysql://user:password@host:port/dbname?socket=/path/to/mysqld.sock
+//
+// The user defaults to root, the port to 3306; ?socket= connects through a
+// Unix socket instead of TCP. Other query parameters are passed to
+// go-sql-driver/mysql as its DSN parameters (e.g. tls=true).
+func Config(dsn string) (*gomysql.Config, error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("parse URL %s: %w", db.Redact(dsn), errors.Unwrap(err))
+	}
+	cfg := gomysql.NewConfig()
+	cfg.User = "root"
+	if u.User != nil {
+		cfg.User = u.User.Username()
+		cfg.Passwd, _ = u.User.Password()
+	}
+	cfg.DBName = strings.TrimPrefix(u.Path, "/")
+	if cfg.DBName == "" {
+		return nil, fmt.Errorf("%s: no database name in the URL (mysql://user@host:port/dbname)", db.Redact(dsn))
+	}
+	q := u.Query()
+	if sock := q.Get("socket"); sock != "" {
+		cfg.Net, cfg.Addr = "unix", sock
+		q.Del("socket")
+	} else {
+		if u.Host == "" {
+			return nil, fmt.Errorf("%s: no host in URL (or ?socket=PATH for a Unix socket)", db.Redact(dsn))
+		}
+		host, port := u.Hostname(), u.Port()
+		if port == "" {
+			port = "3306"
+		}
+		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(host, port)
+	}
+	if len(q) > 0 {
+		// Let the driver validate its own parameters.
+		parsed, err := gomysql.ParseDSN("/x?" + q.Encode())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", db.Redact(dsn), err)
+		}
+		cfg.Params, cfg.TLSConfig, cfg.TLS = parsed.Params, parsed.TLSConfig, parsed.TLS
+	}
+	cfg.Timeout = 10 * time.Second
+	cfg.AllowNativePasswords = true
+	return cfg, nil
+}
+
+// Connect opens one session. The isolation level is set for the session so
+// that it applies equally to client-side transactions and to transactions
+// inside stored procedures.
+func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, error) {
+	cfg, err := Config(t.DSN)
+	if err != nil {
+		return nil, err
+	}
+	if o.AppName != "" {
+		cfg.ConnectionAttributes = "program_name:" + strings.ReplaceAll(o.AppName, ",", " ")
+	}
+	connector, err := gomysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", db.Redact(t.DSN), err)
+	}
+	pool := sql.OpenDB(connector)
+	// One session = one connection: prepared statements and transactions
+	// belong to it, and the pool must never open a second one behind our back.
+	pool.SetMaxOpenConns(1)
+	conn, err := pool.Conn(ctx)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to %s: %w", db.Redact(t.DSN), err)
+	}
+	c := &Conn{pool: pool, conn: conn, stmts: map[string]*statement{}}
+	// ANSI_QUOTES: "identifier" quoting as in standard SQL, so that statements
+	// shared with the other dialects (e.g. sledge_meta's "key" column, a
+	// reserved word here) parse the same.
+	setup := []string{"SET SESSION sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES')"}
+	switch o.Isolation {
+	case db.ReadCommitted:
+		setup = append(setup, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
+	case db.RepeatableRead:
+		setup = append(setup, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+	case db.Serializable:
+		setup = append(setup, "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE")
+	}
+	if o.Bulk {
+		// Keys are checked by the generator's construction; the server need
+		// not look up every secondary index entry while loading.
+		setup = append(setup, "SET SESSION unique_checks = 0, foreign_key_checks = 0")
+	}
+	for _, s := range setup {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			c.Close(ctx)
+			return nil, fmt.Errorf("%s: %w", s, wrap(err))
+		}
+	}
+	return c, nil
+}
+
+// MySQL error numbers Sledge classifies (see the server's error reference).
+const (
+	erLockWaitTimeout   = 1205
+	erLockDeadlock      = 1213
+	erDupEntry          = 1062
+	erNoReferencedRow   = 1452
+	erRowIsReferenced   = 1451
+	erBadNull           = 1048
+	erQueryInterrupted  = 1317
+	erConnectionKilled  = 1927
+	erServerShutdown    = 1053
+	erTooManyConns      = 1040
+	erStatementTimeout  = 1969 // MariaDB max_statement_time
+	erMySQLExecTimeout  = 3024 // MySQL max_execution_time
+	crServerGone        = 2006
+	crServerLost        = 2013
+	crConnectionError   = 2002
+	crConnHostError     = 2003
+	erUnknownComError   = 1047
+	erLockAbortedOnKill = 1689
+)
+
+// Classify maps server error numbers, then SQLSTATE, then common failures.
+// InnoDB reports conflicts between serializable transactions as deadlocks
+// (1213, SQLSTATE 40001): they are retried like serialization failures.
+func (Driver) Classify(err error) db.ErrorClass {
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case erLockDeadlock:
+			return db.ClassDeadlock
+		case erLockWaitTimeout, erQueryInterrupted, erStatementTimeout, erMySQLExecTimeout:
+			return db.ClassTimeout
+		case erDupEntry, erNoReferencedRow, erRowIsReferenced, erBadNull:
+			return db.ClassConstraint
+		case erConnectionKilled, erServerShutdown, erTooManyConns, crServerGone, crServerLost,
+			crConnectionError, crConnHostError, erUnknownComError, erLockAbortedOnKill:
+			return db.ClassConnection
+		}
+		return db.ClassifySQLState(string(me.SQLState[:]))
+	}
+	if c, ok := db.ClassifyCommon(err); ok {
+		return c
+	}
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, gomysql.ErrInvalidConn) ||
+		errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return db.ClassConnection
+	}
+	return db.ClassOther
+}
+
+// Version returns "MariaDB 10.11.6" or "MySQL 8.0.36".
+func (Driver) Version(ctx context.Context, c db.Conn) (string, error) {
+	var v string
+	if err := c.QueryRow(ctx, "SELECT VERSION()").Scan(&v); err != nil {
+		return "", fmt.Errorf("read server version: %w", err)
+	}
+	return FlavourVersion(v), nil
+}
+
+// FlavourVersion names the product behind a VERSION() string: MariaDB says so
+// in it ("10.11.6-MariaDB-0+deb12u1"), MySQL does not ("8.0.36").
+func FlavourVersion(v string) string {
+	num, _, _ := strings.Cut(v, "-")
+	if strings.Contains(strings.ToLower(v), "mariadb") {
+		return "MariaDB " + num
+	}
+	return "MySQL " + num
+}
+
+// Conn is one MariaDB/MySQL connection with its own prepared statements.
+type Conn struct {
+	pool    *sql.DB
+	conn    *sql.Conn
+	mu      sync.Mutex // guards stmts; a Conn is used by one goroutine, but Close may race
+	stmts   map[string]*statement
+	readers atomic.Int64 // numbers LOAD DATA reader registrations
+	args    []any        // reused argument list for rewritten statements
+}
+
+// statement is a prepared statement and, for $n parameters, which caller
+// argument goes to each ? in order.
+type statement struct {
+	stmt  *sql.Stmt
+	order []int // nil: arguments pass through as given
+}
+
+func (c *Conn) statement(ctx context.Context, q string) (*statement, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.stmts[q]; ok {
+		return s, nil
+	}
+	text, order, err := rewriteParams(q)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := c.conn.PrepareContext(ctx, text)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	s := &statement{stmt: ps, order: order}
+	c.stmts[q] = s
+	return s, nil
+}
+
+// bind orders the caller's arguments for the statement's ? markers and turns
+// integer slices (the routines' item lists) into comma-separated text.
+func (c *Conn) bind(s *statement, args []any) []any {
+	if s.order == nil {
+		for i, a := range args {
+			args[i] = convertArg(a)
+		}
+		return args
+	}
+	out := c.args[:0]
+	for _, i := range s.order {
+		if i < len(args) {
+			out = append(out, convertArg(args[i]))
+		} else {
+			out = append(out, nil) // the server reports the missing argument
+		}
+	}
+	c.args = out
+	return out
+}
+
+func convertArg(a any) any {
+	switch v := a.(type) {
+	case []int32:
+		b := make([]byte, 0, len(v)*6)
+		for i, n := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+		return string(b)
+	case []int:
+		b := make([]byte, 0, len(v)*6)
+		for i, n := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+		return string(b)
+	}
+	return a
+}
+
+func (c *Conn) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	if len(args) == 0 && !strings.Contains(q, "$") {
+		// DDL and routine bodies: the server does not prepare them all, and
+		// they run once. Sent as text.
+		res, err := c.conn.ExecContext(ctx, q)
+		if err != nil {
+			return 0, wrap(err)
+		}
+		return res.RowsAffected()
+	}
+	s, err := c.statement(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	res, err := s.stmt.ExecContext(ctx, c.bind(s, args)...)
+	if err != nil {
+		return 0, wrap(err)
+	}
+	return res.RowsAffected()
+}
+
+type row struct {
+	r   *sql.Row
+	err error
+}
+
+func (r row) Scan(dest ...any) error {
+	if r.err != nil {
+		return r.err
+	}
+	return wrap(r.r.Scan(dest...))
+}
+
+func (c *Conn) QueryRow(ctx context.Context, q string, args ...any) db.Row {
+	s, err := c.statement(ctx, q)
+	if err != nil {
+		return row{err: err}
+	}
+	return row{r: s.stmt.QueryRowContext(ctx, c.bind(s, args)...)}
+}
+
+type rows struct{ *sql.Rows }
+
+func (r rows) Close()                 { _ = r.Rows.Close() }
+func (r rows) Scan(dest ...any) error { return wrap(r.Rows.Scan(dest...)) }
+func (r rows) Err() error             { return wrap(r.Rows.Err()) }
+
+func (c *Conn) Query(ctx context.Context, q string, args ...any) (db.Rows, error) {
+	s, err := c.statement(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.stmt.QueryContext(ctx, c.bind(s, args)...)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return rows{r}, nil
+}
+
+func (c *Conn) Begin(ctx context.Context, readOnly bool) error {
+	q := "START TRANSACTION"
+	if readOnly {
+		q = "START TRANSACTION READ ONLY"
+	}
+	_, err := c.conn.ExecContext(ctx, q)
+	return wrap(err)
+}
+
+func (c *Conn) Commit(ctx context.Context) error {
+	_, err := c.conn.ExecContext(ctx, "COMMIT")
+	return wrap(err)
+}
+
+func (c *Conn) Rollback(ctx context.Context) error {
+	_, err := c.conn.ExecContext(ctx, "ROLLBACK")
+	return wrap(err)
+}
+
+func (c *Conn) Close(ctx context.Context) error {
+	c.mu.Lock()
+	for _, s := range c.stmts {
+		_ = s.stmt.Close()
+	}
+	c.stmts = nil
+	c.mu.Unlock()
+	err := c.conn.Close()
+	if perr := c.pool.Close(); err == nil {
+		err = perr
+	}
+	return err
+}
+
+// ServerCommits sums Com_commit and Com_rollback: server-wide counters of
+// COMMIT and ROLLBACK statements (including those inside stored procedures)
+// of every session, not only Sledge's.
+func (c *Conn) ServerCommits(ctx context.Context) (int64, error) {
+	r, err := c.conn.QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback')")
+	if err != nil {
+		return 0, fmt.Errorf("read Com_commit and Com_rollback: %w", wrap(err))
+	}
+	defer r.Close()
+	var total int64
+	for r.Next() {
+		var name string
+		var v int64
+		if err := r.Scan(&name, &v); err != nil {
+			return 0, fmt.Errorf("read Com_commit and Com_rollback: %w", wrap(err))
+		}
+		total += v
+	}
+	return total, wrap(r.Err())
+}
+
+// CopyText loads rows given in PostgreSQL COPY text format, which is also
+// LOAD DATA's default format (tab-separated, \N for NULL, backslash escapes),
+// streamed from r with LOAD DATA LOCAL INFILE. copySQL is "COPY table (cols)
+// FROM STDIN". The server must allow it (local_infile=ON, MariaDB's default).
+func (c *Conn) CopyText(ctx context.Context, copySQL string, r io.Reader) (int64, error) {
+	table, cols, err := parseCopy(copySQL)
+	if err != nil {
+		return 0, err
+	}
+	name := fmt.Sprintf("sledge-%p-%d", c, c.readers.Add(1))
+	gomysql.RegisterReaderHandler(name, func() io.Reader { return r })
+	defer gomysql.DeregisterReaderHandler(name)
+	q := "LOAD DATA LOCAL INFILE 'Reader::" + name + "' INTO TABLE " + table +
+		" CHARACTER SET utf8mb4 (" + cols + ")"
+	res, err := c.conn.ExecContext(ctx, q)
+	if err != nil {
+		return 0, fmt.Errorf("LOAD DATA into %s: %w", table, wrap(err))
+	}
+	return res.RowsAffected()
+}
+
+// parseCopy takes "COPY table (a, b) FROM STDIN" apart.
+func parseCopy(s string) (table, cols string, err error) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(s), "COPY ")
+	if !ok {
+		return "", "", fmt.Errorf("not a COPY statement: %q", s)
+	}
+	open, close := strings.IndexByte(rest, '('), strings.LastIndexByte(rest, ')')
+	if open < 0 || close < open {
+		return "", "", fmt.Errorf("COPY statement without a column list: %q", s)
+	}
+	return strings.TrimSpace(rest[:open]), rest[open+1 : close], nil
+}
+
+// sqlStateError gives MySQL errors the SQLState() method db.SQLState looks
+// for (go-sql-driver keeps it in a field).
+type sqlStateError struct{ *gomysql.MySQLError }
+
+func (e sqlStateError) SQLState() string { return string(e.MySQLError.SQLState[:]) }
+func (e sqlStateError) Unwrap() error    { return e.MySQLError }
+
+func wrap(err error) error {
+	var me *gomysql.MySQLError
+	if err != nil && errors.As(err, &me) {
+		if _, already := err.(sqlStateError); !already {
+			return sqlStateError{me}
+		}
+	}
+	return err
+}
+
+// rewriteParams turns $n markers into ? and returns which argument (0-based)
+// each ? takes. Text inside quotes and comments is left alone. A statement
+// without $n markers returns a nil order.
+func rewriteParams(q string) (string, []int, error) {
+	if !strings.Contains(q, "$") {
+		return q, nil, nil
+	}
+	var (
+		b     strings.Builder
+		order []int
+	)
+	b.Grow(len(q))
+	for i := 0; i < len(q); {
+		ch := q[i]
+		switch {
+		case ch == '\'' || ch == '"' || ch == '`':
+			j := i + 1
+			for j < len(q) && q[j] != ch {
+				if q[j] == '\\' && ch != '`' {
+					j++
+				}
+				j++
+			}
+			j = min(j+1, len(q))
+			b.WriteString(q[i:j])
+			i = j
+		case ch == '-' && strings.HasPrefix(q[i:], "-- "), ch == '#':
+			j := strings.IndexByte(q[i:], '\n')
+			if j < 0 {
+				j = len(q) - i
+			}
+			b.WriteString(q[i : i+j])
+			i += j
+		case ch == '/' && strings.HasPrefix(q[i:], "/*"):
+			j := strings.Index(q[i+2:], "*/")
+			end := len(q)
+			if j >= 0 {
+				end = i + 2 + j + 2
+			}
+			b.WriteString(q[i:end])
+			i = end
+		case ch == '$' && i+1 < len(q) && q[i+1] >= '1' && q[i+1] <= '9':
+			j := i + 1
+			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+				j++
+			}
+			n, err := strconv.Atoi(q[i+1 : j])
+			if err != nil {
+				return "", nil, fmt.Errorf("parameter %s: %w", q[i:j], err)
+			}
+			order = append(order, n-1)
+			b.WriteByte('?')
+			i = j
+		default:
+			b.WriteByte(ch)
+			i++
+		}
+	}
+	return b.String(), order, nil
+}
+
+var (
+	_ db.Conn                = (*Conn)(nil)
+	_ db.TextCopier          = (*Conn)(nil)
+	_ db.ServerCommitCounter = (*Conn)(nil)
+	_ db.Driver              = Driver{}
+)

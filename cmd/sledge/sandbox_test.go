@@ -53,7 +53,7 @@ func TestSandboxPostgresCommand(t *testing.T) {
 }
 
 func TestSandboxMariaDBCommand(t *testing.T) {
-	if _, err := sandbox.FindMariaDB(); err != nil {
+	if _, err := sandbox.EnsureMariaDB(t.Context(), t.Logf); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI is set but MariaDB is missing: %v", err)
 		}

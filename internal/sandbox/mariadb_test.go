@@ -20,11 +20,12 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-// needMariaDB skips the test where MariaDB is not installed, except in CI
+// needMariaDB installs MariaDB where it may (root, apt-get) and skips the
+// test where it is still not installed, except in CI
 // where a missing server must not silently turn integration tests green.
 func needMariaDB(t *testing.T) {
 	t.Helper()
-	if _, err := FindMariaDB(); err != nil {
+	if _, err := EnsureMariaDB(t.Context(), t.Logf); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI is set but MariaDB is missing: %v", err)
 		}

@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -199,26 +198,8 @@ func startMariaDB(t testing.TB) *sandbox.MariaDB {
 }
 
 func startMariaDBServer(t testing.TB) (*sandbox.MariaDB, error) {
-	if _, err := sandbox.FindMariaDB(); err != nil {
-		if !canInstallMariaDB() {
-			return nil, err
-		}
-		t.Logf("testdb: %v; installing mariadb-server with apt-get", err)
-		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-		defer cancel()
-		ierr := installMariaDB(ctx)
-		// Checked whatever apt-get said: it may fail over the system server
-		// it could not start after installing the binaries.
-		if _, err := sandbox.FindMariaDB(); err != nil {
-			if ierr == nil {
-				ierr = errors.New("it succeeded, but did not provide them")
-			}
-			// Still ErrNotInstalled: skipped outside CI like any missing server.
-			return nil, fmt.Errorf("%w\n(installing mariadb-server: %v)", err, ierr)
-		}
-		if ierr != nil {
-			t.Logf("testdb: %v\n(but MariaDB is installed now)", ierr)
-		}
+	if _, err := sandbox.EnsureMariaDB(context.Background(), t.Logf); err != nil {
+		return nil, err
 	}
 	// Not t.TempDir, which is removed by the first test's cleanup, and
 	// private (0700), closed to the mysql user that runs the server when the
@@ -247,50 +228,6 @@ func startMariaDBServer(t testing.TB) (*sandbox.MariaDB, error) {
 		return nil, err
 	}
 	return m, nil
-}
-
-// aptLock serializes installations by concurrently running test binaries
-// (go test runs a binary per package in parallel): apt-get refuses to run
-// while another holds dpkg's lock, rather than wait.
-const aptLock = "/tmp/sledge-apt.lock"
-
-// canInstallMariaDB reports whether installMariaDB may try: as root, on a
-// system with apt-get, and not when $SLEDGE_MARIADB_BIN chooses the binaries
-// explicitly (installing a package would not put them there).
-func canInstallMariaDB() bool {
-	if os.Geteuid() != 0 || os.Getenv("SLEDGE_MARIADB_BIN") != "" {
-		return false
-	}
-	_, err := exec.LookPath("apt-get")
-	return err == nil
-}
-
-// installMariaDB installs Debian's mariadb-server package, holding aptLock
-// with flock(1) (util-linux, on every system that has apt-get) so that only
-// one test binary installs it and the others wait for it. Under the lock it
-// first checks whether another binary installed it meanwhile. The package's
-// attempt to start the system's own server may be refused (policy-rc.d, no
-// init system): that is fine, the tests never use that server.
-func installMariaDB(ctx context.Context) error {
-	const script = `dpkg-query -W -f='${Status}' mariadb-server 2>/dev/null | grep -q 'ok installed' && exit 0
-apt-get update -q && apt-get install -y -q -o DPkg::Lock::Timeout=600 mariadb-server`
-	flock, err := exec.LookPath("flock")
-	if err != nil {
-		return fmt.Errorf("flock(1), to take %s, is missing: %w", aptLock, err)
-	}
-	cmd := exec.CommandContext(ctx, flock, aptLock, "/bin/sh", "-c", script)
-	cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-	cmd.WaitDelay = 10 * time.Second
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		if len(out) > 4096 {
-			out = out[len(out)-4096:]
-		}
-		// apt-get may fail for the system server's sake (its start refused)
-		// after installing the binaries: the caller checks for them.
-		return fmt.Errorf("apt-get install mariadb-server: %w\n%s", err, strings.TrimSpace(string(out)))
-	}
-	return nil
 }
 
 func shutdown() error {

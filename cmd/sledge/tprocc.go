@@ -115,6 +115,7 @@ type buildFlags struct {
 	seed       uint64
 	force      bool
 	engine     string
+	loader     string
 }
 
 func newBuildCmd(g *globals) *cobra.Command {
@@ -152,6 +153,7 @@ A database that already holds a TPROC-C schema is refused unless --force.`,
 	fl.Uint64Var(&f.seed, "seed", defaultSeed, "seed of the data generator")
 	fl.BoolVar(&f.force, "force", false, "drop an existing TPROC-C schema first")
 	fl.StringVar(&f.engine, "engine", "", "MariaDB/MySQL storage engine of the tables (default InnoDB)")
+	fl.StringVar(&f.loader, "loader", "", "how rows travel: stream (PostgreSQL COPY, MariaDB/MySQL LOAD DATA LOCAL INFILE; parallel) or insert (batched INSERTs, one writer); default: stream where the database takes it")
 	return cmd
 }
 
@@ -167,7 +169,7 @@ func runBuild(ctx context.Context, w io.Writer, repo *jobs.Repo, t db.Target, f 
 	}
 	id := startJob(ctx, repo, "build", t, map[string]string{
 		"db": t.String(), "warehouses": strconv.Itoa(f.warehouses), "workers": strconv.Itoa(workers),
-		"seed": strconv.FormatUint(f.seed, 10), "force": strconv.FormatBool(f.force), "engine": f.engine,
+		"seed": strconv.FormatUint(f.seed, 10), "force": strconv.FormatBool(f.force), "engine": f.engine, "loader": f.loader,
 	})
 	out := &jobOutput{w: w, repo: repo, id: id, headTx: -1}
 	if id != 0 {
@@ -175,7 +177,7 @@ func runBuild(ctx context.Context, w io.Writer, repo *jobs.Repo, t db.Target, f 
 	}
 	bar := newProgress(os.Stderr, out)
 	rep, err := tprocc.Build(ctx, drv, t, tprocc.BuildOptions{
-		Warehouses: f.warehouses, Workers: workers, Seed: f.seed, Force: f.force, Engine: f.engine, Progress: bar.update,
+		Warehouses: f.warehouses, Workers: workers, Seed: f.seed, Force: f.force, Engine: f.engine, Loader: f.loader, Progress: bar.update,
 	})
 	bar.done()
 	if rep.Version != "" && id != 0 {

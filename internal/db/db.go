@@ -2,13 +2,14 @@
 // the driver behind it: a connection that runs SQL text (prepared and cached
 // by the driver), explicit transactions, and a classification of errors.
 //
-// The drivers live in sub-packages (postgres, sqlite, mysql); package drivers picks
+// The drivers live in sub-packages (postgres, sqlite, mysql, duckdb); package drivers picks
 // one for a Target.
 package db
 
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"io"
 )
@@ -22,6 +23,8 @@ const (
 	// MySQL covers MariaDB and MySQL: one dialect, one driver; the job
 	// records which server it was from its version string.
 	MySQL Kind = "mysql"
+	// DuckDB is the embedded analytic engine, TPROC-H's default.
+	DuckDB Kind = "duckdb"
 )
 
 // Row is one result row, as returned by QueryRow.
@@ -135,6 +138,18 @@ type ServerCommitCounter interface {
 type TextCopier interface {
 	// CopyText runs copySQL ("COPY t (cols) FROM STDIN") fed from r.
 	CopyText(ctx context.Context, copySQL string, r io.Reader) (int64, error)
+}
+
+// BulkAppender is implemented by sessions of engines with a row appender
+// (DuckDB): rows go straight into a table's storage.
+type BulkAppender interface {
+	Appender(ctx context.Context, table string) (RowAppender, error)
+}
+
+// RowAppender appends whole rows, values in column order; Close flushes.
+type RowAppender interface {
+	AppendRow(values ...driver.Value) error
+	Close() error
 }
 
 // ErrNoRows is what Row.Scan returns (errors.Is) when there was no row. Both

@@ -44,6 +44,10 @@ func ParseTarget(s string) (Target, error) {
 			return Target{}, fmt.Errorf("--db %s: no database name in URL (mysql://user@host:port/dbname)", Redact(s))
 		}
 		return Target{Kind: MySQL, DSN: s}, nil
+	case strings.HasPrefix(s, "duckdb://"):
+		return fileTarget(DuckDB, strings.TrimPrefix(s, "duckdb://"))
+	case strings.HasPrefix(s, "duckdb:"):
+		return fileTarget(DuckDB, strings.TrimPrefix(s, "duckdb:"))
 	case strings.HasPrefix(s, "sqlite://"):
 		return sqliteTarget(strings.TrimPrefix(s, "sqlite://"))
 	case strings.HasPrefix(s, "sqlite:"):
@@ -52,31 +56,36 @@ func ParseTarget(s string) (Target, error) {
 	switch strings.ToLower(filepath.Ext(s)) {
 	case ".db", ".sqlite", ".sqlite3":
 		return sqliteTarget(s)
+	case ".duckdb":
+		return fileTarget(DuckDB, s)
 	}
 	if i := strings.Index(s, "://"); i > 0 {
-		return Target{}, fmt.Errorf("--db %s: unsupported database %q (supported: postgres, mysql, mariadb, sqlite)", Redact(s), s[:i])
+		return Target{}, fmt.Errorf("--db %s: unsupported database %q (supported: postgres, mysql, mariadb, sqlite, duckdb)", Redact(s), s[:i])
 	}
 	return Target{}, fmt.Errorf("--db %q: not a database URL (postgres://…, mysql://…) or SQLite file (sqlite:PATH, *.db)", s)
 }
 
-func sqliteTarget(path string) (Target, error) {
+func sqliteTarget(path string) (Target, error) { return fileTarget(SQLite, path) }
+
+// fileTarget is an embedded engine's database file.
+func fileTarget(k Kind, path string) (Target, error) {
 	if path == "" {
-		return Target{}, fmt.Errorf("--db sqlite: needs a file path, e.g. sqlite:/tmp/tprocc.db")
+		return Target{}, fmt.Errorf("--db %s: needs a file path, e.g. %s:/tmp/bench.%s", k, k, k)
 	}
 	if i := strings.IndexByte(path, '?'); i >= 0 {
-		return Target{}, fmt.Errorf("--db sqlite:%s: options after '?' are not supported; Sledge sets the pragmas itself", path)
+		return Target{}, fmt.Errorf("--db %s:%s: options after '?' are not supported; Sledge sets what it needs itself", k, path)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return Target{}, fmt.Errorf("--db sqlite:%s: %w", path, err)
+		return Target{}, fmt.Errorf("--db %s:%s: %w", k, path, err)
 	}
-	return Target{Kind: SQLite, DSN: abs}, nil
+	return Target{Kind: k, DSN: abs}, nil
 }
 
 // String is the target with any password removed: safe to print and store.
 func (t Target) String() string {
-	if t.Kind == SQLite {
-		return "sqlite:" + t.DSN
+	if t.Kind == SQLite || t.Kind == DuckDB {
+		return string(t.Kind) + ":" + t.DSN
 	}
 	return Redact(t.DSN)
 }

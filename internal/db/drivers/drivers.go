@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/db/duckdb"
 	"github.com/sledge-bench/sledge/internal/db/mysql"
 	"github.com/sledge-bench/sledge/internal/db/postgres"
 	"github.com/sledge-bench/sledge/internal/db/sqlite"
@@ -19,6 +20,8 @@ func For(k db.Kind) (db.Driver, error) {
 		return sqlite.Driver{}, nil
 	case db.MySQL:
 		return mysql.Driver{}, nil
+	case db.DuckDB:
+		return duckdb.Driver{}, nil
 	}
 	return nil, fmt.Errorf("no driver for database kind %q", k)
 }

@@ -32,6 +32,9 @@ type BuildOptions struct {
 	// Engine is the MariaDB/MySQL storage engine of the tables (default
 	// InnoDB); other databases have none to choose.
 	Engine string
+	// Loader chooses how rows travel: LoaderAuto (streams where the database
+	// takes them, else INSERTs), LoaderStream or LoaderInsert.
+	Loader string
 	// Progress, if set, is called with the build's progress at most about
 	// every 250 ms and at every phase change, never concurrently.
 	Progress func(Progress)
@@ -62,6 +65,13 @@ type BuildReport struct {
 	Version string
 }
 
+// Loaders.
+const (
+	LoaderAuto   = ""
+	LoaderStream = "stream" // PostgreSQL COPY, MariaDB/MySQL LOAD DATA LOCAL INFILE
+	LoaderInsert = "insert" // batched multi-row INSERTs from one writer
+)
+
 // ErrSchemaExists is wrapped by Build's error when the database already holds
 // a TPROC-C schema and Force is not set.
 var ErrSchemaExists = errors.New("database already holds a TPROC-C schema")
@@ -72,6 +82,11 @@ func (o *BuildOptions) validate() error {
 	}
 	if o.Workers < 1 {
 		return fmt.Errorf("workers must be at least 1, not %d", o.Workers)
+	}
+	switch o.Loader {
+	case LoaderAuto, LoaderStream, LoaderInsert:
+	default:
+		return fmt.Errorf("unknown loader %q (want stream or insert)", o.Loader)
 	}
 	for _, r := range o.Engine {
 		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
@@ -198,9 +213,19 @@ func (b *builder) run(ctx context.Context, rep *BuildReport) error {
 	ctr := &loadCounters{}
 	b.prog.phase("load", 0, total)
 	b.prog.watch(ctr)
-	if _, streams := main.(db.TextCopier); streams {
+	streams, err := b.useStreams(ctx, main)
+	if err != nil {
+		return err
+	}
+	if streams {
 		err = b.loadStreams(ctx, now, units, ctr)
 	} else {
+		if b.kind != db.SQLite {
+			// One writer loads; the index builds still run in parallel.
+			if _, err := b.workerConns(ctx); err != nil {
+				return err
+			}
+		}
 		err = loadSQLite(ctx, main, b.g, now, units, b.opts.Workers, ctr)
 	}
 	b.prog.watch(nil)
@@ -225,6 +250,35 @@ func (b *builder) run(ctx context.Context, rep *BuildReport) error {
 		return err
 	}
 	return markReady(ctx, main)
+}
+
+// useStreams decides between streaming loads and INSERTs. MySQL servers
+// refuse LOAD DATA LOCAL INFILE unless local_infile is on (MySQL 8's default
+// is off): then the build falls back to INSERTs, or fails if streams were
+// asked for, saying what to change.
+func (b *builder) useStreams(ctx context.Context, main db.Conn) (bool, error) {
+	_, canStream := main.(db.TextCopier)
+	if b.kind == db.MySQL && canStream && b.opts.Loader != LoaderInsert {
+		var on int
+		if err := main.QueryRow(ctx, "SELECT @@GLOBAL.local_infile").Scan(&on); err != nil {
+			return false, fmt.Errorf("read local_infile: %w", err)
+		}
+		if on == 0 {
+			if b.opts.Loader == LoaderStream {
+				return false, errors.New("the server has local_infile=OFF, so LOAD DATA LOCAL INFILE is refused: SET GLOBAL local_infile = 1, or build with --loader insert")
+			}
+			canStream = false
+		}
+	}
+	switch b.opts.Loader {
+	case LoaderInsert:
+		return false, nil
+	case LoaderStream:
+		if !canStream {
+			return false, fmt.Errorf("%s cannot load streams; use --loader insert", b.kind)
+		}
+	}
+	return canStream, nil
 }
 
 // loadUnits lists the load's work. Servers (parallel streams): the big tables

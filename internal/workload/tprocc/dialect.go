@@ -1,12 +1,11 @@
 package tprocc
 
 import (
-	"bufio"
 	"embed"
 	"fmt"
-	"strings"
 
 	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/sqlfile"
 )
 
 // Every statement Sledge sends for TPROC-C lives in sql/<dialect>/*.sql, one
@@ -17,10 +16,7 @@ import (
 var sqlFiles embed.FS
 
 // Statement is one named SQL statement from a dialect file.
-type Statement struct {
-	Name string
-	SQL  string
-}
+type Statement = sqlfile.Statement
 
 // dialectDir maps a database kind to its folder under sql/.
 func dialectDir(k db.Kind) (string, error) {
@@ -61,47 +57,4 @@ func statementMap(k db.Kind, file string) (map[string]string, error) {
 	return m, nil
 }
 
-// parseStatements splits a file at "-- name: X" lines. Text before the first
-// name is a file comment. A trailing semicolon is kept: PL/pgSQL bodies need
-// theirs and drivers accept one.
-func parseStatements(text string) ([]Statement, error) {
-	var (
-		out  []Statement
-		cur  *Statement
-		body strings.Builder
-		seen = map[string]bool{}
-	)
-	flush := func() {
-		if cur != nil {
-			cur.SQL = strings.TrimSpace(body.String())
-			out = append(out, *cur)
-		}
-		body.Reset()
-	}
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "-- name:"); ok {
-			flush()
-			name = strings.TrimSpace(name)
-			if name == "" || seen[name] {
-				return nil, fmt.Errorf("statement name %q empty or repeated", name)
-			}
-			seen[name] = true
-			cur = &Statement{Name: name}
-			continue
-		}
-		if cur != nil {
-			body.WriteString(line)
-			body.WriteByte('\n')
-		}
-	}
-	flush()
-	for _, s := range out {
-		if s.SQL == "" {
-			return nil, fmt.Errorf("statement %q has no SQL", s.Name)
-		}
-	}
-	return out, sc.Err()
-}
+func parseStatements(text string) ([]Statement, error) { return sqlfile.Parse(text) }

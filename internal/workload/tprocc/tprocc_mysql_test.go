@@ -91,6 +91,9 @@ func TestBuildMariaDB(t *testing.T) {
 	}
 }
 
+// TestCheckDetectsViolationsMariaDB loads with INSERTs (the fallback for
+// servers that refuse LOAD DATA LOCAL INFILE), then checks that the
+// conditions catch what they should.
 func TestCheckDetectsViolationsMariaDB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a warehouse")
@@ -98,9 +101,16 @@ func TestCheckDetectsViolationsMariaDB(t *testing.T) {
 	t.Parallel()
 	drv := mysql.Driver{}
 	tg := mariadbTarget(t)
-	if _, err := Build(t.Context(), drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 2}); err != nil {
+	rep, err := Build(t.Context(), drv, tg, BuildOptions{Warehouses: 1, Workers: 2, Seed: 2, Loader: LoaderInsert})
+	if err != nil {
 		t.Fatal(err)
 	}
+	checkReportCounts(t, rep, 2, 1)
+	crep, err := Check(t.Context(), connect(t, drv, tg), db.MySQL, CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireAllPass(t, crep)
 	checkDetectsViolations(t, connect(t, drv, tg), db.MySQL)
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -255,5 +256,64 @@ func TestRunRejectsBadInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("sledge %s: error %v, want one mentioning %q", strings.Join(c.args, " "), err, c.want)
 		}
+	}
+}
+
+// TestEndToEndTPROCH builds and runs TPROC-H on the embedded DuckDB default
+// through the CLI and reads the result back as JSON.
+func TestEndToEndTPROCH(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	e2eEnv(t)
+	sledgeOK(t, "build", "--workload", "tproch", "--scale", "0.01", "--workers", "2")
+	if _, err := sledge(t, "build", "--workload", "tproch", "--scale", "0.01"); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("second build: %v, want a refusal naming --force", err)
+	}
+	out := sledgeOK(t, "run", "--workload", "tproch", "--refresh", "--streams", "2", "--seed", "42")
+	for _, want := range []string{"not comparable with TPC-H results", "TPROC-H power", "TPROC-H throughput", "TPROC-H composite", "seed 42"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run output lacks %q:\n%s", want, out)
+		}
+	}
+	run := latest(t, jobs.KindRun)
+	if run["workload"] != "tproch" || !strings.HasPrefix(fmt.Sprint(run["db_version"]), "DuckDB") {
+		t.Errorf("run job %v", run)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "show", jobID(run), "result", "--format", "json")), &res); err != nil {
+		t.Fatal(err)
+	}
+	requireKeys(t, "result", res, "status", "geomean_s", "scale_factor", "queries", "power", "throughput", "composite", "stream_totals")
+	if res["status"] != metrics.StatusCompleted || res["scale_factor"] != 0.01 || res["geomean_s"] == nil || res["power"] == nil {
+		t.Errorf("result %v", res)
+	}
+	queries := res["queries"].([]any)
+	if len(queries) != 3*22 {
+		t.Fatalf("%d queries stored, want 66 (power stream and two throughput streams)", len(queries))
+	}
+	for _, q := range queries {
+		q := q.(map[string]any)
+		requireKeys(t, "query", q, "stream", "query", "seconds", "rows", "error")
+		if q["error"] != nil || q["query"].(float64) < 1 || q["query"].(float64) > 22 {
+			t.Errorf("query %v", q)
+		}
+	}
+	sledgeOK(t, "drop", "--workload", "tproch")
+	if _, err := sledge(t, "run", "--workload", "tproch"); err == nil || !strings.Contains(err.Error(), "sledge build --workload tproch") {
+		t.Errorf("run after drop: %v", err)
+	}
+	if _, err := sledge(t, "run", "--workload", "tpch"); err == nil || !strings.Contains(err.Error(), "--workload") {
+		t.Errorf("unknown workload: %v", err)
+	}
+
+	dir := t.TempDir()
+	out = sledgeOK(t, "datagen", "--workload", "tproch", "--scale", "0.01", "--workers", "2", "--out", dir)
+	if !strings.Contains(out, "86,805 rows") {
+		t.Errorf("datagen: %s", out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "nation.tbl"))
+	if err != nil || !strings.HasPrefix(string(b), "0|ALGERIA|0|") || strings.Count(string(b), "\n") != 25 {
+		t.Errorf("nation.tbl: %v %q", err, b)
 	}
 }

@@ -544,6 +544,13 @@ func showSection(ctx context.Context, w io.Writer, repo *jobs.Repo, j jobs.Job, 
 		}
 		return printJob(w, j)
 	case "result", "timing":
+		if j.Workload == workloadTPROCH && section == "result" {
+			found, err := showAnalytic(ctx, w, repo, j, asJSON)
+			if err != nil || found {
+				return err
+			}
+			return noSection(j, "TPROC-H result")
+		}
 		res, err := repo.RunResult(ctx, j.ID)
 		if err != nil {
 			return err

@@ -46,7 +46,7 @@ func newRootCmd() *cobra.Command {
 	g := &globals{}
 	root := &cobra.Command{
 		Use:   "sledge",
-		Short: "Build, run and compare database benchmarks (TPROC-C)",
+		Short: "Build, run and compare database benchmarks (TPROC-C and TPROC-H)",
 		Long: `Sledge builds a TPROC-C schema (an OLTP workload derived from the TPC-C
 specification), drives it with many parallel virtual users, reports NOPM, TPM,
 latency percentiles and errors, and stores every job in a repository.
@@ -65,6 +65,7 @@ With no --db, Sledge uses an embedded SQLite database in its data directory
 		newDropCmd(g),
 		newJobsCmd(g),
 		newSandboxCmd(g),
+		newDatagenCmd(),
 	)
 	return root
 }

@@ -66,10 +66,15 @@ func systemInfo() map[string]string {
 // startJob records a new job and returns its id (0 when the repository
 // cannot be written: the benchmark still runs, with a warning).
 func startJob(ctx context.Context, repo *jobs.Repo, kind string, t db.Target, cfg map[string]string) int64 {
+	return startWorkloadJob(ctx, repo, kind, workloadTPROCC, t, cfg)
+}
+
+// startWorkloadJob is startJob for a given workload.
+func startWorkloadJob(ctx context.Context, repo *jobs.Repo, kind, workload string, t db.Target, cfg map[string]string) int64 {
 	if repo == nil {
 		return 0
 	}
-	id, err := repo.Create(ctx, jobs.Job{Kind: kind, Workload: workloadTPROCC, DBKind: string(t.Kind), Target: t.String()}, cfg)
+	id, err := repo.Create(ctx, jobs.Job{Kind: kind, Workload: workload, DBKind: string(t.Kind), Target: t.String()}, cfg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "sledge: warning: cannot record the job: %v\n", err)
 		return 0
@@ -116,6 +121,8 @@ type buildFlags struct {
 	force      bool
 	engine     string
 	loader     string
+	workload   string
+	scale      float64
 }
 
 func newBuildCmd(g *globals) *cobra.Command {
@@ -133,6 +140,18 @@ A database that already holds a TPROC-C schema is refused unless --force.`,
   sledge build --db postgres://u:p@127.0.0.1:5432/tpcc --warehouses 10 --workers 4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			wl, err := parseWorkload(f.workload)
+			if err != nil {
+				return err
+			}
+			if wl == workloadTPROCH {
+				repo, err := openRepo(cmd.Context(), g)
+				if err != nil {
+					return err
+				}
+				defer repo.Close()
+				return runBuildH(cmd.Context(), cmd.OutOrStdout(), repo, f)
+			}
 			t, _, err := target(f.db)
 			if err != nil {
 				return err
@@ -153,6 +172,8 @@ A database that already holds a TPROC-C schema is refused unless --force.`,
 	fl.Uint64Var(&f.seed, "seed", defaultSeed, "seed of the data generator")
 	fl.BoolVar(&f.force, "force", false, "drop an existing TPROC-C schema first")
 	fl.StringVar(&f.engine, "engine", "", "MariaDB/MySQL storage engine of the tables (default InnoDB)")
+	fl.StringVar(&f.workload, "workload", "tprocc", workloadFlagHelp)
+	fl.Float64Var(&f.scale, "scale", 1, "TPROC-H scale factor: 1, 10, 30, 100, … (fractional ones such as 0.01 or 0.1 for tests, labelled as such)")
 	fl.StringVar(&f.loader, "loader", "", "how rows travel: stream (PostgreSQL COPY, MariaDB/MySQL LOAD DATA LOCAL INFILE; parallel) or insert (batched INSERTs, one writer); default: stream where the database takes it")
 	return cmd
 }
@@ -217,6 +238,11 @@ type runFlags struct {
 	seed       uint64
 	clientCPUs int
 	cpuProfile string
+	workload   string
+	streams    int
+	querySets  int
+	refresh    bool
+	validate   bool
 }
 
 func newRunCmd(g *globals) *cobra.Command {
@@ -244,6 +270,13 @@ warehouse first if it does not exist.`,
   sledge run --db postgres://… --mode sql --isolation serializable --max-retries 3`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			wl, err := parseWorkload(f.workload)
+			if err != nil {
+				return err
+			}
+			if wl == workloadTPROCH {
+				return runRunH(cmd.Context(), cmd.OutOrStdout(), g, f)
+			}
 			return runRun(cmd.Context(), cmd.OutOrStdout(), g, f)
 		},
 	}
@@ -262,6 +295,11 @@ warehouse first if it does not exist.`,
 	fl.IntVar(&f.clientCPUs, "client-cpus", 0, "CPU cores the client may use for its goroutines (GOMAXPROCS); 0 = one per 16 VUs, at most all. Few cores mean fewer scheduler wake-ups per transaction: VUs mostly wait on the network")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the client to this file (for finding client overhead)")
 	_ = fl.MarkHidden("cpuprofile")
+	fl.StringVar(&f.workload, "workload", "tprocc", workloadFlagHelp)
+	fl.IntVar(&f.streams, "streams", 0, "TPROC-H: query streams of the throughput test after the power test (0: power test only; the specification's minimum is 2 at SF 1)")
+	fl.IntVar(&f.querySets, "query-sets", 1, "TPROC-H: times each throughput stream runs its 22 queries")
+	fl.BoolVar(&f.refresh, "refresh", false, "TPROC-H: run the refresh functions (RF1 and RF2 around the power test, a refresh stream in the throughput test); they change the data for good")
+	fl.BoolVar(&f.validate, "validate", false, "TPROC-H: use the specification's validation parameters for every query")
 	return cmd
 }
 
@@ -606,8 +644,9 @@ func printCheck(out *jobOutput, t db.Target, rep tprocc.CheckReport) int {
 
 func newDropCmd(g *globals) *cobra.Command {
 	var (
-		dbFlag string
-		yes    bool
+		dbFlag   string
+		yes      bool
+		workload string
 	)
 	cmd := &cobra.Command{
 		Use:   "drop",
@@ -617,6 +656,13 @@ schema too). Asks for confirmation on a terminal unless --yes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			wl, err := parseWorkload(workload)
+			if err != nil {
+				return err
+			}
+			if wl == workloadTPROCH {
+				return runDropH(ctx, cmd.OutOrStdout(), dbFlag)
+			}
 			t, _, err := target(dbFlag)
 			if err != nil {
 				return err
@@ -656,5 +702,6 @@ schema too). Asks for confirmation on a terminal unless --yes.`,
 	}
 	cmd.Flags().StringVar(&dbFlag, "db", "", dbFlagHelp)
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.Flags().StringVar(&workload, "workload", "tprocc", workloadFlagHelp)
 	return cmd
 }

@@ -49,3 +49,13 @@ func DefaultTPROCCDatabase() (string, error) {
 	}
 	return "sqlite:" + filepath.Join(d, "tprocc.sqlite"), nil
 }
+
+// DefaultTPROCHDatabase is the embedded DuckDB database TPROC-H uses when no
+// --db is given.
+func DefaultTPROCHDatabase() (string, error) {
+	d, err := DataDir()
+	if err != nil {
+		return "", err
+	}
+	return "duckdb:" + filepath.Join(d, "tproch.duckdb"), nil
+}

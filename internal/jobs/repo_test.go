@@ -428,6 +428,7 @@ func TestDeleteRemovesEverything(t *testing.T) {
 		must(r.SaveRunResult(ctx, id, sampleRunResult()))
 		must(r.SaveBuildResult(ctx, id, BuildResult{Tables: map[string]int64{"t": 1}}))
 		must(r.SaveCheck(ctx, id, []CheckItem{{Name: "c"}}))
+		must(r.SaveAnalyticResult(ctx, id, sampleAnalyticResult()))
 		return id
 	}
 	victim, keep := fill(), fill()

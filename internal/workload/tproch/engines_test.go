@@ -1,0 +1,272 @@
+package tproch
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/db/duckdb"
+	"github.com/sledge-bench/sledge/internal/db/mysql"
+	"github.com/sledge-bench/sledge/internal/db/postgres"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/testdb"
+)
+
+// Integration tests on the three engines: build SF 0.01, run the power test
+// (with the refresh functions), and check that the 22 queries return the
+// same answers everywhere.
+
+func TestMain(m *testing.M) { testdb.Main(m) }
+
+type engine struct {
+	name string
+	drv  db.Driver
+	tg   func(t *testing.T) db.Target
+}
+
+func engines() []engine {
+	return []engine{
+		{"duckdb", duckdb.Driver{}, func(t *testing.T) db.Target {
+			return db.Target{Kind: db.DuckDB, DSN: filepath.Join(t.TempDir(), "h.duckdb")}
+		}},
+		{"postgres", postgres.Driver{}, func(t *testing.T) db.Target { return parse(t, testdb.Postgres(t)) }},
+		{"mariadb", mysql.Driver{}, func(t *testing.T) db.Target { return parse(t, testdb.MariaDB(t)) }},
+	}
+}
+
+func parse(t *testing.T, url string) db.Target {
+	t.Helper()
+	tg, err := db.ParseTarget(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+const testSF = 0.01
+
+// answers runs every query with the validation parameters and returns its
+// rows, normalised so that engines can be compared: numbers rounded to
+// cents, text without CHAR padding, dates as YYYY-MM-DD; rows sorted (ties
+// in ORDER BY may come in any order).
+func answers(t *testing.T, ctx context.Context, c db.Conn, dialect string) [22][]string {
+	t.Helper()
+	tmpl, err := LoadQueries(dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [22][]string
+	for q := 1; q <= 22; q++ {
+		text, err := Substitute(tmpl[q-1], ValidationParams(q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := c.Query(ctx, text)
+		if err != nil {
+			t.Fatalf("%s Q%d: %v", dialect, q, err)
+		}
+		out[q-1], err = ReadAnswer(rows)
+		rows.Close()
+		if err != nil {
+			t.Fatalf("%s Q%d: %v", dialect, q, err)
+		}
+	}
+	return out
+}
+
+func TestBuildPowerAndAnswersOnThreeEngines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds SF 0.01 on three engines")
+	}
+	ctx := context.Background()
+	var ref [22][]string
+	refName := ""
+	for _, e := range engines() {
+		t.Run(e.name, func(t *testing.T) {
+			tg := e.tg(t)
+			rep, err := Build(ctx, e.drv, tg, BuildOptions{SF: testSF, Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, _ := NewGenerator(testSF)
+			for _, tb := range Tables() {
+				if tb == TableLineitem {
+					continue // an estimate in Rows
+				}
+				if rep.Tables[tb.String()] != g.Rows(tb) {
+					t.Errorf("%s: loaded %d rows, want %d", tb, rep.Tables[tb.String()], g.Rows(tb))
+				}
+			}
+			if _, err := Build(ctx, e.drv, tg, BuildOptions{SF: testSF, Workers: 1}); err == nil {
+				t.Error("a second build over the schema was accepted")
+			}
+			c, err := e.drv.Connect(ctx, tg, db.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close(ctx)
+			dl, _ := dialect(e.drv.Kind())
+			got := answers(t, ctx, c, dl)
+			for q := range got {
+				if len(got[q]) == 0 && q+1 != 20 {
+					t.Errorf("Q%d returned no rows", q+1)
+				}
+			}
+			if refName == "" {
+				ref, refName = got, e.name
+			} else {
+				for q := range got {
+					if strings.Join(got[q], "\n") != strings.Join(ref[q], "\n") {
+						t.Errorf("Q%d differs between %s and %s:\n%s: %q\n%s: %q", q+1, refName, e.name,
+							refName, head(ref[q]), e.name, head(got[q]))
+					}
+				}
+			}
+
+			// The power test with the refresh functions, twice: the
+			// database evolves (update sets 1, then 2), nothing collides.
+			for run := 1; run <= 2; run++ {
+				res, err := Run(ctx, e.drv, tg, RunOptions{Refresh: true, Seed: 1})
+				if err != nil {
+					t.Fatalf("run %d: %v", run, err)
+				}
+				if res.Status != metrics.StatusCompleted || math.IsNaN(res.Power) || math.IsNaN(res.GeomeanS) {
+					t.Fatalf("run %d: status %s, power %v, geomean %v, warnings %v", run, res.Status, res.Power, res.GeomeanS, res.Warnings)
+				}
+				if len(res.Queries) != 22 || len(res.Refreshes) != 2 || res.Refreshes[0].Set != run {
+					t.Fatalf("run %d: %d queries, refreshes %+v", run, len(res.Queries), res.Refreshes)
+				}
+				for _, f := range res.Refreshes {
+					if f.Rows == 0 || f.Error != "" {
+						t.Errorf("run %d: %s: %d rows, %q", run, f.Function, f.Rows, f.Error)
+					}
+				}
+			}
+			var orders int64
+			if err := c.QueryRow(ctx, "SELECT count(*) FROM orders").Scan(&orders); err != nil || orders != g.Rows(TableOrders) {
+				t.Errorf("after two refresh pairs: %d orders (%v), want %d: RF1 and RF2 must balance", orders, err, g.Rows(TableOrders))
+			}
+			if err := Drop(ctx, c, e.drv.Kind()); err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := SchemaExists(ctx, c, e.drv.Kind()); err != nil || ok {
+				t.Errorf("after drop: exists %v, %v", ok, err)
+			}
+		})
+	}
+}
+
+func head(rows []string) []string {
+	if len(rows) > 5 {
+		return rows[:5]
+	}
+	return rows
+}
+
+func TestThroughputTestOnDuckDB(t *testing.T) {
+	ctx := context.Background()
+	tg := db.Target{Kind: db.DuckDB, DSN: filepath.Join(t.TempDir(), "h.duckdb")}
+	if _, err := Build(ctx, duckdb.Driver{}, tg, BuildOptions{SF: testSF, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(ctx, duckdb.Driver{}, tg, RunOptions{Streams: 2, Refresh: true, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perStream := map[int]int{}
+	for _, q := range res.Queries {
+		perStream[q.Stream]++
+		if q.Error != "" {
+			t.Errorf("stream %d Q%d: %s", q.Stream, q.Query, q.Error)
+		}
+	}
+	if perStream[0] != 22 || perStream[1] != 22 || perStream[2] != 22 {
+		t.Errorf("queries per stream %v", perStream)
+	}
+	// Power test: RF1 and RF2 of set 1; refresh stream: two pairs, sets 2 and 3.
+	var sets []string
+	for _, f := range res.Refreshes {
+		sets = append(sets, fmt.Sprintf("%d:%s%d", f.Stream, f.Function, f.Set))
+	}
+	if got := strings.Join(sets, " "); got != "0:RF11 0:RF21 3:RF12 3:RF22 3:RF13 3:RF23" {
+		t.Errorf("refresh functions %s", got)
+	}
+	if math.IsNaN(res.Power) || math.IsNaN(res.Throughput) || math.IsNaN(res.Composite) || res.TsS <= 0 {
+		t.Errorf("metrics: power %v throughput %v composite %v Ts %v", res.Power, res.Throughput, res.Composite, res.TsS)
+	}
+	if want := math.Round(math.Sqrt(res.Power*res.Throughput)*10) / 10; res.Composite != want {
+		t.Errorf("composite %v, want √(power × throughput) = %v", res.Composite, want)
+	}
+}
+
+func TestComputeMetrics(t *testing.T) {
+	res := &metrics.AnalyticResult{SF: 10, Streams: 3, QuerySets: 1, ThroughputSeconds: 999.991}
+	for q := 1; q <= 22; q++ {
+		res.Queries = append(res.Queries, metrics.AnalyticQuery{Stream: 0, Query: q, Seconds: 10})
+	}
+	res.Refreshes = []metrics.AnalyticRefresh{{Stream: 0, Function: "RF1", Seconds: 10}, {Stream: 0, Function: "RF2", Seconds: 10}}
+	computeMetrics(res)
+	// The reference sheet's worked example: SF 10, all intervals 10 s → power
+	// 3,600.0; 3 streams in Ts = 1,000 s → throughput 2,376.0; composite 2,924.7.
+	if res.Power != 3600 || res.TsS != 1000 || res.Throughput != 2376 || res.Composite != 2924.7 || math.Abs(res.GeomeanS-10) > 1e-9 {
+		t.Errorf("power %v, Ts %v, throughput %v, composite %v, geomean %v", res.Power, res.TsS, res.Throughput, res.Composite, res.GeomeanS)
+	}
+	// Clamp: with one query 2,000× slower, the fast ones count as max/1000.
+	res = &metrics.AnalyticResult{SF: 1}
+	for q := 1; q <= 22; q++ {
+		s := 0.01
+		if q == 1 {
+			s = 20
+		}
+		res.Queries = append(res.Queries, metrics.AnalyticQuery{Stream: 0, Query: q, Seconds: s})
+	}
+	res.Refreshes = []metrics.AnalyticRefresh{{Stream: 0, Function: "RF1", Seconds: 1}, {Stream: 0, Function: "RF2", Seconds: 1}}
+	computeMetrics(res)
+	want := math.Round(3600/math.Exp((math.Log(20)+21*math.Log(0.02))/24)*10) / 10
+	if res.Power != want {
+		t.Errorf("clamped power %v, want %v", res.Power, want)
+	}
+	// A failed query: no metrics, and a warning.
+	res.Queries[3].Error = "boom"
+	computeMetrics(res)
+	if !math.IsNaN(res.Power) || !math.IsNaN(res.GeomeanS) || len(res.Warnings) == 0 {
+		t.Errorf("failed query: power %v geomean %v warnings %v", res.Power, res.GeomeanS, res.Warnings)
+	}
+	if roundInterval(0.004) != 0.01 || roundInterval(1.234) != 1.23 || roundInterval(1.235) != 1.24 {
+		t.Error("interval rounding")
+	}
+}
+
+// TestValidationSF1DuckDB builds SF 1 and runs the power test with the
+// validation parameters: every answer must match the stored answer set.
+func TestValidationSF1DuckDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds SF 1")
+	}
+	ctx := context.Background()
+	tg := db.Target{Kind: db.DuckDB, DSN: filepath.Join(t.TempDir(), "sf1.duckdb")}
+	rep, err := Build(ctx, duckdb.Driver{}, tg, BuildOptions{SF: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Tables["lineitem"] != 6001215 || rep.Rows != 8661245 {
+		t.Errorf("SF 1: %d lineitem rows, %d in all; want 6,001,215 and 8,661,245", rep.Tables["lineitem"], rep.Rows)
+	}
+	res, err := Run(ctx, duckdb.Driver{}, tg, RunOptions{Validate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range res.Queries {
+		if q.Check != "ok" {
+			t.Errorf("Q%d: %s", q.Query, q.Check)
+		}
+	}
+	if res.Validated != "passed" {
+		t.Errorf("validation %q", res.Validated)
+	}
+	t.Logf("SF 1 on DuckDB: built in %s, power-test geometric mean %.3f s", rep.Duration, res.GeomeanS)
+}

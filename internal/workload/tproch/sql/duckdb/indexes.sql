@@ -1,0 +1,6 @@
+-- No keys or indexes for DuckDB, deliberately: this file has no statements.
+-- DuckDB answers the 22 queries with columnar scans (zone maps prune the
+-- date ranges) and hash joins; it does not use ART indexes for them. A
+-- PRIMARY KEY or CREATE INDEX builds an ART index, which on LINEITEM and
+-- ORDERS takes long and much memory, and would be pure load time. Add
+-- statements here ("-- name: x" blocks) only if a query is shown to need one.

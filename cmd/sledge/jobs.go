@@ -438,8 +438,10 @@ type outputJSON struct {
 type summaryJSON struct {
 	Job    jobJSON     `json:"job"`
 	Result *resultJSON `json:"result"`
-	Build  *buildJSON  `json:"build"`
-	Check  []checkJSON `json:"check"`
+	// Analytic is a TPROC-H run's result (omitted for other jobs).
+	Analytic *analyticJSON `json:"analytic,omitempty"`
+	Build    *buildJSON    `json:"build"`
+	Check    []checkJSON   `json:"check"`
 }
 
 // ---------------------------------------------------------------- show
@@ -664,8 +666,16 @@ func showSummary(ctx context.Context, w io.Writer, repo *jobs.Repo, j jobs.Job, 
 	if err != nil {
 		return err
 	}
+	ares, err := repo.AnalyticResult(ctx, j.ID)
+	if err != nil {
+		return err
+	}
 	if asJSON {
 		s := summaryJSON{Job: toJobJSON(j)}
+		if ares != nil {
+			a := toAnalyticJSON(j.ID, ares)
+			s.Analytic = &a
+		}
 		if res != nil {
 			r := toResultJSON(j.ID, res)
 			s.Result = &r
@@ -685,6 +695,11 @@ func showSummary(ctx context.Context, w io.Writer, repo *jobs.Repo, j jobs.Job, 
 	if res != nil {
 		fmt.Fprintln(w)
 		if err := printRunResult(w, j, res); err != nil {
+			return err
+		}
+	}
+	if ares != nil {
+		if _, err := showAnalytic(ctx, w, repo, j, false); err != nil {
 			return err
 		}
 	}

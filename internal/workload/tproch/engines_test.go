@@ -270,3 +270,11 @@ func TestValidationSF1DuckDB(t *testing.T) {
 	}
 	t.Logf("SF 1 on DuckDB: built in %s, power-test geometric mean %.3f s", rep.Duration, res.GeomeanS)
 }
+
+func TestMinStreams(t *testing.T) {
+	for sf, want := range map[float64]int{0.01: 2, 1: 2, 10: 3, 30: 4, 100: 5, 300: 6, 1000: 7, 3000: 8, 10000: 9, 30000: 10, 100000: 11} {
+		if got := MinStreams(sf); got != want {
+			t.Errorf("MinStreams(%g) = %d, want %d", sf, got, want)
+		}
+	}
+}

@@ -52,6 +52,7 @@ func Run(ctx context.Context, drv db.Driver, t db.Target, o RunOptions) (*metric
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
+	var minStreams int
 	templates, err := LoadQueries(dl)
 	if err != nil {
 		return nil, err
@@ -72,9 +73,15 @@ func Run(ctx context.Context, drv db.Driver, t db.Target, o RunOptions) (*metric
 	if o.Seed == 0 {
 		o.Seed = defaultSeed(time.Now())
 	}
+	if o.Streams > 0 {
+		minStreams = MinStreams(meta.SF)
+	}
 	r := &runner{drv: drv, target: t, dialect: dl, templates: templates, g: g, opts: o, meta: meta,
 		res: &metrics.AnalyticResult{SF: meta.SF, Streams: o.Streams, QuerySets: o.QuerySets, Seed: o.Seed,
 			Refresh: o.Refresh, Validation: o.Validate, Status: metrics.StatusCompleted}}
+	if o.Streams > 0 && o.Streams < minStreams {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the specification asks for at least %d query streams at scale factor %g; this run used %d", minStreams, meta.SF, o.Streams))
+	}
 	err = r.power(ctx, main)
 	if err == nil && o.Streams > 0 {
 		err = r.throughput(ctx, main)
@@ -93,6 +100,21 @@ func Run(ctx context.Context, drv db.Driver, t db.Target, o RunOptions) (*metric
 		return res, ctx.Err()
 	}
 	return res, err
+}
+
+// MinStreams is the specification's minimum number of throughput streams
+// for a scale factor (Table 11); fractional scale factors take SF 1's.
+func MinStreams(sf float64) int {
+	limits := []struct {
+		sf      float64
+		streams int
+	}{{100000, 11}, {30000, 10}, {10000, 9}, {3000, 8}, {1000, 7}, {300, 6}, {100, 5}, {30, 4}, {10, 3}}
+	for _, l := range limits {
+		if sf >= l.sf {
+			return l.streams
+		}
+	}
+	return 2
 }
 
 // defaultSeed is seed0 in the specification's form: the time formatted

@@ -147,6 +147,12 @@ func runJobsList(cmd *cobra.Command, g *globals, f *listFlags) error {
 		return fmt.Errorf("--limit %d: want 0 (all) or more", f.limit)
 	}
 	ctx := cmd.Context()
+	if r, ok, err := remoteFor(g); ok {
+		if err != nil {
+			return err
+		}
+		return remoteJobsList(ctx, cmd.OutOrStdout(), r, f)
+	}
 	repo, err := openRepo(ctx, g)
 	if err != nil {
 		return err
@@ -363,6 +369,14 @@ type intervalJSON struct {
 	NOPM         jsonFloat                 `json:"nopm"`
 	Errors       int64                     `json:"errors"`
 	Transactions map[string]intervalTxJSON `json:"transactions"` // keyed by name
+	VUs          []vuJSON                  `json:"vus"`          // each virtual user at the end of the interval
+}
+
+type vuJSON struct {
+	VU      int    `json:"vu"`
+	State   string `json:"state"` // starting | running | reconnecting | stopped
+	Commits int64  `json:"commits"`
+	Errors  int64  `json:"errors"`
 }
 
 type intervalTxJSON struct {
@@ -378,7 +392,11 @@ func toIntervalsJSON(ivs []metrics.Interval) []intervalJSON {
 	out := make([]intervalJSON, 0, len(ivs))
 	for _, iv := range ivs {
 		x := intervalJSON{Seq: iv.Seq, Phase: iv.Phase, ElapsedS: iv.Elapsed.Seconds(), LengthS: iv.Length.Seconds(),
-			TPM: jsonFloat(iv.TPM), NOPM: jsonFloat(iv.NOPM), Errors: iv.Errors, Transactions: map[string]intervalTxJSON{}}
+			TPM: jsonFloat(iv.TPM), NOPM: jsonFloat(iv.NOPM), Errors: iv.Errors, Transactions: map[string]intervalTxJSON{},
+			VUs: []vuJSON{}}
+		for _, v := range iv.VUs {
+			x.VUs = append(x.VUs, vuJSON{VU: v.VU, State: v.State, Commits: v.Commits, Errors: v.Errors})
+		}
 		for _, t := range iv.Tx {
 			x.Transactions[t.Name] = intervalTxJSON{Count: t.Count, Errors: t.Errors,
 				P50MS: ms(t.P50), P95MS: ms(t.P95), P99MS: ms(t.P99), MaxMS: ms(t.Max)}

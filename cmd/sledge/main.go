@@ -18,7 +18,8 @@ var version = "dev"
 
 // globals are the flags every command shares.
 type globals struct {
-	repo string // jobs repository path (--repo)
+	repo   string // jobs repository path (--repo)
+	server string // a `sledge serve` to drive instead of running here (--server)
 }
 
 func main() {
@@ -58,6 +59,7 @@ With no --db, Sledge uses an embedded SQLite database in its data directory
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&g.repo, "repo", "", "jobs repository file (default $SLEDGE_REPO, else <data dir>/jobs.db)")
+	root.PersistentFlags().StringVar(&g.server, "server", "", "drive a `sledge serve` at this URL (run, build, jobs) instead of working here (default $SLEDGE_SERVER; token from $SLEDGE_TOKEN)")
 	root.AddCommand(
 		newBuildCmd(g),
 		newRunCmd(g),
@@ -66,6 +68,7 @@ With no --db, Sledge uses an embedded SQLite database in its data directory
 		newJobsCmd(g),
 		newSandboxCmd(g),
 		newDatagenCmd(),
+		newServeCmd(g),
 	)
 	return root
 }

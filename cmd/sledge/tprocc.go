@@ -82,6 +82,9 @@ func startWorkloadJob(ctx context.Context, repo *jobs.Repo, kind, workload strin
 	if err := repo.SetSystem(ctx, id, systemInfo()); err != nil {
 		fmt.Fprintf(os.Stderr, "sledge: warning: cannot record system info: %v\n", err)
 	}
+	if fn, ok := ctx.Value(jobStartedKey{}).(func(kind string, id int64)); ok {
+		fn(kind, id)
+	}
 	return id
 }
 
@@ -143,6 +146,13 @@ A database that already holds a TPROC-C schema is refused unless --force.`,
 			wl, err := parseWorkload(f.workload)
 			if err != nil {
 				return err
+			}
+			if r, ok, err := remoteFor(g); ok {
+				if err != nil {
+					return err
+				}
+				f.workload = wl
+				return remoteJob(cmd.Context(), cmd.OutOrStdout(), r, remoteBuildRequest(f))
 			}
 			if wl == workloadTPROCH {
 				repo, err := openRepo(cmd.Context(), g)
@@ -273,6 +283,13 @@ warehouse first if it does not exist.`,
 			wl, err := parseWorkload(f.workload)
 			if err != nil {
 				return err
+			}
+			if r, ok, err := remoteFor(g); ok {
+				if err != nil {
+					return err
+				}
+				f.workload = wl
+				return remoteJob(cmd.Context(), cmd.OutOrStdout(), r, remoteRunRequest(f))
 			}
 			if wl == workloadTPROCH {
 				return runRunH(cmd.Context(), cmd.OutOrStdout(), g, f)
@@ -548,56 +565,88 @@ Condition 11 holds only until the first run and is skipped afterwards. Exits
 with status 1 if any condition fails. The check is recorded as a job.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			t, _, err := target(dbFlag)
-			if err != nil {
-				return err
-			}
-			drv, err := drivers.For(t.Kind)
-			if err != nil {
-				return err
-			}
-			repo, err := openRepo(ctx, g)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			id := startJob(ctx, repo, "check", t, map[string]string{"db": t.String()})
-			out := &jobOutput{w: cmd.OutOrStdout(), repo: repo, id: id, headTx: -1}
-			c, err := drv.Connect(ctx, t, db.Options{AppName: "sledge check"})
-			if err != nil {
-				finishJob(repo, id, metrics.StatusFailed, err)
-				return err
-			}
-			defer c.Close(context.Background())
-			if v, err := drv.Version(ctx, c); err == nil && id != 0 {
-				_ = repo.SetDBVersion(ctx, id, v)
-			}
-			rep, err := tprocc.Check(ctx, c, t.Kind, tprocc.CheckOptions{})
-			if err != nil {
-				finishJob(repo, id, statusOf(ctx, err), err)
-				return fmt.Errorf("check: %w", err)
-			}
-			failed := printCheck(out, t, rep)
-			items := make([]jobs.CheckItem, 0, len(rep.Conditions))
-			for _, c := range rep.Conditions {
-				items = append(items, jobs.CheckItem{Name: c.Name, Description: c.Description, Passed: c.Passed,
-					Skipped: c.Skipped, Violations: c.Violations, Note: c.Note})
-			}
-			if id != 0 {
-				if err := repo.SaveCheck(context.Background(), id, items); err != nil {
-					fmt.Fprintf(os.Stderr, "sledge: warning: cannot store the check: %v\n", err)
-				}
-			}
-			finishJob(repo, id, metrics.StatusCompleted, nil)
-			if failed > 0 {
-				return exitError{code: 1}
-			}
-			return nil
+			return runCheck(cmd.Context(), cmd.OutOrStdout(), g, dbFlag)
 		},
 	}
 	cmd.Flags().StringVar(&dbFlag, "db", "", dbFlagHelp)
 	return cmd
+}
+
+// runCheck checks the TPROC-C schema and records the job.
+func runCheck(ctx context.Context, w io.Writer, g *globals, dbFlag string) error {
+	t, _, err := target(dbFlag)
+	if err != nil {
+		return err
+	}
+	drv, err := drivers.For(t.Kind)
+	if err != nil {
+		return err
+	}
+	repo, err := openRepo(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	id := startJob(ctx, repo, "check", t, map[string]string{"db": t.String()})
+	out := &jobOutput{w: w, repo: repo, id: id, headTx: -1}
+	c, err := drv.Connect(ctx, t, db.Options{AppName: "sledge check"})
+	if err != nil {
+		finishJob(repo, id, metrics.StatusFailed, err)
+		return err
+	}
+	defer c.Close(context.Background())
+	if v, err := drv.Version(ctx, c); err == nil && id != 0 {
+		_ = repo.SetDBVersion(ctx, id, v)
+	}
+	rep, err := tprocc.Check(ctx, c, t.Kind, tprocc.CheckOptions{})
+	if err != nil {
+		finishJob(repo, id, statusOf(ctx, err), err)
+		return fmt.Errorf("check: %w", err)
+	}
+	failed := printCheck(out, t, rep)
+	items := make([]jobs.CheckItem, 0, len(rep.Conditions))
+	for _, c := range rep.Conditions {
+		items = append(items, jobs.CheckItem{Name: c.Name, Description: c.Description, Passed: c.Passed,
+			Skipped: c.Skipped, Violations: c.Violations, Note: c.Note})
+	}
+	if id != 0 {
+		if err := repo.SaveCheck(context.Background(), id, items); err != nil {
+			fmt.Fprintf(os.Stderr, "sledge: warning: cannot store the check: %v\n", err)
+		}
+	}
+	finishJob(repo, id, metrics.StatusCompleted, nil)
+	if failed > 0 {
+		return exitError{code: 1}
+	}
+	return nil
+}
+
+// runDropC drops the TPROC-C schema and records the job.
+func runDropC(ctx context.Context, w io.Writer, g *globals, t db.Target) error {
+	drv, err := drivers.For(t.Kind)
+	if err != nil {
+		return err
+	}
+	repo, err := openRepo(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	id := startJob(ctx, repo, "drop", t, map[string]string{"db": t.String()})
+	out := &jobOutput{w: w, repo: repo, id: id, headTx: -1}
+	c, err := drv.Connect(ctx, t, db.Options{AppName: "sledge drop"})
+	if err != nil {
+		finishJob(repo, id, metrics.StatusFailed, err)
+		return err
+	}
+	defer c.Close(context.Background())
+	if err := tprocc.Drop(ctx, c, t.Kind); err != nil {
+		finishJob(repo, id, statusOf(ctx, err), err)
+		return fmt.Errorf("drop: %w", err)
+	}
+	out.Logf("dropped the TPROC-C schema in %s", t)
+	finishJob(repo, id, metrics.StatusCompleted, nil)
+	return nil
 }
 
 // printCheck prints the report and returns how many conditions failed.
@@ -661,7 +710,7 @@ schema too). Asks for confirmation on a terminal unless --yes.`,
 				return err
 			}
 			if wl == workloadTPROCH {
-				return runDropH(ctx, cmd.OutOrStdout(), dbFlag)
+				return runDropH(ctx, cmd.OutOrStdout(), g, dbFlag)
 			}
 			t, _, err := target(dbFlag)
 			if err != nil {
@@ -674,30 +723,7 @@ schema too). Asks for confirmation on a terminal unless --yes.`,
 					return errors.New("not dropped")
 				}
 			}
-			drv, err := drivers.For(t.Kind)
-			if err != nil {
-				return err
-			}
-			repo, err := openRepo(ctx, g)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			id := startJob(ctx, repo, "drop", t, map[string]string{"db": t.String()})
-			out := &jobOutput{w: cmd.OutOrStdout(), repo: repo, id: id, headTx: -1}
-			c, err := drv.Connect(ctx, t, db.Options{AppName: "sledge drop"})
-			if err != nil {
-				finishJob(repo, id, metrics.StatusFailed, err)
-				return err
-			}
-			defer c.Close(context.Background())
-			if err := tprocc.Drop(ctx, c, t.Kind); err != nil {
-				finishJob(repo, id, statusOf(ctx, err), err)
-				return fmt.Errorf("drop: %w", err)
-			}
-			out.Logf("dropped the TPROC-C schema in %s", t)
-			finishJob(repo, id, metrics.StatusCompleted, nil)
-			return nil
+			return runDropC(ctx, cmd.OutOrStdout(), g, t)
 		},
 	}
 	cmd.Flags().StringVar(&dbFlag, "db", "", dbFlagHelp)

@@ -227,7 +227,7 @@ func nanOr(v float64, format string) string {
 	return fmt.Sprintf(format, v)
 }
 
-func runDropH(ctx context.Context, w io.Writer, dbFlag string) error {
+func runDropH(ctx context.Context, w io.Writer, g *globals, dbFlag string) error {
 	t, err := tprochTarget(dbFlag)
 	if err != nil {
 		return err
@@ -236,15 +236,25 @@ func runDropH(ctx context.Context, w io.Writer, dbFlag string) error {
 	if err != nil {
 		return err
 	}
-	c, err := drv.Connect(ctx, t, db.Options{})
+	repo, err := openRepo(ctx, g)
 	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	id := startWorkloadJob(ctx, repo, "drop", workloadTPROCH, t, map[string]string{"db": t.String()})
+	out := &jobOutput{w: w, repo: repo, id: id, headTx: -1}
+	c, err := drv.Connect(ctx, t, db.Options{AppName: "sledge drop"})
+	if err != nil {
+		finishJob(repo, id, metrics.StatusFailed, err)
 		return err
 	}
 	defer c.Close(context.Background())
 	if err := tproch.Drop(ctx, c, t.Kind); err != nil {
+		finishJob(repo, id, statusOf(ctx, err), err)
 		return err
 	}
-	fmt.Fprintf(w, "dropped the TPROC-H schema in %s\n", t)
+	out.Logf("dropped the TPROC-H schema in %s", t)
+	finishJob(repo, id, metrics.StatusCompleted, nil)
 	return nil
 }
 

@@ -365,6 +365,7 @@ func nextBoundary(now time.Duration, measuring bool, winStart time.Duration, cfg
 
 // vu is one virtual user's life: connect, then transactions until stopped.
 func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.Recorder, fatal chan<- error) {
+	defer rec.SetState(metrics.VUStopped)
 	if delay > 0 {
 		select {
 		case <-time.After(delay):
@@ -381,6 +382,7 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 		return
 	}
 	defer w.Close(context.Background())
+	rec.SetState(metrics.VURunning)
 	maxRetries := r.cfg.MaxRetries
 	for !r.stop.Load() {
 		tx := w.Next()
@@ -420,9 +422,11 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 		if err != nil && e.Outcome != metrics.RolledBack {
 			r.logError(vu, tx, cls, err)
 			if cls == db.ClassConnection {
+				rec.SetState(metrics.VUReconnecting)
 				if !r.reconnect(ctx, vu, w) {
 					return
 				}
+				rec.SetState(metrics.VURunning)
 			}
 		}
 	}

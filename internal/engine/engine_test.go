@@ -119,6 +119,19 @@ func TestRunPhasesAndWindow(t *testing.T) {
 	if res.Commits == 0 || res.Commits >= f.executed.Load() {
 		t.Fatalf("commits %d of %d executed: ramp-up must not count", res.Commits, f.executed.Load())
 	}
+	// Every interval reports each VU; mid-run they are running and commit.
+	cfg := testConfig()
+	mid := out.intervals[len(out.intervals)/2]
+	var commits int64
+	for i, v := range mid.VUs {
+		if v.VU != i+1 || v.State != "running" {
+			t.Errorf("interval %d VU %+v: want VU %d running", mid.Seq, v, i+1)
+		}
+		commits += v.Commits
+	}
+	if len(mid.VUs) != cfg.VUs || commits == 0 {
+		t.Errorf("interval %d: %d VUs with %d commits, want %d VUs committing", mid.Seq, len(mid.VUs), commits, cfg.VUs)
+	}
 	// Interval phases: ramp-up ticks, then measured ticks ending at the window's end.
 	var phases []string
 	var last time.Duration

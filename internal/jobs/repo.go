@@ -50,7 +50,7 @@ const busyTimeoutMS = 30000
 // migrations are the schema scripts in order: migrations[i] brings the
 // repository from user_version i to i+1. Append, never edit. An array, so
 // that SchemaVersion is a constant.
-var migrations = [...]string{schemaV1, schemaV2, schemaV3}
+var migrations = [...]string{schemaV1, schemaV2, schemaV3, schemaV4}
 
 //go:embed schema_v1.sql
 var schemaV1 string
@@ -60,6 +60,9 @@ var schemaV2 string
 
 //go:embed schema_v3.sql
 var schemaV3 string
+
+//go:embed schema_v4.sql
+var schemaV4 string
 
 // SchemaVersion is the schema version this build of Sledge writes.
 const SchemaVersion = len(migrations)
@@ -545,7 +548,7 @@ func (r *Repo) reapAbandoned(ctx context.Context, id int64) error {
 // childTables are deleted explicitly by Delete, children before parents, so
 // that deleting works even on a connection without foreign keys enforced.
 var childTables = []string{
-	"job_interval_tx", "job_interval", "job_timing", "job_error", "job_retry", "job_audit", "job_result",
+	"job_interval_tx", "job_interval_vu", "job_interval", "job_timing", "job_error", "job_retry", "job_audit", "job_result",
 	"job_tproch_query", "job_tproch_refresh", "job_tproch_result",
 	"job_build_table", "job_build", "job_check", "job_output", "job_system", "job_config",
 }

@@ -424,7 +424,8 @@ func TestDeleteRemovesEverything(t *testing.T) {
 		}
 		must(r.SetSystem(ctx, id, map[string]string{"cpus": "1"}))
 		must(r.AppendOutput(ctx, id, "hello"))
-		must(r.AddInterval(ctx, id, metrics.Interval{Seq: 1, Tx: []metrics.IntervalTx{{Name: "a"}}}))
+		must(r.AddInterval(ctx, id, metrics.Interval{Seq: 1, Tx: []metrics.IntervalTx{{Name: "a"}},
+			VUs: []metrics.VUInterval{{VU: 1, State: "running", Commits: 3}}}))
 		must(r.SaveRunResult(ctx, id, sampleRunResult()))
 		must(r.SaveBuildResult(ctx, id, BuildResult{Tables: map[string]int64{"t": 1}}))
 		must(r.SaveCheck(ctx, id, []CheckItem{{Name: "c"}}))

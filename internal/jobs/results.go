@@ -75,6 +75,12 @@ func (r *Repo) AddInterval(ctx context.Context, id int64, iv metrics.Interval) e
 				return fmt.Errorf("transaction %s: %w", t.Name, err)
 			}
 		}
+		for _, v := range iv.VUs {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO job_interval_vu (job_id, seq, vu, state, commits, errors)
+				VALUES (?, ?, ?, ?, ?, ?)`, id, iv.Seq, v.VU, v.State, v.Commits, v.Errors); err != nil {
+				return fmt.Errorf("virtual user %d: %w", v.VU, err)
+			}
+		}
 		return nil
 	})
 }
@@ -128,6 +134,29 @@ func (r *Repo) Intervals(ctx context.Context, id int64) ([]metrics.Interval, err
 			t.P50, t.P95, t.P99, t.Max = fromUS(p50), fromUS(p95), fromUS(p99), fromUS(max)
 			if i, ok := bySeq[seq]; ok {
 				out[i].Tx = append(out[i].Tx, t)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+
+		rows, err = tx.QueryContext(ctx, `SELECT seq, vu, state, commits, errors
+			FROM job_interval_vu WHERE job_id = ? ORDER BY seq, vu`, id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				seq int
+				v   metrics.VUInterval
+			)
+			if err := rows.Scan(&seq, &v.VU, &v.State, &v.Commits, &v.Errors); err != nil {
+				return err
+			}
+			if i, ok := bySeq[seq]; ok {
+				out[i].VUs = append(out[i].VUs, v)
 			}
 		}
 		return rows.Err()

@@ -14,8 +14,8 @@ type AnalyticResult struct {
 	// Validated is "passed" or "failed" when the power test's answers were
 	// compared with the stored SF 1 answers, empty when they were not.
 	Validated string
-	Queries    []AnalyticQuery
-	Refreshes  []AnalyticRefresh
+	Queries   []AnalyticQuery
+	Refreshes []AnalyticRefresh
 
 	PowerSeconds      float64 // wall time of the power test
 	ThroughputSeconds float64 // wall time of the throughput test

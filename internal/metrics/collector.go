@@ -127,10 +127,18 @@ func (c *Collector) EndWindow(t time.Duration) { c.winEnd = t }
 
 // Tick drains every recorder and returns the interval that ends at now.
 func (c *Collector) Tick(now time.Duration, phase string) Interval {
+	vus := make([]VUInterval, len(c.recs))
 	for i, r := range c.recs {
 		evs := r.swap(c.spares[i])
+		vus[i] = VUInterval{VU: i + 1, State: VUState(r.state.Load()).String()}
 		for j := range evs {
 			e := &evs[j]
+			switch {
+			case e.Outcome == Committed:
+				vus[i].Commits++
+			case e.Outcome >= failedBase:
+				vus[i].Errors++
+			}
 			c.interval[e.Tx].add(e)
 			if c.measured && e.End >= c.winStart && (c.winEnd == 0 || e.End <= c.winEnd) {
 				c.window[e.Tx].add(e)
@@ -141,7 +149,7 @@ func (c *Collector) Tick(now time.Duration, phase string) Interval {
 	length := now - c.lastTick
 	c.lastTick = now
 	c.seq++
-	iv := Interval{Seq: c.seq, Phase: phase, Elapsed: now, Length: length}
+	iv := Interval{Seq: c.seq, Phase: phase, Elapsed: now, Length: length, VUs: vus}
 	minutes := length.Minutes()
 	var commits int64
 	for i, s := range c.interval {

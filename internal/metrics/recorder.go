@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/db"
@@ -38,9 +39,32 @@ type Event struct {
 // are reused, so recording does not allocate once warmed up. Memory is
 // bounded by one interval's worth of events, however long the run.
 type Recorder struct {
-	mu  sync.Mutex
-	buf []Event
+	mu    sync.Mutex
+	buf   []Event
+	state atomic.Int32 // a VUState, set by the VU, read by the monitor
 }
+
+// VUState is what a virtual user is doing, as the live view shows it.
+type VUState int32
+
+const (
+	VUStarting     VUState = iota // waiting for its ramp-up slot or connecting
+	VURunning                     // running transactions
+	VUReconnecting                // lost its session, reconnecting with backoff
+	VUStopped                     // finished (end of run, or gave up)
+)
+
+var vuStateNames = [...]string{"starting", "running", "reconnecting", "stopped"}
+
+func (s VUState) String() string {
+	if s < 0 || int(s) >= len(vuStateNames) {
+		return "unknown"
+	}
+	return vuStateNames[s]
+}
+
+// SetState records what the VU is doing.
+func (r *Recorder) SetState(s VUState) { r.state.Store(int32(s)) }
 
 // Record adds an event.
 func (r *Recorder) Record(e Event) {

@@ -74,6 +74,17 @@ type Interval struct {
 	NOPM    float64       // committed New-Orders per minute in this interval
 	Errors  int64
 	Tx      []IntervalTx
+	// VUs is each virtual user's state at the end of the interval and what
+	// it did during it.
+	VUs []VUInterval
+}
+
+// VUInterval is one virtual user within one interval.
+type VUInterval struct {
+	VU      int // 1-based
+	State   string
+	Commits int64
+	Errors  int64
 }
 
 // AuditItem is one measured property of the run checked against its target

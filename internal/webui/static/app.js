@@ -1,0 +1,1393 @@
+// Sledge web UI: a single-page application with hash routes, plain
+// JavaScript, no build step. It talks to the JSON API under /api/ on the same
+// origin and draws charts with the vendored uPlot (vendor/uPlot.iife.min.js).
+//
+// Routes: #/ (jobs), #/new (start a job), #/jobs/{id} (one job, live while
+// running), #/compare?ids=1,2,3 (overlay and ratios).
+'use strict';
+(function () {
+  const TOKEN_KEY = 'sledge.token';
+  const TX_ORDER = ['new_order', 'payment', 'order_status', 'delivery', 'stock_level'];
+  const TX_LABEL = {
+    new_order: 'New-Order', payment: 'Payment', order_status: 'Order-Status',
+    delivery: 'Delivery', stock_level: 'Stock-Level',
+  };
+  const WORKLOAD_LABEL = { tprocc: 'TPROC-C', tproch: 'TPROC-H' };
+  const PALETTE = ['#2f6fed', '#e8590c', '#12805c', '#9c36b5', '#d6336c', '#0c8599',
+    '#f08c00', '#5c7cfa', '#495057', '#a61e4d'];
+  const POLL_MS = 2000;
+
+  const $app = document.getElementById('app');
+
+  // ---------------------------------------------------------------- DOM
+
+  // h builds an element: h('a', {href: '#/', testid: 'x', onclick: fn}, 'text', child…).
+  // Text is always set as text, never parsed as HTML.
+  function h(tag, attrs, ...kids) {
+    const el = document.createElement(tag);
+    let value = null;
+    if (attrs) {
+      for (const [k, v] of Object.entries(attrs)) {
+        if (v == null || v === false) continue;
+        if (k === 'class') el.className = v;
+        else if (k === 'testid') el.dataset.testid = v;
+        else if (k === 'text') el.textContent = v;
+        else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+        else if (k === 'value' && (tag === 'input' || tag === 'select' || tag === 'textarea')) value = String(v);
+        else if (v === true) el.setAttribute(k, '');
+        else el.setAttribute(k, String(v));
+      }
+    }
+    append(el, kids);
+    if (value != null) el.value = value; // after the children: a select needs its options first
+    return el;
+  }
+
+  function append(el, kids) {
+    for (const k of kids.flat(Infinity)) {
+      if (k == null || k === false) continue;
+      el.append(k instanceof Node ? k : String(k));
+    }
+    return el;
+  }
+
+  function svg(tag, attrs, ...kids) {
+    const el = document.createElementNS('http://www.w3.org/2000/svg', tag);
+    for (const [k, v] of Object.entries(attrs || {})) if (v != null) el.setAttribute(k, String(v));
+    for (const k of kids.flat()) if (k != null) el.append(k instanceof Node ? k : String(k));
+    return el;
+  }
+
+  function setPage(...nodes) { $app.replaceChildren(...nodes.flat(Infinity).filter(Boolean)); }
+
+  function badge(status, testid) {
+    return h('span', { class: 'badge badge-' + (status || 'unknown'), testid }, status || 'unknown');
+  }
+
+  function panel(title, testid, ...kids) {
+    return h('section', { class: 'panel', testid }, title ? h('h2', null, title) : null, kids);
+  }
+
+  function card(label, value, opts) {
+    opts = opts || {};
+    return h('div', { class: 'card' + (opts.headline ? ' headline' : '') },
+      h('div', { class: 'label' }, label),
+      h('div', { class: 'value' + (opts.small ? ' small' : ''), testid: opts.testid }, value),
+      opts.hint ? h('div', { class: 'hint', testid: opts.testid ? opts.testid + '-hint' : null }, opts.hint) : null);
+  }
+
+  function table(cols, rows, attrs) {
+    // cols: [{label, num, title}]; rows: arrays of cells or {attrs, cells}.
+    return h('table', Object.assign({ class: 'data' }, attrs || {}),
+      h('thead', null, h('tr', null, cols.map(c => h('th', { class: c.num ? 'num' : null, title: c.title }, c.label)))),
+      h('tbody', null, rows.map(r => {
+        const cells = Array.isArray(r) ? r : r.cells;
+        return h('tr', Array.isArray(r) ? null : r.attrs,
+          cells.map((v, i) => h('td', { class: cols[i] && cols[i].num ? 'num' : null }, v)));
+      })));
+  }
+
+  function alertBox(kind, msg, testid) {
+    return h('div', { class: 'alert alert-' + kind, role: kind === 'error' ? 'alert' : null, testid }, msg);
+  }
+
+  let toastTimer = 0;
+  function toast(msg, isError) {
+    const el = document.getElementById('toast');
+    el.textContent = msg;
+    el.className = 'toast' + (isError ? ' error' : '');
+    el.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { el.hidden = true; }, 4000);
+  }
+
+  // ---------------------------------------------------------------- format
+
+  function isNum(v) { return typeof v === 'number' && isFinite(v); }
+
+  function fmtNum(v, digits) {
+    if (!isNum(v)) return '—';
+    const d = digits || 0;
+    return v.toLocaleString(undefined, { minimumFractionDigits: d, maximumFractionDigits: d });
+  }
+
+  // fmtSig shows small numbers with more decimals (latencies, seconds).
+  function fmtSig(v) {
+    if (!isNum(v)) return '—';
+    const a = Math.abs(v);
+    return fmtNum(v, a === 0 ? 0 : a < 1 ? 3 : a < 10 ? 2 : a < 100 ? 1 : 0);
+  }
+
+  function fmtCompact(v) {
+    if (!isNum(v)) return '';
+    const a = Math.abs(v);
+    if (a >= 1e9) return +(v / 1e9).toFixed(1) + 'G';
+    if (a >= 1e6) return +(v / 1e6).toFixed(1) + 'M';
+    if (a >= 1e4) return +(v / 1e3).toFixed(1) + 'k';
+    return +v.toFixed(a < 1 ? 3 : a < 10 ? 2 : 1) + '';
+  }
+
+  function fmtDate(s) {
+    if (!s) return '—';
+    const d = new Date(s);
+    if (isNaN(d)) return String(s);
+    return d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  }
+
+  function fmtDuration(secs) {
+    if (!isNum(secs) || secs < 0) return '—';
+    if (secs < 60) return (secs < 10 ? secs.toFixed(1) : Math.round(secs)) + ' s';
+    const s = Math.round(secs);
+    const hh = Math.floor(s / 3600), mm = Math.floor((s % 3600) / 60), ss = s % 60;
+    const pad = n => String(n).padStart(2, '0');
+    return hh ? `${hh} h ${pad(mm)} m` : `${mm} m ${pad(ss)} s`;
+  }
+
+  function jobSeconds(job) {
+    const a = Date.parse(job.started_at);
+    if (isNaN(a)) return NaN;
+    const b = job.ended_at ? Date.parse(job.ended_at) : Date.now();
+    return (b - a) / 1000;
+  }
+
+  function workloadOf(job) { return job.workload || 'tprocc'; }
+  function workloadLabel(w) { return WORKLOAD_LABEL[w] || w || '—'; }
+  function dbLabel(job) { return [job.db_kind, job.db_version].filter(Boolean).join(' ') || '—'; }
+  function isTPROCH(result) { return !!result && (Array.isArray(result.queries) || result.workload === 'tproch'); }
+
+  // setupText summarises a job's size from its config: VUs, streams, warehouses, scale.
+  function setupText(job, cfg) {
+    if (!cfg) return '';
+    const parts = [];
+    if (cfg.vu) parts.push(cfg.vu + ' VU');
+    if (cfg.streams != null && cfg.streams !== '') parts.push(cfg.streams === '0' ? 'power only' : cfg.streams + ' streams');
+    if (cfg.warehouses) parts.push(cfg.warehouses + ' WH');
+    if (cfg.scale_factor) parts.push('SF ' + cfg.scale_factor);
+    return parts.join(' · ');
+  }
+
+  function setupValue(cfg) {
+    if (!cfg) return -1;
+    const v = Number(cfg.vu || cfg.streams || cfg.warehouses || cfg.scale_factor);
+    return isNaN(v) ? -1 : v;
+  }
+
+  // ---------------------------------------------------------------- API
+
+  function getToken() { try { return localStorage.getItem(TOKEN_KEY) || ''; } catch (e) { return ''; } }
+  function setToken(v) {
+    try { if (v) localStorage.setItem(TOKEN_KEY, v); else localStorage.removeItem(TOKEN_KEY); } catch (e) { /* private mode */ }
+    updateTokenButton();
+  }
+  function updateTokenButton() {
+    const b = document.getElementById('token-button');
+    b.textContent = getToken() ? 'API token ✓' : 'API token';
+    b.title = getToken() ? 'A token is set; click to change or forget it' : 'Set the bearer token the server asks for';
+  }
+
+  class ApiError extends Error {
+    constructor(status, message, field) { super(message); this.status = status; this.field = field || ''; }
+  }
+
+  // askToken shows the token dialog; resolves true when a token was saved.
+  // Concurrent callers share one dialog.
+  let tokenPrompt = null, tokenResolve = null;
+  function askToken(message) {
+    if (tokenPrompt) return tokenPrompt;
+    const dlg = document.getElementById('token-dialog');
+    document.getElementById('token-message').textContent = message ||
+      'The server asks for a token. It is kept in this browser\'s local storage.';
+    const input = document.getElementById('token-input');
+    input.value = getToken();
+    dlg.hidden = false;
+    setTimeout(() => input.focus(), 0);
+    tokenPrompt = new Promise(resolve => { tokenResolve = resolve; });
+    return tokenPrompt;
+  }
+  function closeToken(saved) {
+    document.getElementById('token-dialog').hidden = true;
+    const r = tokenResolve;
+    tokenPrompt = null; tokenResolve = null;
+    if (r) r(saved);
+  }
+  function initTokenDialog() {
+    document.getElementById('token-form').addEventListener('submit', e => {
+      e.preventDefault();
+      setToken(document.getElementById('token-input').value.trim());
+      closeToken(true);
+    });
+    document.getElementById('token-cancel').addEventListener('click', () => closeToken(false));
+    document.getElementById('token-clear').addEventListener('click', () => {
+      setToken('');
+      document.getElementById('token-input').value = '';
+      closeToken(false);
+      toast('Token forgotten');
+    });
+    document.getElementById('token-dialog').addEventListener('keydown', e => { if (e.key === 'Escape') closeToken(false); });
+    document.getElementById('token-button').addEventListener('click', () => {
+      askToken('Bearer token sent with every API request. It is kept in this browser\'s local storage.')
+        .then(saved => { if (saved) route(); });
+    });
+    updateTokenButton();
+  }
+
+  // api sends one request; on 401 it asks for a token and tries again.
+  async function api(method, path, body) {
+    for (;;) {
+      const token = getToken();
+      const headers = { Accept: 'application/json' };
+      if (token) headers.Authorization = 'Bearer ' + token;
+      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      let res;
+      try {
+        res = await fetch(path, {
+          method, headers, cache: 'no-store',
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      } catch (e) {
+        throw new ApiError(0, 'Cannot reach the Sledge server (' + e.message + ')');
+      }
+      if (res.status === 401) {
+        const saved = await askToken(token ? 'The server refused the token. Enter a valid one.'
+          : 'The server asks for a token. It is kept in this browser\'s local storage.');
+        if (saved) continue;
+        throw new ApiError(401, 'Unauthorized: this server needs an API token.');
+      }
+      const text = await res.text();
+      let data = null;
+      if (text) { try { data = JSON.parse(text); } catch (e) { data = text; } }
+      if (!res.ok) {
+        const msg = (data && typeof data === 'object' && data.error) ||
+          (typeof data === 'string' && data.trim()) || (res.status + ' ' + res.statusText);
+        throw new ApiError(res.status, msg, data && typeof data === 'object' ? data.field : '');
+      }
+      return data;
+    }
+  }
+
+  // get returns fallback on 404 (e.g. no result yet) and rethrows other errors.
+  async function get(path, fallback) {
+    try { return await api('GET', path); } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return fallback;
+      throw e;
+    }
+  }
+
+  // settle turns a promise into {data} or {error}.
+  function settle(p) { return p.then(data => ({ data }), error => ({ error })); }
+
+  // ---------------------------------------------------------------- router
+
+  let cleanups = [];
+  let routeSeq = 0;
+  function onCleanup(fn) { cleanups.push(fn); }
+  // alive reports whether the page that called it is still the current one.
+  function aliveToken() { const seq = routeSeq; return () => seq === routeSeq; }
+
+  function route() {
+    for (const fn of cleanups.splice(0)) { try { fn(); } catch (e) { console.error(e); } }
+    routeSeq++;
+    const hash = location.hash.replace(/^#/, '') || '/';
+    const q = hash.indexOf('?');
+    const path = q < 0 ? hash : hash.slice(0, q);
+    const params = new URLSearchParams(q < 0 ? '' : hash.slice(q + 1));
+    document.getElementById('nav-jobs').classList.toggle('active', path === '/' || path.startsWith('/jobs/'));
+    document.getElementById('nav-new').classList.toggle('active', path === '/new');
+    let m;
+    let page;
+    if (path === '/' || path === '') page = pageJobs();
+    else if (path === '/new') page = pageNew(params);
+    else if ((m = path.match(/^\/jobs\/(\d+)\/?$/))) page = pageJob(m[1]);
+    else if (path === '/compare') page = pageCompare(params);
+    else page = pageNotFound(path);
+    Promise.resolve(page).catch(e => {
+      console.error(e);
+      setPage(alertBox('error', 'Error: ' + (e && e.message || e), 'page-error'));
+    });
+    window.scrollTo(0, 0);
+  }
+
+  function pageNotFound(path) {
+    document.title = 'Not found · Sledge';
+    setPage(h('div', { class: 'empty', testid: 'not-found' },
+      h('p', null, 'No page at ', h('code', null, path), '.'),
+      h('a', { href: '#/', class: 'btn' }, 'Go to the jobs')));
+  }
+
+  // ---------------------------------------------------------------- charts
+
+  function track(observer, target) {
+    observer.observe(target);
+    onCleanup(() => observer.disconnect());
+  }
+
+  // LineChart wraps a uPlot chart of interval series (x = elapsed seconds).
+  // It is created on the first setData with points, once its element is in
+  // the page, and resizes with its container.
+  function lineChart(opts) {
+    const el = h('div', { class: 'chart', testid: opts.testid, id: opts.testid });
+    const empty = h('div', { class: 'chart-empty' }, opts.emptyText || 'No intervals yet.');
+    el.append(h('h3', null, opts.title), empty);
+    let plot = null;
+    let shadeTo = null;
+    function width() { return Math.max(280, el.clientWidth || 600); }
+    const chart = {
+      el,
+      setData(data, rampupEnd) {
+        shadeTo = isNum(rampupEnd) ? rampupEnd : null;
+        if (!data[0].length && !plot) return;
+        if (plot) { plot.setData(data); return; }
+        empty.remove();
+        plot = new uPlot({
+          width: width(), height: opts.height || 240,
+          scales: { x: { time: false } },
+          cursor: { drag: { x: true, y: false } },
+          series: [
+            { label: opts.xLabel || 'elapsed', value: (u, v) => v == null ? '—' : fmtSig(v) + ' s' },
+            ...opts.series.map(s => ({
+              label: s.label, stroke: s.color, width: s.width || 2, dash: s.dash, spanGaps: true,
+              fill: s.fill, value: (u, v) => v == null ? '—' : fmtSig(v) + (s.unit ? ' ' + s.unit : ''),
+            })),
+          ],
+          axes: [
+            { label: opts.xLabel || 'elapsed (s)', values: (u, vals) => vals.map(fmtCompact) },
+            { label: opts.yLabel, size: 64, values: (u, vals) => vals.map(fmtCompact) },
+          ],
+          hooks: {
+            drawClear: [u => {
+              // Shade the ramp-up (not counted in the result).
+              if (shadeTo == null) return;
+              const x0 = u.bbox.left;
+              const x1 = Math.min(u.bbox.left + u.bbox.width, u.valToPos(shadeTo, 'x', true));
+              if (x1 <= x0) return;
+              u.ctx.save();
+              u.ctx.fillStyle = 'rgba(102,112,133,0.08)';
+              u.ctx.fillRect(x0, u.bbox.top, x1 - x0, u.bbox.height);
+              u.ctx.fillStyle = 'rgba(102,112,133,0.7)';
+              u.ctx.font = `${Math.round(11 * devicePixelRatio)}px system-ui, sans-serif`;
+              u.ctx.fillText('ramp-up', x0 + 6 * devicePixelRatio, u.bbox.top + 14 * devicePixelRatio);
+              u.ctx.restore();
+            }],
+          },
+        }, data, el);
+      },
+      destroy() { if (plot) plot.destroy(); plot = null; },
+    };
+    let lastW = 0;
+    track(new ResizeObserver(() => {
+      const w = width();
+      if (plot && Math.abs(w - lastW) > 2) { lastW = w; plot.setSize({ width: w, height: opts.height || 240 }); }
+    }), el);
+    onCleanup(() => chart.destroy());
+    return chart;
+  }
+
+  // intervalData turns /series intervals into uPlot columns.
+  function intervalData(ivs) {
+    const x = [], tpm = [], nopm = [], p50 = [], p95 = [], p99 = [], errs = [];
+    let rampEnd = null;
+    for (const iv of ivs) {
+      const no = (iv.transactions && iv.transactions.new_order) || {};
+      x.push(iv.elapsed_s);
+      tpm.push(isNum(iv.tpm) ? iv.tpm : null);
+      nopm.push(isNum(iv.nopm) ? iv.nopm : null);
+      p50.push(isNum(no.p50_ms) ? no.p50_ms : null);
+      p95.push(isNum(no.p95_ms) ? no.p95_ms : null);
+      p99.push(isNum(no.p99_ms) ? no.p99_ms : null);
+      errs.push(isNum(iv.errors) ? iv.errors : null);
+      if (iv.phase === 'rampup' && isNum(iv.elapsed_s)) rampEnd = Math.max(rampEnd || 0, iv.elapsed_s);
+    }
+    return { x, tpm, nopm, p50, p95, p99, errs, rampEnd };
+  }
+
+  // seriesCharts builds the three interval charts; update(ivs) redraws them.
+  function seriesCharts(testid) {
+    const tput = lineChart({
+      testid: 'chart-tpm', title: 'Throughput', yLabel: 'per minute',
+      series: [{ label: 'TPM', color: PALETTE[0] }, { label: 'NOPM', color: PALETTE[2] }],
+    });
+    const lat = lineChart({
+      testid: 'chart-latency', title: 'New-Order latency', yLabel: 'ms',
+      series: [
+        { label: 'p50', color: PALETTE[2], unit: 'ms' },
+        { label: 'p95', color: PALETTE[6], unit: 'ms' },
+        { label: 'p99', color: PALETTE[4], unit: 'ms' },
+      ],
+    });
+    const err = lineChart({
+      testid: 'chart-errors', title: 'Errors per interval', yLabel: 'errors',
+      series: [{ label: 'errors', color: '#d92d20', fill: 'rgba(217,45,32,0.08)' }],
+    });
+    const el = h('div', { class: 'grid2', testid, id: testid },
+      h('div', { class: 'panel' }, tput.el), h('div', { class: 'panel' }, lat.el),
+      h('div', { class: 'panel' }, err.el));
+    return {
+      el,
+      update(ivs) {
+        const d = intervalData(ivs);
+        tput.setData([d.x, d.tpm, d.nopm], d.rampEnd);
+        lat.setData([d.x, d.p50, d.p95, d.p99], d.rampEnd);
+        err.setData([d.x, d.errs], d.rampEnd);
+      },
+    };
+  }
+
+  // barChart draws grouped bars as SVG: categories on x, one bar per series.
+  function barChart(opts) {
+    const host = h('div', { class: 'barchart', testid: opts.testid, id: opts.testid });
+    let log = !!opts.log;
+    function draw() {
+      const W = Math.max(320, host.clientWidth || 720), H = opts.height || 260;
+      const padL = 58, padR = 12, padT = 12, padB = opts.rotate ? 52 : 34;
+      const pw = W - padL - padR, ph = H - padT - padB;
+      const vals = opts.series.flatMap(s => s.values).filter(v => isNum(v) && v > 0);
+      const max = vals.length ? Math.max(...vals) : 1;
+      let lo = 0, hi, ticks = [];
+      if (log) {
+        lo = Math.pow(10, Math.floor(Math.log10(vals.length ? Math.min(...vals) : 1)));
+        hi = Math.pow(10, Math.ceil(Math.log10(max)));
+        if (hi <= lo) hi = lo * 10;
+        for (let t = lo; t <= hi * 1.0001; t *= 10) ticks.push(t);
+      } else {
+        const step = niceStep(max / 5);
+        hi = Math.ceil(max / step) * step || 1;
+        for (let t = 0; t <= hi + step / 2; t += step) ticks.push(t);
+      }
+      const y = v => {
+        if (!isNum(v) || v <= 0) return padT + ph;
+        if (log) return padT + ph - (Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo)) * ph;
+        return padT + ph - v / hi * ph;
+      };
+      const root = svg('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': opts.title || 'bar chart' });
+      for (const t of ticks) {
+        const yy = y(t === 0 ? NaN : t);
+        root.append(svg('line', { x1: padL, x2: W - padR, y1: yy, y2: yy, stroke: '#e3e6eb' }));
+        root.append(svg('text', { x: padL - 6, y: yy + 4, 'text-anchor': 'end' }, fmtCompact(t)));
+      }
+      if (opts.yLabel) {
+        root.append(svg('text', { x: 12, y: padT + ph / 2, transform: `rotate(-90 12 ${padT + ph / 2})`, 'text-anchor': 'middle' }, opts.yLabel));
+      }
+      const n = opts.categories.length || 1, k = opts.series.length || 1;
+      const gw = pw / n, bw = Math.max(1, (gw * 0.8) / k);
+      opts.categories.forEach((cat, i) => {
+        opts.series.forEach((s, j) => {
+          const v = s.values[i];
+          if (!isNum(v)) return;
+          const yy = y(v);
+          const rect = svg('rect', {
+            x: padL + i * gw + gw * 0.1 + j * bw, y: yy, width: Math.max(1, bw - 1), height: Math.max(0, padT + ph - yy),
+            fill: s.color, rx: 1.5, 'data-testid': `${opts.testid}-bar-${i}-${j}`,
+          }, svg('title', null, `${cat} · ${s.label}: ${fmtSig(v)}${opts.unit ? ' ' + opts.unit : ''}`));
+          root.append(rect);
+        });
+        const cx = padL + i * gw + gw / 2, cy = padT + ph + 16;
+        root.append(svg('text', opts.rotate
+          ? { x: cx, y: cy, 'text-anchor': 'end', transform: `rotate(-40 ${cx} ${cy})` }
+          : { x: cx, y: cy, 'text-anchor': 'middle' }, cat));
+      });
+      root.append(svg('line', { x1: padL, x2: W - padR, y1: padT + ph, y2: padT + ph, stroke: '#98a2b3' }));
+      host.replaceChildren(root, opts.series.length > 1 || opts.legend
+        ? h('div', { class: 'legend' }, opts.series.map(s => h('span', null, h('i', { style: `background:${s.color}` }), s.label)))
+        : null);
+    }
+    let lastW = 0;
+    track(new ResizeObserver(() => {
+      const w = host.clientWidth;
+      if (Math.abs(w - lastW) > 2) { lastW = w; draw(); }
+    }), host);
+    return { el: host, setLog(v) { log = v; draw(); } };
+  }
+
+  function niceStep(raw) {
+    if (!(raw > 0)) return 1;
+    const p = Math.pow(10, Math.floor(Math.log10(raw)));
+    const f = raw / p;
+    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10) * p;
+  }
+
+  // ---------------------------------------------------------------- jobs page
+
+  const jobsState = {
+    filters: { kind: '', workload: '', status: '' },
+    sort: { key: 'id', dir: -1 },
+    selected: new Set(),
+    limit: 100,
+  };
+  // details caches per-job config and (TPROC-H) result; finished jobs do not change.
+  const details = new Map();
+
+  const JOB_COLUMNS = [
+    { key: 'id', label: 'ID', num: true },
+    { key: 'kind', label: 'Kind' },
+    { key: 'workload', label: 'Workload' },
+    { key: 'database', label: 'Database' },
+    { key: 'setup', label: 'Setup', title: 'VUs, streams, warehouses or scale factor from the job\'s config' },
+    { key: 'headline', label: 'Result', num: true, title: 'NOPM for TPROC-C runs, geometric mean of the power-test query times for TPROC-H runs' },
+    { key: 'status', label: 'Status' },
+    { key: 'started', label: 'Started' },
+  ];
+
+  function headline(job, det) {
+    if (job.kind !== 'run') return null;
+    if (workloadOf(job) === 'tproch') {
+      const g = det && det.result && det.result.geomean_s;
+      return isNum(g) ? { value: g, text: fmtSig(g) + ' s', unit: 'geomean' } : null;
+    }
+    return isNum(job.nopm) ? { value: job.nopm, text: fmtNum(job.nopm), unit: 'NOPM' } : null;
+  }
+
+  function sortValue(job, key) {
+    const det = details.get(job.id);
+    switch (key) {
+      case 'id': return job.id;
+      case 'kind': return job.kind || '';
+      case 'workload': return workloadOf(job);
+      case 'database': return dbLabel(job).toLowerCase();
+      case 'setup': return setupValue(det && det.config);
+      case 'headline': { const hl = headline(job, det); return hl ? hl.value : -Infinity; }
+      case 'status': return job.status || '';
+      case 'started': return Date.parse(job.started_at) || 0;
+    }
+    return '';
+  }
+
+  async function pageJobs() {
+    document.title = 'Jobs · Sledge';
+    const alive = aliveToken();
+    const st = jobsState;
+    let jobs = [];
+    let pollTimer = 0, renderTimer = 0;
+    onCleanup(() => { clearTimeout(pollTimer); clearTimeout(renderTimer); });
+
+    const compareBtn = h('button', {
+      type: 'button', class: 'btn', id: 'compare-button', testid: 'compare-button', disabled: true,
+      title: 'Select two or more jobs to compare',
+      onclick: () => { location.hash = '#/compare?ids=' + [...st.selected].join(','); },
+    }, 'Compare');
+    const errorBox = h('div', { testid: 'jobs-error' });
+    const tbody = h('tbody', { id: 'jobs-tbody' });
+    const countEl = h('span', { class: 'sub', testid: 'jobs-count' });
+    const moreBtn = h('button', {
+      type: 'button', class: 'btn', testid: 'load-more', hidden: true,
+      onclick: () => { st.limit += 100; load(); },
+    }, 'Show more');
+    const selectAll = h('input', {
+      type: 'checkbox', testid: 'select-all', 'aria-label': 'Select all jobs',
+      onchange: e => {
+        for (const j of jobs) { if (e.target.checked) st.selected.add(j.id); else st.selected.delete(j.id); }
+        renderRows();
+      },
+    });
+
+    function filterSelect(name, label, options) {
+      return h('label', null, label + ' ',
+        h('select', {
+          id: 'filter-' + name, testid: 'filter-' + name, value: st.filters[name],
+          onchange: e => { st.filters[name] = e.target.value; load(); },
+        }, h('option', { value: '' }, 'all'), options.map(o => h('option', { value: o }, o))));
+    }
+
+    const headRow = h('tr', null, h('th', { class: 'sel' }, selectAll), JOB_COLUMNS.map(c =>
+      h('th', {
+        class: 'sortable' + (c.num ? ' num' : ''), title: c.title, testid: 'sort-' + c.key, 'data-sort': c.key,
+        onclick: () => {
+          if (st.sort.key === c.key) st.sort.dir = -st.sort.dir;
+          else st.sort = { key: c.key, dir: (c.key === 'id' || c.key === 'started' || c.key === 'headline') ? -1 : 1 };
+          renderRows();
+        },
+      }, c.label, h('span', { class: 'arrow' }))));
+
+    setPage(
+      h('div', { class: 'page-head' }, h('h1', null, 'Jobs'), countEl, h('span', { class: 'spacer' }),
+        compareBtn,
+        h('a', { href: '#/new', class: 'btn btn-primary', id: 'new-job-button', testid: 'new-job-button' }, 'New job')),
+      h('div', { class: 'toolbar' },
+        filterSelect('kind', 'Kind', ['build', 'run', 'check', 'drop']),
+        filterSelect('workload', 'Workload', ['tprocc', 'tproch']),
+        filterSelect('status', 'Status', ['running', 'completed', 'failed', 'interrupted', 'abandoned']),
+        h('span', { class: 'spacer' }),
+        h('button', { type: 'button', class: 'btn', testid: 'refresh-button', onclick: () => load() }, 'Refresh')),
+      errorBox,
+      h('div', { class: 'panel flush' },
+        h('table', { class: 'data', id: 'jobs-table', testid: 'jobs-table' }, h('thead', null, headRow), tbody)),
+      h('div', { class: 'toolbar' }, moreBtn));
+
+    function renderRows() {
+      for (const th of headRow.querySelectorAll('th[data-sort]')) {
+        const on = th.dataset.sort === st.sort.key;
+        th.querySelector('.arrow').textContent = on ? (st.sort.dir > 0 ? '▲' : '▼') : '';
+        th.setAttribute('aria-sort', on ? (st.sort.dir > 0 ? 'ascending' : 'descending') : 'none');
+      }
+      const rows = jobs.slice().sort((a, b) => {
+        const va = sortValue(a, st.sort.key), vb = sortValue(b, st.sort.key);
+        const c = va < vb ? -1 : va > vb ? 1 : 0;
+        return (c || (a.id - b.id)) * st.sort.dir;
+      });
+      countEl.textContent = jobs.length === 1 ? '1 job' : jobs.length + ' jobs';
+      if (!rows.length) {
+        const filtered = st.filters.kind || st.filters.workload || st.filters.status;
+        tbody.replaceChildren(h('tr', null, h('td', { colspan: JOB_COLUMNS.length + 1, class: 'empty', testid: 'jobs-empty' },
+          filtered ? 'No jobs match the filters.' : h('span', null, 'No jobs yet. ', h('a', { href: '#/new' }, 'Start one'), '.'))));
+      } else {
+        tbody.replaceChildren(...rows.map(jobRow));
+      }
+      const n = [...st.selected].length;
+      compareBtn.disabled = n < 2;
+      compareBtn.textContent = n ? `Compare (${n})` : 'Compare';
+      selectAll.checked = jobs.length > 0 && jobs.every(j => st.selected.has(j.id));
+      selectAll.indeterminate = !selectAll.checked && jobs.some(j => st.selected.has(j.id));
+    }
+
+    function scheduleRender() {
+      clearTimeout(renderTimer);
+      renderTimer = setTimeout(() => { if (alive()) renderRows(); }, 60);
+    }
+
+    function jobRow(job) {
+      const det = details.get(job.id);
+      const hl = headline(job, det);
+      const sel = st.selected.has(job.id);
+      const href = '#/jobs/' + job.id;
+      return h('tr', {
+        id: 'job-row-' + job.id, testid: 'job-row-' + job.id, class: sel ? 'selected' : null,
+        style: 'cursor:pointer',
+        onclick: e => { if (!e.target.closest('input,a,button,label')) location.hash = href; },
+      },
+      h('td', { class: 'sel' }, h('input', {
+        type: 'checkbox', testid: 'job-select-' + job.id, checked: sel, 'aria-label': 'Select job ' + job.id,
+        onchange: e => { if (e.target.checked) st.selected.add(job.id); else st.selected.delete(job.id); renderRows(); },
+      })),
+      h('td', { class: 'num' }, h('a', { href, testid: 'job-link-' + job.id }, '#' + job.id)),
+      h('td', null, job.kind || '—'),
+      h('td', null, job.workload ? workloadLabel(job.workload) : '—'),
+      h('td', null, h('div', null, dbLabel(job)), job.target ? h('div', { class: 'target mono', title: job.target }, job.target) : null),
+      h('td', { testid: 'job-setup-' + job.id }, setupText(job, det && det.config) || (det ? '—' : '…')),
+      h('td', { class: 'num', testid: 'job-headline-' + job.id },
+        hl ? [h('b', null, hl.text), ' ', h('span', { class: 'muted' }, hl.unit)]
+          : (job.kind === 'run' && workloadOf(job) === 'tproch' && !det && job.status !== 'running' ? '…' : '—')),
+      h('td', null, badge(job.status, 'job-status-' + job.id)),
+      h('td', null, h('div', null, fmtDate(job.started_at)),
+        h('div', { class: 'muted' }, job.status === 'running' ? 'running ' + fmtDuration(jobSeconds(job)) : fmtDuration(jobSeconds(job)))));
+    }
+
+    // Details (config; result of TPROC-H runs) are fetched lazily, a few at a time.
+    const queue = [];
+    let active = 0;
+    function want(job) {
+      const d = details.get(job.id);
+      // The config is fixed when a job starts; a TPROC-H result once it ends.
+      const needResult = job.status !== 'running' && job.kind === 'run' && workloadOf(job) === 'tproch';
+      if (d && (d.pending || (d.config && (!needResult || d.resultDone)))) return;
+      details.set(job.id, Object.assign({}, d || {}, { pending: true }));
+      queue.push(async () => {
+        const [cfg, res] = await Promise.all([
+          d && d.config ? Promise.resolve({ data: d.config }) : settle(get(`/api/jobs/${job.id}/config`, {})),
+          needResult ? settle(get(`/api/jobs/${job.id}/result`, null)) : Promise.resolve({ data: null }),
+        ]);
+        details.set(job.id, {
+          config: cfg.data || null, result: res.data || null,
+          resultDone: needResult && !res.error, pending: false, failed: !!(cfg.error || res.error),
+        });
+        const failed = cfg.error || res.error;
+        if (failed && failed.status !== 401) console.warn('job', job.id, failed);
+        if (alive()) scheduleRender();
+      });
+    }
+    function pump() {
+      while (active < 4 && queue.length && alive()) {
+        const task = queue.shift();
+        active++;
+        task().catch(e => console.warn(e)).finally(() => { active--; pump(); });
+      }
+    }
+
+    async function load() {
+      clearTimeout(pollTimer);
+      const q = new URLSearchParams();
+      for (const [k, v] of Object.entries(st.filters)) if (v) q.set(k, v);
+      q.set('limit', String(st.limit));
+      try {
+        jobs = (await api('GET', '/api/jobs?' + q)) || [];
+        errorBox.replaceChildren();
+      } catch (e) {
+        if (!alive()) return;
+        errorBox.replaceChildren(alertBox('error', 'Could not load the jobs: ' + e.message));
+        if (e.status !== 401) pollTimer = setTimeout(load, 10000);
+        return;
+      }
+      if (!alive()) return;
+      const ids = new Set(jobs.map(j => j.id));
+      for (const id of [...st.selected]) if (!ids.has(id)) st.selected.delete(id);
+      renderRows();
+      moreBtn.hidden = jobs.length < st.limit;
+      jobs.forEach(want);
+      pump();
+      if (jobs.some(j => j.status === 'running')) pollTimer = setTimeout(load, 5000);
+    }
+    await load();
+  }
+
+  // ---------------------------------------------------------------- new job
+
+  const FIELDS = [
+    { name: 'db', label: 'Database URL', type: 'text', placeholder: 'empty = embedded default',
+      help: 'e.g. postgres://user:pass@host:5432/tpcc or mysql://…', show: () => true },
+    { name: 'warehouses', label: 'Warehouses', type: 'number', min: 1, value: '1',
+      help: 'TPROC-C warehouses (each about 80 MB)', show: (k, w) => w === 'tprocc' && k === 'build' },
+    { name: 'scale', label: 'Scale factor', type: 'number', min: 0, step: 'any', value: '1',
+      help: 'TPROC-H scale factor: 1, 10, 30, … (0.01 or 0.1 for tests)', show: (k, w) => w === 'tproch' && k === 'build' },
+    { name: 'vu', label: 'Virtual users', type: 'number', min: 1, value: '4',
+      help: 'concurrent sessions', show: (k, w) => w === 'tprocc' && k === 'run' },
+    { name: 'run_warehouses', api: 'warehouses', label: 'Warehouses', type: 'number', min: 1, value: '',
+      placeholder: 'as built', help: 'empty: all warehouses of the schema', show: (k, w) => w === 'tprocc' && k === 'run' },
+    { name: 'rampup', label: 'Ramp-up', type: 'text', value: '10s', help: 'not counted; e.g. 30s, 2m',
+      show: (k, w) => w === 'tprocc' && k === 'run' },
+    { name: 'duration', label: 'Duration', type: 'text', value: '1m', help: 'measured window; e.g. 5m',
+      show: (k, w) => w === 'tprocc' && k === 'run' },
+    { name: 'mode', label: 'Mode', type: 'select', value: 'auto',
+      options: [['auto', 'auto (procs where available)'], ['procs', 'procs (server-side routines)'], ['sql', 'sql (statements from the client)']],
+      show: (k, w) => w === 'tprocc' && k === 'run' },
+    { name: 'isolation', label: 'Isolation', type: 'select', value: '',
+      options: [['', 'database default'], ['read-committed', 'read committed'], ['repeatable-read', 'repeatable read'], ['serializable', 'serializable']],
+      show: (k, w) => w === 'tprocc' && k === 'run' },
+    { name: 'streams', label: 'Streams', type: 'number', min: 0, value: '0',
+      help: 'throughput-test query streams; 0 = power test only', show: (k, w) => w === 'tproch' && k === 'run' },
+    { name: 'refresh', label: 'Refresh functions', type: 'checkbox', value: false,
+      help: 'run RF1/RF2 (changes the data for good)', show: (k, w) => w === 'tproch' && k === 'run' },
+  ];
+  // Field names the server may report for an error, mapped to form fields.
+  const FIELD_ALIASES = { vus: 'vu', scale_factor: 'scale', sf: 'scale', url: 'db', target: 'db' };
+
+  function pageNew(params) {
+    document.title = 'New job · Sledge';
+    const inputs = {}, errors = {}, rows = {};
+    const kindSel = h('select', { id: 'f-kind', name: 'kind', testid: 'input-kind' },
+      h('option', { value: 'run' }, 'run — benchmark'), h('option', { value: 'build' }, 'build — create and load the schema'));
+    const wlSel = h('select', { id: 'f-workload', name: 'workload', testid: 'input-workload' },
+      h('option', { value: 'tprocc' }, 'TPROC-C (OLTP)'), h('option', { value: 'tproch' }, 'TPROC-H (analytics)'));
+    kindSel.value = params.get('kind') === 'build' ? 'build' : 'run';
+    wlSel.value = params.get('workload') === 'tproch' ? 'tproch' : 'tprocc';
+    const general = h('div', { testid: 'new-job-error', id: 'new-job-error' });
+    const submit = h('button', { type: 'submit', class: 'btn btn-primary', id: 'new-job-submit', testid: 'new-job-submit' }, 'Start job');
+
+    function fieldRow(name, label, control, help) {
+      const err = h('div', { class: 'field-error', id: 'error-' + name, testid: 'error-' + name, role: 'alert' });
+      errors[name] = err;
+      const row = h('div', { class: 'field', testid: 'field-' + name },
+        h('label', { for: 'f-' + name }, label), control, h('span', { class: 'help' }, help || ''), err);
+      rows[name] = row;
+      return row;
+    }
+
+    const fieldEls = FIELDS.map(f => {
+      let control;
+      const common = { id: 'f-' + f.name, name: f.name, testid: 'input-' + f.name };
+      if (f.type === 'select') {
+        control = h('select', common, f.options.map(([v, l]) => h('option', { value: v }, l)));
+        control.value = f.value;
+      } else if (f.type === 'checkbox') {
+        control = h('span', null, h('input', Object.assign({ type: 'checkbox', checked: !!f.value }, common)));
+      } else {
+        control = h('input', Object.assign({
+          type: f.type === 'number' ? 'number' : 'text', min: f.min, step: f.step, placeholder: f.placeholder,
+          value: f.value, spellcheck: 'false', autocomplete: 'off',
+        }, common));
+      }
+      const input = control.tagName === 'SPAN' ? control.firstChild : control;
+      const p = params.get(f.api || f.name);
+      if (p != null) { if (f.type === 'checkbox') input.checked = p === 'true'; else input.value = p; }
+      inputs[f.name] = input;
+      input.addEventListener('input', () => clearError(f.name));
+      return fieldRow(f.name, f.label, control, f.help);
+    });
+
+    function clearError(name) {
+      if (errors[name]) errors[name].textContent = '';
+      if (inputs[name]) inputs[name].classList.remove('invalid');
+    }
+    function clearErrors() { Object.keys(errors).forEach(clearError); general.replaceChildren(); }
+    function showError(name, msg) {
+      errors[name].textContent = msg;
+      if (inputs[name]) { inputs[name].classList.add('invalid'); inputs[name].focus(); }
+    }
+
+    function updateVisible() {
+      for (const f of FIELDS) rows[f.name].hidden = !f.show(kindSel.value, wlSel.value);
+      submit.textContent = kindSel.value === 'build' ? 'Start build' : 'Start run';
+    }
+    kindSel.addEventListener('change', () => { clearErrors(); updateVisible(); });
+    wlSel.addEventListener('change', () => { clearErrors(); updateVisible(); });
+
+    const form = h('form', { class: 'jobform', id: 'new-job-form', testid: 'new-job-form', novalidate: true },
+      fieldRow('kind', 'Kind', kindSel),
+      fieldRow('workload', 'Workload', wlSel),
+      fieldEls,
+      h('div', { class: 'actions' }, submit, h('a', { href: '#/', class: 'btn' }, 'Cancel')));
+    form.addEventListener('submit', async e => {
+      e.preventDefault();
+      clearErrors();
+      const body = { kind: kindSel.value, workload: wlSel.value };
+      for (const f of FIELDS) {
+        if (!f.show(body.kind, body.workload)) continue;
+        const input = inputs[f.name];
+        const key = f.api || f.name;
+        if (f.type === 'checkbox') { body[key] = input.checked; continue; }
+        const v = input.value.trim();
+        if (v === '') continue;
+        if (f.type === 'number') {
+          const n = Number(v);
+          if (!isFinite(n)) { showError(f.name, 'Enter a number.'); return; }
+          body[key] = n;
+        } else body[key] = v;
+      }
+      submit.disabled = true;
+      try {
+        const res = await api('POST', '/api/jobs', body);
+        const id = res && res.id;
+        toast(`Job ${id} started`);
+        location.hash = id != null ? '#/jobs/' + id : '#/';
+      } catch (err) {
+        let field = err.field ? (FIELD_ALIASES[err.field] || err.field) : '';
+        if (field === 'warehouses' && body.kind === 'run') field = 'run_warehouses';
+        if (field && errors[field] && !(rows[field] && rows[field].hidden)) showError(field, err.message);
+        else general.replaceChildren(alertBox('error', (err.field ? err.field + ': ' : '') + err.message));
+      } finally {
+        submit.disabled = false;
+      }
+    });
+
+    setPage(
+      h('div', { class: 'page-head' }, h('h1', null, 'New job')),
+      general,
+      h('section', { class: 'panel' }, form));
+    updateVisible();
+  }
+
+  // ---------------------------------------------------------------- job page
+
+  async function pageJob(id) {
+    document.title = `Job ${id} · Sledge`;
+    const alive = aliveToken();
+    setPage(h('p', { class: 'muted' }, 'Loading job ' + id + '…'));
+    let job;
+    try {
+      job = await api('GET', `/api/jobs/${id}`);
+    } catch (e) {
+      if (!alive()) return;
+      setPage(e.status === 404
+        ? h('div', { class: 'empty', testid: 'job-not-found' }, h('p', null, `There is no job ${id}.`), h('a', { href: '#/', class: 'btn' }, 'Back to the jobs'))
+        : alertBox('error', 'Could not load job ' + id + ': ' + e.message, 'page-error'));
+      return;
+    }
+    if (!alive()) return;
+    if (job.status === 'running') return jobRunning(job, alive);
+    return jobFinished(job, alive);
+  }
+
+  function jobHeader(job, buttons) {
+    const started = Date.parse(job.started_at);
+    const durEl = h('b', { testid: 'job-duration' }, fmtDuration(jobSeconds(job)));
+    if (job.status === 'running' && !isNaN(started)) {
+      const t = setInterval(() => { durEl.textContent = fmtDuration(jobSeconds(job)); }, 1000);
+      onCleanup(() => clearInterval(t));
+    }
+    return [
+      h('div', { class: 'page-head' },
+        h('h1', { testid: 'job-title' }, `Job #${job.id}`),
+        badge(job.status, 'job-status'),
+        h('span', { class: 'sub' }, `${job.kind || ''} · ${workloadLabel(workloadOf(job))}`),
+        h('span', { class: 'spacer' }),
+        buttons),
+      h('div', { class: 'meta' },
+        h('span', null, 'Database ', h('b', { testid: 'job-db' }, dbLabel(job))),
+        job.target ? h('span', null, 'Target ', h('b', { class: 'mono', testid: 'job-target' }, job.target)) : null,
+        h('span', null, 'Started ', h('b', null, fmtDate(job.started_at))),
+        job.ended_at ? h('span', null, 'Ended ', h('b', null, fmtDate(job.ended_at))) : null,
+        h('span', null, job.status === 'running' ? 'Running for ' : 'Took ', durEl)),
+      job.error ? alertBox('error', job.error, 'job-error') : null,
+    ];
+  }
+
+  function configPanel(cfg) {
+    const keys = Object.keys(cfg || {}).sort();
+    return panel('Config', 'config', keys.length
+      ? h('table', { class: 'data kv', testid: 'config-table' }, h('tbody', null,
+        keys.map(k => h('tr', { testid: 'config-' + k }, h('td', null, k), h('td', { class: 'mono' }, String(cfg[k]))))))
+      : h('p', { class: 'muted' }, 'No config recorded.'));
+  }
+
+  function outputPanel(lines) {
+    const pre = h('pre', { class: 'output', id: 'output', testid: 'output' });
+    const p = panel('Output', 'output-panel', pre);
+    const set = ls => {
+      const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 8;
+      pre.textContent = (ls && ls.length) ? ls.join('\n') : '(no output)';
+      if (atEnd) pre.scrollTop = pre.scrollHeight;
+    };
+    set(lines);
+    return { el: p, set };
+  }
+
+  function jobRunning(job, alive) {
+    const id = job.id;
+    const tprocc = job.kind === 'run' && workloadOf(job) === 'tprocc';
+    let finished = false;
+    let pollTimer = 0;
+    onCleanup(() => { finished = true; clearTimeout(pollTimer); });
+
+    const stopBtn = h('button', {
+      type: 'button', class: 'btn btn-danger', id: 'stop-button', testid: 'stop-button',
+      onclick: async () => {
+        stopBtn.disabled = true;
+        try {
+          await api('POST', `/api/jobs/${id}/stop`);
+          stopBtn.textContent = 'Stopping…';
+          toast('Stop requested; the job winds down and keeps what it measured.');
+        } catch (e) {
+          stopBtn.disabled = false;
+          toast('Could not stop the job: ' + e.message, true);
+        }
+      },
+    }, 'Stop');
+    const liveState = h('span', { class: 'muted', testid: 'live-mode' });
+    const notice = h('div', { testid: 'live-error' });
+    const ivs = new Map();
+    const charts = tprocc ? seriesCharts('live-charts') : null;
+    const lastTPM = h('span', null, '—'), lastNOPM = h('span', null, '—'), lastElapsed = h('span', null, '—');
+    const out = outputPanel([]);
+    const cfgHolder = h('div');
+    // Per-VU state from the latest interval: what each session is doing and
+    // what it did in that interval.
+    const vuBody = h('tbody');
+    const vuPanel = tprocc ? panel('Virtual users', 'vu-panel',
+      h('table', { class: 'data', testid: 'vu-table' },
+        h('thead', null, h('tr', null, h('th', null, 'VU'), h('th', null, 'State'),
+          h('th', null, 'Commits (last interval)'), h('th', null, 'Errors (last interval)'))),
+        vuBody)) : null;
+
+    setPage(
+      jobHeader(job, [liveState, stopBtn]),
+      notice,
+      tprocc ? h('div', { class: 'stack', id: 'live-chart', testid: 'live-chart' },
+        h('div', { class: 'cards' },
+          card('TPM (last interval)', lastTPM, { testid: 'live-tpm', headline: true }),
+          card('NOPM (last interval)', lastNOPM, { testid: 'live-nopm', headline: true }),
+          card('Elapsed', lastElapsed, { testid: 'live-elapsed' })),
+        charts.el) : null,
+      vuPanel,
+      h('div', { style: 'margin-top:16px' }, out.el),
+      cfgHolder);
+
+    function redraw() {
+      if (!charts) return;
+      const list = [...ivs.values()].sort((a, b) => a.seq - b.seq);
+      charts.update(list);
+      const last = list[list.length - 1];
+      if (last) {
+        lastTPM.textContent = fmtNum(last.tpm);
+        lastNOPM.textContent = fmtNum(last.nopm);
+        lastElapsed.textContent = fmtDuration(last.elapsed_s) + (last.phase === 'rampup' ? ' (ramp-up)' : '');
+        vuBody.replaceChildren(...(last.vus || []).map(v => h('tr', { testid: `vu-row-${v.vu}` },
+          h('td', null, String(v.vu)),
+          h('td', null, h('span', { class: `badge badge-${v.state === 'running' ? 'completed' : v.state === 'reconnecting' ? 'failed' : 'interrupted'}` }, v.state)),
+          h('td', null, fmtNum(v.commits)),
+          h('td', null, fmtNum(v.errors)))));
+      }
+    }
+    function addIntervals(list) {
+      for (const iv of list || []) if (iv && iv.seq != null) ivs.set(iv.seq, iv);
+      redraw();
+    }
+    function done() {
+      if (finished || !alive()) return;
+      finished = true;
+      route(); // re-render as a finished job
+    }
+
+    // Config and output: once, then output every few seconds.
+    get(`/api/jobs/${id}/config`, {}).then(c => { if (alive()) cfgHolder.replaceChildren(configPanel(c)); }, () => {});
+    async function pollOutput() {
+      if (finished) return;
+      try { const ls = await get(`/api/jobs/${id}/output`, []); if (alive()) out.set(ls); } catch (e) { /* shown by the series poll */ }
+      if (!finished) setTimeout(pollOutput, 3000);
+    }
+    pollOutput();
+
+    // Polling: /series and the job every POLL_MS. Used when a token is set
+    // (EventSource cannot send headers) or when the event stream fails.
+    async function poll() {
+      if (finished) return;
+      try {
+        const [list, j] = await Promise.all([tprocc ? get(`/api/jobs/${id}/series`, []) : Promise.resolve([]), api('GET', `/api/jobs/${id}`)]);
+        if (!alive() || finished) return;
+        notice.replaceChildren();
+        addIntervals(list);
+        if (j && j.status !== 'running') return done();
+      } catch (e) {
+        if (!alive()) return;
+        notice.replaceChildren(alertBox('warn', 'Live updates paused: ' + e.message));
+        if (e.status === 401) return;
+      }
+      pollTimer = setTimeout(poll, POLL_MS);
+    }
+    function startPolling(why) {
+      liveState.textContent = 'live · polling every ' + POLL_MS / 1000 + ' s';
+      liveState.title = why;
+      poll();
+    }
+
+    function startStream() {
+      liveState.textContent = 'live · streaming';
+      const es = new EventSource(`/api/jobs/${id}/events`);
+      onCleanup(() => es.close());
+      let opened = false;
+      es.onopen = () => { opened = true; };
+      es.addEventListener('interval', ev => {
+        try { addIntervals([JSON.parse(ev.data)]); } catch (e) { console.warn('bad interval event', e); }
+      });
+      es.addEventListener('status', ev => {
+        es.close();
+        try { const j = JSON.parse(ev.data); if (j && j.status === 'running') return startPolling('stream ended early'); } catch (e) { /* re-read below */ }
+        done();
+      });
+      es.onerror = () => {
+        // The stream failed (no such endpoint, 401, dropped connection):
+        // poll instead; polling also notices when the job ends.
+        if (finished) return;
+        es.close();
+        startPolling(opened ? 'event stream dropped' : 'event stream unavailable');
+      };
+    }
+
+    // The stream starts after the past intervals are loaded, and intervals
+    // are keyed by seq, so none is drawn twice.
+    (tprocc ? get(`/api/jobs/${id}/series`, []) : Promise.resolve([])).then(list => {
+      if (!alive()) return;
+      addIntervals(list);
+      if (!getToken() && typeof EventSource === 'function') startStream();
+      else startPolling(getToken() ? 'a token is set: EventSource cannot send it' : 'no EventSource');
+    }, e => {
+      if (!alive()) return;
+      notice.replaceChildren(alertBox('warn', 'Could not load the intervals: ' + e.message));
+      if (e.status !== 401) startPolling('series failed');
+    });
+  }
+
+  async function jobFinished(job, alive) {
+    const id = job.id;
+    const [res, ser, cfg, outp] = await Promise.all([
+      settle(get(`/api/jobs/${id}/result`, null)),
+      settle(get(`/api/jobs/${id}/series`, [])),
+      settle(get(`/api/jobs/${id}/config`, {})),
+      settle(get(`/api/jobs/${id}/output`, [])),
+    ]);
+    if (!alive()) return;
+    const result = res.data || null;
+    const series = (ser.data || []).slice().sort((a, b) => a.seq - b.seq);
+    const config = cfg.data || {};
+    const output = outp.data || [];
+    const loadErrors = [['result', res], ['series', ser], ['config', cfg], ['output', outp]]
+      .filter(([, r]) => r.error).map(([n, r]) => `${n}: ${r.error.message}`);
+
+    const dlJSON = h('button', {
+      type: 'button', class: 'btn', id: 'download-json', testid: 'download-json',
+      onclick: () => download(`sledge-job-${id}.json`, 'application/json',
+        JSON.stringify({ job, config, result, series }, null, 2) + '\n'),
+    }, 'Download JSON');
+    const dlCSV = h('button', {
+      type: 'button', class: 'btn', id: 'download-csv', testid: 'download-csv', disabled: !series.length,
+      title: series.length ? 'The intervals as CSV' : 'This job has no intervals',
+      onclick: () => download(`sledge-job-${id}-series.csv`, 'text/csv', seriesCSV(series)),
+    }, 'Download CSV');
+    const delBtn = h('button', {
+      type: 'button', class: 'btn btn-danger', id: 'delete-button', testid: 'delete-button',
+      onclick: async () => {
+        if (!confirm(`Delete job ${id} and everything it recorded?`)) return;
+        try {
+          await api('DELETE', `/api/jobs/${id}`);
+          jobsState.selected.delete(job.id);
+          details.delete(job.id);
+          toast(`Job ${id} deleted`);
+          location.hash = '#/';
+        } catch (e) { toast('Could not delete: ' + e.message, true); }
+      },
+    }, 'Delete');
+
+    const parts = [jobHeader(job, [dlJSON, dlCSV, delBtn])];
+    if (loadErrors.length) parts.push(alertBox('warn', 'Some data could not be loaded: ' + loadErrors.join('; '), 'load-errors'));
+    if (result && isTPROCH(result)) parts.push(tprochResult(result));
+    else if (result) parts.push(tproccResult(result));
+    else if (job.kind === 'run') parts.push(h('div', { class: 'alert alert-warn', testid: 'no-result' }, 'This job recorded no result.'));
+
+    let charts = null;
+    if (series.length) {
+      charts = seriesCharts('series-charts');
+      parts.push(h('h2', { style: 'margin-top:8px' }, 'Intervals'), charts.el);
+    }
+    if (result && Array.isArray(result.audit) && result.audit.length) parts.push(auditPanel(result.audit));
+    parts.push(h('div', { class: 'grid2', style: 'margin-top:16px' }, configPanel(config), outputPanel(output).el));
+    setPage(parts);
+    if (charts) charts.update(series);
+  }
+
+  function warningsBox(ws) {
+    if (!Array.isArray(ws) || !ws.length) return null;
+    return h('div', { class: 'alert alert-warn', testid: 'result-warnings' },
+      h('b', null, ws.length === 1 ? 'Warning' : 'Warnings'), h('ul', null, ws.map(w => h('li', null, w))));
+  }
+
+  function tproccResult(r) {
+    const names = (Array.isArray(r.transaction_order) && r.transaction_order.length ? r.transaction_order
+      : TX_ORDER.filter(n => r.transactions && r.transactions[n]).concat(
+        Object.keys(r.transactions || {}).filter(n => !TX_ORDER.includes(n))));
+    const txs = names.map(n => [n, (r.transactions || {})[n] || {}]);
+    const total = txs.reduce((s, [, t]) => s + (t.count || 0), 0);
+    const agree = r.db_check_agree;
+
+    const cards = h('div', { class: 'cards' },
+      card('NOPM', fmtNum(r.nopm), { testid: 'result-nopm', headline: true, hint: 'New-Orders per minute' }),
+      card('TPM', fmtNum(r.tpm), { testid: 'result-tpm', headline: true, hint: 'transactions per minute' }),
+      card('NOPM (database count)', fmtNum(r.nopm_db_check), {
+        testid: 'result-nopm-db-check',
+        hint: agree === true ? 'agrees with the client' : agree === false ? 'differs from the client count' : null,
+      }),
+      card('Server TPM', isNum(r.server_tpm) && r.server_tpm >= 0 ? fmtNum(r.server_tpm) : 'n/a', { testid: 'result-server-tpm', hint: 'commits + rollbacks, server-wide' }),
+      card('Virtual users', fmtNum(r.vu), { testid: 'result-vu' }),
+      card('Warehouses', fmtNum(r.warehouses), { testid: 'result-warehouses' }),
+      card('Mode / isolation', `${r.mode || '—'} / ${r.isolation || 'default'}`, { testid: 'result-mode', small: true }),
+      card('Measured', fmtDuration(r.duration_s), { testid: 'result-duration', small: true, hint: 'ramp-up ' + fmtDuration(r.rampup_s) }),
+      card('Client CPU / tx', isNum(r.client_cpu_per_tx_us) ? fmtSig(r.client_cpu_per_tx_us) + ' µs' : '—', { testid: 'result-cpu', small: true }),
+      card('Status', r.status || '—', { testid: 'result-status', small: true }));
+
+    const cols = [{ label: 'Transaction' }, { label: 'Committed', num: true }, { label: 'Mix', num: true },
+      { label: 'Rolled back', num: true }, { label: 'Retries', num: true }, { label: 'Errors', num: true },
+      { label: 'Mean ms', num: true }, { label: 'p50 ms', num: true }, { label: 'p95 ms', num: true },
+      { label: 'p99 ms', num: true }, { label: 'Max ms', num: true }];
+    const txTable = table(cols, txs.map(([n, t]) => ({
+      attrs: { testid: 'tx-row-' + n },
+      cells: [TX_LABEL[n] || n, fmtNum(t.count), total ? fmtNum(100 * (t.count || 0) / total, 1) + ' %' : '—',
+        fmtNum(t.rolled_back), fmtNum(t.retries),
+        t.errors ? h('span', { title: Object.entries(t.errors_by_class || {}).map(([k, v]) => `${k}: ${v}`).join(', ') }, fmtNum(t.errors)) : fmtNum(t.errors),
+        fmtSig(t.mean_ms), fmtSig(t.p50_ms), fmtSig(t.p95_ms), fmtSig(t.p99_ms), fmtSig(t.max_ms)],
+    })), { testid: 'tx-table', id: 'tx-table' });
+
+    const pcts = [['p50', 'p50_ms', PALETTE[2]], ['p95', 'p95_ms', PALETTE[6]], ['p99', 'p99_ms', PALETTE[4]], ['max', 'max_ms', PALETTE[8]]];
+    const latChart = barChart({
+      testid: 'latency-chart', title: 'Latency by transaction', yLabel: 'ms', unit: 'ms', legend: true,
+      categories: txs.map(([n]) => TX_LABEL[n] || n),
+      series: pcts.map(([label, key, color]) => ({ label, color, values: txs.map(([, t]) => t[key]) })),
+    });
+    const logBox = h('input', { type: 'checkbox', testid: 'latency-log', id: 'latency-log', onchange: e => latChart.setLog(e.target.checked) });
+
+    return h('div', { class: 'stack', testid: 'result', id: 'result' },
+      warningsBox(r.warnings),
+      cards,
+      panel('Transactions', 'tx-panel', h('div', { style: 'overflow-x:auto' }, txTable)),
+      h('section', { class: 'panel', testid: 'latency-panel' },
+        h('div', { class: 'toolbar' }, h('h2', { style: 'margin:0' }, 'Latency distribution'), h('span', { class: 'spacer' }),
+          h('label', { class: 'muted', style: 'font-weight:400' }, logBox, ' log scale')),
+        latChart.el));
+  }
+
+  function tprochResult(r) {
+    const queries = Array.isArray(r.queries) ? r.queries : [];
+    const streams = [...new Set(queries.map(q => q.stream))].sort((a, b) => a - b);
+    const qnums = [...new Set(queries.map(q => q.query))].sort((a, b) => Number(a) - Number(b));
+    const streamLabel = s => s === 0 ? 'power' : 'stream ' + s;
+    const chart = barChart({
+      testid: 'query-chart', title: 'Seconds per query', yLabel: 'seconds', unit: 's', rotate: qnums.length > 24,
+      categories: qnums.map(q => 'Q' + q),
+      series: streams.slice(0, PALETTE.length).map((s, i) => ({
+        label: streamLabel(s), color: PALETTE[i],
+        values: qnums.map(q => {
+          const xs = queries.filter(x => x.stream === s && x.query === q && isNum(x.seconds));
+          return xs.length ? xs.reduce((a, x) => a + x.seconds, 0) / xs.length : null;
+        }),
+      })),
+    });
+    const logBox = h('input', { type: 'checkbox', testid: 'query-log', id: 'query-log', onchange: e => chart.setLog(e.target.checked) });
+    const validated = r.validated == null ? 'not checked' : String(r.validated);
+
+    const qTable = table(
+      [{ label: 'Stream' }, { label: 'Pos', num: true }, { label: 'Set', num: true }, { label: 'Query' },
+        { label: 'Seconds', num: true }, { label: 'Rows', num: true }, { label: 'Answer' }, { label: 'Error' }],
+      queries.map(q => ({
+        attrs: { testid: `query-row-${q.stream}-${q.set != null ? q.set + '-' : ''}${q.position}`, class: q.error ? 'failed' : null },
+        cells: [streamLabel(q.stream), fmtNum(q.position), q.set != null ? fmtNum(q.set) : '—', 'Q' + q.query,
+          fmtSig(q.seconds), fmtNum(q.rows),
+          q.answer_check == null ? h('span', { class: 'muted' }, '—')
+            : q.answer_check === 'ok' ? h('span', { class: 'badge badge-ok' }, 'ok') : h('span', { class: 'badge badge-bad', title: q.answer_check }, 'differs'),
+          q.error ? h('span', { class: 'mono', style: 'color:var(--danger)' }, q.error) : ''],
+      })), { testid: 'query-table', id: 'query-table' });
+
+    return h('div', { class: 'stack', testid: 'result', id: 'result' },
+      warningsBox(r.warnings),
+      r.note ? h('p', { class: 'muted', testid: 'result-note' }, r.note) : null,
+      h('div', { class: 'cards' },
+        card('Geometric mean', isNum(r.geomean_s) ? fmtSig(r.geomean_s) + ' s' : '—', { testid: 'result-geomean', headline: true, hint: 'power-test query times' }),
+        card('Power', isNum(r.power) ? fmtNum(r.power, 1) : '—', { testid: 'result-power', headline: true }),
+        card('Throughput', isNum(r.throughput) ? fmtNum(r.throughput, 1) : '—', { testid: 'result-throughput' }),
+        card('Composite', isNum(r.composite) ? fmtNum(r.composite, 1) : '—', { testid: 'result-composite' }),
+        card('Scale factor', r.scale_factor != null ? String(r.scale_factor) : '—', { testid: 'result-scale', small: true }),
+        card('Streams', r.streams != null ? String(r.streams) : '—', { testid: 'result-streams', small: true, hint: r.refresh ? 'with refresh functions' : null }),
+        card('Answers', validated, { testid: 'result-validated', small: true }),
+        isNum(r.power_test_s) ? card('Power test', fmtDuration(r.power_test_s), { small: true, testid: 'result-power-s' }) : null,
+        isNum(r.throughput_test_s) && r.throughput_test_s > 0 ? card('Throughput test', fmtDuration(r.throughput_test_s), { small: true, testid: 'result-throughput-s' }) : null,
+        r.seed != null ? card('Seed', String(r.seed), { small: true, testid: 'result-seed' }) : null,
+        card('Status', r.status || '—', { testid: 'result-status', small: true })),
+      h('section', { class: 'panel', testid: 'query-panel' },
+        h('div', { class: 'toolbar' }, h('h2', { style: 'margin:0' }, 'Seconds per query'), h('span', { class: 'spacer' }),
+          h('label', { class: 'muted', style: 'font-weight:400' }, logBox, ' log scale')),
+        chart.el),
+      Array.isArray(r.stream_totals) && r.stream_totals.length ? panel('Streams', 'stream-panel', table(
+        [{ label: 'Stream' }, { label: 'Queries', num: true }, { label: 'Failed', num: true }, { label: 'Seconds', num: true }],
+        r.stream_totals.map(s => ({ attrs: { testid: 'stream-row-' + s.stream }, cells: [streamLabel(s.stream), fmtNum(s.queries), fmtNum(s.failed), fmtSig(s.seconds)] })),
+        { testid: 'stream-table' })) : null,
+      Array.isArray(r.refreshes) && r.refreshes.length ? panel('Refresh functions', 'refresh-panel', table(
+        [{ label: 'Stream' }, { label: 'Set', num: true }, { label: 'Function' }, { label: 'Seconds', num: true }, { label: 'Rows', num: true }, { label: 'Error' }],
+        r.refreshes.map(x => [streamLabel(x.stream), fmtNum(x.set), x.function, fmtSig(x.seconds), fmtNum(x.rows), x.error || '']),
+        { testid: 'refresh-table' })) : null,
+      panel('Queries', 'query-table-panel', h('div', { style: 'overflow-x:auto' }, qTable)));
+  }
+
+  function auditPanel(audit) {
+    return panel('Audit', 'audit-panel', table(
+      [{ label: 'Check' }, { label: 'Value', num: true }, { label: 'Target' }, { label: '' }],
+      audit.map((a, i) => ({
+        attrs: { testid: 'audit-row-' + i },
+        cells: [a.name, fmtSig(a.value) + (a.unit ? ' ' + a.unit : ''), a.target || '',
+          h('span', { class: 'badge ' + (a.ok ? 'badge-ok' : 'badge-bad') }, a.ok ? 'ok' : 'not met')],
+      })), { testid: 'audit-table', id: 'audit-table' }));
+  }
+
+  // ---------------------------------------------------------------- downloads
+
+  function download(name, type, text) {
+    const url = URL.createObjectURL(new Blob([text], { type }));
+    const a = h('a', { href: url, download: name, style: 'display:none' });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 5000);
+  }
+
+  function csvCell(v) {
+    if (v == null || (typeof v === 'number' && !isFinite(v))) return '';
+    const s = String(v);
+    return /[",\n\r]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
+  }
+
+  function seriesCSV(series) {
+    const names = TX_ORDER.filter(n => series.some(iv => iv.transactions && iv.transactions[n]));
+    for (const iv of series) for (const n of Object.keys(iv.transactions || {})) if (!names.includes(n)) names.push(n);
+    const txCols = ['count', 'errors', 'p50_ms', 'p95_ms', 'p99_ms', 'max_ms'];
+    const head = ['seq', 'phase', 'elapsed_s', 'length_s', 'tpm', 'nopm', 'errors'];
+    for (const n of names) for (const c of txCols) head.push(n + '_' + c);
+    const lines = [head.join(',')];
+    for (const iv of series) {
+      const row = [iv.seq, iv.phase, iv.elapsed_s, iv.length_s, iv.tpm, iv.nopm, iv.errors];
+      for (const n of names) {
+        const t = (iv.transactions || {})[n] || {};
+        for (const c of txCols) row.push(t[c]);
+      }
+      lines.push(row.map(csvCell).join(','));
+    }
+    return lines.join('\r\n') + '\r\n';
+  }
+
+  // ---------------------------------------------------------------- compare
+
+  async function pageCompare(params) {
+    document.title = 'Compare · Sledge';
+    const alive = aliveToken();
+    const ids = [...new Set((params.get('ids') || '').split(',').map(s => s.trim()).filter(s => /^\d+$/.test(s)))];
+    if (!ids.length) {
+      setPage(h('div', { class: 'empty', testid: 'compare-empty' },
+        h('p', null, 'Pick two or more jobs on the jobs page and press Compare.'), h('a', { href: '#/', class: 'btn' }, 'Go to the jobs')));
+      return;
+    }
+    setPage(h('p', { class: 'muted' }, 'Loading ' + ids.length + ' jobs…'));
+    const entries = await Promise.all(ids.map(async id => {
+      const [job, series, result, config] = await Promise.all([
+        settle(api('GET', `/api/jobs/${id}`)), settle(get(`/api/jobs/${id}/series`, [])),
+        settle(get(`/api/jobs/${id}/result`, null)), settle(get(`/api/jobs/${id}/config`, {})),
+      ]);
+      return {
+        id, job: job.data, error: job.error,
+        series: (series.data || []).slice().sort((a, b) => a.seq - b.seq),
+        result: result.data, config: config.data || {},
+      };
+    }));
+    if (!alive()) return;
+
+    const ok = entries.filter(e => e.job);
+    const withSeries = ok.filter(e => e.series.length);
+    const chart = lineChart({
+      testid: 'compare-chart', title: 'TPM over time', yLabel: 'TPM', emptyText: 'None of these jobs has intervals.',
+      series: withSeries.map((e, i) => ({ label: `#${e.id} ${dbLabel(e.job)}${e.config.vu ? ' · ' + e.config.vu + ' VU' : ''}`, color: PALETTE[i % PALETTE.length] })),
+    });
+
+    const base = ok[0];
+    const metric = (e, key) => {
+      const r = e.result || {};
+      switch (key) {
+        case 'nopm': return isNum(r.nopm) ? r.nopm : (isNum(e.job.nopm) ? e.job.nopm : null);
+        case 'tpm': return isNum(r.tpm) ? r.tpm : (isNum(e.job.tpm) ? e.job.tpm : null);
+        case 'p95': { const no = r.transactions && r.transactions.new_order; return no && isNum(no.p95_ms) ? no.p95_ms : null; }
+        case 'geomean': return isNum(r.geomean_s) ? r.geomean_s : null;
+        case 'power': return isNum(r.power) ? r.power : null;
+      }
+      return null;
+    };
+    const METRICS = [
+      { key: 'nopm', label: 'NOPM', fmt: v => fmtNum(v), higher: true },
+      { key: 'tpm', label: 'TPM', fmt: v => fmtNum(v), higher: true },
+      { key: 'p95', label: 'New-Order p95 ms', fmt: fmtSig, higher: false },
+      { key: 'geomean', label: 'Geomean s', fmt: fmtSig, higher: false },
+      { key: 'power', label: 'Power', fmt: v => fmtNum(v, 1), higher: true },
+    ].filter(m => ok.some(e => metric(e, m.key) != null));
+
+    function ratioCell(e, m) {
+      const v = metric(e, m.key), b = base && metric(base, m.key);
+      if (!isNum(v) || !isNum(b) || b === 0) return h('span', { class: 'muted' }, '—');
+      const r = v / b;
+      const better = m.higher ? r > 1.005 : r < 0.995, worse = m.higher ? r < 0.995 : r > 1.005;
+      return h('span', {
+        testid: `compare-ratio-${m.key}-${e.id}`,
+        style: e === base ? 'color:var(--muted)' : better ? 'color:var(--ok)' : worse ? 'color:var(--danger)' : null,
+      }, r.toFixed(2) + '×');
+    }
+
+    const cols = [{ label: 'Job' }, { label: 'Workload' }, { label: 'Database' }, { label: 'Setup' }, { label: 'Status' }];
+    for (const m of METRICS) cols.push({ label: m.label, num: true }, { label: 'vs #' + (base ? base.id : ''), num: true });
+    const rows = entries.map(e => {
+      if (!e.job) {
+        return { attrs: { testid: 'compare-row-' + e.id }, cells: ['#' + e.id, h('span', { style: 'color:var(--danger)' }, e.error ? e.error.message : 'not found')].concat(cols.slice(2).map(() => '')) };
+      }
+      const cells = [h('a', { href: '#/jobs/' + e.id }, '#' + e.id), `${e.job.kind} ${workloadLabel(workloadOf(e.job))}`,
+        dbLabel(e.job), setupText(e.job, e.config) || '—', badge(e.job.status)];
+      for (const m of METRICS) {
+        const v = metric(e, m.key);
+        cells.push(h('span', { testid: `compare-${m.key}-${e.id}` }, v == null ? '—' : m.fmt(v)), ratioCell(e, m));
+      }
+      return { attrs: { testid: 'compare-row-' + e.id }, cells };
+    });
+
+    setPage(
+      h('div', { class: 'page-head' }, h('h1', null, 'Compare'), h('span', { class: 'sub' }, ids.map(i => '#' + i).join(', '))),
+      panel(null, 'compare-table-panel', h('div', { style: 'overflow-x:auto' }, table(cols, rows, { testid: 'compare-table', id: 'compare-table' })),
+        base ? h('p', { class: 'muted', style: 'margin:8px 0 0' }, `Ratios are against job #${base.id}; green is better, red worse.`) : null),
+      h('section', { class: 'panel' }, chart.el));
+    if (withSeries.length) {
+      const tables = withSeries.map(e => [e.series.map(iv => iv.elapsed_s), e.series.map(iv => isNum(iv.tpm) ? iv.tpm : null)]);
+      chart.setData(withSeries.length > 1 ? uPlot.join(tables) : tables[0]);
+    }
+  }
+
+  // ---------------------------------------------------------------- start
+
+  initTokenDialog();
+  window.addEventListener('hashchange', route);
+  if (typeof uPlot === 'undefined') console.error('uPlot did not load');
+  route();
+})();

@@ -69,6 +69,7 @@ With no --db, Sledge uses an embedded SQLite database in its data directory
 		newSandboxCmd(g),
 		newDatagenCmd(),
 		newServeCmd(g),
+		newCLICmd(g),
 	)
 	return root
 }

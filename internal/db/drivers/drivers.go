@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/sledge-bench/sledge/internal/db"
-	"github.com/sledge-bench/sledge/internal/db/duckdb"
 	"github.com/sledge-bench/sledge/internal/db/mysql"
 	"github.com/sledge-bench/sledge/internal/db/postgres"
 	"github.com/sledge-bench/sledge/internal/db/sqlite"
@@ -21,7 +20,7 @@ func For(k db.Kind) (db.Driver, error) {
 	case db.MySQL:
 		return mysql.Driver{}, nil
 	case db.DuckDB:
-		return duckdb.Driver{}, nil
+		return duckDB()
 	}
 	return nil, fmt.Errorf("no driver for database kind %q", k)
 }

@@ -179,7 +179,7 @@ func exitStatus(err error) error {
 // cliState is HammerDB's session state as the front ends keep it.
 type cliState struct {
 	DB    string                       `json:"db"` // pg | maria | mysql
-	BM    string                       `json:"bm"` // TPC-C | TPC-H
+	BM    string                       `json:"bm"` // TPROC-C | TPROC-H (older HammerDB names accepted)
 	Dicts map[string]map[string]string `json:"dicts"`
 	VU    map[string]string            `json:"vu"`
 	DG    map[string]string            `json:"dg"`
@@ -448,7 +448,7 @@ func cliDo(ctx context.Context, w io.Writer, g *globals, action string, st *cliS
 			f.out = filepath.Join(os.TempDir(), "sledge-datagen")
 		}
 		f.workers, _ = strconv.Atoi(st.DG["virtual_users"])
-		if strings.ToUpper(strings.ReplaceAll(st.BM, "-", "")) == "TPCH" || strings.ToUpper(st.BM) == "TPROC-H" {
+		if h.tpch() {
 			f.workload = workloadTPROCH
 			f.scale, _ = strconv.ParseFloat(st.DG["scale_fact"], 64)
 			if f.scale == 0 {

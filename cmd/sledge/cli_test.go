@@ -79,7 +79,7 @@ var jobLine = regexp.MustCompile(`(?m)^job (\d+): (.*)$`)
 func testTclScripts(t *testing.T, dbset, prefix, product, dbURL string) {
 	dir := t.TempDir()
 	conn := strings.Join(hammerConnection(t, dbURL, prefix), "\n")
-	build := "dbset db " + dbset + "\ndbset bm TPC-C\n" + conn + "\n" +
+	build := "dbset db " + dbset + "\ndbset bm TPROC-C\n" + conn + "\n" +
 		"diset tpcc " + prefix + "count_ware 2\ndiset tpcc " + prefix + "num_vu 2\nbuildschema\n"
 	if err := os.WriteFile(filepath.Join(dir, "build.tcl"), []byte(build), 0o644); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@
 namespace eval ::sledge {
     variable bin $::env(SLEDGE_BIN)
     variable db pg
-    variable bm TPC-C
+    variable bm TPROC-C
     variable dicts [dict create connection {} tpcc {} tpch {}]
     variable vu [dict create vu 1 delay 500 repeat 500 iterations 1 showoutput 1 logtotemp 0 unique 0 timestamps 0]
     variable dg [dict create directory [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] sledge-datagen] virtual_users 1 warehouses 1 scale_fact 1]
@@ -91,12 +91,12 @@ proc dbset {what value} {
         }
         bm {
             switch -- [string toupper [string map {- ""} $value]] {
-                TPCC - TPROCC { set ::sledge::bm TPC-C }
-                TPCH - TPROCH { set ::sledge::bm TPC-H }
-                default { error "dbset bm $value: want TPC-C or TPC-H" }
+                TPCC - TPROCC { set ::sledge::bm TPROC-C }
+                TPCH - TPROCH { set ::sledge::bm TPROC-H }
+                default { error "dbset bm $value: want TPROC-C or TPROC-H" }
             }
         }
-        default { error "usage: dbset db pg|maria|mysql or dbset bm TPC-C|TPC-H" }
+        default { error "usage: dbset db pg|maria|mysql or dbset bm TPROC-C|TPROC-H" }
     }
     puts "Value $value for $what set"
 }
@@ -222,7 +222,7 @@ proc jobs {args} {
 
 proc help {args} {
     puts {Sledge CLI: HammerDB's commands, driving Sledge's engine.
-  dbset db pg|maria|mysql      dbset bm TPC-C|TPC-H
+  dbset db pg|maria|mysql      dbset bm TPROC-C|TPROC-H
   diset DICT KEY VALUE         (dicts: connection, tpcc, tpch; e.g. diset tpcc pg_count_ware 4)
   print db|bm|dict|vuconf      vuset vu N  (also delay, repeat, iterations, showoutput …)
   buildschema  checkschema  deleteschema  librarycheck

@@ -171,7 +171,7 @@ func runRunH(ctx context.Context, w io.Writer, g *globals, f *runFlags) error {
 
 func printAnalytic(out *jobOutput, id int64, t db.Target, r *metrics.AnalyticResult) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nTPROC-H result (job %d): %s — not comparable with TPC-H results\n", id, r.Status)
+	fmt.Fprintf(&b, "\nTPROC-H result (job %d): %s — not comparable with audited TPC results\n", id, r.Status)
 	fmt.Fprintf(&b, "  database      %s\n", t)
 	fmt.Fprintf(&b, "  scale factor  %g%s, seed %d%s\n", r.SF, fractional(r.SF), r.Seed, map[bool]string{true: ", validation parameters"}[r.Validation])
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -347,7 +347,7 @@ func toAnalyticJSON(id int64, r *metrics.AnalyticResult) analyticJSON {
 		GeomeanS: optFloat(r.GeomeanS), Power: optFloat(r.Power), Throughput: optFloat(r.Throughput),
 		Composite: optFloat(r.Composite), TsS: optFloat(r.TsS), PowerS: r.PowerSeconds, ThroughputS: r.ThroughputSeconds,
 		Queries: []queryJSON{}, Refreshes: []refreshJSON{}, Warnings: append([]string{}, r.Warnings...),
-		Note: "TPROC-H is derived from the TPC-H specification; results are not comparable with TPC-H results"}
+		Note: "TPROC-H is derived from the TPC-H specification; its results are not comparable with audited TPC results"}
 	for _, q := range r.Queries {
 		out.Queries = append(out.Queries, queryJSON{Stream: q.Stream, Position: q.Position, Set: q.Set, Query: q.Query,
 			Seconds: q.Seconds, Rows: q.Rows, Error: optString(q.Error), Check: optString(q.Check)})

@@ -69,3 +69,24 @@ func Parse(text string) ([]Statement, error) {
 	}
 	return out, sc.Err()
 }
+
+// Table finds the table a key or index statement works on: "ALTER TABLE t
+// …" or "CREATE … INDEX name ON t (…)"; comment lines are skipped. Builds
+// use it to run statements of different tables in parallel.
+func Table(sql string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(sql, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(line), "--") {
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	f := strings.Fields(b.String())
+	for i := 0; i+1 < len(f); i++ {
+		if strings.EqualFold(f[i], "TABLE") || strings.EqualFold(f[i], "ON") {
+			name, _, _ := strings.Cut(f[i+1], "(")
+			return strings.ToLower(name)
+		}
+	}
+	return ""
+}

@@ -34,3 +34,17 @@ func TestParse(t *testing.T) {
 		t.Errorf("Map = %v", m)
 	}
 }
+
+func TestTable(t *testing.T) {
+	for sql, want := range map[string]string{
+		"ALTER TABLE item ADD PRIMARY KEY (i_id);":                                         "item",
+		"-- on the table below\nCREATE UNIQUE INDEX by_name ON Customer (c_w_id, c_d_id);": "customer",
+		"CREATE INDEX x ON orders(o_w_id)":                                                 "orders",
+		"ALTER TABLE lineitem ADD INDEX l_shipdate (l_shipdate)":                           "lineitem",
+		"SELECT 1": "",
+	} {
+		if got := Table(sql); got != want {
+			t.Errorf("Table(%q) = %q, want %q", sql, got, want)
+		}
+	}
+}

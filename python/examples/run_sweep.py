@@ -9,7 +9,7 @@ come from the engine's defaults; set them with diset('connection', ...).
 from sledge.hammerdb import *  # noqa: F401,F403
 
 dbset('db', 'pg')
-dbset('bm', 'TPC-C')
+dbset('bm', 'TPROC-C')
 diset('tpcc', 'pg_count_ware', 2)
 results = {}
 for z in (1, 2, 4):

@@ -45,7 +45,7 @@ def reset(binary=None, repo=None):
 
 
 def dbset(what, value):
-    """dbset db pg|maria|mysql; dbset bm TPC-C|TPC-H."""
+    """dbset db pg|maria|mysql; dbset bm TPROC-C|TPROC-H."""
     return _default.dbset(what, value)
 
 

@@ -27,11 +27,13 @@ _DB_ALIASES = {
     "maria": "maria", "mariadb": "maria",
     "mysql": "mysql",
 }
+# Benchmark names, matched without dashes: TPROC-C/TPROC-H and the older
+# names HammerDB scripts still use.
 _BM_ALIASES = {
-    "tpc-c": "TPC-C", "tproc-c": "TPC-C", "tpcc": "TPC-C", "tprocc": "TPC-C",
-    "tpc-h": "TPC-H", "tproc-h": "TPC-H", "tpch": "TPC-H", "tproch": "TPC-H",
+    "tpcc": "TPROC-C", "tprocc": "TPROC-C",
+    "tpch": "TPROC-H", "tproch": "TPROC-H",
 }
-BENCH_DICT = {"TPC-C": "tpcc", "TPC-H": "tpch"}
+BENCH_DICT = {"TPROC-C": "tpcc", "TPROC-H": "tpch"}
 DICT_NAMES = ("connection", "tpcc", "tpch")
 
 DEFAULT_VU = {
@@ -89,10 +91,10 @@ class Session:
     # ------------------------------------------------------------- state
 
     def reset(self):
-        """Back to a fresh session: pg, TPC-C, empty dictionaries (the engine
+        """Back to a fresh session: pg, TPROC-C, empty dictionaries (the engine
         fills in its defaults), default VU settings, no VUs, no job."""
         self.db = "pg"
-        self.bm = "TPC-C"
+        self.bm = "TPROC-C"
         self.dicts = {name: {} for name in DICT_NAMES}
         self.vu = dict(DEFAULT_VU)
         self.dg = {}
@@ -121,7 +123,7 @@ class Session:
     # ---------------------------------------------------------- settings
 
     def dbset(self, what, value):
-        """dbset db pg|maria|mysql, dbset bm TPC-C|TPC-H (TPROC-C/TPROC-H too)."""
+        """dbset db pg|maria|mysql, dbset bm TPROC-C|TPROC-H (HammerDB's older names too)."""
         what = _s(what).strip().lower()
         v = _s(value).strip()
         if what == "db":
@@ -134,9 +136,9 @@ class Session:
             self.db = db
             self._notice("Database set to %s" % DB_NAMES[db])
         elif what == "bm":
-            bm = _BM_ALIASES.get(v.lower())
+            bm = _BM_ALIASES.get(v.lower().replace("-", ""))
             if bm is None:
-                raise SledgeError("dbset bm %s: unknown benchmark; use TPC-C (TPROC-C) or TPC-H (TPROC-H)" % v)
+                raise SledgeError("dbset bm %s: unknown benchmark; use TPROC-C or TPROC-H" % v)
             self.bm = bm
             self._notice("Benchmark set to %s for %s" % (bm, DB_NAMES[self.db]))
         else:

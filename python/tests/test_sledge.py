@@ -110,7 +110,7 @@ def test_state_json_sent_for_each_action(fake):
     h.dgset("directory", "/tmp/dg")
     expected = {
         "db": "maria",
-        "bm": "TPC-C",
+        "bm": "TPROC-C",
         "dicts": {
             "connection": {"maria_host": "db1", "maria_port": "3307"},
             "tpcc": {"maria_count_ware": "4", "maria_storedprocs": "true"},
@@ -134,14 +134,14 @@ def test_default_state(fake):
     fake.rules([{"match": ["cli", "do", "checkschema"]}])
     h.checkschema()
     assert json.loads(fake.calls()[0]["stdin"]) == {
-        "db": "pg", "bm": "TPC-C", "dicts": {"connection": {}, "tpcc": {}, "tpch": {}}, "vu": BASE_VU, "dg": {},
+        "db": "pg", "bm": "TPROC-C", "dicts": {"connection": {}, "tpcc": {}, "tpch": {}}, "vu": BASE_VU, "dg": {},
     }
 
 
 def test_dbset_and_dict_errors(fake):
     h.dbset("bm", "tproc-h")
-    assert h.session().bm == "TPC-H"
-    h.dbset("bm", "TPC-C")
+    assert h.session().bm == "TPROC-H"
+    h.dbset("bm", "TPROC-C")
     h.dbset("db", "mysql")
     assert h.session().db == "mysql"
     for args in (("db", "ora"), ("bm", "TPC-X"), ("nope", "pg")):

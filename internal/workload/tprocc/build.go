@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/parallel"
+	"github.com/sledge-bench/sledge/internal/sqlfile"
 )
 
 // maxWarehouses bounds --warehouses: W_ID and the key widths are sized for it,
@@ -324,7 +325,7 @@ func (b *builder) loadStreams(ctx context.Context, now string, units []unit, ctr
 		queue <- u
 	}
 	close(queue)
-	return parallel(ctx, len(conns), func(ctx context.Context, i int) error {
+	return parallel.Run(ctx, len(conns), func(ctx context.Context, i int) error {
 		c, ok := conns[i].(db.TextCopier)
 		if !ok {
 			return fmt.Errorf("the %s driver cannot stream rows", b.kind)
@@ -344,7 +345,7 @@ func (b *builder) loadStreams(ctx context.Context, now string, units []unit, ctr
 func (b *builder) workerConns(ctx context.Context) ([]db.Conn, error) {
 	n := b.opts.Workers
 	extra := make([]db.Conn, n-1)
-	err := parallel(ctx, n-1, func(ctx context.Context, i int) error {
+	err := parallel.Run(ctx, n-1, func(ctx context.Context, i int) error {
 		c, err := b.drv.Connect(ctx, b.target, db.Options{Bulk: true, AppName: "sledge build"})
 		extra[i] = c
 		return err
@@ -396,7 +397,7 @@ func (b *builder) indexes(ctx context.Context, rows map[string]int64) error {
 	jobs := make([]job, len(stmts))
 	var total int64
 	for i, s := range stmts {
-		tb := indexTable(s.SQL)
+		tb := sqlfile.Table(s.SQL)
 		jobs[i] = job{s, tb, rows[tb]}
 		total += rows[tb]
 	}
@@ -441,7 +442,7 @@ func (b *builder) indexes(ctx context.Context, rows map[string]int64) error {
 		cond.Broadcast()
 	}
 	conns := b.conns[:b.opts.Workers]
-	return parallel(ctx, len(conns), func(ctx context.Context, i int) error {
+	return parallel.Run(ctx, len(conns), func(ctx context.Context, i int) error {
 		// When the build is cancelled or another session fails, sessions
 		// waiting for a free table must wake up to see it.
 		stop := context.AfterFunc(ctx, func() { mu.Lock(); cond.Broadcast(); mu.Unlock() })
@@ -458,30 +459,6 @@ func (b *builder) indexes(ctx context.Context, rows map[string]int64) error {
 			b.prog.advance(j.rows, j.table)
 		}
 	})
-}
-
-// indexTable finds the table of an index statement: "ALTER TABLE t …" or
-// "CREATE … INDEX name ON t (…)".
-func indexTable(sql string) string {
-	f := strings.Fields(sqlWithoutComments(sql))
-	for i := 0; i+1 < len(f); i++ {
-		if strings.EqualFold(f[i], "TABLE") || strings.EqualFold(f[i], "ON") {
-			name, _, _ := strings.Cut(f[i+1], "(")
-			return strings.ToLower(name)
-		}
-	}
-	return ""
-}
-
-func sqlWithoutComments(sql string) string {
-	var b strings.Builder
-	for _, line := range strings.Split(sql, "\n") {
-		if !strings.HasPrefix(strings.TrimSpace(line), "--") {
-			b.WriteString(line)
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
 }
 
 // analyze gathers optimizer statistics: one ANALYZE on SQLite; per table in
@@ -524,7 +501,7 @@ func (b *builder) analyze(ctx context.Context, rows map[string]int64) error {
 		analyze = "ANALYZE TABLE "
 	}
 	conns := b.conns[:b.opts.Workers]
-	return parallel(ctx, len(conns), func(ctx context.Context, i int) error {
+	return parallel.Run(ctx, len(conns), func(ctx context.Context, i int) error {
 		for name := range queue {
 			if _, err := conns[i].Exec(ctx, analyze+name); err != nil {
 				return fmt.Errorf("vacuum and analyze %s: %w", name, err)
@@ -571,27 +548,6 @@ func execFile(ctx context.Context, c db.Conn, kind db.Kind, file, what string) e
 // schema too.
 func Drop(ctx context.Context, conn db.Conn, kind db.Kind) error {
 	return execFile(ctx, conn, kind, "drop.sql", "drop")
-}
-
-// parallel runs fn(ctx, 0..n-1) concurrently and returns the first error;
-// that error cancels the context the others see.
-func parallel(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg       sync.WaitGroup
-		once     sync.Once
-		firstErr error
-	)
-	for i := range n {
-		wg.Go(func() {
-			if err := fn(ctx, i); err != nil {
-				once.Do(func() { firstErr = err; cancel() })
-			}
-		})
-	}
-	wg.Wait()
-	return firstErr
 }
 
 // progressReporter serialises calls of the user's Progress function: phase

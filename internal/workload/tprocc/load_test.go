@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/sqlfile"
 	"github.com/sledge-bench/sledge/internal/db/sqlite"
 )
 
@@ -313,8 +314,8 @@ func TestIndexTable(t *testing.T) {
 		"CREATE INDEX x ON orders(o_w_id)":                                                       "orders",
 	}
 	for sql, want := range cases {
-		if got := indexTable(sql); got != want {
-			t.Errorf("indexTable(%q) = %q, want %q", sql, got, want)
+		if got := sqlfile.Table(sql); got != want {
+			t.Errorf("sqlfile.Table(%q) = %q, want %q", sql, got, want)
 		}
 	}
 	for _, kind := range []db.Kind{db.Postgres, db.SQLite} {
@@ -323,7 +324,7 @@ func TestIndexTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range stmts {
-			tb := indexTable(s.SQL)
+			tb := sqlfile.Table(s.SQL)
 			found := false
 			for _, x := range AllTables() {
 				found = found || x.String() == tb

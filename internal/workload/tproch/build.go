@@ -9,11 +9,13 @@ import (
 	"io"
 	"sort"
 	"strconv"
-	"sync"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/parallel"
+	"github.com/sledge-bench/sledge/internal/sqlfile"
 )
 
 // BuildOptions configure a TPROC-H build.
@@ -224,7 +226,7 @@ func (b *builder) load(ctx context.Context, conns []db.Conn, rep *BuildReport) e
 		queue <- u
 	}
 	close(queue)
-	err := parallel(ctx, len(conns), func(ctx context.Context, i int) error {
+	err := parallel.Run(ctx, len(conns), func(ctx context.Context, i int) error {
 		for u := range queue {
 			n, err := b.loadUnit(ctx, conns[i], u, &counts[u.t])
 			if err != nil {
@@ -284,16 +286,7 @@ func (b *builder) loadUnit(ctx context.Context, c db.Conn, u unit, count *atomic
 	return 0, fmt.Errorf("the %s driver has no bulk load path", b.kind)
 }
 
-func joinColumns(t Table) string {
-	s := ""
-	for i, c := range t.Columns() {
-		if i > 0 {
-			s += ", "
-		}
-		s += c
-	}
-	return s
-}
+func joinColumns(t Table) string { return strings.Join(t.Columns(), ", ") }
 
 // countingReader counts the rows of a COPY text stream as they pass (one
 // newline per row: newlines inside values are escaped) for the progress bar.
@@ -363,7 +356,7 @@ func (b *builder) indexes(ctx context.Context, conns []db.Conn, rows map[string]
 	var order []string
 	var total int64
 	for _, s := range stmts {
-		tb := statementTable(s.SQL)
+		tb := sqlfile.Table(s.SQL)
 		if _, seen := byTable[tb]; !seen {
 			order = append(order, tb)
 			total += rows[tb]
@@ -377,7 +370,7 @@ func (b *builder) indexes(ctx context.Context, conns []db.Conn, rows map[string]
 		queue <- tb
 	}
 	close(queue)
-	return parallel(ctx, len(conns), func(ctx context.Context, i int) error {
+	return parallel.Run(ctx, len(conns), func(ctx context.Context, i int) error {
 		for tb := range queue {
 			for _, q := range byTable[tb] {
 				if _, err := conns[i].Exec(ctx, q); err != nil {
@@ -417,7 +410,7 @@ func (b *builder) analyze(ctx context.Context, conns []db.Conn, rows map[string]
 		queue <- t
 	}
 	close(queue)
-	return parallel(ctx, len(conns), func(ctx context.Context, i int) error {
+	return parallel.Run(ctx, len(conns), func(ctx context.Context, i int) error {
 		for t := range queue {
 			if _, err := conns[i].Exec(ctx, stmt+t.String()); err != nil {
 				return fmt.Errorf("analyze %s: %w", t, err)
@@ -426,30 +419,6 @@ func (b *builder) analyze(ctx context.Context, conns []db.Conn, rows map[string]
 		}
 		return nil
 	})
-}
-
-// statementTable finds the table an index statement works on: "ALTER TABLE
-// t …" or "CREATE … INDEX name ON t (…)".
-func statementTable(q string) string {
-	var words []string
-	word := ""
-	for _, r := range q + " " {
-		switch r {
-		case ' ', '\n', '\t', '(':
-			if word != "" {
-				words = append(words, word)
-				word = ""
-			}
-		default:
-			word += string(r)
-		}
-	}
-	for i := 0; i+1 < len(words); i++ {
-		if w := words[i]; w == "TABLE" || w == "table" || w == "ON" || w == "on" {
-			return words[i+1]
-		}
-	}
-	return ""
 }
 
 // execFile runs every statement of a dialect file in order.
@@ -558,28 +527,4 @@ func ReadMeta(ctx context.Context, c db.Conn, k db.Kind) (Meta, error) {
 		return m, errors.New("the TPROC-H build did not finish: rebuild with `sledge build --workload tproch --force`")
 	}
 	return m, nil
-}
-
-// parallel runs fn(ctx, 0..n-1) concurrently and returns the first error,
-// which cancels the others' context.
-func parallel(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var wg sync.WaitGroup
-	errs := make([]error, n)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := fn(ctx, i); err != nil {
-				errs[i] = err
-				cancel(err)
-			}
-		}()
-	}
-	wg.Wait()
-	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-		return cause
-	}
-	return errors.Join(errs...)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/parallel"
 )
 
 // RunOptions configure a TPROC-H run: a power test and, with Streams > 0, a
@@ -255,7 +256,7 @@ func (r *runner) throughput(ctx context.Context, main db.Conn) error {
 	if r.opts.Refresh {
 		n++
 	}
-	err := parallel(ctx, n, func(ctx context.Context, i int) error {
+	err := parallel.Run(ctx, n, func(ctx context.Context, i int) error {
 		if i < s {
 			return r.stream(ctx, conns[i], i+1, r.opts.QuerySets)
 		}

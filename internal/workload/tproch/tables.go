@@ -1,7 +1,7 @@
 // Package tproch is TPROC-H, an analytic workload derived from the TPC-H
 // specification: a dbgen-equivalent generator, loaders, the 22 queries with
 // their parameters, the power and throughput tests and their metrics.
-// TPROC-H results are not comparable with published TPC-H results.
+// TPROC-H results are not comparable with audited TPC results.
 package tproch
 
 // Table is one of the eight TPROC-H tables.

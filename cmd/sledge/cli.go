@@ -11,15 +11,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/db/drivers"
+	"github.com/sledge-bench/sledge/internal/hammerjobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	pyembed "github.com/sledge-bench/sledge/python"
 )
@@ -41,7 +44,10 @@ func newCLICmd(g *globals) *cobra.Command {
 		Long: `Run HammerDB CLI scripts unchanged: a real Tcl interpreter (tclsh 8.6) runs
 the script with HammerDB's commands — dbset, diset, vuset, buildschema, vurun,
 jobs … — defined to drive Sledge's engine. Without arguments: an interactive
-sledge> prompt (type help; line editing through rlwrap when installed).
+sledge> prompt with line editing (arrows, Home/End, Ctrl-A/E/K/U/W), history
+kept between sessions (Up/Down), Tab to complete a command name, and help.
+Ctrl-C at the prompt drops the line; while a command runs it stops the job
+(stored as interrupted) and the prompt comes back. Ctrl-D or quit leaves.
 
   sledge cli auto build.tcl
   sledge cli py auto sweep.py     # the same commands from Python
@@ -87,7 +93,36 @@ accepted with a one-line notice. See the README for the table.`,
 			return cliDo(cmd.Context(), cmd.OutOrStdout(), g, args[0], &st)
 		},
 	}
-	cmd.AddCommand(do)
+	cmd.AddCommand(do, newCLIJobsCmd(g))
+	return cmd
+}
+
+// newCLIJobsCmd is HammerDB's jobs command for the front ends: it prints
+// what the command prints, then a line holding only the record separator
+// (0x1E), a line "FORMAT PROFILEID" with the session after the command, and
+// the command's return value.
+func newCLIJobsCmd(g *globals) *cobra.Command {
+	var s hammerjobs.Session
+	cmd := &cobra.Command{
+		Use:    "jobs [--format JSON|text] [--profileid N] -- [ARGS...]",
+		Short:  "HammerDB's jobs command over Sledge's repository (used by the Tcl and Python front ends)",
+		Hidden: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, err := openRepo(cmd.Context(), g)
+			if err != nil {
+				return err
+			}
+			defer repo.Close()
+			c := &hammerjobs.Command{Repo: repo}
+			out, err := c.Run(cmd.Context(), s, args)
+			if err != nil {
+				return err
+			}
+			return out.Write(cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVar(&s.Format, "format", hammerjobs.FormatJSON, "output format: JSON or text (jobs format)")
+	cmd.Flags().IntVar(&s.ProfileID, "profileid", 0, "the session's performance profile id (jobs profileid)")
 	return cmd
 }
 
@@ -107,7 +142,6 @@ func runTcl(ctx context.Context, g *globals, script string) error {
 		return err
 	}
 	args := []string{prelude}
-	name := tclsh
 	if script != "" {
 		abs, err := filepath.Abs(script)
 		if err != nil {
@@ -117,13 +151,14 @@ func runTcl(ctx context.Context, g *globals, script string) error {
 			return fmt.Errorf("script: %w", err)
 		}
 		args = append(args, "auto", abs)
-	} else if rl, err := exec.LookPath("rlwrap"); err == nil && isTerminal(os.Stdin) {
-		// Line editing and history for the prompt.
-		name, args = rl, append([]string{tclsh}, args...)
 	}
-	cmd := exec.CommandContext(ctx, name, args...)
+	env := append(os.Environ(), cliEnv(g)...)
+	if script == "" && isTerminal(os.Stdin) && term.IsTerminal(int(os.Stdin.Fd())) {
+		return promptSession(ctx, tclsh, prelude, env)
+	}
+	cmd := exec.CommandContext(ctx, tclsh, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Env = append(os.Environ(), cliEnv(g)...)
+	cmd.Env = env
 	return exitStatus(cmd.Run())
 }
 
@@ -183,6 +218,26 @@ type cliState struct {
 	Dicts map[string]map[string]string `json:"dicts"`
 	VU    map[string]string            `json:"vu"`
 	DG    map[string]string            `json:"dg"`
+	// ProfileID is the performance profile (jobs profileid N) that runs are
+	// recorded under; 0 for none.
+	ProfileID int `json:"profileid"`
+}
+
+// recordSettings makes the jobs that ctx starts record the HammerDB settings
+// of the chosen database (jobs ID dict) and the performance profile.
+func (h *hammer) recordSettings(ctx context.Context) context.Context {
+	extra := map[string]string{}
+	for d, kv := range h.st.Dicts {
+		for k, v := range kv {
+			if strings.HasPrefix(k, h.prefix) {
+				extra[hammerjobs.ConfigPrefix+d+"."+k] = v
+			}
+		}
+	}
+	if h.st.ProfileID > 0 {
+		extra[hammerjobs.ConfigProfileID] = strconv.Itoa(h.st.ProfileID)
+	}
+	return context.WithValue(ctx, jobConfigKey{}, extra)
 }
 
 // hammer resolves HammerDB keys for the chosen database.
@@ -351,28 +406,10 @@ func cliDo(ctx context.Context, w io.Writer, g *globals, action string, st *cliS
 		return err
 	}
 	target := h.url()
+	ctx = h.recordSettings(ctx)
 	switch action {
 	case "librarycheck":
-		t, err := db.ParseTarget(target)
-		if err != nil {
-			return err
-		}
-		drv, err := drivers.For(t.Kind)
-		if err != nil {
-			return err
-		}
-		c, err := drv.Connect(ctx, t, db.Options{})
-		if err != nil {
-			fmt.Fprintf(w, "Error: failed to connect to %s at %s: %v\n", h.product, t, err)
-			return exitError{code: 1}
-		}
-		defer c.Close(context.Background())
-		v, err := drv.Version(ctx, c)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "Success ... connected to %s (%s) at %s\n", h.product, v, t)
-		return nil
+		return librarycheck(ctx, w, st)
 	case "buildschema":
 		if err := ensureDatabase(ctx, w, h); err != nil {
 			return err
@@ -464,6 +501,132 @@ func cliDo(ctx context.Context, w io.Writer, g *globals, action string, st *cliS
 		return runDatagen(ctx, w, f)
 	}
 	return fmt.Errorf("cli do: unknown action %q", action)
+}
+
+// librarycheck reports, for every database the session has configured (the
+// one chosen with dbset db, and any other with pg_*, maria_* or mysql_*
+// settings), the driver compiled into Sledge and whether the server answers,
+// with its version. When the benchmark's database does not exist yet (before
+// buildschema) it reaches the server through the default database instead,
+// and says so. It fails if any configured server cannot be reached.
+func librarycheck(ctx context.Context, w io.Writer, st *cliState) error {
+	failed := 0
+	for _, name := range []string{"pg", "maria", "mysql"} {
+		one := *st
+		one.DB = name
+		h, err := newHammer(&one)
+		if err != nil {
+			return err
+		}
+		if !h.configured(st.DB) {
+			continue
+		}
+		t, err := db.ParseTarget(h.url())
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "Checking database library for %s\n", h.product)
+		drv, err := drivers.For(t.Kind)
+		if err != nil {
+			fmt.Fprintf(w, "Error: %v\n", err)
+			failed++
+			continue
+		}
+		fmt.Fprintf(w, "Success ... %s driver built in (%s)\n", h.product, driverModule(t.Kind))
+		version, via, err := reachServer(ctx, drv, h, t)
+		if err != nil {
+			fmt.Fprintf(w, "Error: cannot reach the %s server: %v\n", h.product, err)
+			failed++
+			continue
+		}
+		fmt.Fprintf(w, "Success ... connected to %s at %s%s\n", version, t, via)
+	}
+	if failed > 0 {
+		return exitError{code: 1}
+	}
+	return nil
+}
+
+// configured says whether the session chose this database or set any of
+// its keys.
+func (h *hammer) configured(selected string) bool {
+	if strings.EqualFold(selected, strings.TrimSuffix(h.prefix, "_")) || (selected == "" && h.prefix == "pg_") {
+		return true
+	}
+	for _, kv := range h.st.Dicts {
+		for k := range kv {
+			if strings.HasPrefix(k, h.prefix) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// reachServer connects to the benchmark's database or, failing that, to the
+// server's default database (PostgreSQL: as the same user, then as the
+// superuser; MariaDB/MySQL: information_schema), and returns the server
+// version and, for a fallback, which way it got in.
+func reachServer(ctx context.Context, drv db.Driver, h *hammer, t db.Target) (version, via string, err error) {
+	try := func(t db.Target) (string, error) {
+		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		c, err := drv.Connect(ctx, t, db.Options{})
+		if err != nil {
+			return "", err
+		}
+		defer c.Close(context.Background())
+		return drv.Version(ctx, c)
+	}
+	version, firstErr := try(t)
+	if firstErr == nil {
+		return version, "", nil
+	}
+	u := mustURL(t.DSN)
+	var others []*url.URL
+	if h.prefix == "pg_" {
+		same := *u
+		same.Path = "/" + h.get("defaultdbase", "postgres")
+		su := "superuser"
+		if h.tpch() {
+			su = "tpch_superuser"
+		}
+		super := same
+		super.User = url.UserPassword(h.get(su, "postgres"), h.get(su+"pass", "postgres"))
+		others = append(others, &same, &super)
+	} else {
+		info := *u
+		info.Path = "/information_schema"
+		others = append(others, &info)
+	}
+	for _, o := range others {
+		ot, err := db.ParseTarget(o.String())
+		if err != nil {
+			continue
+		}
+		if version, err := try(ot); err == nil {
+			return version, fmt.Sprintf(" (through database %s as %s; the benchmark's database is not reachable yet: %v)",
+				strings.TrimPrefix(o.Path, "/"), o.User.Username(), firstErr), nil
+		}
+	}
+	return "", "", firstErr
+}
+
+// driverModule names the Go module of a database's built-in driver, with
+// the version compiled in.
+func driverModule(k db.Kind) string {
+	mod := map[db.Kind]string{db.Postgres: "github.com/jackc/pgx/v5", db.MySQL: "github.com/go-sql-driver/mysql"}[k]
+	if mod == "" {
+		return string(k)
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == mod {
+				return mod + " " + d.Version
+			}
+		}
+	}
+	return mod
 }
 
 // cliRun runs a job and returns its id and final status.
@@ -564,8 +727,9 @@ func cliVurun(ctx context.Context, w io.Writer, g *globals, h *hammer, target st
 	})
 	if id != 0 && f.workload == workloadTPROCC {
 		if repo, rerr := openRepo(context.Background(), g); rerr == nil {
-			if res, _ := repo.RunResult(context.Background(), id); res != nil {
-				fmt.Fprintf(w, "TEST RESULT : System achieved %.0f NOPM from %.0f %s TPM\n", res.NOPM, res.TPM, h.product)
+			j, jerr := repo.Get(context.Background(), id)
+			if res, _ := repo.RunResult(context.Background(), id); res != nil && jerr == nil {
+				fmt.Fprintln(w, hammerjobs.TestResult(j, res))
 			}
 			repo.Close()
 		}

@@ -40,21 +40,7 @@ func sledgeProcess(t *testing.T, stdin string, args ...string) (string, error) {
 
 func needTclsh(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("tclsh"); err == nil {
-		return
-	}
-	if os.Geteuid() == 0 {
-		if out, err := exec.Command("flock", "/tmp/sledge-apt.lock", "/bin/sh", "-c",
-			"command -v tclsh || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q tcl)").CombinedOutput(); err != nil {
-			t.Logf("installing tcl: %v\n%s", err, out)
-		}
-	}
-	if _, err := exec.LookPath("tclsh"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set but tclsh is missing")
-		}
-		t.Skip("tclsh not installed")
-	}
+	testdb.Command(t, "tclsh", "tcl")
 }
 
 // hammerConnection turns a test database URL into HammerDB settings.
@@ -76,6 +62,101 @@ func hammerConnection(t *testing.T, raw, prefix string) []string {
 
 var jobLine = regexp.MustCompile(`(?m)^job (\d+): (.*)$`)
 
+// hammerResult is a `jobs ID result` answer in JSON after a "JOB id" line.
+var hammerResult = regexp.MustCompile(`JOB (\d+)\n(\[\n(?:.*\n)*?\])\n`)
+
+// checkHammerJobs checks the jobs commands of the Tcl run script: HammerDB's
+// shapes for result (JSON and text), timing, profile, dict, joblist and the
+// summary.
+func checkHammerJobs(t *testing.T, out, product string) {
+	t.Helper()
+	section := func(name, next string) string {
+		_, rest, ok := strings.Cut(out, "\n"+name+"\n")
+		if !ok {
+			t.Fatalf("no %s section:\n%s", name, out)
+		}
+		body, _, _ := strings.Cut(rest, "\n"+next)
+		return body
+	}
+	results := hammerResult.FindAllStringSubmatch(out, -1)
+	if len(results) != 3 {
+		t.Fatalf("%d jobs ID result answers, want 3:\n%s", len(results), out)
+	}
+	var ids []string
+	for i, m := range results {
+		var lines []string
+		if err := json.Unmarshal([]byte(m[2]), &lines); err != nil {
+			t.Fatalf("jobs %s result: %v in %q", m[1], err, m[2])
+		}
+		vu := []int{1, 2, 4}[i]
+		if len(lines) != 4 || lines[0] != m[1] ||
+			!regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`).MatchString(lines[1]) ||
+			lines[2] != strconv.Itoa(vu)+" Active Virtual Users configured" ||
+			!regexp.MustCompile(`^TEST RESULT : System achieved [1-9]\d* NOPM from [1-9]\d* `+product+` TPM$`).MatchString(lines[3]) {
+			t.Errorf("jobs %s result: %q", m[1], lines)
+		}
+		ids = append(ids, m[1])
+	}
+	// timing: HammerDB's procedure names and fields, every value a string,
+	// ordered by ratio_pct.
+	var timing map[string]map[string]string
+	if err := json.Unmarshal([]byte(section("TIMING", "PROFILE")), &timing); err != nil {
+		t.Fatalf("jobs timing: %v\n%s", err, out)
+	}
+	fields := []string{"elapsed_ms", "calls", "min_ms", "avg_ms", "max_ms", "total_ms", "p99_ms", "p95_ms", "p75_ms", "p50_ms", "p25_ms", "sd", "ratio_pct"}
+	for _, name := range []string{"NEWORD", "PAYMENT", "DELIVERY", "SLEV", "OSTAT"} {
+		tx := timing[name]
+		if len(tx) != len(fields) {
+			t.Errorf("timing %s: %v", name, tx)
+			continue
+		}
+		for _, f := range fields {
+			if _, err := strconv.ParseFloat(tx[f], 64); err != nil {
+				t.Errorf("timing %s %s = %q", name, f, tx[f])
+			}
+		}
+		if n, _ := strconv.Atoi(tx["calls"]); n <= 0 {
+			t.Errorf("timing %s: no calls", name)
+		}
+	}
+	// profile 1: the three runs, with their virtual users and NOPM.
+	var profile map[string]map[string]string
+	if err := json.Unmarshal([]byte(section("PROFILE", "DICT")), &profile); err != nil {
+		t.Fatalf("jobs profile: %v\n%s", err, out)
+	}
+	for i, id := range ids {
+		p := profile[id]
+		if p["activevu"] != strconv.Itoa([]int{1, 2, 4}[i]) || p["bm"] != "TPROC-C" || p["db"] != product || p["nopm"] == "" || p["nopm"] == "0" {
+			t.Errorf("profile 1, job %s: %v", id, p)
+		}
+	}
+	if len(profile) != 3 {
+		t.Errorf("profile 1 has %d jobs, want 3: %v", len(profile), profile)
+	}
+	// dict: the HammerDB settings the run was started with.
+	var dict map[string]map[string]string
+	if err := json.Unmarshal([]byte(section("DICT", "Setting jobs output format")), &dict); err != nil {
+		t.Fatalf("jobs dict: %v\n%s", err, out)
+	}
+	prefix := map[string]string{"PostgreSQL": "pg_", "MariaDB": "maria_"}[product]
+	if dict["tpcc"][prefix+"duration"] != "0.05" || dict["tpcc"][prefix+"driver"] != "timed" || dict["connection"][prefix+"host"] == "" {
+		t.Errorf("jobs dict: %v", dict)
+	}
+	// text format: the result one element per line.
+	text := section("TEXT", "LIST ")
+	last := ids[2]
+	if !regexp.MustCompile(`^` + last + `\n\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n4 Active Virtual Users configured\nTEST RESULT : System achieved \d+ NOPM`).MatchString(text) {
+		t.Errorf("jobs ID result in text:\n%s", text)
+	}
+	if l := regexp.MustCompile(`\nLIST (.*)\n`).FindStringSubmatch(out); l == nil || !strings.Contains(" "+l[1]+" ", " "+strings.Join(ids, " ")+" ") {
+		t.Errorf("jobs joblist %q lacks %v", l, ids)
+	}
+	if !regexp.MustCompile(`TPROC-C Jobs\nJobid +Database +Date +Workload +NOPM +Status *\n-{100}\n`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^`+last+` +`+product+` \(\S+\) +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d Benchmark Run +\d+ +(SUCCESS|TOP)`).MatchString(out) {
+		t.Errorf("jobs summary:\n%s", out)
+	}
+}
+
 func testTclScripts(t *testing.T, dbset, prefix, product, dbURL string) {
 	dir := t.TempDir()
 	conn := strings.Join(hammerConnection(t, dbURL, prefix), "\n")
@@ -92,10 +173,11 @@ func testTclScripts(t *testing.T, dbset, prefix, product, dbURL string) {
 		"diset tpcc " + prefix + "driver timed\ndiset tpcc " + prefix + "rampup 0\ndiset tpcc " + prefix + "duration 0.05\n" +
 		"diset tpcc " + prefix + "allwarehouse false\n" +
 		"diset tpcc " + prefix + "odd_key {a b {c} $d \"e\"}\n" +
-		"set results {}\n" +
+		"jobs profileid 1\n" +
 		"foreach z {1 2 4} {\n  vuset vu $z\n  vucreate\n  set jobid [vurun]\n  vudestroy\n" +
-		"  puts \"job $jobid: [string map {\\n { }} [jobs $jobid result]]\"\n}\n" +
-		""
+		"  puts \"JOB $jobid\"\n  jobs $jobid result\n}\n" +
+		"puts TIMING\njobs $jobid timing\nputs PROFILE\njobs profile 1\nputs DICT\njobs $jobid dict\n" +
+		"jobs format text\nputs TEXT\njobs $jobid result\nputs \"LIST [jobs joblist]\"\nputs \"SUMMARY\n[jobs]\"\n"
 	if err := os.WriteFile(filepath.Join(dir, "run.tcl"), []byte(run), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +185,8 @@ func testTclScripts(t *testing.T, dbset, prefix, product, dbURL string) {
 	if err != nil {
 		t.Fatalf("run script: %v\n%s", err, out)
 	}
-	if n := strings.Count(out, "TEST RESULT : System achieved "); n != 3 {
+	runOut, _, _ := strings.Cut(out, "\nTIMING\n")
+	if n := len(regexp.MustCompile(`(?m)^TEST RESULT : System achieved `).FindAllString(runOut, -1)); n != 3 {
 		t.Errorf("%d TEST RESULT lines, want 3:\n%s", n, out)
 	}
 	if !regexp.MustCompile(`TEST RESULT : System achieved \d+ NOPM from \d+ ` + product + ` TPM`).MatchString(out) {
@@ -116,19 +199,7 @@ func testTclScripts(t *testing.T, dbset, prefix, product, dbURL string) {
 	if !strings.Contains(out, "tpcc."+prefix+`odd_key = a b {c} $d "e" is accepted but not honoured`) {
 		t.Errorf("quoting lost:\n%s", out)
 	}
-	matches := jobLine.FindAllStringSubmatch(out, -1)
-	if len(matches) != 3 {
-		t.Fatalf("%d job lines, want 3:\n%s", len(matches), out)
-	}
-	for i, m := range matches {
-		var res map[string]any
-		if err := json.Unmarshal([]byte(m[2]), &res); err != nil {
-			t.Fatalf("jobs %s result: %v in %q", m[1], err, m[2])
-		}
-		if res["status"] != "completed" || res["vu"] != float64([]int{1, 2, 4}[i]) || res["nopm"].(float64) <= 0 {
-			t.Errorf("job %s: status %v vu %v nopm %v", m[1], res["status"], res["vu"], res["nopm"])
-		}
-	}
+	checkHammerJobs(t, out, product)
 	// The same jobs through the repository.
 	list := jobsJSON(t)
 	runs := 0
@@ -196,6 +267,7 @@ func testPythonScripts(t *testing.T, dbset, prefix, product, dbURL string) {
 	}
 	pass, _ := u.User.Password()
 	script := `import json
+import sledge
 dbset('db', '` + dbset + `')
 diset('connection', '` + prefix + `host', '` + u.Hostname() + `')
 diset('connection', '` + prefix + `port', ` + u.Port() + `)
@@ -214,8 +286,11 @@ for z in (1, 2):
     vucreate()
     jobid = vurun()
     vudestroy()
-    res = jobs(jobid, 'result')
-    print('job %s: %s' % (jobid, json.dumps({'status': res['status'], 'vu': res['vu'], 'nopm': res['nopm']})))
+    lines = jobs(jobid, 'result')  # HammerDB's shape
+    assert lines[0] == jobid and lines[2] == '%d Active Virtual Users configured' % z, lines
+    assert lines[3].startswith('TEST RESULT : System achieved '), lines
+    res = sledge.result(jobid)  # Sledge's own figures
+    print('job %s: %s' % (jobid, json.dumps({'status': res.status, 'vu': res.raw['vu'], 'nopm': res.nopm})))
 `
 	path := filepath.Join(t.TempDir(), "sweep.py")
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
@@ -279,4 +354,85 @@ func TestPythonPackageUnitTests(t *testing.T) {
 		t.Fatalf("pytest: %v\n%s", err, out)
 	}
 	t.Logf("%s", strings.TrimSpace(string(out)))
+}
+
+// librarycheck reports every configured database: its built-in driver, and
+// the server's version, reached through the default database when the
+// benchmark's database does not exist yet; an unreachable one fails it.
+func TestTclLibrarycheck(t *testing.T) {
+	needTclsh(t)
+	e2eEnv(t)
+	pg, maria := testdb.Postgres(t), testdb.MariaDB(t)
+	dir := t.TempDir()
+	pgConn := hammerConnection(t, pg, "pg_")
+	pgConn = append(pgConn, "diset tpcc pg_dbase not_built_yet")
+	script := "dbset db maria\n" + strings.Join(pgConn, "\n") + "\n" +
+		strings.Join(hammerConnection(t, maria, "maria_"), "\n") + "\nlibrarycheck\nputs checked\n"
+	ok := filepath.Join(dir, "ok.tcl")
+	if err := os.WriteFile(ok, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := sledgeProcess(t, "", "cli", "auto", ok)
+	if err != nil {
+		t.Fatalf("librarycheck: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"Checking database library for PostgreSQL\nSuccess ... PostgreSQL driver built in (github.com/jackc/pgx/v5",
+		"Checking database library for MariaDB\nSuccess ... MariaDB driver built in (github.com/go-sql-driver/mysql",
+		"the benchmark's database is not reachable yet",
+		"checked",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q:\n%s", want, out)
+		}
+	}
+	if !regexp.MustCompile(`Success \.\.\. connected to PostgreSQL 15\.\d+[^\n]* at postgres://.*not_built_yet.* \(through database postgres as `).MatchString(out) ||
+		!regexp.MustCompile(`Success \.\.\. connected to MariaDB \d+\.\d+\.\d+ at mysql://`).MatchString(out) {
+		t.Errorf("versions not reported:\n%s", out)
+	}
+	if strings.Contains(out, "MySQL") {
+		t.Errorf("MySQL was not configured but was checked:\n%s", out)
+	}
+	// A configured server that does not answer fails the command.
+	bad := filepath.Join(dir, "bad.tcl")
+	if err := os.WriteFile(bad, []byte(script+"diset connection mysql_host 127.0.0.1\ndiset connection mysql_port 1\nlibrarycheck\nputs unreachable\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = sledgeProcess(t, "", "cli", "auto", bad)
+	if err == nil || !strings.Contains(out, "Error: cannot reach the MySQL server") ||
+		!strings.Contains(out, "librarycheck failed") || strings.Contains(out, "unreachable") {
+		t.Errorf("unreachable MySQL: %v\n%s", err, out)
+	}
+}
+
+// `dbset db mysql` and the mysql_* keys drive a MySQL-protocol server. No
+// MySQL server package is available here, so MariaDB plays it; the result
+// names the product the server reports.
+func TestTclMySQLKeys(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	needTclsh(t)
+	e2eEnv(t)
+	conn := strings.Join(hammerConnection(t, testdb.MariaDB(t), "mysql_"), "\n")
+	script := "dbset db mysql\n" + conn + "\ndiset tpcc mysql_count_ware 1\ndiset tpcc mysql_num_vu 1\nbuildschema\n" +
+		"diset tpcc mysql_driver timed\ndiset tpcc mysql_rampup 0\ndiset tpcc mysql_duration 0.05\n" +
+		"diset tpcc mysql_no_stored_procs true\nvuset vu 2\nvucreate\nset id [vurun]\nvudestroy\n" +
+		"jobs $id result\njobs $id dict\n"
+	path := filepath.Join(t.TempDir(), "mysql.tcl")
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := sledgeProcess(t, "", "cli", "auto", path)
+	if err != nil {
+		t.Fatalf("script: %v\n%s", err, out)
+	}
+	for _, want := range []string{"built 1 warehouse", "mode sql", "2 Active Virtual Users configured", `"mysql_no_stored_procs": "true"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q:\n%s", want, out)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^TEST RESULT : System achieved [1-9]\d* NOPM from [1-9]\d* MariaDB TPM$`).MatchString(out) {
+		t.Errorf("no TEST RESULT naming the server's product:\n%s", out)
+	}
 }

@@ -16,6 +16,8 @@ namespace eval ::sledge {
     variable created 0
     variable running 0
     variable lastjob ""
+    variable jobsformat JSON
+    variable profileid 0
 
     proc jsonstr {s} {
         set out "\""
@@ -46,10 +48,10 @@ namespace eval ::sledge {
     }
 
     proc state {} {
-        variable db; variable bm; variable dicts; variable vu; variable dg
+        variable db; variable bm; variable dicts; variable vu; variable dg; variable profileid
         set ds {}
         dict for {name d} $dicts { lappend ds "[jsonstr $name]:[jsondict $d]" }
-        return "\{\"db\":[jsonstr $db],\"bm\":[jsonstr $bm],\"dicts\":\{[join $ds ,]\},\"vu\":[jsondict $vu],\"dg\":[jsondict $dg]\}"
+        return "\{\"db\":[jsonstr $db],\"bm\":[jsonstr $bm],\"dicts\":\{[join $ds ,]\},\"vu\":[jsondict $vu],\"dg\":[jsondict $dg],\"profileid\":$profileid\}"
     }
 
     # action runs `sledge cli do NAME`, echoes its output as it comes and
@@ -69,7 +71,8 @@ namespace eval ::sledge {
         }
         if {[catch {close $f} err]} {
             if {$id ne "" && $id ne "0"} { set lastjob $id }
-            error "$name failed ($status): see the output above"
+            if {$status ne ""} { set status " ($status)" }
+            error "$name failed$status: see the output above"
         }
         if {$id ne "" && $id ne "0"} { set lastjob $id }
         return $id
@@ -197,37 +200,56 @@ proc numberOfCPUs {} {
     return 1
 }
 
-# jobs: HammerDB's jobs command, answered from Sledge's repository (JSON).
+# jobs: HammerDB's jobs command, answered by `sledge cli jobs` from Sledge's
+# repository in HammerDB's shapes. Like HammerDB it prints its answer and
+# returns "", except `jobs` alone (the summary table), `jobs joblist`,
+# `jobs ID getchart TYPE` (an HTML page) and `jobs diff` (the difference),
+# which return theirs. `jobs format` and `jobs profileid` change the session.
 proc jobs {args} {
-    switch -- [llength $args] {
-        0 { return [::sledge::sledge jobs --format json] }
-        1 {
-            set a [lindex $args 0]
-            if {$a eq "format"} { return "JSON" }
-            return [::sledge::sledge jobs show $a --format json]
-        }
-        2 {
-            lassign $args id what
-            switch -- $what {
-                delete { return [::sledge::sledge jobs delete $id] }
-                result - timing - tcount - config - status - output - system - build - check {
-                    return [::sledge::sledge jobs show $id $what --format json]
-                }
-                default { error "jobs $id $what: want result, timing, tcount, config, status, output, system or delete" }
-            }
-        }
-        default { error "usage: jobs ?id? ?result|timing|tcount|config|status|output|delete?" }
+    set out [exec -ignorestderr $::sledge::bin cli jobs --format $::sledge::jobsformat \
+        --profileid $::sledge::profileid -- {*}$args]
+    set i [string first "\x1e\n" $out]
+    if {$i < 0} { error "jobs: unexpected answer from $::sledge::bin" }
+    puts -nonewline [string range $out 0 [expr {$i - 1}]]
+    flush stdout
+    set rest [string range $out [expr {$i + 2}] end]
+    set nl [string first "\n" $rest]
+    if {$nl < 0} {
+        set session $rest
+        set ret ""
+    } else {
+        set session [string range $rest 0 [expr {$nl - 1}]]
+        set ret [string range $rest [expr {$nl + 1}] end]
     }
+    lassign $session ::sledge::jobsformat ::sledge::profileid
+    return $ret
 }
+interp alias {} job {} jobs
 
 proc help {args} {
+    if {[lindex $args 0] eq "jobs"} {
+        puts {jobs                      the jobs summary tables (returned)
+jobs joblist              the job ids (returned)
+jobs result               the results of all jobs
+jobs timestamp            the start times of all jobs
+jobs format JSON|text     the output format (JSON by default)
+jobs JOBID                the job's output as virtual-user rows
+jobs JOBID bm|db|delete|dict|metrics|result|status|system|tcount|timestamp|timing|VUID
+jobs JOBID timing VUID    timings of one virtual user
+jobs JOBID getchart result|timing|tcount|metrics   an HTML chart (returned)
+jobs profileid ?ID|all?   the performance profile new runs are recorded under
+jobs profile ID           the runs of a profile
+jobs diff BASE COMP       compare two profiles (returns the difference)
+jobs PID getchart profile|diff:PID2   an HTML chart of profiles (returned)}
+        return
+    }
     puts {Sledge CLI: HammerDB's commands, driving Sledge's engine.
   dbset db pg|maria|mysql      dbset bm TPROC-C|TPROC-H
   diset DICT KEY VALUE         (dicts: connection, tpcc, tpch; e.g. diset tpcc pg_count_ware 4)
   print db|bm|dict|vuconf      vuset vu N  (also delay, repeat, iterations, showoutput …)
   buildschema  checkschema  deleteschema  librarycheck
   vucreate  vurun (returns the job id)  vudestroy  vustatus  vucomplete
-  jobs  jobs ID  jobs ID result|timing|tcount|config|status|output|delete
+  jobs  jobs joblist|result|timestamp  jobs format JSON|text  (help jobs for more)
   dgset KEY VALUE  datagenrun  numberOfCPUs  runtimer SECONDS  quit
 Any other input is Tcl.}
 }
@@ -245,7 +267,50 @@ if {[lindex $argv 0] eq "auto"} {
     exit 0
 }
 
-puts "Sledge CLI (HammerDB commands on Sledge's engine). Type help."
+# evalinput evaluates one complete command typed at the prompt and prints
+# its result or error.
+proc ::sledge::evalinput {cmd} {
+    if {[catch {uplevel #0 $cmd} result]} {
+        puts "Error: $result"
+    } elseif {$result ne ""} {
+        puts $result
+    }
+}
+
+set ::sledge::banner "Sledge CLI (HammerDB commands on Sledge's engine). Type help."
+
+# "edited": Sledge's line editor reads the lines and sends them on fd 3; each
+# is answered on fd 4 with "more" (the command goes on) or "done". A line
+# holding only Ctrl-C (\x03) drops the unfinished command.
+if {[lindex $argv 0] eq "edited"} {
+    set in [open /dev/fd/3 r]
+    set ack [open /dev/fd/4 w]
+    fconfigure $ack -buffering line
+    puts $::sledge::banner
+    puts $ack done
+    set buffer ""
+    while {[gets $in line] >= 0} {
+        if {$line eq "\x03"} {
+            set buffer ""
+            puts $ack done
+            continue
+        }
+        append buffer $line "\n"
+        if {![info complete $buffer]} {
+            puts $ack more
+            continue
+        }
+        set cmd $buffer
+        set buffer ""
+        ::sledge::evalinput $cmd
+        flush stdout
+        puts $ack done
+    }
+    exit 0
+}
+
+# Otherwise read commands from stdin (a pipe, or a terminal without the editor).
+puts $::sledge::banner
 set ::sledge::buffer ""
 while 1 {
     if {$::sledge::buffer eq ""} { puts -nonewline "sledge> " } else { puts -nonewline "> " }
@@ -255,9 +320,5 @@ while 1 {
     if {![info complete $::sledge::buffer]} { continue }
     set cmd $::sledge::buffer
     set ::sledge::buffer ""
-    if {[catch {uplevel #0 $cmd} result]} {
-        puts "Error: $result"
-    } elseif {$result ne ""} {
-        puts $result
-    }
+    ::sledge::evalinput $cmd
 }

@@ -36,6 +36,11 @@ import (
 // POST /api/jobs learns the id of the job it started.
 type jobStartedKey struct{}
 
+// jobConfigKey carries extra settings (map[string]string) to record with the
+// job that a context starts: `sledge cli` records the HammerDB settings the
+// job came from.
+type jobConfigKey struct{}
+
 type serveFlags struct {
 	listen  string
 	token   string

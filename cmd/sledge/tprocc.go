@@ -53,7 +53,7 @@ const dbFlagHelp = "database: postgres://user:pass@host:port/dbname, sqlite:PATH
 // systemInfo describes the client machine for the job record.
 func systemInfo() map[string]string {
 	host, _ := os.Hostname()
-	return map[string]string{
+	info := map[string]string{
 		"host":           host,
 		"cpus":           strconv.Itoa(runtime.NumCPU()),
 		"os":             runtime.GOOS + "/" + runtime.GOARCH,
@@ -61,6 +61,36 @@ func systemInfo() map[string]string {
 		"sledge_version": version,
 		"pid":            strconv.Itoa(os.Getpid()),
 	}
+	// Where the system says more (Linux), the CPU model, memory and OS name.
+	for _, f := range []struct{ key, file, field string }{
+		{"cpu_model", "/proc/cpuinfo", "model name"},
+		{"memory", "/proc/meminfo", "MemTotal"},
+		{"os_name", "/etc/os-release", "PRETTY_NAME"},
+	} {
+		if v := fileField(f.file, f.field); v != "" {
+			info[f.key] = v
+		}
+	}
+	return info
+}
+
+// fileField returns the value of the first "name: value" or name=value line
+// of a file, or "" when there is none.
+func fileField(path, name string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			k, v, ok = strings.Cut(line, "=")
+		}
+		if ok && strings.TrimSpace(k) == name {
+			return strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return ""
 }
 
 // startJob records a new job and returns its id (0 when the repository
@@ -73,6 +103,16 @@ func startJob(ctx context.Context, repo *jobs.Repo, kind string, t db.Target, cf
 func startWorkloadJob(ctx context.Context, repo *jobs.Repo, kind, workload string, t db.Target, cfg map[string]string) int64 {
 	if repo == nil {
 		return 0
+	}
+	if extra, ok := ctx.Value(jobConfigKey{}).(map[string]string); ok && len(extra) > 0 {
+		merged := make(map[string]string, len(cfg)+len(extra))
+		for k, v := range cfg {
+			merged[k] = v
+		}
+		for k, v := range extra {
+			merged[k] = v
+		}
+		cfg = merged
 	}
 	id, err := repo.Create(ctx, jobs.Job{Kind: kind, Workload: workload, DBKind: string(t.Kind), Target: t.String()}, cfg)
 	if err != nil {

@@ -36,6 +36,9 @@ func redactText(s string) string {
 // sensitiveKey reports whether a setting's name says its value is a secret.
 func sensitiveKey(k string) bool {
 	k = strings.ToLower(k)
+	if strings.HasSuffix(k, "pass") { // HammerDB's pg_pass, maria_pass, pg_superuserpass …
+		return true
+	}
 	for _, w := range []string{"password", "passwd", "secret", "token"} {
 		if strings.Contains(k, w) {
 			return true

@@ -6,6 +6,8 @@ script: the import below makes it work either way. The connection settings
 come from the engine's defaults; set them with diset('connection', ...).
 """
 
+import re
+
 from sledge.hammerdb import *  # noqa: F401,F403
 
 dbset('db', 'pg')
@@ -17,9 +19,11 @@ for z in (1, 2, 4):
     vucreate()
     jobid = vurun()
     vudestroy()
-    nopm = jobs(jobid, 'result')['nopm']
+    # HammerDB's shape: [id, timestamp, "N Active Virtual Users configured",
+    # "TEST RESULT : System achieved N NOPM from M PostgreSQL TPM"]
+    line = jobs(jobid, 'result')[-1]
+    nopm = int(re.search(r"achieved (\d+) NOPM", line).group(1))
     results[z] = nopm
-    print(nopm)
 
 print("VUs  NOPM")
 for z, nopm in results.items():

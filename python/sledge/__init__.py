@@ -12,7 +12,7 @@ server=, through a `sledge serve` HTTP API.
 """
 
 from ._engine import SledgeError
-from .api import Job, Result, build, run
+from .api import Job, Result, build, result, run
 from .hammerdb import *  # noqa: F401,F403 - the HammerDB commands
 from .hammerdb import __all__ as _hammerdb_all
 from .hammerdb import printdict, reset, session
@@ -20,6 +20,6 @@ from .session import Session
 
 __version__ = "0.1.0"
 
-__all__ = ["SledgeError", "Session", "Result", "Job", "run", "build", "session", "reset", "printdict"] + list(
+__all__ = ["SledgeError", "Session", "Result", "Job", "run", "build", "result", "session", "reset", "printdict"] + list(
     _hammerdb_all
 )

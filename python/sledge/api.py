@@ -260,6 +260,15 @@ def run(db=None, vu=4, duration="1m", rampup="10s", workload="tprocc", mode=None
     return res
 
 
+def result(job_id, *, binary=None, repo=None):
+    """The Result of a run already in the repository (for example the job id
+    vurun() returned): Sledge's own figures, where jobs(id, 'result') gives
+    HammerDB's lines."""
+    job_id = str(job_id).strip()
+    raw = call_json(["jobs", "show", job_id, "result"], binary=binary, repo=repo)
+    return Result.from_json(job_id, raw)
+
+
 def build(db=None, warehouses=1, workers=None, workload="tprocc", scale=None, server=None, *,
           token=None, binary=None, repo=None, quiet=False, poll=1.0, **other):
     """Build a schema on the Go engine and return its Job.

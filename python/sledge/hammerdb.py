@@ -8,7 +8,7 @@
     vucreate()
     jobid = vurun()
     vudestroy()
-    print(jobs(jobid, 'result')['nopm'])
+    print(jobs(jobid, 'result')[-1])    # TEST RESULT : System achieved … NOPM …
 
 `print` is HammerDB's `print` command as print_ (Python's print is left
 alone). The star import exports exactly the HammerDB commands; session(),
@@ -138,9 +138,10 @@ def waittocomplete():
     return _default.waittocomplete()
 
 
-def jobs(jobid=None, section=None, *rest):
-    """jobs() / jobs(id) / jobs(id, 'result'|'timing'|'tcount'|...) / jobs(id, 'delete')."""
-    return _default.jobs(jobid, section, *rest)
+def jobs(*args):
+    """HammerDB's jobs command: jobs(), jobs('joblist'), jobs(id), jobs(id, 'result'),
+    jobs(id, 'timing'), jobs('format', 'text'), jobs('profileid', 1) … (see Session.jobs)."""
+    return _default.jobs(*args)
 
 
 def librarycheck():

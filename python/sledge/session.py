@@ -18,8 +18,9 @@ __all__ = ["Session", "ACTIONS", "JOB_SECTIONS"]
 
 ACTIONS = ("buildschema", "checkschema", "deleteschema", "vurun", "librarycheck", "datagenrun")
 
-# Sections of `sledge jobs show ID SECTION` (HammerDB's `jobs ID result` etc.).
-JOB_SECTIONS = ("result", "timing", "tcount", "config", "status", "output", "system", "build", "check")
+# HammerDB's jobs ID sub-commands.
+JOB_SECTIONS = ("status", "result", "timing", "tcount", "metrics", "system", "timestamp", "bm", "db", "dict",
+                "delete", "getchart")
 
 DB_NAMES = {"pg": "PostgreSQL", "maria": "MariaDB", "mysql": "MySQL"}
 _DB_ALIASES = {
@@ -102,6 +103,8 @@ class Session:
         self.running = None  # the action in progress, if any
         self.job_id = None  # the last job an action reported
         self.job_status = None
+        self.jobs_format = "JSON"  # jobs format JSON|text
+        self.profile_id = 0  # jobs profileid N: the profile new runs are recorded under
 
     def state(self):
         """The JSON document sent to `sledge cli do ACTION` (a deep copy)."""
@@ -111,6 +114,7 @@ class Session:
             "dicts": copy.deepcopy(self.dicts),
             "vu": dict(self.vu),
             "dg": dict(self.dg),
+            "profileid": self.profile_id,
         }
 
     def state_json(self):
@@ -359,33 +363,61 @@ class Session:
 
     # --------------------------------------------------------------- jobs
 
-    def jobs(self, jobid=None, section=None, *rest):
-        """HammerDB's jobs command.
+    def jobs(self, *args):
+        """HammerDB's jobs command, with HammerDB's sub-commands and shapes.
 
-        jobs()                -> list of job dicts
-        jobs(ID)              -> the job's summary (dict)
-        jobs(ID, SECTION)     -> parsed JSON of that section: result, timing,
-                                 tcount, config, status, output, system,
-                                 build, check
-        jobs(ID, 'delete')    -> deletes the job (returns None)
+        jobs()                      -> the summary tables (str)
+        jobs('joblist')             -> job ids (list of str)
+        jobs('result'), jobs('timestamp')
+        jobs(ID), jobs(ID, 'status'|'result'|'timing'|'tcount'|'metrics'|
+             'system'|'timestamp'|'bm'|'db'|'dict'|VUID), jobs(ID, 'timing', VUID)
+                                    -> HammerDB's JSON, parsed (lists, dicts of
+                                       str); with jobs('format', 'text'): the
+                                       text HammerDB prints (str)
+        jobs(ID, 'delete')          -> None (prints "Deleted Jobid ID")
+        jobs(ID, 'getchart', TYPE)  -> an HTML page (str)
+        jobs('format', 'JSON'|'text'), jobs('profileid', N) -> None (session)
+        jobs('profileid', 'all'), jobs('profile', N)  -> parsed JSON
+        jobs('diff', BASE, COMP)    -> the relative difference (str, e.g. '+0.05')
+
+        A job id that does not exist or a wrong sub-command raises SledgeError
+        with HammerDB's message.
         """
-        if rest:
-            raise SledgeError("jobs: usage: jobs ?jobid? ?section?")
-        kw = {"binary": self.binary, "repo": self.repo}
-        if jobid is None:
-            if section is not None:
-                raise SledgeError("jobs: a section needs a job id")
-            return call_json(["jobs"], **kw)
-        jid = _job_id(jobid)
-        if section is None:
-            return call_json(["jobs", "show", jid], **kw)
-        section = _s(section).strip()
-        if section == "delete":
-            call(["jobs", "delete", jid], **kw)
-            if self.job_id == jid:
-                self.job_id = None
+        argv = ["cli", "jobs", "--format", self.jobs_format, "--profileid", str(self.profile_id), "--"]
+        argv += [_s(a) for a in args]
+        out = call(argv, binary=self.binary, repo=self.repo)
+        printed, sep, rest = out.partition("\x1e\n")
+        if not sep:
+            raise SledgeError("jobs: unexpected answer from sledge:\n" + out[-2000:], output=out)
+        session, _, returned = rest.partition("\n")
+        fmt, _, pid = session.partition(" ")
+        changed = (fmt, pid) != (self.jobs_format, str(self.profile_id))
+        self.jobs_format, self.profile_id = fmt, int(pid or 0)
+        text = printed.rstrip("\n")
+        first = text.split("\n", 1)[0]
+        if first.startswith("Error:") or first.startswith("Jobs Two Parameter Usage") or (
+                first.startswith("Jobid ") and ("does not exist" in first)):
+            raise SledgeError("jobs %s: %s" % (" ".join(_s(a) for a in args), text), output=out)
+        if returned:
+            if text:
+                print(text, flush=True)
+            return returned.split() if args and _s(args[0]).lower() == "joblist" else returned
+        if args and _s(args[0]).lower() == "joblist":
+            return []
+        if changed or not text or (len(args) == 2 and _s(args[1]) == "delete"):
+            if text:
+                self._notice(text)
             return None
-        return call_json(["jobs", "show", jid, section], **kw)
+        if self.jobs_format == "JSON" and text[:1] in "[{":
+            try:
+                return json.loads(text)
+            except ValueError:
+                pass
+        if text.startswith("Notice:") or text.startswith("Performance profile id") or \
+                text.startswith("No ") or text.startswith("Jobs output format"):
+            self._notice(text)
+            return None
+        return text
 
     # ---------------------------------------------------------- no-ops etc
 

@@ -119,6 +119,7 @@ def test_state_json_sent_for_each_action(fake):
         },
         "vu": dict(BASE_VU, vu="3"),
         "dg": {"directory": "/tmp/dg"},
+        "profileid": 0,
     }
     for action in ("buildschema", "checkschema", "deleteschema", "librarycheck", "datagenrun"):
         assert getattr(h, action)() is None
@@ -135,6 +136,7 @@ def test_default_state(fake):
     h.checkschema()
     assert json.loads(fake.calls()[0]["stdin"]) == {
         "db": "pg", "bm": "TPROC-C", "dicts": {"connection": {}, "tpcc": {}, "tpch": {}}, "vu": BASE_VU, "dg": {},
+        "profileid": 0,
     }
 
 
@@ -325,36 +327,55 @@ def test_quoting_state_and_argv(fake):
 # ------------------------------------------------------------------ jobs
 
 
+def _jobs_answer(printed, returned="", fmt="JSON", pid=0):
+    """What `sledge cli jobs` writes: printed text, 0x1E line, session, returned value."""
+    return "%s\x1e\n%s %d\n%s" % (printed, fmt, pid, returned)
+
+
+TIMING = {"NEWORD": {"calls": "10", "p95_ms": "1.5"}}
+
+
 def test_jobs(fake):
-    listing = [{"id": 3, "kind": "run", "status": "completed", "nopm": 10.0}, {"id": 2, "kind": "build"}]
+    result = ["3", "2026-11-23 15:16:33", "4 Active Virtual Users configured",
+              "TEST RESULT : System achieved 65069 NOPM from 150166 PostgreSQL TPM"]
     fake.rules([
-        {"match": ["jobs", "show", "3", "result", "--format", "json"], "stdout": json.dumps(RESULT)},
-        {"match": ["jobs", "show", "3", "tcount", "--format", "json"], "stdout": json.dumps([{"seq": 1, "tpm": 5}])},
-        {"match": ["jobs", "show", "3", "--format", "json"], "stdout": json.dumps({"job": listing[0], "result": RESULT})},
-        {"match": ["jobs", "show", "99"], "stderr": "sledge: job 99 not found\n", "rc": 1},
-        {"match": ["jobs", "delete", "3"], "stdout": "deleted job 3\n"},
-        {"match": ["jobs", "--format", "json"], "stdout": json.dumps(listing)},
+        {"match": ["cli", "jobs", "--format", "JSON", "--profileid", "0", "--", "3", "result"],
+         "stdout": _jobs_answer(json.dumps(result, indent=2) + "\n")},
+        {"match": ["cli", "jobs", "--format", "JSON", "--profileid", "0", "--", "3", "timing"],
+         "stdout": _jobs_answer(json.dumps(TIMING) + "\n")},
+        {"match": ["cli", "jobs", "--format", "JSON", "--profileid", "0", "--", "joblist"],
+         "stdout": _jobs_answer("", "1 2 3")},
+        {"match": ["cli", "jobs", "--format", "JSON", "--profileid", "0", "--", "3", "delete"],
+         "stdout": _jobs_answer("Deleted Jobid 3\n")},
+        {"match": ["cli", "jobs", "--format", "JSON", "--profileid", "0", "--", "99", "result"],
+         "stdout": _jobs_answer("Jobid 99 does not exist\n")},
+        {"match": ["cli", "jobs", "--format", "JSON", "--profileid", "0", "--", "format", "text"],
+         "stdout": _jobs_answer("Setting jobs output format to text\n", fmt="text")},
+        {"match": ["cli", "jobs", "--format", "text", "--profileid", "0", "--", "profileid", "7"],
+         "stdout": _jobs_answer("Setting performance profile id to 7\n", fmt="text", pid=7)},
+        {"match": ["cli", "jobs", "--format", "text", "--profileid", "7", "--", "3", "result"],
+         "stdout": _jobs_answer("\n".join(result) + "\n", fmt="text", pid=7)},
+        {"match": ["cli", "jobs", "--format", "text", "--profileid", "7", "--"],
+         "stdout": _jobs_answer("", "TPROC-C Jobs\nJobid ...", fmt="text", pid=7)},
     ])
-    assert h.jobs() == listing
-    assert h.jobs(3)["job"]["id"] == 3
-    assert h.jobs("3", "result")["nopm"] == 1234.5
-    assert h.jobs(3, "tcount") == [{"seq": 1, "tpm": 5}]
+    assert h.jobs(3, "result") == result
+    assert h.jobs("3", "timing") == TIMING
+    assert h.jobs("joblist") == ["1", "2", "3"]
     assert h.jobs(3, "delete") is None
-    with pytest.raises(SledgeError, match="job 99 not found"):
+    with pytest.raises(SledgeError, match="Jobid 99 does not exist"):
         h.jobs(99, "result")
-    assert [c["argv"] for c in fake.calls()] == [
-        ["jobs", "--format", "json"],
-        ["jobs", "show", "3", "--format", "json"],
-        ["jobs", "show", "3", "result", "--format", "json"],
-        ["jobs", "show", "3", "tcount", "--format", "json"],
-        ["jobs", "delete", "3"],
-        ["jobs", "show", "99", "result", "--format", "json"],
-    ]
+    assert h.jobs("format", "text") is None
+    assert h.jobs("profileid", 7) is None
+    assert h.session().profile_id == 7 and h.session().jobs_format == "text"
+    assert h.jobs(3, "result") == "\n".join(result)
+    assert h.jobs().startswith("TPROC-C Jobs")
+    # The profile id goes with the state of the actions, to be recorded with runs.
+    assert h.session().state()["profileid"] == 7
 
 
-def test_jobs_not_json(fake):
-    fake.rules([{"match": ["jobs"], "stdout": "ID KIND\n"}])
-    with pytest.raises(SledgeError, match="not JSON"):
+def test_jobs_unexpected_answer(fake):
+    fake.rules([{"match": ["cli", "jobs"], "stdout": "ID KIND\n"}])
+    with pytest.raises(SledgeError, match="unexpected answer"):
         h.jobs()
 
 
@@ -525,7 +546,9 @@ def _script_env(fake):
 def test_example_sweep(fake):
     fake.rules([
         {"match": ["cli", "do", "vurun"], "stdout": "running\nSLEDGE-JOB {n} completed\n"},
-        {"match": ["jobs", "show"], "stdout": json.dumps(RESULT)},
+        {"match": ["cli", "jobs"], "stdout": _jobs_answer(json.dumps(
+            ["1", "2026-11-23 15:16:33", "1 Active Virtual Users configured",
+             "TEST RESULT : System achieved 1234 NOPM from 2900 PostgreSQL TPM"]) + "\n")},
     ])
     p = subprocess.run([sys.executable, os.path.join(os.path.dirname(HERE), "examples", "run_sweep.py")],
                        env=_script_env(fake), capture_output=True, text=True, timeout=60)
@@ -533,10 +556,10 @@ def test_example_sweep(fake):
     runs = [c for c in fake.calls() if c["argv"][:3] == ["cli", "do", "vurun"]]
     assert [json.loads(c["stdin"])["vu"]["vu"] for c in runs] == ["1", "2", "4"]
     assert all(json.loads(c["stdin"])["dicts"]["tpcc"]["pg_count_ware"] == "2" for c in runs)
-    assert [c["argv"] for c in fake.calls() if c["argv"][0] == "jobs"] == [
-        ["jobs", "show", str(i), "result", "--format", "json"] for i in (1, 2, 3)
+    assert [c["argv"] for c in fake.calls() if c["argv"][:2] == ["cli", "jobs"]] == [
+        ["cli", "jobs", "--format", "JSON", "--profileid", "0", "--", str(i), "result"] for i in (1, 2, 3)
     ]
-    assert p.stdout.count("1234.5") == 6  # printed per run, then the table
+    assert p.stdout.count("1234") == 3  # the table
 
 
 def test_python_m_sledge_runs_unqualified_script(fake, tmp_path):

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/db"
-	"github.com/sledge-bench/sledge/internal/sqlfile"
 	"github.com/sledge-bench/sledge/internal/db/sqlite"
+	"github.com/sledge-bench/sledge/internal/sqlfile"
 )
 
 // sqliteTarget is a database file in the test's temporary directory.

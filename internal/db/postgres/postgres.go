@@ -7,9 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"reflect"
+	"strconv"
+	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/sledge-bench/sledge/internal/db"
 )
@@ -52,7 +58,11 @@ func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, 
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", db.Redact(t.DSN), err)
 	}
-	return &Conn{c: c}, nil
+	conn := &Conn{c: c}
+	if o.ExecMode != db.Simple {
+		conn.prepared = map[string]*statement{}
+	}
+	return conn, nil
 }
 
 // Classify maps PostgreSQL errors by SQLSTATE.
@@ -86,14 +96,228 @@ func (Driver) Version(ctx context.Context, c db.Conn) (string, error) {
 // Conn is one pgx session.
 type Conn struct {
 	c *pgx.Conn
+	// prepared holds the statements Exec has prepared, by SQL text, with
+	// their parameters' encode plans (nil in simple protocol mode).
+	prepared map[string]*statement
+	eqb      pgx.ExtendedQueryBuilder
+	params   [][]byte
+	formats  []int16
+	buf      []byte
+	spans    []span
+	watch    sessionWatch
+}
+
+// sessionWatch interrupts the statement in flight when the context it runs
+// under is cancelled, as pgx does (a socket deadline in the past: the read
+// fails and the session is closed), but it registers with a context once per
+// session instead of once per statement: a VU runs all its statements under
+// one context, and pgx's per-statement watch was a measurable part of the
+// client's CPU per transaction.
+type sessionWatch struct {
+	stop func() bool
+
+	mu    sync.Mutex
+	ctx   context.Context // the context watched
+	conn  net.Conn
+	busy  bool // a statement is in flight
+	fired bool // its deadline was moved to interrupt it
+}
+
+// begin marks a statement as in flight on conn under ctx.
+func (w *sessionWatch) begin(ctx context.Context, conn net.Conn) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if ctx.Done() != nil && ctx != w.ctx {
+		if w.stop != nil {
+			w.stop()
+		}
+		w.ctx, w.stop = ctx, context.AfterFunc(ctx, func() { w.interrupt(ctx) })
+	}
+	w.conn, w.busy = conn, true
+	return nil
+}
+
+// end marks the statement done, taking back a deadline set too late to
+// interrupt it.
+func (w *sessionWatch) end() {
+	w.mu.Lock()
+	w.busy = false
+	if w.fired {
+		w.fired = false
+		_ = w.conn.SetDeadline(time.Time{})
+	}
+	w.mu.Unlock()
+}
+
+// interrupt runs when ctx is cancelled; a context the session has since
+// stopped watching (its cancellation may arrive late) changes nothing.
+func (w *sessionWatch) interrupt(ctx context.Context) {
+	w.mu.Lock()
+	if w.busy && w.ctx == ctx {
+		w.fired = true
+		_ = w.conn.SetDeadline(time.Now())
+	}
+	w.mu.Unlock()
+}
+
+// close stops watching (the session is closing).
+func (w *sessionWatch) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stop != nil {
+		w.stop()
+		w.stop, w.ctx = nil, nil
+	}
+}
+
+// maxPrepared bounds the statements a session prepares for Exec; the
+// workloads' hot paths use a few dozen.
+const maxPrepared = 256
+
+// statement is a prepared statement and the encode plan of each parameter
+// for the Go type last bound to it: a VU binds the same types every time, so
+// the plans are looked up once instead of per call.
+type statement struct {
+	sd      *pgconn.StatementDescription
+	types   []reflect.Type
+	plans   []pgtype.EncodePlan
+	formats []int16
 }
 
 // Pgx exposes the underlying connection for PostgreSQL-only code (tests, tools).
 func (c *Conn) Pgx() *pgx.Conn { return c.c }
 
+// Exec runs a statement for its effect. With arguments — every VU's hot
+// path — it goes through pgconn itself: the statement is prepared once per
+// session, its arguments are encoded with cached plans into reused buffers,
+// the result is discarded as it arrives (pgx's Exec copies every row first),
+// and cancellation is watched once per session rather than per statement.
 func (c *Conn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
-	tag, err := c.c.Exec(ctx, sql, args...)
+	if c.prepared == nil || len(args) == 0 {
+		tag, err := c.c.Exec(ctx, sql, args...)
+		return tag.RowsAffected(), err
+	}
+	st := c.prepared[sql]
+	if st == nil && len(c.prepared) >= maxPrepared {
+		// Many distinct statements (generated SQL): pgx's own bounded cache.
+		tag, err := c.c.Exec(ctx, sql, args...)
+		return tag.RowsAffected(), err
+	}
+	if st == nil {
+		sd, err := c.c.Prepare(ctx, sql, sql)
+		if err != nil {
+			return 0, err
+		}
+		n := len(sd.ParamOIDs)
+		st = &statement{sd: sd, types: make([]reflect.Type, n), plans: make([]pgtype.EncodePlan, n), formats: make([]int16, n)}
+		c.prepared[sql] = st
+	}
+	params, formats, err := c.bind(st, args)
+	if err != nil {
+		return 0, err
+	}
+	if err := c.watch.begin(ctx, c.c.PgConn().Conn()); err != nil {
+		return 0, err
+	}
+	// Results are discarded, so they come as text: no formats to send.
+	tag, err := c.c.PgConn().ExecPrepared(context.Background(), st.sd.Name, params, formats, nil).Close()
+	c.watch.end()
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("%w (%w)", ctx.Err(), err)
+	}
 	return tag.RowsAffected(), err
+}
+
+// bind encodes args for st with the plans cached for their types, planning
+// again when a type changes; arguments pgtype has no plan for go through
+// pgx's own builder.
+func (c *Conn) bind(st *statement, args []any) ([][]byte, []int16, error) {
+	if len(args) != len(st.sd.ParamOIDs) {
+		return nil, nil, fmt.Errorf("statement has %d parameters, %d arguments given", len(st.sd.ParamOIDs), len(args))
+	}
+	m := c.c.TypeMap()
+	c.buf = c.buf[:0]
+	c.formats = c.formats[:0]
+	c.spans = c.spans[:0]
+	for i, arg := range args {
+		if arg == nil {
+			c.formats = append(c.formats, pgtype.BinaryFormatCode)
+			c.spans = append(c.spans, span{end: -1})
+			continue
+		}
+		if a, ok := arg.([]int32); ok {
+			// New-Order's item, warehouse and quantity lists: written as a
+			// text array literal directly, which costs a fraction of
+			// pgtype's generic array encoding.
+			start := len(c.buf)
+			c.buf = appendInt32Array(c.buf, a)
+			c.formats = append(c.formats, pgtype.TextFormatCode)
+			c.spans = append(c.spans, span{start, len(c.buf)})
+			continue
+		}
+		t := reflect.TypeOf(arg)
+		if st.types[i] != t {
+			oid := st.sd.ParamOIDs[i]
+			format := m.FormatCodeForOID(oid)
+			if _, ok := arg.(string); ok {
+				format = pgtype.TextFormatCode // as pgx does: the server parses text
+			}
+			plan := m.PlanEncode(oid, format, arg)
+			if plan == nil {
+				return c.bindWithPgx(st, args)
+			}
+			st.types[i], st.plans[i], st.formats[i] = t, plan, format
+		}
+		start := len(c.buf)
+		buf, err := st.plans[i].Encode(arg, c.buf)
+		if err != nil {
+			return c.bindWithPgx(st, args)
+		}
+		c.formats = append(c.formats, st.formats[i])
+		if buf == nil {
+			c.spans = append(c.spans, span{end: -1}) // SQL NULL
+			continue
+		}
+		c.buf = buf
+		c.spans = append(c.spans, span{start, len(buf)})
+	}
+	// buf may have moved while it grew: cut the values out at the end.
+	c.params = c.params[:0]
+	for _, sp := range c.spans {
+		if sp.end < 0 {
+			c.params = append(c.params, nil)
+		} else {
+			c.params = append(c.params, c.buf[sp.start:sp.end:sp.end])
+		}
+	}
+	return c.params, c.formats, nil
+}
+
+// appendInt32Array appends a as a PostgreSQL array literal: {1,2,3}.
+func appendInt32Array(buf []byte, a []int32) []byte {
+	buf = append(buf, '{')
+	for i, v := range a {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = strconv.AppendInt(buf, int64(v), 10)
+	}
+	return append(buf, '}')
+}
+
+// span is where one encoded parameter lies in Conn.buf; end < 0 is NULL.
+type span struct{ start, end int }
+
+// bindWithPgx encodes args with pgx's builder (types without a plan, or
+// an encode error to report as pgx would).
+func (c *Conn) bindWithPgx(st *statement, args []any) ([][]byte, []int16, error) {
+	if err := c.eqb.Build(c.c.TypeMap(), st.sd, args); err != nil {
+		return nil, nil, err
+	}
+	return c.eqb.ParamValues, c.eqb.ParamFormats, nil
 }
 
 func (c *Conn) QueryRow(ctx context.Context, sql string, args ...any) db.Row {
@@ -130,7 +354,10 @@ func (c *Conn) Rollback(ctx context.Context) error {
 	return err
 }
 
-func (c *Conn) Close(ctx context.Context) error { return c.c.Close(ctx) }
+func (c *Conn) Close(ctx context.Context) error {
+	c.watch.close()
+	return c.c.Close(ctx)
+}
 
 // CopyText loads rows in COPY text format.
 func (c *Conn) CopyText(ctx context.Context, copySQL string, r io.Reader) (int64, error) {

@@ -4,9 +4,11 @@ package postgres
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"reflect"
 	"strconv"
@@ -258,6 +260,14 @@ func (c *Conn) bind(st *statement, args []any) ([][]byte, []int16, error) {
 			c.spans = append(c.spans, span{start, len(c.buf)})
 			continue
 		}
+		if buf, ok := appendBinaryInt(c.buf, st.sd.ParamOIDs[i], arg); ok {
+			// Whole numbers into int2/int4/int8: most of every call's
+			// arguments, written directly in binary.
+			c.spans = append(c.spans, span{len(c.buf), len(buf)})
+			c.buf = buf
+			c.formats = append(c.formats, pgtype.BinaryFormatCode)
+			continue
+		}
 		t := reflect.TypeOf(arg)
 		if st.types[i] != t {
 			oid := st.sd.ParamOIDs[i]
@@ -294,6 +304,40 @@ func (c *Conn) bind(st *statement, args []any) ([][]byte, []int16, error) {
 		}
 	}
 	return c.params, c.formats, nil
+}
+
+// appendBinaryInt appends a Go integer as a binary int2, int4 or int8 for
+// a parameter of that type; false when arg is not an integer, the parameter
+// not of those types, or the value out of its range (pgx then reports it).
+func appendBinaryInt(buf []byte, oid uint32, arg any) ([]byte, bool) {
+	var v int64
+	switch a := arg.(type) {
+	case int:
+		v = int64(a)
+	case int32:
+		v = int64(a)
+	case int64:
+		v = a
+	case int16:
+		v = int64(a)
+	default:
+		return buf, false
+	}
+	switch oid {
+	case pgtype.Int2OID:
+		if v < math.MinInt16 || v > math.MaxInt16 {
+			return buf, false
+		}
+		return binary.BigEndian.AppendUint16(buf, uint16(v)), true
+	case pgtype.Int4OID:
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return buf, false
+		}
+		return binary.BigEndian.AppendUint32(buf, uint32(v)), true
+	case pgtype.Int8OID:
+		return binary.BigEndian.AppendUint64(buf, uint64(v)), true
+	}
+	return buf, false
 }
 
 // appendInt32Array appends a as a PostgreSQL array literal: {1,2,3}.

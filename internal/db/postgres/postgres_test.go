@@ -61,6 +61,13 @@ func TestExecBindsArguments(t *testing.T) {
 	if n, err := c.Exec(ctx, `UPDATE t SET s = $1 WHERE i < $2`, "x", 3); err != nil || n != 2 {
 		t.Errorf("update: %d rows, %v", n, err)
 	}
+	// An integer out of the parameter's range is refused, not wrapped.
+	if _, err := c.Exec(ctx, `UPDATE t SET i = $1 WHERE false`, int64(1)<<40); err == nil {
+		t.Error("2^40 was sent as an int4")
+	}
+	if _, err := c.Exec(ctx, `UPDATE t SET i = $1 WHERE i = $2`, int64(-2147483648), int16(-1)); err != nil {
+		t.Errorf("int4 minimum: %v", err)
+	}
 	// Wrong argument count, and a value pgtype cannot encode: errors, and
 	// the session is still usable.
 	if _, err := c.Exec(ctx, ins, 1, 2); err == nil || !strings.Contains(err.Error(), "6 parameters, 2 arguments") {

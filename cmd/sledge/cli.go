@@ -54,7 +54,10 @@ Ctrl-C at the prompt drops the line; while a command runs it stops the job
 
 HammerDB's parameter names (pg_*, maria_*, mysql_* keys of the connection,
 tpcc and tpch dicts) map onto Sledge's options; a key Sledge cannot honour is
-accepted with a one-line notice. See the README for the table.`,
+accepted with a one-line notice. See the README for the table. jobs answers
+from Sledge's repository with HammerDB's sub-commands and JSON/text shapes
+(type help jobs at the prompt); librarycheck connects to every configured
+database and prints its server version.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {

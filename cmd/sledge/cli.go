@@ -348,7 +348,6 @@ func (h *hammer) intKey(key, def string) (int, error) {
 var unsupported = map[string]string{
 	"total_iterations":   "runs are timed: the iteration count is not used",
 	"allwarehouse":       "VUs are spread evenly over the warehouses (use sledge run --random-home for random ones)",
-	"keyandthink":        "keying and thinking time are not implemented: runs are unpaced",
 	"raiseerror":         "errors are always counted by class and the VU carries on",
 	"timeprofile":        "latency histograms are always recorded",
 	"partition":          "tables are not partitioned",
@@ -706,6 +705,10 @@ func cliVurun(ctx context.Context, w io.Writer, g *globals, h *hammer, target st
 		}
 		if h.prefix != "pg_" && truthy(h.get("no_stored_procs", "false")) {
 			f.mode = "sql"
+		}
+		f.pacingScale = 1
+		if truthy(h.get("keyandthink", "false")) {
+			f.pacing = "spec"
 		}
 		h.get("count_ware", "")
 		h.get("num_vu", "")

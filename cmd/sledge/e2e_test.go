@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -315,5 +316,38 @@ func TestEndToEndTPROCH(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(dir, "nation.tbl"))
 	if err != nil || !strings.HasPrefix(string(b), "0|ALGERIA|0|") || strings.Count(string(b), "\n") != 25 {
 		t.Errorf("nation.tbl: %v %q", err, b)
+	}
+}
+
+// --pacing spec: VUs wait keying and think times (scaled here to keep the
+// test short), the result says so and reports the efficiency.
+func TestRunPaced(t *testing.T) {
+	e2eEnv(t)
+	out := sledgeOK(t, "run", "--pacing", "spec", "--pacing-scale", "0.01", "--vu", "10", "--rampup", "0s",
+		"--duration", "4s", "--interval", "2s")
+	for _, want := range []string{"paced with keying and think times scaled ×0.01 (not the specification's)",
+		"efficiency", "paced ceiling of 12.86 per warehouse", "keying time new_order", "think time payment"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q:\n%s", want, out)
+		}
+	}
+	// 10 terminals on 1 warehouse with times ×0.01: at most 1,286 NOPM.
+	m := regexp.MustCompile(`efficiency\s+([\d.]+)%`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no efficiency:\n%s", out)
+	}
+	if e, _ := strconv.ParseFloat(m[1], 64); e < 30 || e > 110 {
+		t.Errorf("efficiency %s%%: pacing not honoured?\n%s", m[1], out)
+	}
+	list := jobsJSON(t)
+	cfg := sledgeOK(t, "jobs", "show", fmt.Sprint(list[0]["id"]), "config", "--format", "json")
+	if !strings.Contains(cfg, `"pacing": "spec x0.01"`) {
+		t.Errorf("pacing not recorded: %s", cfg)
+	}
+	if _, err := sledge(t, "run", "--pacing", "fast", "--duration", "1s"); err == nil || !strings.Contains(err.Error(), "want off or spec") {
+		t.Errorf("--pacing fast: %v", err)
+	}
+	if _, err := sledge(t, "run", "--pacing", "spec", "--pacing-scale", "0", "--duration", "1s"); err == nil || !strings.Contains(err.Error(), "--pacing-scale") {
+		t.Errorf("--pacing-scale 0: %v", err)
 	}
 }

@@ -172,7 +172,8 @@ func remoteRunRequest(f *runFlags) jobRequest {
 	return jobRequest{Kind: "run", Workload: f.workload, DB: f.db, VU: f.vus, Rampup: f.rampup.String(),
 		Duration: f.duration.String(), Interval: f.interval.String(), Mode: f.mode, Isolation: f.isolation,
 		ExecMode: f.execMode, MaxRetries: f.maxRetries, RandomHome: f.randomHome, Seed: f.seed,
-		Streams: f.streams, QuerySets: f.querySets, Refresh: f.refresh, Validate: f.validate}
+		Streams: f.streams, QuerySets: f.querySets, Refresh: f.refresh, Validate: f.validate,
+		Pacing: f.pacing, PacingScale: f.pacingScale}
 }
 
 func remoteBuildRequest(f *buildFlags) jobRequest {

@@ -313,29 +313,31 @@ func (s *server) listJobs(w http.ResponseWriter, r *http.Request) {
 
 // jobRequest is POST /api/jobs: the CLI's options as JSON.
 type jobRequest struct {
-	Kind       string  `json:"kind"`
-	Workload   string  `json:"workload"`
-	DB         string  `json:"db"`
-	VU         int     `json:"vu"`
-	Rampup     string  `json:"rampup"`
-	Duration   string  `json:"duration"`
-	Interval   string  `json:"interval"`
-	Mode       string  `json:"mode"`
-	Isolation  string  `json:"isolation"`
-	ExecMode   string  `json:"exec_mode"`
-	MaxRetries int     `json:"max_retries"`
-	RandomHome bool    `json:"random_home"`
-	Seed       uint64  `json:"seed"`
-	Warehouses int     `json:"warehouses"`
-	Workers    int     `json:"workers"`
-	Force      bool    `json:"force"`
-	Engine     string  `json:"engine"`
-	Loader     string  `json:"loader"`
-	Scale      float64 `json:"scale"`
-	Streams    int     `json:"streams"`
-	QuerySets  int     `json:"query_sets"`
-	Refresh    bool    `json:"refresh"`
-	Validate   bool    `json:"validate"`
+	Kind        string  `json:"kind"`
+	Workload    string  `json:"workload"`
+	DB          string  `json:"db"`
+	VU          int     `json:"vu"`
+	Rampup      string  `json:"rampup"`
+	Duration    string  `json:"duration"`
+	Interval    string  `json:"interval"`
+	Mode        string  `json:"mode"`
+	Isolation   string  `json:"isolation"`
+	ExecMode    string  `json:"exec_mode"`
+	MaxRetries  int     `json:"max_retries"`
+	Pacing      string  `json:"pacing"`
+	PacingScale float64 `json:"pacing_scale"`
+	RandomHome  bool    `json:"random_home"`
+	Seed        uint64  `json:"seed"`
+	Warehouses  int     `json:"warehouses"`
+	Workers     int     `json:"workers"`
+	Force       bool    `json:"force"`
+	Engine      string  `json:"engine"`
+	Loader      string  `json:"loader"`
+	Scale       float64 `json:"scale"`
+	Streams     int     `json:"streams"`
+	QuerySets   int     `json:"query_sets"`
+	Refresh     bool    `json:"refresh"`
+	Validate    bool    `json:"validate"`
 }
 
 // fieldError is a request error that names its field.
@@ -395,7 +397,11 @@ func (s *server) jobFunc(req jobRequest) (func(ctx context.Context) error, error
 	case "run":
 		f := &runFlags{db: req.DB, vus: req.VU, mode: req.Mode, isolation: req.Isolation, execMode: req.ExecMode,
 			maxRetries: req.MaxRetries, randomHome: req.RandomHome, seed: req.Seed, workload: wl,
-			streams: req.Streams, querySets: req.QuerySets, refresh: req.Refresh, validate: req.Validate}
+			streams: req.Streams, querySets: req.QuerySets, refresh: req.Refresh, validate: req.Validate,
+			pacing: req.Pacing, pacingScale: req.PacingScale}
+		if f.pacingScale == 0 {
+			f.pacingScale = 1
+		}
 		if f.vus == 0 {
 			f.vus = 4
 		}
@@ -421,6 +427,10 @@ func (s *server) jobFunc(req jobRequest) (func(ctx context.Context) error, error
 			return nil, fieldError{"duration", "duration must be positive"}
 		case f.maxRetries < 0 || f.maxRetries > 255:
 			return nil, fieldError{"max_retries", "max_retries must be in 0..255"}
+		case f.pacing != "" && f.pacing != "off" && f.pacing != "spec":
+			return nil, fieldError{"pacing", "pacing must be off or spec"}
+		case f.pacingScale < 0 || f.pacingScale > 10:
+			return nil, fieldError{"pacing_scale", "pacing_scale must be in (0, 10]"}
 		case f.streams < 0:
 			return nil, fieldError{"streams", "streams must not be negative"}
 		case f.querySets < 1:

@@ -13,7 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -38,6 +38,11 @@ type Config struct {
 	// StopGrace is how long in-flight transactions may take to finish after
 	// the window closes before their sessions are cancelled.
 	StopGrace time.Duration
+	// Pacing makes each VU wait the workload's keying time before every
+	// transaction and a think time after it (workloads that are a
+	// workload.Pacer): 0 runs unpaced, 1 uses the specification's times, any
+	// other value scales them (a shortened, not a specification, run).
+	Pacing float64
 	// InProcessDB says the database engine runs inside this process (SQLite):
 	// its work is then part of the client CPU and no warning is given for it.
 	InProcessDB bool
@@ -58,6 +63,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--interval must be at least 100ms (got %s)", c.Interval)
 	case c.MaxRetries < 0 || c.MaxRetries > 255:
 		return fmt.Errorf("--max-retries must be in 0..255 (got %d)", c.MaxRetries)
+	case c.Pacing < 0 || c.Pacing > 10:
+		return fmt.Errorf("--pacing-scale must be in (0, 10] (got %g)", c.Pacing)
 	}
 	return nil
 }
@@ -76,13 +83,21 @@ type Output interface {
 const errorsLoggedPerClass = 5
 
 type run struct {
-	cfg    Config
-	wl     workload.Runner
-	out    Output
-	col    *metrics.Collector
-	start  time.Time
-	stop   atomic.Bool
-	logged [db.NumClasses]atomic.Int32
+	cfg     Config
+	wl      workload.Runner
+	out     Output
+	col     *metrics.Collector
+	start   time.Time
+	stop    atomic.Bool
+	stopped chan struct{} // closed with stop: wakes VUs waiting keying or think time
+	logged  [db.NumClasses]atomic.Int32
+	pace    []paceSums // per transaction type, in paced runs
+}
+
+// paceSums adds up the keying and think times the VUs waited.
+type paceSums struct {
+	keying, think   atomic.Int64 // nanoseconds
+	keyingN, thinkN atomic.Int64
 }
 
 func (r *run) clock() time.Duration { return time.Since(r.start) }
@@ -104,7 +119,8 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 		headline = prober.HeadlineTx()
 	}
 	auditor, _ := wl.(workload.Auditor)
-	r := &run{cfg: cfg, wl: wl, out: out, col: metrics.NewCollector(wl.TxNames(), headline)}
+	r := &run{cfg: cfg, wl: wl, out: out, col: metrics.NewCollector(wl.TxNames(), headline),
+		stopped: make(chan struct{}), pace: make([]paceSums, len(wl.TxNames()))}
 	recs := make([]*metrics.Recorder, cfg.VUs)
 	for i := range recs {
 		recs[i] = r.col.NewRecorder()
@@ -214,6 +230,7 @@ loop:
 
 	// Stop the VUs: they finish the transaction in hand, then the rest is cut.
 	r.stop.Store(true)
+	close(r.stopped)
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	select {
@@ -253,6 +270,9 @@ loop:
 	if auditor != nil {
 		completed, rolledBack := r.col.Completed()
 		res.Audit = auditor.Audit(completed, rolledBack)
+	}
+	res.Audit = append(res.Audit, r.paceAudit()...)
+	{
 		for _, a := range res.Audit {
 			if !a.OK {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("audit: %s is %.2f%s, expected %s", a.Name, a.Value, a.Unit, a.Target))
@@ -384,8 +404,24 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 	defer w.Close(context.Background())
 	rec.SetState(metrics.VURunning)
 	maxRetries := r.cfg.MaxRetries
+	pacer, paced := r.wl.(workload.Pacer)
+	paced = paced && r.cfg.Pacing > 0
+	var rng *rand.Rand
+	if paced {
+		rng = rand.New(rand.NewPCG(uint64(vu), uint64(time.Now().UnixNano())))
+	}
 	for !r.stop.Load() {
 		tx := w.Next()
+		var keying, thinkMean time.Duration
+		if paced {
+			keying, thinkMean = pacer.Pacing(tx)
+			k := r.scaled(keying)
+			if !r.wait(ctx, k) {
+				return
+			}
+			r.pace[tx].keying.Add(int64(k))
+			r.pace[tx].keyingN.Add(1)
+		}
 		began := time.Now()
 		var (
 			err      error
@@ -429,7 +465,76 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 				rec.SetState(metrics.VURunning)
 			}
 		}
+		if paced {
+			th := r.scaled(thinkTime(rng, thinkMean))
+			if !r.wait(ctx, th) {
+				return
+			}
+			r.pace[tx].think.Add(int64(th))
+			r.pace[tx].thinkN.Add(1)
+		}
 	}
+}
+
+// thinkTime draws Tt = −ln(u)·μ with u uniform in (0, 1], capped at 10μ and
+// not rounded.
+func thinkTime(rng *rand.Rand, mean time.Duration) time.Duration {
+	u := 1 - rng.Float64()
+	return time.Duration(min(-math.Log(u)*float64(mean), 10*float64(mean)))
+}
+
+func (r *run) scaled(d time.Duration) time.Duration {
+	if r.cfg.Pacing == 1 {
+		return d
+	}
+	return time.Duration(float64(d) * r.cfg.Pacing)
+}
+
+// wait sleeps d unless the run stops first; false when it did.
+func (r *run) wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return !r.stop.Load()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return !r.stop.Load()
+	case <-r.stopped:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// paceAudit reports the keying and think times the VUs actually waited,
+// per transaction type, against the workload's (scaled) values. Keying times
+// are constant; think times are random, so their mean is judged only once a
+// type has 100 of them: within 10% of the mean (whose cap at ten times
+// lowers it by a factor of 0.99995).
+func (r *run) paceAudit() []metrics.AuditItem {
+	pacer, ok := r.wl.(workload.Pacer)
+	if !ok || r.cfg.Pacing <= 0 {
+		return nil
+	}
+	var items []metrics.AuditItem
+	names := r.wl.TxNames()
+	for tx := range r.pace {
+		p := &r.pace[tx]
+		keying, thinkMean := pacer.Pacing(tx)
+		wantK, wantT := r.scaled(keying).Seconds(), r.scaled(thinkMean).Seconds()*0.99995
+		if n := p.keyingN.Load(); n > 0 {
+			mean := time.Duration(p.keying.Load() / n).Seconds()
+			items = append(items, metrics.AuditItem{Name: "keying time " + names[tx], Value: mean, Unit: " s",
+				Target: fmt.Sprintf("= %.4g", wantK), OK: math.Abs(mean-wantK) <= 0.001})
+		}
+		if n := p.thinkN.Load(); n > 0 {
+			mean := time.Duration(p.think.Load() / n).Seconds()
+			items = append(items, metrics.AuditItem{Name: "think time " + names[tx], Value: mean, Unit: " s",
+				Target: fmt.Sprintf("≈ %.4g (mean)", wantT), OK: n < 100 || math.Abs(mean-wantT) <= 0.1*wantT})
+		}
+	}
+	return items
 }
 
 func (r *run) logError(vu, tx int, cls db.ErrorClass, err error) {

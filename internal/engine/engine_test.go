@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -329,5 +330,74 @@ func TestCheckAllowance(t *testing.T) {
 		if got := checkAllowance(c.vus, c.count, c.window, c.rtt0, c.rtt1); got != c.want {
 			t.Errorf("checkAllowance(%d, %d, %s, %s, %s) = %d, want %d", c.vus, c.count, c.window, c.rtt0, c.rtt1, got, c.want)
 		}
+	}
+}
+
+// pacedWorkload is fakeWorkload with operator times: keying 20 ms / 10 ms
+// and mean think times 30 ms / 20 ms for transaction types a and b.
+type pacedWorkload struct {
+	fakeWorkload
+	keying, think [2]time.Duration
+}
+
+func (p *pacedWorkload) Pacing(tx int) (time.Duration, time.Duration) {
+	return p.keying[tx], p.think[tx]
+}
+
+func TestPacing(t *testing.T) {
+	p := &pacedWorkload{keying: [2]time.Duration{20 * time.Millisecond, 10 * time.Millisecond},
+		think: [2]time.Duration{30 * time.Millisecond, 20 * time.Millisecond}}
+	cfg := Config{VUs: 3, Duration: time.Second, Interval: 250 * time.Millisecond, Pacing: 1}
+	res, err := Run(context.Background(), p, cfg, &captureOutput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A cycle of a and b takes about 20+30+10+20 ms plus two 1 ms executions:
+	// about 24 transactions per VU per second, against ~900 unpaced.
+	if res.Commits < 30 || res.Commits > 150 {
+		t.Errorf("%d commits in 1 s with 3 paced VUs, want about 72", res.Commits)
+	}
+	got := map[string]metrics.AuditItem{}
+	for _, a := range res.Audit {
+		got[a.Name] = a
+	}
+	for name, want := range map[string]float64{"keying time a": 0.02, "keying time b": 0.01} {
+		if a, ok := got[name]; !ok || math.Abs(a.Value-want) > 0.0005 || !a.OK {
+			t.Errorf("%s: %+v, want %g s", name, a, want)
+		}
+	}
+	if a, ok := got["think time a"]; !ok || a.Value <= 0 || a.Value > 0.1 {
+		t.Errorf("think time a: %+v", a)
+	}
+	// Scaled: keying times halve.
+	cfg.Pacing = 0.5
+	res, err = Run(context.Background(), p, cfg, &captureOutput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range res.Audit {
+		if a.Name == "keying time a" && math.Abs(a.Value-0.01) > 0.0005 {
+			t.Errorf("scaled keying time a: %g s, want 0.01", a.Value)
+		}
+	}
+}
+
+// The end of the window wakes VUs in the middle of a long think time.
+func TestPacingStopsWaits(t *testing.T) {
+	p := &pacedWorkload{think: [2]time.Duration{time.Hour, time.Hour}}
+	cfg := Config{VUs: 2, Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond, Pacing: 1}
+	start := time.Now()
+	res, err := Run(context.Background(), p, cfg, &captureOutput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("run took %v: the VUs' think time was not cut at the end", d)
+	}
+	if res.Commits != 2 {
+		t.Errorf("%d commits, want one per VU before its hour of thinking", res.Commits)
+	}
+	if err := (Config{VUs: 1, Duration: time.Second, Interval: time.Second, Pacing: -1}).Validate(); err == nil {
+		t.Error("negative pacing accepted")
 	}
 }

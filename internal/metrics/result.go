@@ -104,6 +104,10 @@ type RunResult struct {
 	Warehouses int
 	Mode       string // procs | sql
 	Isolation  string
+	// Pacing is the engine's pacing factor (0: unpaced, 1: the
+	// specification's keying and think times); recorded in the job's
+	// settings, not in its result.
+	Pacing float64
 
 	Rampup   time.Duration // configured
 	Duration time.Duration // configured

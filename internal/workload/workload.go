@@ -44,6 +44,14 @@ type Worker interface {
 	Close(ctx context.Context) error
 }
 
+// Pacer is a Runner whose transactions have operator times: the keying time
+// a terminal waits before submitting transaction type tx, and the mean of
+// the think time after it (drawn from a negative exponential capped at ten
+// times the mean). The engine waits them only in paced runs.
+type Pacer interface {
+	Pacing(tx int) (keying, thinkMean time.Duration)
+}
+
 // Probe is what the database itself says at a window edge.
 type Probe struct {
 	// Headline is the database's own count of headline transactions so far

@@ -208,6 +208,12 @@ func (t *terminal) Next() int {
 
 func (t *terminal) Execute(ctx context.Context) error { return t.execute(ctx) }
 
+// Pacing makes the Runner a workload.Pacer: the specification's keying time
+// and mean think time of each transaction type.
+func (r *Runner) Pacing(tx int) (keying, thinkMean time.Duration) {
+	return keyingTimes[tx], thinkMeans[tx]
+}
+
 func (t *terminal) Reconnect(ctx context.Context) error {
 	if t.conn != nil {
 		_ = t.conn.Close(ctx)

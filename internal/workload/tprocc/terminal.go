@@ -3,6 +3,7 @@ package tprocc
 import (
 	"slices"
 	"sync/atomic"
+	"time"
 )
 
 // Transaction types, in the order of TxNames.
@@ -16,6 +17,14 @@ const (
 )
 
 var txNames = []string{"new_order", "payment", "order_status", "delivery", "stock_level"}
+
+// Keying times and mean think times per transaction type [5.2.5.7]: a paced
+// terminal waits the keying time before submitting and a think time drawn
+// from a negative exponential with that mean (capped at ten times it) after.
+var (
+	keyingTimes = [numTx]time.Duration{18 * time.Second, 3 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second}
+	thinkMeans  = [numTx]time.Duration{12 * time.Second, 12 * time.Second, 10 * time.Second, 5 * time.Second, 5 * time.Second}
+)
 
 // deckCards is the smallest standard deck [5.2.4]: 10 New-Order, 10 Payment,
 // 1 each of Order-Status, Delivery and Stock-Level (43.48/43.48/4.35/4.35/4.35 %).

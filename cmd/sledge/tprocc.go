@@ -583,8 +583,12 @@ func printResult(out *jobOutput, id int64, t db.Target, version string, r *metri
 		// 12.86 NOPM per warehouse is the ceiling of the terminal model
 		// (12.605 with the 23-card deck); scaled times raise it in proportion.
 		ceiling := 12.86 * float64(r.Warehouses) / r.Pacing
+		c := fmtInt(ceiling)
+		if ceiling < 1000 {
+			c = fmt.Sprintf("%.2f", ceiling)
+		}
 		fmt.Fprintf(tw, "  efficiency\t%.1f%%\t(NOPM / %s, the paced ceiling of 12.86 per warehouse%s)\n",
-			100*r.NOPM/ceiling, fmtInt(ceiling), map[bool]string{true: "", false: " ÷ the scale"}[r.Pacing == 1])
+			100*r.NOPM/ceiling, c, map[bool]string{true: "", false: " ÷ the scale"}[r.Pacing == 1])
 	}
 	server := "server counter not available"
 	if r.ServerTPM >= 0 {

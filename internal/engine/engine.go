@@ -531,7 +531,7 @@ func (r *run) paceAudit() []metrics.AuditItem {
 		if n := p.thinkN.Load(); n > 0 {
 			mean := time.Duration(p.think.Load() / n).Seconds()
 			items = append(items, metrics.AuditItem{Name: "think time " + names[tx], Value: mean, Unit: " s",
-				Target: fmt.Sprintf("≈ %.4g (mean)", wantT), OK: n < 100 || math.Abs(mean-wantT) <= 0.1*wantT})
+				Target: fmt.Sprintf("≈ %.4g (mean)", r.scaled(thinkMean).Seconds()), OK: n < 100 || math.Abs(mean-wantT) <= 0.1*wantT})
 		}
 	}
 	return items

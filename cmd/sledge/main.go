@@ -1,5 +1,6 @@
-// Command sledge builds and runs database benchmarks (TPROC-C, derived from
-// the TPC-C specification) and keeps every job in a queryable repository.
+// Command sledge builds and runs database benchmarks (TPROC-C and TPROC-H,
+// derived from the TPC's OLTP and decision-support specifications) and keeps
+// every job in a queryable repository.
 package main
 
 import (

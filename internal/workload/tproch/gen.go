@@ -7,7 +7,7 @@ import (
 	"sync"
 )
 
-// The TPROC-H data generator reproduces dbgen's output (TPC-H Tools 3.0.x)
+// The TPROC-H data generator reproduces the reference dbgen's output (version 3.0.x)
 // value for value [reference §2]: same per-column random streams, draw
 // bounds, list orders and text pool, so that the SF 1 answer sets apply.
 // Rows stream into a RowWriter one at a time without per-row allocations;

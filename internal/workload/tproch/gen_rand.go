@@ -1,7 +1,7 @@
 package tproch
 
-// Random streams of the TPROC-H generator, reproducing dbgen's (TPC-H Tools
-// 3.0.x) exactly [reference §2.6]:
+// Random streams of the TPROC-H generator, reproducing the reference
+// dbgen's (version 3.0.x) exactly [reference §2.6]:
 //
 //   - every generated column draws from its own Park–Miller "minimal
 //     standard" stream (x ← x·16807 mod 2³¹−1) with a fixed initial seed;

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Query substitution parameters, generated the way TPC-H's qgen (dbgen 3.0,
+// Query substitution parameters, generated the way the reference qgen (dbgen 3.0,
 // varsub.c) generates them, and the query ordering of the streams.
 //
 // qgen seeds one random stream per query number from the run's seed: stream q
@@ -274,7 +274,7 @@ func QueryParams(q int, seed int64, sf float64) []string {
 }
 
 // validationParams are the qualification (SF 1) values of every query, as
-// qgen -d prints them (TPC-H clause 2.4, the reference sheet's §3 table).
+// qgen -d prints them (the specification's clause 2.4, the reference sheet's §3 table).
 var validationParams = [22][]string{
 	{"90"},
 	{"15", "BRASS", "EUROPE"},

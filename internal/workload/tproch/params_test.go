@@ -400,7 +400,7 @@ func TestQ11Fraction(t *testing.T) {
 	}
 }
 
-// Parameters printed by qgen itself (TPC-H Parameter Substitution 3.0.0 and
+// Parameters printed by qgen itself (the reference qgen, versions 3.0.0 and
 // 2.17.2, "-- using N as a seed to the RNG") in published query streams:
 // QueryParams must give the same values. All 22 queries of seed 81310311 at
 // SF 100,000, where qgen prints Q11's fraction as 0.0000000010.

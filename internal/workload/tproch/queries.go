@@ -21,8 +21,8 @@ import (
 // sessions with sql_mode ANSI_QUOTES).
 //
 // Query parameters follow qgen's convention. A query template holds
-// placeholders ":1", ":2", … (a colon and the parameter's number, as in TPC-H's
-// dbgen/queries/N.sql), and Substitute replaces them textually — they are not
+// placeholders ":1", ":2", … (a colon and the parameter's number, as in the
+// reference kit's dbgen/queries/N.sql), and Substitute replaces them textually — they are not
 // bind parameters: dates, intervals and IN lists appear inside the text.
 //
 //   - A value is inserted as-is, without quotes. The SQL supplies the quotes

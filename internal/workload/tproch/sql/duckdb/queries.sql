@@ -1,5 +1,5 @@
 -- The 22 TPROC-H queries for DuckDB: the functional query definitions of
--- TPC-H (dbgen/queries/N.sql) with qgen's placeholders, kept as close as
+-- the specification (dbgen/queries/N.sql) with qgen's placeholders, kept as close as
 -- possible to the PostgreSQL text (DuckDB accepts PostgreSQL-style SQL). A
 -- placeholder is a colon followed by the parameter's number; Substitute
 -- (queries.go) replaces it textually with the value, which is inserted

@@ -1,5 +1,5 @@
 -- The 22 TPROC-H queries for PostgreSQL: the functional query definitions of
--- TPC-H (dbgen/queries/N.sql) with qgen's placeholders. A placeholder is a
+-- the specification (dbgen/queries/N.sql) with qgen's placeholders. A placeholder is a
 -- colon followed by the parameter's number; Substitute (queries.go) replaces
 -- it textually with the value, which is inserted as-is: the SQL supplies the
 -- quotes where a date or string literal is needed, e.g. date ':1' or r_name

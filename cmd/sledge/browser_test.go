@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sledge-bench/sledge/internal/sandbox"
 )
 
 // TestWebUIInChromium drives the web UI in headless Chromium: the script
@@ -117,30 +119,15 @@ func ensureChromium(ctx context.Context, logf func(string, ...any)) (string, err
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
 	}
-	_, aptErr := exec.LookPath("apt-get")
-	if os.Geteuid() != 0 || aptErr != nil {
+	if !sandbox.CanAptInstall() {
 		return "", fmt.Errorf("%s not found (install Debian's chromium package, or set $CHROMIUM)", path)
-	}
-	flock, err := exec.LookPath("flock")
-	if err != nil {
-		return "", fmt.Errorf("%s not found, and flock(1), to install it under /tmp/sledge-apt.lock, is missing", path)
 	}
 	logf("%s not found; installing chromium with apt-get", path)
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
 	defer cancel()
-	// The same lock as internal/sandbox's MariaDB installation: apt-get
-	// refuses to run while another process holds dpkg's lock.
-	const script = `dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q 'ok installed' && exit 0
-apt-get update -q && apt-get install -y -q -o DPkg::Lock::Timeout=600 chromium`
-	cmd := exec.CommandContext(ctx, flock, "/tmp/sledge-apt.lock", "/bin/sh", "-c", script)
-	cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-	cmd.WaitDelay = 10 * time.Second
-	out, ierr := cmd.CombinedOutput()
+	ierr := sandbox.AptInstall(ctx, "chromium")
 	if _, err := os.Stat(path); err != nil {
-		if len(out) > 4096 {
-			out = out[len(out)-4096:]
-		}
-		return "", fmt.Errorf("%s still missing after apt-get install chromium (%v):\n%s", path, ierr, strings.TrimSpace(string(out)))
+		return "", fmt.Errorf("%s still missing after apt-get install chromium: %v", path, ierr)
 	}
 	return path, nil
 }

@@ -441,25 +441,12 @@ func cliDo(ctx context.Context, w io.Writer, g *globals, action string, st *cliS
 		}
 		h.reportUnused(w)
 		return finishAction(w)(cliRun(ctx, w, g, "build", func(ctx context.Context) error {
-			if f.workload == workloadTPROCH {
-				repo, err := openRepo(ctx, g)
-				if err != nil {
-					return err
-				}
-				defer repo.Close()
-				return runBuildH(ctx, w, repo, f)
-			}
-			t, err := db.ParseTarget(target)
-			if err != nil {
-				return err
-			}
 			repo, err := openRepo(ctx, g)
 			if err != nil {
 				return err
 			}
 			defer repo.Close()
-			_, err = runBuild(ctx, w, repo, t, f)
-			return err
+			return buildJob(ctx, w, repo, f)
 		}))
 	case "checkschema":
 		if h.tpch() {
@@ -565,6 +552,22 @@ func (h *hammer) configured(selected string) bool {
 	return false
 }
 
+// pgDefaultDB is u moved to PostgreSQL's default database (pg_defaultdbase),
+// as the superuser HammerDB's settings name (pg_superuser, or
+// pg_tpch_superuser for TPROC-H) when superuser is set.
+func (h *hammer) pgDefaultDB(u *url.URL, superuser bool) *url.URL {
+	o := *u
+	o.Path = "/" + h.get("defaultdbase", "postgres")
+	if superuser {
+		su := "superuser"
+		if h.tpch() {
+			su = "tpch_superuser"
+		}
+		o.User = url.UserPassword(h.get(su, "postgres"), h.get(su+"pass", "postgres"))
+	}
+	return &o
+}
+
 // reachServer connects to the benchmark's database or, failing that, to the
 // server's default database (PostgreSQL: as the same user, then as the
 // superuser; MariaDB/MySQL: information_schema), and returns the server
@@ -587,15 +590,7 @@ func reachServer(ctx context.Context, drv db.Driver, h *hammer, t db.Target) (ve
 	u := mustURL(t.DSN)
 	var others []*url.URL
 	if h.prefix == "pg_" {
-		same := *u
-		same.Path = "/" + h.get("defaultdbase", "postgres")
-		su := "superuser"
-		if h.tpch() {
-			su = "tpch_superuser"
-		}
-		super := same
-		super.User = url.UserPassword(h.get(su, "postgres"), h.get(su+"pass", "postgres"))
-		others = append(others, &same, &super)
+		others = append(others, h.pgDefaultDB(u, false), h.pgDefaultDB(u, true))
 	} else {
 		info := *u
 		info.Path = "/information_schema"
@@ -761,20 +756,12 @@ func ensureDatabase(ctx context.Context, w io.Writer, h *hammer) error {
 		c.Close(context.Background())
 		return nil // it exists and we can reach it
 	}
-	admin := *h
 	dbName := strings.TrimPrefix(mustURL(t.DSN).Path, "/")
 	owner := mustURL(t.DSN).User
 	var adminURL string
 	switch h.prefix {
 	case "pg_":
-		u := mustURL(t.DSN)
-		su := "superuser"
-		if h.tpch() {
-			su = "tpch_superuser"
-		}
-		u.User = url.UserPassword(admin.get(su, "postgres"), admin.get(su+"pass", "postgres"))
-		u.Path = "/" + admin.get("defaultdbase", "postgres")
-		adminURL = u.String()
+		adminURL = h.pgDefaultDB(mustURL(t.DSN), true).String()
 	default:
 		u := mustURL(t.DSN)
 		u.Path = "/mysql"

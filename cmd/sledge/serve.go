@@ -383,17 +383,7 @@ func (s *server) jobFunc(req jobRequest) (func(ctx context.Context) error, error
 		case f.scale < 0:
 			return nil, fieldError{"scale", "scale must be positive"}
 		}
-		return func(ctx context.Context) error {
-			if wl == workloadTPROCH {
-				return runBuildH(ctx, io.Discard, s.repo, f)
-			}
-			t, _, err := target(f.db)
-			if err != nil {
-				return err
-			}
-			_, err = runBuild(ctx, io.Discard, s.repo, t, f)
-			return err
-		}, nil
+		return func(ctx context.Context) error { return buildJob(ctx, io.Discard, s.repo, f) }, nil
 	case "run":
 		f := &runFlags{db: req.DB, vus: req.VU, mode: req.Mode, isolation: req.Isolation, execMode: req.ExecMode,
 			maxRetries: req.MaxRetries, randomHome: req.RandomHome, seed: req.Seed, workload: wl,

@@ -50,6 +50,20 @@ func target(flag string) (db.Target, bool, error) {
 
 const dbFlagHelp = "database: postgres://user:pass@host:port/dbname, sqlite:PATH or a *.db file (default $SLEDGE_DB, else the embedded SQLite database in the data directory)"
 
+// buildJob builds f's workload (f.workload already parsed) as a job of repo:
+// the one entry point of the CLI, the API and the HammerDB front ends.
+func buildJob(ctx context.Context, w io.Writer, repo *jobs.Repo, f *buildFlags) error {
+	if f.workload == workloadTPROCH {
+		return runBuildH(ctx, w, repo, f)
+	}
+	t, _, err := target(f.db)
+	if err != nil {
+		return err
+	}
+	_, err = runBuild(ctx, w, repo, t, f)
+	return err
+}
+
 // systemInfo describes the client machine for the job record.
 func systemInfo() map[string]string {
 	host, _ := os.Hostname()
@@ -194,25 +208,13 @@ A database that already holds a TPROC-C schema is refused unless --force.`,
 				f.workload = wl
 				return remoteJob(cmd.Context(), cmd.OutOrStdout(), r, remoteBuildRequest(f))
 			}
-			if wl == workloadTPROCH {
-				repo, err := openRepo(cmd.Context(), g)
-				if err != nil {
-					return err
-				}
-				defer repo.Close()
-				return runBuildH(cmd.Context(), cmd.OutOrStdout(), repo, f)
-			}
-			t, _, err := target(f.db)
-			if err != nil {
-				return err
-			}
+			f.workload = wl
 			repo, err := openRepo(cmd.Context(), g)
 			if err != nil {
 				return err
 			}
 			defer repo.Close()
-			_, err = runBuild(cmd.Context(), cmd.OutOrStdout(), repo, t, f)
-			return err
+			return buildJob(cmd.Context(), cmd.OutOrStdout(), repo, f)
 		},
 	}
 	fl := cmd.Flags()

@@ -48,27 +48,37 @@ func EnsureMariaDB(ctx context.Context, logf func(format string, args ...any)) (
 }
 
 func canInstallMariaDB() bool {
-	if os.Geteuid() != 0 || os.Getenv("SLEDGE_MARIADB_BIN") != "" {
+	return os.Getenv("SLEDGE_MARIADB_BIN") == "" && CanAptInstall()
+}
+
+// installMariaDB installs Debian's mariadb-server package. The package's
+// attempt to start the system's own server may be refused (policy-rc.d, no
+// init system): that is fine, sandboxes never use that server.
+func installMariaDB(ctx context.Context) error { return AptInstall(ctx, "mariadb-server") }
+
+// CanAptInstall reports whether this process may install Debian packages:
+// root, with apt-get.
+func CanAptInstall() bool {
+	if os.Geteuid() != 0 {
 		return false
 	}
 	_, err := exec.LookPath("apt-get")
 	return err == nil
 }
 
-// installMariaDB installs Debian's mariadb-server package, holding aptLock
-// with flock(1) (util-linux, on every system that has apt-get) so that only
-// one process installs it and the others wait for it. Under the lock it first
-// checks whether another process installed it meanwhile. The package's
-// attempt to start the system's own server may be refused (policy-rc.d, no
-// init system): that is fine, sandboxes never use that server.
-func installMariaDB(ctx context.Context) error {
-	const script = `dpkg-query -W -f='${Status}' mariadb-server 2>/dev/null | grep -q 'ok installed' && exit 0
-apt-get update -q && apt-get install -y -q -o DPkg::Lock::Timeout=600 mariadb-server`
+// AptInstall installs a Debian package with apt-get, holding aptLock with
+// flock(1) (util-linux, on every system that has apt-get) so that only one
+// process installs at a time and the others wait. Under the lock it first
+// checks whether another process installed the package meanwhile. Test
+// helpers use it for what the test command must bring on a fresh machine.
+func AptInstall(ctx context.Context, pkg string) error {
+	script := `dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed' && exit 0
+apt-get update -q && apt-get install -y -q -o DPkg::Lock::Timeout=600 "$1"`
 	flock, err := exec.LookPath("flock")
 	if err != nil {
 		return fmt.Errorf("flock(1), to take %s, is missing: %w", aptLock, err)
 	}
-	cmd := exec.CommandContext(ctx, flock, aptLock, "/bin/sh", "-c", script)
+	cmd := exec.CommandContext(ctx, flock, aptLock, "/bin/sh", "-c", script, "sh", pkg)
 	cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
 	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
@@ -76,7 +86,7 @@ apt-get update -q && apt-get install -y -q -o DPkg::Lock::Timeout=600 mariadb-se
 		if len(out) > 4096 {
 			out = out[len(out)-4096:]
 		}
-		return fmt.Errorf("apt-get install mariadb-server: %w\n%s", err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("apt-get install %s: %w\n%s", pkg, err, strings.TrimSpace(string(out)))
 	}
 	return nil
 }

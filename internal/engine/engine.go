@@ -52,19 +52,19 @@ type Config struct {
 func (c Config) Validate() error {
 	switch {
 	case c.VUs < 1:
-		return fmt.Errorf("--vu must be at least 1 (got %d)", c.VUs)
+		return fmt.Errorf("VUs must be at least 1 (got %d)", c.VUs)
 	case c.VUs > 10000:
-		return fmt.Errorf("--vu %d is more than 10000 virtual users", c.VUs)
+		return fmt.Errorf("VUs must be at most 10000 (got %d)", c.VUs)
 	case c.Rampup < 0:
-		return fmt.Errorf("--rampup must not be negative (got %s)", c.Rampup)
+		return fmt.Errorf("ramp-up must not be negative (got %s)", c.Rampup)
 	case c.Duration <= 0:
-		return fmt.Errorf("--duration must be positive (got %s)", c.Duration)
+		return fmt.Errorf("duration must be positive (got %s)", c.Duration)
 	case c.Interval < 100*time.Millisecond:
-		return fmt.Errorf("--interval must be at least 100ms (got %s)", c.Interval)
+		return fmt.Errorf("reporting interval must be at least 100ms (got %s)", c.Interval)
 	case c.MaxRetries < 0 || c.MaxRetries > 255:
-		return fmt.Errorf("--max-retries must be in 0..255 (got %d)", c.MaxRetries)
+		return fmt.Errorf("max retries must be in 0..255 (got %d)", c.MaxRetries)
 	case c.Pacing < 0 || c.Pacing > 10:
-		return fmt.Errorf("--pacing-scale must be in (0, 10] (got %g)", c.Pacing)
+		return fmt.Errorf("pacing scale must be in (0, 10] (got %g)", c.Pacing)
 	}
 	return nil
 }

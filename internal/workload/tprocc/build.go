@@ -10,8 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/sledge-bench/sledge/internal/db"
-	"github.com/sledge-bench/sledge/internal/parallel"
 	"github.com/sledge-bench/sledge/internal/sqlfile"
 )
 
@@ -191,7 +192,7 @@ func (b *builder) run(ctx context.Context, rep *BuildReport) error {
 			return fmt.Errorf("storage engine %s: %w", engine, err)
 		}
 	} else if b.opts.Engine != "" {
-		return fmt.Errorf("--engine applies to MariaDB and MySQL only, not %s", b.kind)
+		return fmt.Errorf("a storage engine applies to MariaDB and MySQL only, not %s", b.kind)
 	}
 	if err := execFile(ctx, main, b.kind, "schema.sql", "create table"); err != nil {
 		return err
@@ -325,19 +326,23 @@ func (b *builder) loadStreams(ctx context.Context, now string, units []unit, ctr
 		queue <- u
 	}
 	close(queue)
-	return parallel.Run(ctx, len(conns), func(ctx context.Context, i int) error {
-		c, ok := conns[i].(db.TextCopier)
-		if !ok {
-			return fmt.Errorf("the %s driver cannot stream rows", b.kind)
-		}
-		enc := NewCopyEncoder(now)
-		for u := range queue {
-			if _, err := copyUnit(ctx, c, b.g, enc, u, ctr); err != nil {
-				return err
+	g, ctx := errgroup.WithContext(ctx)
+	for i := range conns {
+		g.Go(func() error {
+			c, ok := conns[i].(db.TextCopier)
+			if !ok {
+				return fmt.Errorf("the %s driver cannot stream rows", b.kind)
 			}
-		}
-		return nil
-	})
+			enc := NewCopyEncoder(now)
+			for u := range queue {
+				if _, err := copyUnit(ctx, c, b.g, enc, u, ctr); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	return g.Wait()
 }
 
 // workerConns returns Workers sessions: the main one and Workers−1 more,
@@ -345,11 +350,15 @@ func (b *builder) loadStreams(ctx context.Context, now string, units []unit, ctr
 func (b *builder) workerConns(ctx context.Context) ([]db.Conn, error) {
 	n := b.opts.Workers
 	extra := make([]db.Conn, n-1)
-	err := parallel.Run(ctx, n-1, func(ctx context.Context, i int) error {
-		c, err := b.drv.Connect(ctx, b.target, db.Options{Bulk: true, AppName: "sledge build"})
-		extra[i] = c
-		return err
-	})
+	g, gctx := errgroup.WithContext(ctx)
+	for i := range n - 1 {
+		g.Go(func() error {
+			c, err := b.drv.Connect(gctx, b.target, db.Options{Bulk: true, AppName: "sledge build"})
+			extra[i] = c
+			return err
+		})
+	}
+	err := g.Wait()
 	for _, c := range extra {
 		if c != nil {
 			b.conns = append(b.conns, c)
@@ -442,23 +451,27 @@ func (b *builder) indexes(ctx context.Context, rows map[string]int64) error {
 		cond.Broadcast()
 	}
 	conns := b.conns[:b.opts.Workers]
-	return parallel.Run(ctx, len(conns), func(ctx context.Context, i int) error {
-		// When the build is cancelled or another session fails, sessions
-		// waiting for a free table must wake up to see it.
-		stop := context.AfterFunc(ctx, func() { mu.Lock(); cond.Broadcast(); mu.Unlock() })
-		defer stop()
-		for {
-			j, ok := take(ctx)
-			if !ok {
-				return ctx.Err()
+	g, ctx := errgroup.WithContext(ctx)
+	for i := range conns {
+		g.Go(func() error {
+			// When the build is cancelled or another session fails, sessions
+			// waiting for a free table must wake up to see it.
+			stop := context.AfterFunc(ctx, func() { mu.Lock(); cond.Broadcast(); mu.Unlock() })
+			defer stop()
+			for {
+				j, ok := take(ctx)
+				if !ok {
+					return ctx.Err()
+				}
+				if _, err := conns[i].Exec(ctx, j.SQL); err != nil {
+					return fmt.Errorf("create index %s: %w", j.Name, err)
+				}
+				release(j)
+				b.prog.advance(j.rows, j.table)
 			}
-			if _, err := conns[i].Exec(ctx, j.SQL); err != nil {
-				return fmt.Errorf("create index %s: %w", j.Name, err)
-			}
-			release(j)
-			b.prog.advance(j.rows, j.table)
-		}
-	})
+		})
+	}
+	return g.Wait()
 }
 
 // analyze gathers optimizer statistics: one ANALYZE on SQLite; per table in
@@ -501,15 +514,19 @@ func (b *builder) analyze(ctx context.Context, rows map[string]int64) error {
 		analyze = "ANALYZE TABLE "
 	}
 	conns := b.conns[:b.opts.Workers]
-	return parallel.Run(ctx, len(conns), func(ctx context.Context, i int) error {
-		for name := range queue {
-			if _, err := conns[i].Exec(ctx, analyze+name); err != nil {
-				return fmt.Errorf("vacuum and analyze %s: %w", name, err)
+	g, ctx := errgroup.WithContext(ctx)
+	for i := range conns {
+		g.Go(func() error {
+			for name := range queue {
+				if _, err := conns[i].Exec(ctx, analyze+name); err != nil {
+					return fmt.Errorf("vacuum and analyze %s: %w", name, err)
+				}
+				b.prog.advance(rows[name], name)
 			}
-			b.prog.advance(rows[name], name)
-		}
-		return nil
-	})
+			return nil
+		})
+	}
+	return g.Wait()
 }
 
 // serverNow is the load's "now" from the database's own clock, in the form

@@ -13,8 +13,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/sledge-bench/sledge/internal/db"
-	"github.com/sledge-bench/sledge/internal/parallel"
 	"github.com/sledge-bench/sledge/internal/sqlfile"
 )
 
@@ -226,16 +227,20 @@ func (b *builder) load(ctx context.Context, conns []db.Conn, rep *BuildReport) e
 		queue <- u
 	}
 	close(queue)
-	err := parallel.Run(ctx, len(conns), func(ctx context.Context, i int) error {
-		for u := range queue {
-			n, err := b.loadUnit(ctx, conns[i], u, &counts[u.t])
-			if err != nil {
-				return fmt.Errorf("load %s part %d/%d: %w", u.t, u.part+1, u.parts, err)
+	g, ctx := errgroup.WithContext(ctx)
+	for i := range conns {
+		g.Go(func() error {
+			for u := range queue {
+				n, err := b.loadUnit(ctx, conns[i], u, &counts[u.t])
+				if err != nil {
+					return fmt.Errorf("load %s part %d/%d: %w", u.t, u.part+1, u.parts, err)
+				}
+				_ = n
 			}
-			_ = n
-		}
-		return nil
-	})
+			return nil
+		})
+	}
+	err := g.Wait()
 	b.prog.setWatch(nil)
 	if err != nil {
 		return err
@@ -370,17 +375,21 @@ func (b *builder) indexes(ctx context.Context, conns []db.Conn, rows map[string]
 		queue <- tb
 	}
 	close(queue)
-	return parallel.Run(ctx, len(conns), func(ctx context.Context, i int) error {
-		for tb := range queue {
-			for _, q := range byTable[tb] {
-				if _, err := conns[i].Exec(ctx, q); err != nil {
-					return fmt.Errorf("index on %s: %w", tb, err)
+	g, ctx := errgroup.WithContext(ctx)
+	for i := range conns {
+		g.Go(func() error {
+			for tb := range queue {
+				for _, q := range byTable[tb] {
+					if _, err := conns[i].Exec(ctx, q); err != nil {
+						return fmt.Errorf("index on %s: %w", tb, err)
+					}
 				}
+				b.prog.advance(rows[tb], tb)
 			}
-			b.prog.advance(rows[tb], tb)
-		}
-		return nil
-	})
+			return nil
+		})
+	}
+	return g.Wait()
 }
 
 // analyze gathers optimizer statistics per table.
@@ -410,15 +419,19 @@ func (b *builder) analyze(ctx context.Context, conns []db.Conn, rows map[string]
 		queue <- t
 	}
 	close(queue)
-	return parallel.Run(ctx, len(conns), func(ctx context.Context, i int) error {
-		for t := range queue {
-			if _, err := conns[i].Exec(ctx, stmt+t.String()); err != nil {
-				return fmt.Errorf("analyze %s: %w", t, err)
+	g, ctx := errgroup.WithContext(ctx)
+	for i := range conns {
+		g.Go(func() error {
+			for t := range queue {
+				if _, err := conns[i].Exec(ctx, stmt+t.String()); err != nil {
+					return fmt.Errorf("analyze %s: %w", t, err)
+				}
+				b.prog.advance(rows[t.String()], t.String())
 			}
-			b.prog.advance(rows[t.String()], t.String())
-		}
-		return nil
-	})
+			return nil
+		})
+	}
+	return g.Wait()
 }
 
 // execFile runs every statement of a dialect file in order.

@@ -8,9 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
-	"github.com/sledge-bench/sledge/internal/parallel"
 )
 
 // RunOptions configure a TPROC-H run: a power test and, with Streams > 0, a
@@ -42,13 +43,13 @@ func Run(ctx context.Context, drv db.Driver, t db.Target, o RunOptions) (*metric
 		return nil, err
 	}
 	if o.Streams < 0 {
-		return nil, fmt.Errorf("--streams must not be negative (got %d)", o.Streams)
+		return nil, fmt.Errorf("streams must not be negative (got %d)", o.Streams)
 	}
 	if o.QuerySets == 0 {
 		o.QuerySets = 1
 	}
 	if o.QuerySets < 0 {
-		return nil, fmt.Errorf("--query-sets must be at least 1 (got %d)", o.QuerySets)
+		return nil, fmt.Errorf("query sets must be at least 1 (got %d)", o.QuerySets)
 	}
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
@@ -256,25 +257,29 @@ func (r *runner) throughput(ctx context.Context, main db.Conn) error {
 	if r.opts.Refresh {
 		n++
 	}
-	err := parallel.Run(ctx, n, func(ctx context.Context, i int) error {
-		if i < s {
-			return r.stream(ctx, conns[i], i+1, r.opts.QuerySets)
-		}
-		// The refresh stream: S pairs, one after the other.
-		for p := 0; p < s; p++ {
-			set := r.currentPairs() + 1
-			if err := r.refresh(ctx, main, s+1, set, 1); err != nil {
-				return err
+	g, ctx := errgroup.WithContext(ctx)
+	for i := range n {
+		g.Go(func() error {
+			if i < s {
+				return r.stream(ctx, conns[i], i+1, r.opts.QuerySets)
 			}
-			if err := r.refresh(ctx, main, s+1, set, 2); err != nil {
-				return err
+			// The refresh stream: S pairs, one after the other.
+			for p := 0; p < s; p++ {
+				set := r.currentPairs() + 1
+				if err := r.refresh(ctx, main, s+1, set, 1); err != nil {
+					return err
+				}
+				if err := r.refresh(ctx, main, s+1, set, 2); err != nil {
+					return err
+				}
+				if err := r.pairDone(ctx, main); err != nil {
+					return err
+				}
 			}
-			if err := r.pairDone(ctx, main); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+			return nil
+		})
+	}
+	err := g.Wait()
 	r.res.ThroughputSeconds = time.Since(start).Seconds()
 	return err
 }

@@ -126,6 +126,23 @@ type Driver interface {
 	Version(ctx context.Context, c Conn) (string, error)
 }
 
+// Admin is implemented by drivers of servers that hold several databases
+// (PostgreSQL, MariaDB/MySQL): it creates the benchmark's database and, where
+// the server has roles, its owner, through a session opened as an
+// administrator (see AdminTarget). Find it with a type assertion on a Driver.
+type Admin interface {
+	// CreateDatabase creates database name owned by owner through admin, a
+	// session of a role allowed to create databases (and roles), not inside
+	// a transaction. It reports whether it created the database: one that
+	// exists already is not an error, and is left as it is.
+	//
+	// On PostgreSQL, before creating the database, a missing owner is
+	// created as a login role with password (none when password is empty);
+	// an existing role is left as it is, and owner "" leaves the database to
+	// admin's role. MariaDB/MySQL ignore owner and password.
+	CreateDatabase(ctx context.Context, admin Conn, name, owner, password string) (created bool, err error)
+}
+
 // ServerCommitCounter is implemented by sessions whose server keeps a commit
 // counter (PostgreSQL's pg_stat_database). The value is server-wide: it counts
 // every session's transactions, not only Sledge's.

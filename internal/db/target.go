@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -22,26 +23,26 @@ type Target struct {
 func ParseTarget(s string) (Target, error) {
 	switch {
 	case s == "":
-		return Target{}, fmt.Errorf("no database given (use --db postgres://user@host:port/dbname, mysql://user@host:port/dbname or sqlite:PATH)")
+		return Target{}, fmt.Errorf("no database given (want postgres://user@host:port/dbname, mysql://user@host:port/dbname or sqlite:PATH)")
 	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
 		u, err := url.Parse(s)
 		if err != nil {
-			return Target{}, fmt.Errorf("parse --db URL: %w", redactErr(err, s))
+			return Target{}, fmt.Errorf("parse database URL: %w", redactErr(err, s))
 		}
 		if u.Host == "" {
-			return Target{}, fmt.Errorf("--db %s: no host in URL", Redact(s))
+			return Target{}, fmt.Errorf("database %s: no host in URL", Redact(s))
 		}
 		return Target{Kind: Postgres, DSN: s}, nil
 	case strings.HasPrefix(s, "mysql://"), strings.HasPrefix(s, "mariadb://"):
 		u, err := url.Parse(s)
 		if err != nil {
-			return Target{}, fmt.Errorf("parse --db URL: %w", redactErr(err, s))
+			return Target{}, fmt.Errorf("parse database URL: %w", redactErr(err, s))
 		}
 		if u.Host == "" && u.Query().Get("socket") == "" {
-			return Target{}, fmt.Errorf("--db %s: no host in URL (or ?socket=PATH for a Unix socket)", Redact(s))
+			return Target{}, fmt.Errorf("database %s: no host in URL (or ?socket=PATH for a Unix socket)", Redact(s))
 		}
 		if strings.Trim(u.Path, "/") == "" {
-			return Target{}, fmt.Errorf("--db %s: no database name in URL (mysql://user@host:port/dbname)", Redact(s))
+			return Target{}, fmt.Errorf("database %s: no database name in URL (mysql://user@host:port/dbname)", Redact(s))
 		}
 		return Target{Kind: MySQL, DSN: s}, nil
 	case strings.HasPrefix(s, "duckdb://"):
@@ -60,9 +61,9 @@ func ParseTarget(s string) (Target, error) {
 		return fileTarget(DuckDB, s)
 	}
 	if i := strings.Index(s, "://"); i > 0 {
-		return Target{}, fmt.Errorf("--db %s: unsupported database %q (supported: postgres, mysql, mariadb, sqlite, duckdb)", Redact(s), s[:i])
+		return Target{}, fmt.Errorf("database %s: unsupported database %q (supported: postgres, mysql, mariadb, sqlite, duckdb)", Redact(s), s[:i])
 	}
-	return Target{}, fmt.Errorf("--db %q: not a database URL (postgres://…, mysql://…) or SQLite file (sqlite:PATH, *.db)", s)
+	return Target{}, fmt.Errorf("database %q: not a database URL (postgres://…, mysql://…) or SQLite file (sqlite:PATH, *.db)", s)
 }
 
 func sqliteTarget(path string) (Target, error) { return fileTarget(SQLite, path) }
@@ -70,16 +71,85 @@ func sqliteTarget(path string) (Target, error) { return fileTarget(SQLite, path)
 // fileTarget is an embedded engine's database file.
 func fileTarget(k Kind, path string) (Target, error) {
 	if path == "" {
-		return Target{}, fmt.Errorf("--db %s: needs a file path, e.g. %s:/tmp/bench.%s", k, k, k)
+		return Target{}, fmt.Errorf("database %s: needs a file path, e.g. %s:/tmp/bench.%s", k, k, k)
 	}
 	if i := strings.IndexByte(path, '?'); i >= 0 {
-		return Target{}, fmt.Errorf("--db %s:%s: options after '?' are not supported; Sledge sets what it needs itself", k, path)
+		return Target{}, fmt.Errorf("database %s:%s: options after '?' are not supported; Sledge sets what it needs itself", k, path)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return Target{}, fmt.Errorf("--db %s:%s: %w", k, path, err)
+		return Target{}, fmt.Errorf("database %s:%s: %w", k, path, err)
 	}
 	return Target{Kind: k, DSN: abs}, nil
+}
+
+// Login returns the database, user and password a server target's URL
+// names. User and password are empty when the URL gives none (the driver's
+// default applies: PostgreSQL's is the system user, MariaDB/MySQL's root).
+func (t Target) Login() (database, user, password string, err error) {
+	u, q, err := t.serverURL()
+	if err != nil {
+		return "", "", "", err
+	}
+	database = strings.TrimPrefix(u.Path, "/")
+	if u.User != nil {
+		user = u.User.Username()
+		password, _ = u.User.Password()
+	}
+	if t.Kind == Postgres {
+		// Parameters override the URL's parts, as pgx reads them.
+		for _, k := range []string{"dbname", "database"} {
+			if q.Has(k) {
+				database = q.Get(k)
+			}
+		}
+		if q.Has("user") {
+			user = q.Get("user")
+		}
+		if q.Has("password") {
+			password = q.Get("password")
+		}
+	}
+	return database, user, password, nil
+}
+
+// AdminTarget is t's server reached at database as user with password: the
+// session to open for Admin.CreateDatabase. Host, port and other parameters
+// stay t's; an empty user keeps t's user and password.
+func AdminTarget(t Target, database, user, password string) (Target, error) {
+	u, q, err := t.serverURL()
+	if err != nil {
+		return Target{}, err
+	}
+	u.Path, u.RawPath = "/"+database, ""
+	drop := []string{"dbname", "database"}
+	if user != "" {
+		u.User = url.UserPassword(user, password)
+		if password == "" {
+			u.User = url.User(user)
+		}
+		drop = append(drop, "user", "password")
+	}
+	if t.Kind == Postgres && slices.ContainsFunc(drop, q.Has) {
+		// They would override the URL's parts (see Login).
+		for _, k := range drop {
+			q.Del(k)
+		}
+		u.RawQuery = q.Encode()
+	}
+	return Target{Kind: t.Kind, DSN: u.String()}, nil
+}
+
+// serverURL parses the DSN of a server target.
+func (t Target) serverURL() (*url.URL, url.Values, error) {
+	if t.Kind != Postgres && t.Kind != MySQL {
+		return nil, nil, fmt.Errorf("%s: %s is an embedded engine, not a server with logins", t, t.Kind)
+	}
+	u, err := url.Parse(t.DSN)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse %s: %w", Redact(t.DSN), redactErr(err, t.DSN))
+	}
+	return u, u.Query(), nil
 }
 
 // String is the target with any password removed: safe to print and store.

@@ -203,6 +203,49 @@ func FlavourVersion(v string) string {
 	return "MySQL " + num
 }
 
+// CreateDatabase creates database name through the administrator's session
+// admin (see db.Admin). MariaDB and MySQL have no database owners: owner and
+// password are ignored (grants are the administrator's business).
+func (Driver) CreateDatabase(ctx context.Context, admin db.Conn, name, owner, password string) (bool, error) {
+	ident := "`" + strings.ReplaceAll(name, "`", "``") + "`"
+	fail := func(err error) (bool, error) { return false, fmt.Errorf("create database %s: %w", ident, err) }
+	switch {
+	case name == "":
+		return false, errors.New("create database: no database name given")
+	case strings.ContainsRune(name, 0):
+		return fail(errors.New("the name holds a NUL byte"))
+	}
+	// Compared as bytes: where names are case-sensitive (lower_case_table_names
+	// = 0) "Tpcc" is not "tpcc"; where they are not, the name is stored
+	// folded, and CREATE DATABASE IF NOT EXISTS below then finds it.
+	var n int
+	err := admin.QueryRow(ctx, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE CAST(SCHEMA_NAME AS BINARY) = CAST($1 AS BINARY)", name).Scan(&n)
+	if err != nil {
+		return fail(err)
+	}
+	if n > 0 {
+		return false, nil
+	}
+	// Sent as text, not prepared. It affects one row when it creates the
+	// database and none (with a warning) when it exists already, as it may
+	// have since the check above.
+	q := "CREATE DATABASE IF NOT EXISTS " + ident
+	var affected int64
+	if c, ok := admin.(*Conn); ok {
+		res, err := c.conn.ExecContext(ctx, q)
+		if err != nil {
+			return fail(wrap(err))
+		}
+		affected, err = res.RowsAffected()
+		if err != nil {
+			return fail(err)
+		}
+	} else if affected, err = admin.Exec(ctx, q); err != nil {
+		return fail(err)
+	}
+	return affected > 0, nil
+}
+
 // Conn is one MariaDB/MySQL connection with its own prepared statements.
 type Conn struct {
 	pool    *sql.DB
@@ -514,4 +557,5 @@ var (
 	_ db.TextCopier          = (*Conn)(nil)
 	_ db.ServerCommitCounter = (*Conn)(nil)
 	_ db.Driver              = Driver{}
+	_ db.Admin               = Driver{}
 )

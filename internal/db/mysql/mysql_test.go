@@ -1,14 +1,17 @@
 package mysql
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/testdb"
 )
 
 func TestRewriteParams(t *testing.T) {
@@ -121,4 +124,112 @@ func TestClassify(t *testing.T) {
 	if s := db.SQLState(mk(1644, "SLIIV")); s != "SLIIV" {
 		t.Errorf("SQLState = %q, want SLIIV", s)
 	}
+}
+
+func TestMain(m *testing.M) { testdb.Main(m) }
+
+// CreateDatabase makes a database a session can then use; a second call
+// finds it and reports that it created nothing. Awkward names survive
+// quoting, and owner and password are ignored.
+func TestCreateDatabase(t *testing.T) {
+	ctx := context.Background()
+	target, err := db.ParseTarget(testdb.MariaDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := Driver{}.Connect(ctx, target, db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close(ctx) }) // after the cleanups below
+	var foldsCase int
+	if err := admin.QueryRow(ctx, "SELECT @@lower_case_table_names").Scan(&foldsCase); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, db, owner, password string
+		exact                     bool // SCHEMATA holds the name as given
+	}{
+		{"plain", "sledge_cd_plain", "bench", "s3cret", true},
+		{"awkward", "cd \"db\" it's $1 `x`", `o'wner`, `p'a"ss\`, true},
+		{"dollar and unicode", "cd_$$_ünï", "", "", true},
+		{"mixed case", "Sledge_CD_Mixed", "", "", foldsCase == 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Cleanup(func() {
+				if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS `"+strings.ReplaceAll(c.db, "`", "``")+"`"); err != nil {
+					t.Errorf("cleanup: %v", err)
+				}
+			})
+			for i, want := range []bool{true, false} {
+				created, err := Driver{}.CreateDatabase(ctx, admin, c.db, c.owner, c.password)
+				if err != nil || created != want {
+					t.Fatalf("call %d: created %v, %v; want %v", i+1, created, err, want)
+				}
+			}
+			if c.exact {
+				var n int
+				if err := admin.QueryRow(ctx, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE CAST(SCHEMA_NAME AS BINARY) = CAST($1 AS BINARY)", c.db).Scan(&n); err != nil || n != 1 {
+					t.Errorf("SCHEMATA holds %q %d times (%v)", c.db, n, err)
+				}
+			}
+			ut, err := db.AdminTarget(target, c.db, "", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			uc, err := Driver{}.Connect(ctx, ut, db.Options{})
+			if err != nil {
+				t.Fatalf("connect to the new database: %v", err)
+			}
+			defer uc.Close(ctx)
+			if _, err := uc.Exec(ctx, "CREATE TABLE t (i int)"); err != nil {
+				t.Errorf("create a table in it: %v", err)
+			}
+		})
+	}
+	// Where names are case-sensitive, a database differing only in case is
+	// another one.
+	if foldsCase == 0 {
+		t.Cleanup(func() {
+			admin.Exec(ctx, "DROP DATABASE IF EXISTS sledge_cd_case")
+			admin.Exec(ctx, "DROP DATABASE IF EXISTS SLEDGE_CD_CASE")
+		})
+		for _, name := range []string{"sledge_cd_case", "SLEDGE_CD_CASE"} {
+			if created, err := (Driver{}).CreateDatabase(ctx, admin, name, "", ""); err != nil || !created {
+				t.Errorf("create %s: %v, %v", name, created, err)
+			}
+		}
+	}
+	// A database created by someone else between the check and CREATE
+	// DATABASE IF NOT EXISTS: the statement affects no row.
+	blind := blindConn{admin}
+	t.Cleanup(func() { admin.Exec(ctx, "DROP DATABASE IF EXISTS sledge_cd_race") })
+	for i, want := range []bool{true, false} {
+		if created, err := (Driver{}).CreateDatabase(ctx, blind, "sledge_cd_race", "", ""); err != nil || created != want {
+			t.Errorf("unchecked call %d: created %v, %v; want %v", i+1, created, err, want)
+		}
+	}
+	for _, name := range []string{"", "a\x00b"} {
+		if created, err := (Driver{}).CreateDatabase(ctx, admin, name, "", ""); err == nil || created {
+			t.Errorf("CreateDatabase(%q) = %v, %v; want an error", name, created, err)
+		}
+	}
+}
+
+// blindConn is a session whose information_schema.SCHEMATA looks empty.
+type blindConn struct{ db.Conn }
+
+func (c blindConn) QueryRow(ctx context.Context, q string, args ...any) db.Row {
+	if strings.Contains(q, "SCHEMATA") {
+		return zeroRow{}
+	}
+	return c.Conn.QueryRow(ctx, q, args...)
+}
+
+type zeroRow struct{}
+
+func (zeroRow) Scan(dest ...any) error {
+	*dest[0].(*int) = 0
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"net"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -93,6 +94,66 @@ func (Driver) Version(ctx context.Context, c db.Conn) (string, error) {
 		return "", fmt.Errorf("read server_version: %w", err)
 	}
 	return "PostgreSQL " + v, nil
+}
+
+// CreateDatabase creates database name owned by owner through the
+// administrator's session admin (see db.Admin). A missing owner is created
+// first, as a login role with password.
+//
+// CREATE ROLE takes no parameters, so the password travels as a string
+// literal in the statement's text (and shows in the server's log where it
+// logs DDL statements).
+func (Driver) CreateDatabase(ctx context.Context, admin db.Conn, name, owner, password string) (bool, error) {
+	ident := pgx.Identifier{name}.Sanitize()
+	fail := func(err error) (bool, error) { return false, fmt.Errorf("create database %s: %w", ident, err) }
+	switch {
+	case name == "":
+		return false, errors.New("create database: no database name given")
+	case strings.ContainsRune(name, 0), strings.ContainsRune(owner, 0):
+		return fail(errors.New("a name holds a NUL byte"))
+	case strings.ContainsRune(password, 0):
+		return fail(errors.New("the password holds a NUL byte"))
+	}
+	var exists bool
+	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return fail(err)
+	}
+	if exists {
+		return false, nil
+	}
+	create := "CREATE DATABASE " + ident
+	if owner != "" {
+		role := pgx.Identifier{owner}.Sanitize()
+		if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", owner).Scan(&exists); err != nil {
+			return fail(err)
+		}
+		if !exists {
+			stmt := "CREATE ROLE " + role + " LOGIN"
+			if password != "" {
+				stmt += " PASSWORD " + quoteLiteral(password)
+			}
+			_, err := admin.Exec(ctx, stmt)
+			if err != nil && db.SQLState(err) != "42710" { // duplicate_object: created meanwhile
+				return fail(fmt.Errorf("create role %s: %w", role, err))
+			}
+		}
+		create += " OWNER " + role
+	}
+	if _, err := admin.Exec(ctx, create); err != nil {
+		if db.SQLState(err) == "42P04" { // duplicate_database: created meanwhile
+			return false, nil
+		}
+		return fail(err)
+	}
+	return true, nil
+}
+
+// quoteLiteral makes s (without NUL bytes) a string constant. The escape
+// string syntax, E'…' with backslashes and quotes doubled, reads the same
+// whatever the server's standard_conforming_strings.
+func quoteLiteral(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	return "E'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
 // Conn is one pgx session.
@@ -432,4 +493,5 @@ var (
 	_ db.TextCopier          = (*Conn)(nil)
 	_ db.ServerCommitCounter = (*Conn)(nil)
 	_ db.Driver              = Driver{}
+	_ db.Admin               = Driver{}
 )

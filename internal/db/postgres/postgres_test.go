@@ -2,10 +2,20 @@ package postgres
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/md5"
+	"crypto/pbkdf2"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/testdb"
@@ -108,4 +118,172 @@ func TestExecCancellation(t *testing.T) {
 	if d := time.Since(start); err == nil || d > 10*time.Second || !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled after %v: %v", d, err)
 	}
+}
+
+// CreateDatabase makes the database and its owner, who can then log in with
+// the password and owns the database; a second call finds both and reports
+// that it created nothing. Awkward names and passwords survive quoting.
+func TestCreateDatabase(t *testing.T) {
+	ctx := context.Background()
+	target, err := db.ParseTarget(testdb.Postgres(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := connect(t) // as the cluster's superuser
+	var self string
+	if err := admin.QueryRow(ctx, "SELECT current_user").Scan(&self); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, db, owner, password string
+	}{
+		{"plain", "sledge_cd_plain", "sledge_cd_owner", "s3cret"},
+		{"quote in password", "sledge_cd_quote", "sledge_cd_quote", "it's"},
+		{"awkward", `cd "db" it's $1 $$x`, `Owner "o" it's $x$`, `p'a"s$$s\ \\ word' OR '1'='1 é`},
+		{"backslash at end", "sledge cd backslash", "sledge cd backslash", `end\`},
+		{"no password", "sledge_cd_nopass", "sledge_cd_nopass", ""},
+		{"existing owner", "sledge_cd_self", self, "ignored"},
+		{"no owner", "sledge_cd_noowner", "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			newRole := c.owner != "" && c.owner != self
+			t.Cleanup(func() {
+				if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{c.db}.Sanitize()+" WITH (FORCE)"); err != nil {
+					t.Errorf("cleanup: %v", err)
+				}
+				if newRole {
+					if _, err := admin.Exec(ctx, "DROP ROLE IF EXISTS "+pgx.Identifier{c.owner}.Sanitize()); err != nil {
+						t.Errorf("cleanup: %v", err)
+					}
+				}
+			})
+			for i, want := range []bool{true, false} {
+				created, err := Driver{}.CreateDatabase(ctx, admin, c.db, c.owner, c.password)
+				if err != nil || created != want {
+					t.Fatalf("call %d: created %v, %v; want %v", i+1, created, err, want)
+				}
+			}
+			owner := c.owner
+			if owner == "" {
+				owner = self
+			}
+			var dba string
+			if err := admin.QueryRow(ctx, "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = $1", c.db).Scan(&dba); err != nil || dba != owner {
+				t.Errorf("database owned by %q (%v), want %q", dba, err, owner)
+			}
+			if newRole {
+				var login bool
+				var verifier *string
+				if err := admin.QueryRow(ctx, "SELECT rolcanlogin, rolpassword FROM pg_authid WHERE rolname = $1", c.owner).Scan(&login, &verifier); err != nil || !login {
+					t.Fatalf("role %q: login %v, %v", c.owner, login, err)
+				}
+				switch {
+				case c.password == "" && verifier != nil:
+					t.Errorf("role %q has a password, none was given", c.owner)
+				case c.password != "" && (verifier == nil || !passwordMatches(t, *verifier, c.owner, c.password)):
+					t.Errorf("role %q: stored password does not match %q", c.owner, c.password)
+				case c.password != "" && passwordMatches(t, *verifier, c.owner, c.password+"x"):
+					t.Errorf("role %q: stored password matches a wrong one", c.owner)
+				}
+			}
+			// The owner logs in (the sandbox trusts local connections: the
+			// password itself is checked against pg_authid above) and can
+			// create objects in its database.
+			if c.owner == "" {
+				return
+			}
+			ot, err := db.AdminTarget(target, c.db, c.owner, c.password)
+			if err != nil {
+				t.Fatal(err)
+			}
+			oc, err := Driver{}.Connect(ctx, ot, db.Options{})
+			if err != nil {
+				t.Fatalf("connect as the owner: %v", err)
+			}
+			defer oc.Close(ctx)
+			var user, dbname string
+			if err := oc.QueryRow(ctx, "SELECT current_user, current_database()").Scan(&user, &dbname); err != nil || user != c.owner || dbname != c.db {
+				t.Errorf("owner's session: user %q database %q (%v)", user, dbname, err)
+			}
+			if _, err := oc.Exec(ctx, "CREATE TABLE t (i int)"); err != nil {
+				t.Errorf("owner cannot create a table: %v", err)
+			}
+		})
+	}
+}
+
+// Bad arguments are refused before anything is created.
+func TestCreateDatabaseRefuses(t *testing.T) {
+	ctx := context.Background()
+	admin := connect(t)
+	for _, c := range []struct{ db, owner, password, want string }{
+		{"", "o", "p", "no database name"},
+		{"sledge_cd_nul", "sledge_cd_nul", "a\x00b", "NUL"},
+		{"sledge_cd\x00nul", "o", "p", "NUL"},
+		{"sledge_cd_nul", "o\x00", "p", "NUL"},
+	} {
+		created, err := Driver{}.CreateDatabase(ctx, admin, c.db, c.owner, c.password)
+		if err == nil || created || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("CreateDatabase(%q, %q, %q) = %v, %v; want an error about %s", c.db, c.owner, c.password, created, err, c.want)
+		}
+		if strings.Contains(fmt.Sprint(err), "a\x00b") {
+			t.Errorf("the error shows the password: %v", err)
+		}
+	}
+	var n int
+	if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_roles WHERE rolname LIKE 'sledge_cd_nul%'").Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d roles created (%v)", n, err)
+	}
+}
+
+// quoteLiteral's constants read back as the strings they were made from,
+// whatever standard_conforming_strings says.
+func TestQuoteLiteral(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	for _, scs := range []string{"on", "off"} {
+		if _, err := c.Exec(ctx, "SET standard_conforming_strings = "+scs); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []string{"", "plain", "it's", `back\slash`, `end\`, `\'; DROP TABLE x; --`, "''", `\\''\\`, "é ü $$ $1"} {
+			var got string
+			if err := c.QueryRow(ctx, "SELECT "+quoteLiteral(s)).Scan(&got); err != nil || got != s {
+				t.Errorf("standard_conforming_strings=%s: %s reads %q (%v), want %q", scs, quoteLiteral(s), got, err, s)
+			}
+		}
+	}
+}
+
+// passwordMatches checks password against a pg_authid.rolpassword verifier
+// (SCRAM-SHA-256, or md5 on servers configured for it).
+func passwordMatches(t *testing.T, verifier, role, password string) bool {
+	t.Helper()
+	if rest, ok := strings.CutPrefix(verifier, "md5"); ok {
+		sum := md5.Sum([]byte(password + role))
+		return rest == hex.EncodeToString(sum[:])
+	}
+	// SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey> (RFC 5803).
+	rest, ok := strings.CutPrefix(verifier, "SCRAM-SHA-256$")
+	params, keys, ok2 := strings.Cut(rest, "$")
+	iterText, saltText, ok3 := strings.Cut(params, ":")
+	storedText, serverText, ok4 := strings.Cut(keys, ":")
+	iter, err := strconv.Atoi(iterText)
+	salt, err2 := base64.StdEncoding.DecodeString(saltText)
+	if !ok || !ok2 || !ok3 || !ok4 || err != nil || err2 != nil {
+		t.Fatalf("unknown password verifier %q", verifier)
+	}
+	// SASLprep leaves these tests' passwords (printable, NFKC-normalized) as they are.
+	salted, err := pbkdf2.Key(sha256.New, password, salt, iter, sha256.Size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hmacOf := func(msg string) []byte {
+		h := hmac.New(sha256.New, salted)
+		h.Write([]byte(msg))
+		return h.Sum(nil)
+	}
+	stored := sha256.Sum256(hmacOf("Client Key"))
+	return base64.StdEncoding.EncodeToString(stored[:]) == storedText &&
+		base64.StdEncoding.EncodeToString(hmacOf("Server Key")) == serverText
 }

@@ -17,21 +17,27 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
+	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/metrics"
 )
 
-// Job kinds.
+// Job kinds: the job spec's (config.Kind*).
 const (
-	KindBuild = "build"
-	KindRun   = "run"
-	KindCheck = "check"
-	KindDrop  = "drop"
+	KindBuild = config.KindBuild
+	KindRun   = config.KindRun
+	KindCheck = config.KindCheck
+	KindDrop  = config.KindDrop
 )
+
+// Statuses lists every job status.
+var Statuses = []string{metrics.StatusRunning, metrics.StatusCompleted, metrics.StatusInterrupted,
+	metrics.StatusFailed, metrics.StatusAbandoned}
 
 // ErrNotFound is matched (errors.Is) by the error for a job id that is not in
 // the repository.
@@ -375,6 +381,54 @@ func (r *Repo) AppendOutput(ctx context.Context, id int64, line string) error {
 	return mustAffect(res, id)
 }
 
+// AppendOutputLines stores console lines of the job in one transaction, each
+// with the time it was written (the repository sink batches lines this way
+// instead of one INSERT per line). Id 0 is ignored, as for AppendOutput.
+func (r *Repo) AppendOutputLines(ctx context.Context, id int64, lines []OutputLine) error {
+	if id == 0 || len(lines) == 0 {
+		return nil
+	}
+	return r.inTx(ctx, fmt.Sprintf("store output of job %d", id), func(tx *sql.Tx) error {
+		if err := requireJob(ctx, tx, id); err != nil {
+			return err
+		}
+		var seq int
+		if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(seq), 0) FROM job_output WHERE job_id = ?", id).Scan(&seq); err != nil {
+			return err
+		}
+		stmt, err := tx.PrepareContext(ctx, "INSERT INTO job_output (job_id, seq, at, line) VALUES (?, ?, ?, ?)")
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, l := range lines {
+			seq++
+			at := l.At
+			if at.IsZero() {
+				at = time.Now()
+			}
+			if _, err := stmt.ExecContext(ctx, id, seq, fmtTime(at), redactText(l.Line)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// AddConfig records more settings of a job: what it resolved once it
+// started (a run's mode, seed, warehouses …). Existing keys are replaced.
+func (r *Repo) AddConfig(ctx context.Context, id int64, kv map[string]string) error {
+	if id == 0 || len(kv) == 0 {
+		return nil
+	}
+	return r.inTx(ctx, fmt.Sprintf("record settings of job %d", id), func(tx *sql.Tx) error {
+		if err := requireJob(ctx, tx, id); err != nil {
+			return err
+		}
+		return putKV(ctx, tx, "job_config", id, redactConfig(kv))
+	})
+}
+
 // Finish records how the job ended: status is one of the final statuses
 // (completed, interrupted, failed, abandoned).
 func (r *Repo) Finish(ctx context.Context, id int64, status string, errText string) error {
@@ -396,6 +450,29 @@ type ListFilter struct {
 	Kind   string
 	Status string
 	Limit  int // at most this many, newest first; 0 = all
+}
+
+// Validate reports a kind or status that no job can have, and a negative
+// limit, as field errors ("kind", "status", "limit") for each front end to
+// word.
+func (f ListFilter) Validate() error {
+	var errs config.FieldErrors
+	for _, c := range []struct {
+		field, value string
+		valid        []string
+	}{{"kind", f.Kind, config.Kinds}, {"status", f.Status, Statuses}} {
+		if c.value != "" && !slices.Contains(c.valid, c.value) {
+			errs = append(errs, config.FieldError{Field: c.field,
+				Msg: fmt.Sprintf("%s %q: want one of %s", c.field, c.value, strings.Join(c.valid, ", "))})
+		}
+	}
+	if f.Limit < 0 {
+		errs = append(errs, config.FieldError{Field: "limit", Msg: fmt.Sprintf("limit %d: want 0 (all) or more", f.Limit)})
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs
 }
 
 const jobColumns = `j.id, j.kind, j.workload, j.db_kind, j.target, j.db_version, j.status,

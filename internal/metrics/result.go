@@ -108,6 +108,10 @@ type RunResult struct {
 	// specification's keying and think times); recorded in the job's
 	// settings, not in its result.
 	Pacing float64
+	// PacedCeiling is the NOPM a paced run can reach at most (the workload's
+	// terminal model for the warehouses, raised by scaled times); 0 when
+	// unpaced. Shown with the live result, not stored.
+	PacedCeiling float64
 
 	Rampup   time.Duration // configured
 	Duration time.Duration // configured

@@ -1,0 +1,660 @@
+// Package app is Sledge's job service: the one lifecycle every front end
+// (CLI, HTTP API, HammerDB Tcl and Python) runs its jobs through.
+//
+// A job, top-down: Start validates the spec (config.Spec.Validate plus the
+// workload's own rules), resolves the target and its driver, records the job
+// (its id is known from here on and returned to the caller), then runs it in
+// a goroutine by the workload's capability (Builder, Checker, Dropper, OLTP
+// or Analytic), sending its output through an output.Fanout (console,
+// repository, live hub), saves its result and records how it ended. Nothing
+// invalid ever becomes a job.
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/db/drivers"
+	"github.com/sledge-bench/sledge/internal/engine"
+	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/output"
+	"github.com/sledge-bench/sledge/internal/report"
+	"github.com/sledge-bench/sledge/internal/workload"
+
+	// The workloads register themselves.
+	_ "github.com/sledge-bench/sledge/internal/workload/tprocc"
+	_ "github.com/sledge-bench/sledge/internal/workload/tproch"
+)
+
+// Options configure a Service.
+type Options struct {
+	// Repo is the jobs repository every job is recorded in.
+	Repo *jobs.Repo
+	// Hub, if set, receives the live state of running jobs (sledge serve).
+	Hub *output.Hub
+	// Version is Sledge's version, recorded with every job.
+	Version string
+	// OwnsProcess says this process exists to run the jobs it is asked for
+	// (the CLI, `sledge cli do`): the first run then decides the process's
+	// client CPUs (GOMAXPROCS) from its spec, once. A service inside a server
+	// (false) never changes process settings: a spec asking for client CPUs
+	// is refused.
+	OwnsProcess bool
+	// Warn receives warnings that belong to no job (a repository write that
+	// failed); default os.Stderr.
+	Warn io.Writer
+}
+
+// Service runs jobs. It is safe for concurrent use.
+type Service struct {
+	opts    Options
+	cpuOnce sync.Once
+
+	mu      sync.Mutex
+	running map[int64]*Job
+	wg      sync.WaitGroup
+}
+
+// New returns a service over opts.Repo.
+func New(opts Options) *Service {
+	if opts.Warn == nil {
+		opts.Warn = os.Stderr
+	}
+	return &Service{opts: opts, running: map[int64]*Job{}}
+}
+
+// Repo is the service's jobs repository.
+func (s *Service) Repo() *jobs.Repo { return s.opts.Repo }
+
+// Request is one job to run.
+type Request struct {
+	Spec config.Spec
+	// Console receives the job's output lines as they come (nil: none).
+	Console io.Writer
+	// ProgressTTY is a terminal to draw a build's progress bar on; nil sends
+	// progress lines to the output instead (stored with the job).
+	ProgressTTY io.Writer
+	// Settings are recorded with the job besides the spec's (e.g. the
+	// HammerDB settings a script gave).
+	Settings map[string]string
+}
+
+// TargetError is a target that cannot be used: a URL Sledge cannot parse,
+// a database it has no driver for. No job is created for it.
+type TargetError struct{ Err error }
+
+func (e TargetError) Error() string { return e.Err.Error() }
+func (e TargetError) Unwrap() error { return e.Err }
+
+// Job is a recorded job running (or run) by the service.
+type Job struct {
+	ID       int64
+	Kind     string
+	Workload workload.Workload
+	Target   db.Target
+
+	cancel  context.CancelFunc
+	done    chan struct{}
+	outcome Outcome
+}
+
+// Stop asks the job to stop; it records itself as interrupted with what it
+// measured.
+func (j *Job) Stop() { j.cancel() }
+
+// Done is closed when the job has ended and been recorded.
+func (j *Job) Done() <-chan struct{} { return j.done }
+
+// Wait waits for the job to end and returns how it ended.
+func (j *Job) Wait() Outcome {
+	<-j.done
+	return j.outcome
+}
+
+// Outcome is how a job ended and what it produced.
+type Outcome struct {
+	ID     int64
+	Status string // metrics.StatusCompleted, StatusInterrupted or StatusFailed
+	// Err is why the job failed or stopped (nil when it completed).
+	Err error
+	// One of these, by the job's kind and workload.
+	Run      *metrics.RunResult
+	Analytic *metrics.AnalyticResult
+	Build    *workload.BuildReport
+	Check    *workload.CheckReport
+}
+
+// OK reports whether the job did all it was asked and found nothing wrong:
+// completed, no check condition failed, no analytic query failed.
+func (o Outcome) OK() bool {
+	if o.Status != metrics.StatusCompleted {
+		return false
+	}
+	if o.Check != nil && o.Check.Failed() > 0 {
+		return false
+	}
+	if o.Analytic != nil {
+		for _, q := range o.Analytic.Queries {
+			if q.Error != "" {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Run starts a job and waits for it: the CLI's and the scripts' way.
+// ctx's cancellation (Ctrl-C) stops the job, which is recorded as
+// interrupted. The error is Start's (nothing recorded) or, for a job that
+// failed, its Outcome.Err.
+func (s *Service) Run(ctx context.Context, req Request) (Outcome, error) {
+	j, err := s.Start(ctx, req)
+	if err != nil {
+		return Outcome{}, err
+	}
+	o := j.Wait()
+	if o.Status == metrics.StatusFailed {
+		return o, o.Err
+	}
+	return o, nil
+}
+
+// plan is a validated request with its workload and target resolved.
+type plan struct {
+	req      Request
+	spec     config.Spec
+	wl       workload.Workload
+	target   db.Target
+	driver   db.Driver
+	embedded bool // the target is the workload's default embedded database
+}
+
+// Validate checks a spec as Start would, without running anything: the
+// spec's own rules, the workload's, and whether the workload can do the
+// kind of job asked. The error holds config.FieldErrors.
+func (s *Service) Validate(spec config.Spec) error {
+	_, err := s.validate(spec)
+	return err
+}
+
+func (s *Service) validate(spec config.Spec) (workload.Workload, error) {
+	var errs config.FieldErrors
+	errs = append(errs, config.Fields(spec.Validate())...)
+	wl, err := workload.Lookup(spec.Workload)
+	if err != nil {
+		errs = append(errs, config.FieldError{Field: "workload", Msg: "workload " + err.Error()})
+	} else {
+		if v, ok := wl.(workload.Validator); ok {
+			errs = append(errs, v.Validate(spec)...)
+		}
+		if !can(wl, spec.Kind) {
+			errs = append(errs, config.FieldError{Field: "workload",
+				Msg: fmt.Sprintf("workload %s has no %s jobs", wl.Name(), spec.Kind)})
+		}
+	}
+	if spec.Kind == config.KindRun && spec.ClientCPUs != 0 && !s.opts.OwnsProcess {
+		errs = append(errs, config.FieldError{Field: "client_cpus",
+			Msg: fmt.Sprintf("client_cpus is a setting of the serving process (%d cores here), not of a job", runtime.GOMAXPROCS(0))})
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return wl, nil
+}
+
+// can reports whether wl has the capability a kind of job needs.
+func can(wl workload.Workload, kind string) bool {
+	switch kind {
+	case config.KindBuild:
+		_, ok := wl.(workload.Builder)
+		return ok
+	case config.KindCheck:
+		_, ok := wl.(workload.Checker)
+		return ok
+	case config.KindDrop:
+		_, ok := wl.(workload.Dropper)
+		return ok
+	case config.KindRun:
+		_, oltp := wl.(workload.OLTP)
+		_, analytic := wl.(workload.Analytic)
+		return oltp || analytic
+	}
+	return true // an unknown kind is the spec's own error
+}
+
+// Resolve validates a spec and resolves its workload and target, as Start
+// would, without recording anything: front ends use it to say what a job
+// will touch before they ask for confirmation.
+func (s *Service) Resolve(spec config.Spec) (workload.Workload, db.Target, error) {
+	p, err := s.resolve(Request{Spec: spec})
+	if err != nil {
+		return nil, db.Target{}, err
+	}
+	return p.wl, p.target, nil
+}
+
+// resolve validates the request and resolves its target.
+func (s *Service) resolve(req Request) (*plan, error) {
+	wl, err := s.validate(req.Spec)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{req: req, spec: req.Spec, wl: wl}
+	dsn := req.Spec.DB
+	if dsn == "" {
+		dsn = os.Getenv("SLEDGE_DB")
+	}
+	if dsn == "" {
+		dir, err := config.DataDir()
+		if err != nil {
+			return nil, err
+		}
+		dsn, p.embedded = wl.DefaultDB(dir), true
+	}
+	if p.target, err = db.ParseTarget(dsn); err != nil {
+		return nil, TargetError{err}
+	}
+	if p.driver, err = drivers.For(p.target.Kind); err != nil {
+		return nil, TargetError{err}
+	}
+	if tv, ok := wl.(workload.TargetValidator); ok {
+		if errs := tv.ValidateTarget(p.spec, p.target); len(errs) > 0 {
+			return nil, errs
+		}
+	}
+	return p, nil
+}
+
+// Start validates and records a job and runs it in the background. The
+// returned Job's id is the job's in the repository. A request that is
+// invalid (config.FieldErrors) or whose target cannot be used
+// (TargetError) returns an error and records nothing.
+func (s *Service) Start(ctx context.Context, req Request) (*Job, error) {
+	p, err := s.resolve(req)
+	if err != nil {
+		return nil, err
+	}
+	if p.spec.Kind == config.KindRun {
+		if err := s.firstRunBuild(ctx, p); err != nil {
+			return nil, err
+		}
+		s.decideClientCPUs(p.spec)
+	}
+	return s.start(ctx, p)
+}
+
+// firstRunBuild builds the embedded default database before its first run,
+// as a job of its own, so that `sledge run` works with nothing installed.
+func (s *Service) firstRunBuild(ctx context.Context, p *plan) error {
+	fb, ok := p.wl.(workload.FirstRunBuilder)
+	if !ok || !p.embedded {
+		return nil
+	}
+	c, err := p.driver.Connect(ctx, p.target, db.Options{})
+	if err != nil {
+		return err
+	}
+	exists, err := fb.SchemaExists(ctx, c, p.target.Kind)
+	c.Close(context.Background())
+	if err != nil || exists {
+		return err
+	}
+	if p.req.Console != nil {
+		fmt.Fprintf(p.req.Console, "no %s schema in %s yet: building 1 warehouse first\n", p.wl.Title(), p.target)
+	}
+	bp := *p
+	bp.spec = fb.FirstRunBuild(p.spec)
+	bp.req.Spec = bp.spec
+	j, err := s.start(ctx, &bp)
+	if err != nil {
+		return err
+	}
+	if o := j.Wait(); o.Status != metrics.StatusCompleted {
+		return fmt.Errorf("build before the first run: %w", o.Err)
+	}
+	return nil
+}
+
+// ClientCPUs is the default number of cores for a run's goroutines: a VU
+// spends almost all its time waiting for the database, and every extra
+// scheduler thread adds wake-ups (futex, epoll) to each round trip, so one
+// core per 16 VUs; requested > 0 asks for that many (at most all).
+func ClientCPUs(requested, vus int) int {
+	n := runtime.NumCPU()
+	if requested > 0 {
+		return min(requested, n)
+	}
+	return max(1, min(n, (vus+15)/16))
+}
+
+// decideClientCPUs sets GOMAXPROCS once per process, from the first run of
+// a service that owns its process; it is never restored or changed per job.
+func (s *Service) decideClientCPUs(spec config.Spec) {
+	if !s.opts.OwnsProcess {
+		return
+	}
+	s.cpuOnce.Do(func() { runtime.GOMAXPROCS(ClientCPUs(spec.ClientCPUs, spec.VU)) })
+}
+
+// settings are the spec's settings recorded when the job is created.
+func settings(p *plan) map[string]string {
+	sp := p.spec
+	kv := map[string]string{"db": p.target.String()}
+	switch sp.Kind {
+	case config.KindBuild:
+		_, more := p.wl.(workload.Builder).PlanBuild(&p.spec)
+		for k, v := range more {
+			kv[k] = v
+		}
+	case config.KindRun:
+		if a, ok := p.wl.(workload.Analytic); ok {
+			for k, v := range a.AnalyticSettings(sp) {
+				kv[k] = v
+			}
+			break
+		}
+		for k, v := range map[string]string{
+			"vu": strconv.Itoa(sp.VU), "rampup": sp.Rampup.String(), "duration": sp.Duration.String(),
+			"interval": sp.Interval.String(), "max_retries": strconv.Itoa(sp.MaxRetries),
+			"pacing": pacingSetting(sp.PacingFactor()), "client_cpus": strconv.Itoa(runtime.GOMAXPROCS(0)),
+		} {
+			kv[k] = v
+		}
+	}
+	for k, v := range p.req.Settings {
+		kv[k] = v
+	}
+	return kv
+}
+
+// pacingSetting is the job record's pacing setting.
+func pacingSetting(p float64) string {
+	switch p {
+	case 0:
+		return "unpaced"
+	case 1:
+		return "spec"
+	}
+	return "spec x" + strconv.FormatFloat(p, 'g', -1, 64)
+}
+
+// start records the job and runs it in a goroutine.
+func (s *Service) start(ctx context.Context, p *plan) (*Job, error) {
+	kv := settings(p) // resolves the build's defaults in p.spec too
+	id, err := s.opts.Repo.Create(ctx, jobs.Job{Kind: p.spec.Kind, Workload: p.wl.Name(),
+		DBKind: string(p.target.Kind), Target: p.target.String()}, kv)
+	if err != nil {
+		return nil, fmt.Errorf("record the job: %w", err)
+	}
+	if err := s.opts.Repo.SetSystem(ctx, id, SystemInfo(s.opts.Version)); err != nil {
+		fmt.Fprintf(s.opts.Warn, "sledge: warning: cannot record system info: %v\n", err)
+	}
+	out := output.NewFanout()
+	if p.req.Console != nil {
+		out.Add(output.Console(p.req.Console))
+	}
+	out.Add(output.Repository(s.opts.Repo, id, s.opts.Warn))
+	if s.opts.Hub != nil {
+		out.Add(s.opts.Hub.Open(id, p.wl.Name()))
+	}
+	jctx, cancel := context.WithCancel(ctx)
+	j := &Job{ID: id, Kind: p.spec.Kind, Workload: p.wl, Target: p.target, cancel: cancel, done: make(chan struct{})}
+	s.mu.Lock()
+	s.running[id] = j
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer cancel()
+		e := &execution{s: s, p: p, id: id, out: out}
+		o := e.run(jctx)
+		o.ID = id
+		s.finish(jctx, e, o)
+		j.outcome = o
+		s.mu.Lock()
+		delete(s.running, id)
+		s.mu.Unlock()
+		close(j.done)
+	}()
+	return j, nil
+}
+
+// finish records how the job ended: flush its output, then its status, then
+// tell the live sinks (so a watcher that sees the end finds everything).
+func (s *Service) finish(ctx context.Context, e *execution, o Outcome) {
+	e.out.Flush()
+	msg := ""
+	if o.Err != nil {
+		msg = o.Err.Error()
+	}
+	if err := s.opts.Repo.Finish(context.WithoutCancel(ctx), e.id, o.Status, msg); err != nil {
+		fmt.Fprintf(s.opts.Warn, "sledge: warning: cannot record the job's end: %v\n", err)
+	}
+	_ = e.out.Close()
+}
+
+// Stop stops a job running in this service; false when there is none.
+func (s *Service) Stop(id int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.running[id]
+	if ok {
+		j.Stop()
+	}
+	return ok
+}
+
+// StopAll stops every running job.
+func (s *Service) StopAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, j := range s.running {
+		j.Stop()
+	}
+}
+
+// Wait waits until no job runs or ctx ends.
+func (s *Service) Wait(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// statusOf maps a job's error to its status.
+func statusOf(ctx context.Context, err error) string {
+	switch {
+	case err == nil:
+		return metrics.StatusCompleted
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		return metrics.StatusInterrupted
+	}
+	return metrics.StatusFailed
+}
+
+// execution is one job's run.
+type execution struct {
+	s   *Service
+	p   *plan
+	id  int64
+	out *output.Fanout
+}
+
+func (e *execution) env() workload.Env {
+	return workload.Env{Driver: e.p.driver, Target: e.p.target, Logf: e.out.Logf, Progress: func(workload.Progress) {}}
+}
+
+func (e *execution) repo() *jobs.Repo { return e.s.opts.Repo }
+
+func (e *execution) warn(what string, err error) {
+	fmt.Fprintf(e.s.opts.Warn, "sledge: warning: cannot record %s: %v\n", what, err)
+}
+
+// failed is the outcome of a job that ended with err.
+func failed(ctx context.Context, err error) Outcome {
+	return Outcome{Status: statusOf(ctx, err), Err: err}
+}
+
+// run dispatches by kind and capability.
+func (e *execution) run(ctx context.Context) Outcome {
+	switch e.p.spec.Kind {
+	case config.KindBuild:
+		return e.build(ctx)
+	case config.KindCheck:
+		return e.check(ctx)
+	case config.KindDrop:
+		return e.drop(ctx)
+	case config.KindRun:
+		if oltp, ok := e.p.wl.(workload.OLTP); ok {
+			return e.runOLTP(ctx, oltp)
+		}
+		return e.runAnalytic(ctx, e.p.wl.(workload.Analytic))
+	}
+	return Outcome{Status: metrics.StatusFailed, Err: fmt.Errorf("unknown job kind %q", e.p.spec.Kind)}
+}
+
+func (e *execution) build(ctx context.Context) Outcome {
+	sp := e.p.spec
+	size, _ := e.p.wl.(workload.Builder).PlanBuild(&sp)
+	e.out.Logf("build job %d: %s into %s with %s", e.id, size, e.p.target, report.Plural(sp.Workers, "worker"))
+	bar := output.NewProgress(e.p.req.ProgressTTY, e.out.Logf)
+	env := e.env()
+	env.Progress = bar.Update
+	rep, err := e.p.wl.(workload.Builder).Build(ctx, env, sp)
+	bar.Done()
+	if rep.Version != "" {
+		_ = e.repo().SetDBVersion(ctx, e.id, rep.Version)
+	}
+	if err != nil {
+		return failed(ctx, fmt.Errorf("build: %w", err))
+	}
+	secs := rep.Duration.Seconds()
+	note := ""
+	if rep.Note != "" {
+		note = "; " + rep.Note
+	}
+	e.out.Logf("built %s: %s rows in %.1f s (%s rows/s%s)", rep.Size, report.Int(float64(rep.Rows)), secs,
+		report.Int(float64(rep.Rows)/secs), note)
+	if err := e.repo().SaveBuildResult(context.WithoutCancel(ctx), e.id, jobs.BuildResult{
+		Warehouses: rep.Warehouses, Workers: rep.Workers, Rows: rep.Rows, Seconds: secs,
+		RowsPerSec: float64(rep.Rows) / secs, Tables: rep.Tables,
+	}); err != nil {
+		e.warn("the build result", err)
+	}
+	return Outcome{Status: metrics.StatusCompleted, Build: &rep}
+}
+
+// session opens a session on the target and records the server's version.
+func (e *execution) session(ctx context.Context, app string) (db.Conn, error) {
+	c, err := e.p.driver.Connect(ctx, e.p.target, db.Options{AppName: app})
+	if err != nil {
+		return nil, err
+	}
+	if v, err := e.p.driver.Version(ctx, c); err == nil {
+		_ = e.repo().SetDBVersion(ctx, e.id, v)
+	}
+	return c, nil
+}
+
+func (e *execution) check(ctx context.Context) Outcome {
+	c, err := e.session(ctx, "sledge check")
+	if err != nil {
+		return failed(ctx, err)
+	}
+	defer c.Close(context.Background())
+	rep, err := e.p.wl.(workload.Checker).Check(ctx, e.env(), c)
+	if err != nil {
+		return failed(ctx, fmt.Errorf("check: %w", err))
+	}
+	var b bytes.Buffer
+	_, _ = report.Check(&b, e.p.wl.Title(), e.p.target.String(), rep)
+	e.out.Text(b.String())
+	items := make([]jobs.CheckItem, 0, len(rep.Conditions))
+	for _, c := range rep.Conditions {
+		items = append(items, jobs.CheckItem(c))
+	}
+	if err := e.repo().SaveCheck(context.WithoutCancel(ctx), e.id, items); err != nil {
+		e.warn("the check", err)
+	}
+	return Outcome{Status: metrics.StatusCompleted, Check: &rep}
+}
+
+func (e *execution) drop(ctx context.Context) Outcome {
+	c, err := e.session(ctx, "sledge drop")
+	if err != nil {
+		return failed(ctx, err)
+	}
+	defer c.Close(context.Background())
+	if err := e.p.wl.(workload.Dropper).Drop(ctx, e.env(), c); err != nil {
+		return failed(ctx, fmt.Errorf("drop: %w", err))
+	}
+	e.out.Logf("dropped the %s schema in %s", e.p.wl.Title(), e.p.target)
+	return Outcome{Status: metrics.StatusCompleted}
+}
+
+func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
+	sp := e.p.spec
+	run, err := oltp.PrepareRun(ctx, e.env(), sp)
+	if err != nil {
+		return failed(ctx, err)
+	}
+	defer run.Close(context.Background())
+	if err := e.repo().AddConfig(ctx, e.id, run.Settings()); err != nil {
+		e.warn("the run's settings", err)
+	}
+	version, verr := run.Version(ctx)
+	if verr == nil {
+		_ = e.repo().SetDBVersion(ctx, e.id, version)
+	}
+	if p, ok := run.(workload.Prober); ok {
+		e.out.SetHeadline(p.HeadlineTx())
+	}
+	e.out.Logf("run job %d: %s on %s (%s), %s", e.id, e.p.wl.Title(), e.p.target, version, run.Describe())
+	for _, n := range run.Notes() {
+		e.out.Logf("note: %s", n)
+	}
+	cfg := engine.Config{VUs: sp.VU, Rampup: sp.Rampup.D(), Duration: sp.Duration.D(), Interval: sp.Interval.D(),
+		MaxRetries: sp.MaxRetries, Pacing: sp.PacingFactor(), InProcessDB: e.p.target.Kind == db.SQLite}
+	res, err := engine.Run(ctx, run, cfg, e.out)
+	if err != nil {
+		return Outcome{Status: metrics.StatusFailed, Err: fmt.Errorf("run: %w", err)}
+	}
+	run.Complete(res)
+	res.Pacing = sp.PacingFactor()
+	var b bytes.Buffer
+	_ = report.RunResult(&b, e.p.wl.Title(), e.id, e.p.target.String(), version, res, cfg.InProcessDB)
+	e.out.Text(b.String())
+	if err := e.repo().SaveRunResult(context.WithoutCancel(ctx), e.id, res); err != nil {
+		e.warn("the result", err)
+	}
+	return Outcome{Status: res.Status, Run: res}
+}
+
+func (e *execution) runAnalytic(ctx context.Context, a workload.Analytic) Outcome {
+	if c, err := e.session(ctx, "sledge"); err == nil {
+		c.Close(context.Background())
+	}
+	res, err := a.RunAnalytic(ctx, e.env(), e.p.spec)
+	if res == nil {
+		return failed(ctx, err)
+	}
+	if serr := e.repo().SaveAnalyticResult(context.WithoutCancel(ctx), e.id, res); serr != nil {
+		e.warn("the result", serr)
+	}
+	var b bytes.Buffer
+	_ = report.Analytic(&b, e.id, e.p.target.String(), res)
+	e.out.Text(b.String())
+	return Outcome{Status: res.Status, Err: err, Analytic: res}
+}

@@ -1,0 +1,343 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/db"
+)
+
+// Job kinds.
+const (
+	KindBuild = "build"
+	KindRun   = "run"
+	KindCheck = "check"
+	KindDrop  = "drop"
+)
+
+// Kinds lists the job kinds a Spec may name.
+var Kinds = []string{KindBuild, KindRun, KindCheck, KindDrop}
+
+// DefaultWorkload is the workload of a spec that names none.
+const DefaultWorkload = "tprocc"
+
+// Spec is one job as every front end asks for it: the CLI binds its flags
+// onto it, the HTTP API decodes its body into it, the HammerDB front ends
+// map their settings onto it. Its JSON form is the API's request body; the
+// JSON names are also the field names of FieldError.
+//
+// Zero values of fields whose default is not zero mean "the default" only
+// where zero is not a valid setting (vu, warehouses, scale, query_sets …);
+// durations keep zero as a value ("rampup": "0s"), so New fills them and a
+// decoder that starts from New keeps what the body leaves out.
+type Spec struct {
+	Kind     string `json:"kind"`
+	Workload string `json:"workload,omitempty"`
+	// DB is the target: a URL or embedded file; empty means $SLEDGE_DB,
+	// else the workload's embedded database.
+	DB string `json:"db,omitempty"`
+
+	// Build.
+	Warehouses int     `json:"warehouses,omitempty"`
+	Scale      float64 `json:"scale,omitempty"`
+	Workers    int     `json:"workers,omitempty"` // 0: the workload's choice
+	Force      bool    `json:"force,omitempty"`
+	Engine     string  `json:"engine,omitempty"`
+	Loader     string  `json:"loader,omitempty"`
+
+	// Seed is the generator's seed for builds (0: DefaultBuildSeed) and the
+	// inputs' seed for runs (0: random, recorded with the job).
+	Seed uint64 `json:"seed,omitempty"`
+
+	// Run.
+	VU          int      `json:"vu,omitempty"`
+	Rampup      Duration `json:"rampup"`
+	Duration    Duration `json:"duration"`
+	Interval    Duration `json:"interval"`
+	Mode        string   `json:"mode,omitempty"`
+	Isolation   string   `json:"isolation,omitempty"`
+	ExecMode    string   `json:"exec_mode,omitempty"`
+	MaxRetries  int      `json:"max_retries,omitempty"`
+	Pacing      string   `json:"pacing,omitempty"`
+	PacingScale float64  `json:"pacing_scale,omitempty"`
+	RandomHome  bool     `json:"random_home,omitempty"`
+	// ClientCPUs is how many cores the client's goroutines may use
+	// (GOMAXPROCS). It is a setting of the process, decided once by the
+	// process that runs the job; 0 lets that process choose.
+	ClientCPUs int `json:"client_cpus,omitempty"`
+
+	// Analytic runs.
+	Streams   int  `json:"streams,omitempty"`
+	QuerySets int  `json:"query_sets,omitempty"`
+	Refresh   bool `json:"refresh,omitempty"`
+	// Validation runs every query with the specification's validation
+	// parameters and checks the answers.
+	Validation bool `json:"validate,omitempty"`
+}
+
+// Defaults of the settings whose zero value is not their default.
+const (
+	DefaultVUs         = 4
+	DefaultRampup      = 10 * time.Second
+	DefaultDuration    = time.Minute
+	DefaultInterval    = 10 * time.Second
+	DefaultWarehouses  = 1
+	DefaultScale       = 1.0
+	DefaultQuerySets   = 1
+	DefaultPacingScale = 1.0
+	DefaultMode        = "auto"
+	DefaultExecMode    = "prepared"
+	DefaultPacing      = "off"
+	// DefaultBuildSeed makes builds reproducible by default: two databases
+	// built with the same size hold the same rows.
+	DefaultBuildSeed = 1
+	// MaxVUs bounds the virtual users of one process.
+	MaxVUs = 10000
+	// MaxRetriesLimit bounds MaxRetries.
+	MaxRetriesLimit = 255
+	// MinInterval is the shortest monitor interval.
+	MinInterval = 100 * time.Millisecond
+)
+
+// New returns a spec of the kind with every default filled in: the one
+// place Sledge's defaults are written.
+func New(kind string) Spec {
+	return Spec{
+		Kind:        kind,
+		Workload:    DefaultWorkload,
+		Warehouses:  DefaultWarehouses,
+		Scale:       DefaultScale,
+		VU:          DefaultVUs,
+		Rampup:      Duration(DefaultRampup),
+		Duration:    Duration(DefaultDuration),
+		Interval:    Duration(DefaultInterval),
+		Mode:        DefaultMode,
+		ExecMode:    DefaultExecMode,
+		Pacing:      DefaultPacing,
+		PacingScale: DefaultPacingScale,
+		QuerySets:   DefaultQuerySets,
+	}
+}
+
+// Decode reads a JSON spec on top of the defaults, refusing unknown fields
+// and trailing data. A type error names its field.
+func Decode(b []byte) (Spec, error) {
+	s := New("")
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return Spec{}, decodeError(b, err)
+	}
+	if dec.More() {
+		return Spec{}, FieldErrors{{Msg: "body: more than one JSON value"}}
+	}
+	s.fillZeroDefaults()
+	return s, nil
+}
+
+func decodeError(b []byte, err error) error {
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) {
+		return FieldErrors{{Field: ute.Field, Msg: fmt.Sprintf("%s: want a %s, not a JSON %s", ute.Field, ute.Type, ute.Value)}}
+	}
+	var de durationError
+	if errors.As(err, &de) {
+		// encoding/json does not say which field a custom decoder refused:
+		// find the duration that does not parse.
+		var raw map[string]json.RawMessage
+		_ = json.Unmarshal(b, &raw)
+		for _, field := range []string{"rampup", "duration", "interval"} {
+			var d Duration
+			if v, ok := raw[field]; ok && d.UnmarshalJSON(v) != nil {
+				return FieldErrors{{Field: field, Msg: field + ": " + de.Error()}}
+			}
+		}
+		return FieldErrors{{Msg: de.Error()}}
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		name = strings.Trim(name, `"`)
+		return FieldErrors{{Field: name, Msg: fmt.Sprintf("unknown field %q", name)}}
+	}
+	return FieldErrors{{Msg: "body: " + err.Error()}}
+}
+
+// fillZeroDefaults treats an explicit zero as "the default" for settings
+// where zero is not a valid value (the API's historic behaviour).
+func (s *Spec) fillZeroDefaults() {
+	if s.Workload == "" {
+		s.Workload = DefaultWorkload
+	}
+	if s.Warehouses == 0 {
+		s.Warehouses = DefaultWarehouses
+	}
+	if s.Scale == 0 {
+		s.Scale = DefaultScale
+	}
+	if s.VU == 0 {
+		s.VU = DefaultVUs
+	}
+	if s.Mode == "" {
+		s.Mode = DefaultMode
+	}
+	if s.ExecMode == "" {
+		s.ExecMode = DefaultExecMode
+	}
+	if s.Pacing == "" {
+		s.Pacing = DefaultPacing
+	}
+	if s.PacingScale == 0 {
+		s.PacingScale = DefaultPacingScale
+	}
+	if s.QuerySets == 0 {
+		s.QuerySets = DefaultQuerySets
+	}
+}
+
+// BuildSeed is the generator seed a build uses.
+func (s Spec) BuildSeed() uint64 {
+	if s.Seed == 0 {
+		return DefaultBuildSeed
+	}
+	return s.Seed
+}
+
+// Paced reports whether the spec asks for the workload's keying and think
+// times, and by what factor (1: the specification's times).
+func (s Spec) PacingFactor() float64 {
+	if s.Pacing == "spec" {
+		return s.PacingScale
+	}
+	return 0
+}
+
+// FieldError is one invalid setting. Field is the spec's JSON name ("vu",
+// "max_retries"); each front end words it its own way (--vu, "field":"vu",
+// vuset vu). Msg is a sentence that starts with the field's name.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e FieldError) Error() string { return e.Msg }
+
+// FieldErrors is every invalid setting of a spec.
+type FieldErrors []FieldError
+
+func (es FieldErrors) Error() string {
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.Msg
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Fields returns the field errors in err (nil when it has none).
+func Fields(err error) FieldErrors {
+	var fe FieldErrors
+	if errors.As(err, &fe) {
+		return fe
+	}
+	var one FieldError
+	if errors.As(err, &one) {
+		return FieldErrors{one}
+	}
+	return nil
+}
+
+func fieldErr(field, format string, args ...any) FieldError {
+	return FieldError{Field: field, Msg: field + " " + fmt.Sprintf(format, args...)}
+}
+
+// Validate checks every setting the kind uses and returns FieldErrors (nil
+// when the spec is valid). Workload-specific rules are added by the
+// workload (workload.Validator); the target is parsed by the job service.
+func (s Spec) Validate() error {
+	var errs FieldErrors
+	add := func(cond bool, field, format string, args ...any) {
+		if cond {
+			errs = append(errs, fieldErr(field, format, args...))
+		}
+	}
+	switch s.Kind {
+	case "":
+		errs = append(errs, FieldError{Field: "kind", Msg: "kind is required: " + strings.Join(Kinds, ", ")})
+	case KindBuild, KindRun, KindCheck, KindDrop:
+	default:
+		errs = append(errs, fieldErr("kind", "%q: want one of %s", s.Kind, strings.Join(Kinds, ", ")))
+	}
+	switch s.Kind {
+	case KindBuild:
+		add(s.Warehouses < 1, "warehouses", "must be at least 1 (got %d)", s.Warehouses)
+		add(s.Workers < 0, "workers", "must not be negative (got %d)", s.Workers)
+		add(!(s.Scale > 0), "scale", "must be positive (got %g)", s.Scale)
+		add(s.Loader != "" && s.Loader != "stream" && s.Loader != "insert", "loader", "%q: unknown loader, want stream or insert", s.Loader)
+	case KindRun:
+		add(s.VU < 1, "vu", "must be at least 1 (got %d)", s.VU)
+		add(s.VU > MaxVUs, "vu", "%d is more than %d virtual users", s.VU, MaxVUs)
+		add(s.Rampup < 0, "rampup", "must not be negative (got %s)", s.Rampup)
+		add(s.Duration <= 0, "duration", "must be positive (got %s)", s.Duration)
+		add(time.Duration(s.Interval) < MinInterval, "interval", "must be at least %s (got %s)", MinInterval, s.Interval)
+		add(s.MaxRetries < 0 || s.MaxRetries > MaxRetriesLimit, "max_retries", "must be in 0..%d (got %d)", MaxRetriesLimit, s.MaxRetries)
+		_, err := db.ParseIsolation(s.Isolation)
+		add(err != nil, "isolation", "%q: want read-committed, repeatable-read or serializable", s.Isolation)
+		_, err = db.ParseExecMode(s.ExecMode)
+		add(err != nil, "exec_mode", "%q: want prepared or simple", s.ExecMode)
+		add(!oneOf(s.Pacing, "off", "spec"), "pacing", "%q: want off or spec", s.Pacing)
+		add(!(s.PacingScale > 0 && s.PacingScale <= 10), "pacing_scale", "must be in (0, 10] (got %g)", s.PacingScale)
+		add(s.ClientCPUs < 0, "client_cpus", "must not be negative (got %d)", s.ClientCPUs)
+		add(s.Streams < 0, "streams", "must not be negative (got %d)", s.Streams)
+		add(s.QuerySets < 1, "query_sets", "must be at least 1 (got %d)", s.QuerySets)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs
+}
+
+func oneOf(v string, valid ...string) bool {
+	for _, x := range valid {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Duration is a time.Duration written in JSON as Go's duration text ("30s",
+// "5m"); a bare number is read as seconds.
+type Duration time.Duration
+
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// D is the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+type durationError struct{ text string }
+
+func (e durationError) Error() string {
+	return fmt.Sprintf("%q is not a duration like \"30s\" or \"5m\"", e.text)
+}
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		secs, nerr := strconv.ParseFloat(string(b), 64)
+		if nerr != nil {
+			return durationError{string(b)}
+		}
+		*d = Duration(secs * float64(time.Second))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return durationError{s}
+	}
+	*d = Duration(v)
+	return nil
+}

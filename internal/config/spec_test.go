@@ -1,0 +1,155 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestNewFillsDefaults(t *testing.T) {
+	s := New(KindRun)
+	want := Spec{Kind: KindRun, Workload: "tprocc", Warehouses: 1, Scale: 1, VU: 4,
+		Rampup: Duration(10 * time.Second), Duration: Duration(time.Minute), Interval: Duration(10 * time.Second),
+		Mode: "auto", ExecMode: "prepared", Pacing: "off", PacingScale: 1, QuerySets: 1}
+	if s != want {
+		t.Errorf("New(run) = %+v\nwant %+v", s, want)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("defaults do not validate: %v", err)
+	}
+	for _, k := range Kinds {
+		if err := New(k).Validate(); err != nil {
+			t.Errorf("New(%s).Validate() = %v", k, err)
+		}
+	}
+	if got := New(KindBuild).BuildSeed(); got != DefaultBuildSeed {
+		t.Errorf("build seed %d", got)
+	}
+}
+
+// TestValidateFieldErrors has one row per field error: the field it names
+// and a word of its message.
+func TestValidateFieldErrors(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		kind  string
+		set   func(*Spec)
+		field string
+		words string
+	}{
+		{"no kind", "", func(*Spec) {}, "kind", "required"},
+		{"bad kind", "explode", func(*Spec) {}, "kind", `"explode"`},
+		{"warehouses", KindBuild, func(s *Spec) { s.Warehouses = -5 }, "warehouses", "at least 1 (got -5)"},
+		{"workers", KindBuild, func(s *Spec) { s.Workers = -1 }, "workers", "negative"},
+		{"scale zero", KindBuild, func(s *Spec) { s.Scale = 0 }, "scale", "positive"},
+		{"scale negative", KindBuild, func(s *Spec) { s.Scale = -1 }, "scale", "positive"},
+		{"loader", KindBuild, func(s *Spec) { s.Loader = "bulk" }, "loader", "unknown loader"},
+		{"vu zero", KindRun, func(s *Spec) { s.VU = 0 }, "vu", "at least 1"},
+		{"vu too many", KindRun, func(s *Spec) { s.VU = MaxVUs + 1 }, "vu", "more than"},
+		{"rampup", KindRun, func(s *Spec) { s.Rampup = Duration(-time.Second) }, "rampup", "negative"},
+		{"duration", KindRun, func(s *Spec) { s.Duration = 0 }, "duration", "positive"},
+		{"interval", KindRun, func(s *Spec) { s.Interval = Duration(time.Millisecond) }, "interval", "at least 100ms"},
+		{"max_retries", KindRun, func(s *Spec) { s.MaxRetries = 1000 }, "max_retries", "0..255"},
+		{"isolation", KindRun, func(s *Spec) { s.Isolation = "chaos" }, "isolation", "serializable"},
+		{"exec_mode", KindRun, func(s *Spec) { s.ExecMode = "fast" }, "exec_mode", "prepared or simple"},
+		{"pacing", KindRun, func(s *Spec) { s.Pacing = "slow" }, "pacing", "off or spec"},
+		{"pacing_scale", KindRun, func(s *Spec) { s.PacingScale = 11 }, "pacing_scale", "(0, 10]"},
+		{"client_cpus", KindRun, func(s *Spec) { s.ClientCPUs = -2 }, "client_cpus", "negative"},
+		{"streams", KindRun, func(s *Spec) { s.Streams = -1 }, "streams", "negative"},
+		{"query_sets", KindRun, func(s *Spec) { s.QuerySets = 0 }, "query_sets", "at least 1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := New(c.kind)
+			c.set(&s)
+			fields := Fields(s.Validate())
+			if len(fields) != 1 {
+				t.Fatalf("got %d field errors %v, want one for %s", len(fields), fields, c.field)
+			}
+			f := fields[0]
+			if f.Field != c.field || !strings.Contains(f.Msg, c.words) || !strings.HasPrefix(f.Msg, c.field) {
+				t.Errorf("got {%s %q}, want field %s with a message starting with it and holding %q", f.Field, f.Msg, c.field, c.words)
+			}
+			if strings.Contains(f.Msg, "--") {
+				t.Errorf("%q is worded as a CLI flag", f.Msg)
+			}
+		})
+	}
+}
+
+// TestValidateOnlyTheKindsFields: a run does not care about a build's
+// settings and the other way round.
+func TestValidateOnlyTheKindsFields(t *testing.T) {
+	b := New(KindBuild)
+	b.VU, b.Duration = -1, 0
+	if err := b.Validate(); err != nil {
+		t.Errorf("build with bad run settings: %v", err)
+	}
+	r := New(KindRun)
+	r.Warehouses = -1
+	if err := r.Validate(); err != nil {
+		t.Errorf("run with bad build settings: %v", err)
+	}
+	r.VU, r.Duration = 0, 0
+	if n := len(Fields(r.Validate())); n != 2 {
+		t.Errorf("two bad settings gave %d errors", n)
+	}
+}
+
+func TestDecode(t *testing.T) {
+	s, err := Decode([]byte(`{"kind":"run","vu":8,"rampup":"0s","duration":"2m","seed":7}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.VU != 8 || s.Rampup != 0 || s.Duration.D() != 2*time.Minute || s.Seed != 7 {
+		t.Errorf("decoded %+v", s)
+	}
+	// What the body leaves out keeps its default; a zero where zero is not
+	// valid means the default too.
+	if s.Interval.D() != DefaultInterval || s.Mode != DefaultMode || s.QuerySets != 1 {
+		t.Errorf("defaults lost: %+v", s)
+	}
+	if s, _ := Decode([]byte(`{"kind":"run","vu":0,"duration":30}`)); s.VU != DefaultVUs || s.Duration.D() != 30*time.Second {
+		t.Errorf("vu 0 / duration 30: %+v", s)
+	}
+	for _, c := range []struct{ body, field string }{
+		{`{"kind":"run","vu":"two"}`, "vu"},
+		{`{"kind":"run","duration":"forever"}`, "duration"},
+		{`{"kind":"run","interval":true}`, "interval"},
+		{`{"kind":"run","turbo":true}`, "turbo"},
+		{`not json`, ""},
+		{`{"kind":"run"} {"kind":"drop"}`, ""},
+	} {
+		_, err := Decode([]byte(c.body))
+		fields := Fields(err)
+		if err == nil || len(fields) != 1 || fields[0].Field != c.field {
+			t.Errorf("Decode(%s) = %v, want one error naming field %q", c.body, err, c.field)
+		}
+	}
+}
+
+func TestDurationJSON(t *testing.T) {
+	b, err := Duration(90 * time.Second).MarshalJSON()
+	if err != nil || string(b) != `"1m30s"` {
+		t.Errorf("marshal: %s %v", b, err)
+	}
+	var d Duration
+	if err := d.UnmarshalJSON([]byte(`1.5`)); err != nil || d.D() != 1500*time.Millisecond {
+		t.Errorf("seconds as a number: %v %v", d, err)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, seed := range []string{`{"kind":"run","vu":4}`, `{"kind":"build","warehouses":-2}`, `{}`, `[`, `{"rampup":"-3s"}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := Decode(b)
+		if err != nil {
+			if len(Fields(err)) == 0 {
+				t.Errorf("Decode error %v carries no field error", err)
+			}
+			return
+		}
+		_ = s.Validate() // must not panic
+	})
+}

@@ -1,0 +1,137 @@
+// Package output carries what a job reports while it runs — console lines
+// and monitor intervals — to its sinks: the console, the jobs repository and
+// the live hub that the HTTP event stream and Prometheus read. A job writes
+// to one Fanout; each sink plugs in without the job knowing which are there
+// (the seam server metrics and multi-client runs plug into too).
+package output
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/report"
+)
+
+// Sink receives one job's output. A Fanout serialises its calls, so a sink
+// needs no locking of its own for them.
+type Sink interface {
+	// Line is one line of console output.
+	Line(text string)
+	// Interval is one monitor tick of a run (its progress line has already
+	// been sent as a Line).
+	Interval(iv metrics.Interval)
+	// Close is called once when the job has ended and been recorded; the
+	// sink flushes what it holds.
+	Close() error
+}
+
+// Fanout sends a job's output to every sink. It implements the engine's
+// Output and is safe for concurrent use (VUs log from their goroutines).
+type Fanout struct {
+	mu     sync.Mutex
+	sinks  []Sink
+	headTx int
+	closed bool
+}
+
+// NewFanout returns a fan-out to sinks.
+func NewFanout(sinks ...Sink) *Fanout { return &Fanout{sinks: sinks, headTx: -1} }
+
+// Add plugs in another sink.
+func (f *Fanout) Add(s Sink) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sinks = append(f.sinks, s)
+}
+
+// SetHeadline names the transaction whose p95 the progress lines show.
+func (f *Fanout) SetHeadline(tx int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.headTx = tx
+}
+
+// Logf sends one formatted line.
+func (f *Fanout) Logf(format string, args ...any) { f.Line(fmt.Sprintf(format, args...)) }
+
+// Line sends one line.
+func (f *Fanout) Line(text string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range f.sinks {
+		s.Line(text)
+	}
+}
+
+// Text sends a block of text as lines (without its trailing newline).
+func (f *Fanout) Text(text string) {
+	text = strings.TrimRight(text, "\n")
+	if text == "" {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, line := range strings.Split(text, "\n") {
+		for _, s := range f.sinks {
+			s.Line(line)
+		}
+	}
+}
+
+// Interval sends a monitor tick: its progress line, then the tick itself.
+func (f *Fanout) Interval(iv metrics.Interval) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	line := report.IntervalLine(iv, f.headTx)
+	for _, s := range f.sinks {
+		s.Line(line)
+		s.Interval(iv)
+	}
+}
+
+// Flusher is a sink that holds output back (in batches) and can write it
+// now: the job service flushes before it records a job's end, so that a
+// reader who sees the job ended sees all its output.
+type Flusher interface {
+	Flush()
+}
+
+// Flush flushes the sinks that batch.
+func (f *Fanout) Flush() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range f.sinks {
+		if fl, ok := s.(Flusher); ok {
+			fl.Flush()
+		}
+	}
+}
+
+// Close closes every sink once, in order, and returns the first error.
+func (f *Fanout) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil
+	}
+	f.closed = true
+	var first error
+	for _, s := range f.sinks {
+		if err := s.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Console prints lines to w.
+func Console(w io.Writer) Sink { return console{w} }
+
+type console struct{ w io.Writer }
+
+func (c console) Line(text string)          { fmt.Fprintln(c.w, text) }
+func (c console) Interval(metrics.Interval) {}
+func (c console) Close() error              { return nil }

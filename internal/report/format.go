@@ -1,0 +1,83 @@
+// Package report renders jobs and their results for people (text) and for
+// programs (the stable JSON shapes of `sledge jobs` and the HTTP API). Every
+// front end renders through it, so a result reads the same everywhere.
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/metrics"
+)
+
+// Int renders a rate or count with thousands separators, rounded.
+func Int(v float64) string {
+	n := int64(v + 0.5)
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// Rate is Int that survives NaN and ±Inf (a rate over an empty window): "-".
+func Rate(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	return Int(v)
+}
+
+// MS is a duration in milliseconds as a number.
+func MS(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Latency renders a latency with a precision that suits its size.
+func Latency(d time.Duration) string {
+	ms := MS(d)
+	switch {
+	case ms < 10:
+		return fmt.Sprintf("%.2f ms", ms)
+	case ms < 1000:
+		return fmt.Sprintf("%.1f ms", ms)
+	}
+	return fmt.Sprintf("%.0f ms", ms)
+}
+
+// Elapsed renders a time since a run's start: "50s", "2m30s".
+func Elapsed(d time.Duration) string {
+	d = d.Round(time.Second)
+	if d < time.Minute {
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	}
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// Plural renders a count with its noun ("1 warehouse", "4 warehouses").
+func Plural(n int, noun string) string {
+	if n != 1 {
+		noun += "s"
+	}
+	return fmt.Sprintf("%d %s", n, noun)
+}
+
+// IntervalLine is the progress line of one monitor interval; headTx is the
+// transaction whose p95 it shows (-1: none).
+func IntervalLine(iv metrics.Interval, headTx int) string {
+	var p95 time.Duration
+	name := "p95"
+	if headTx >= 0 && headTx < len(iv.Tx) {
+		p95 = iv.Tx[headTx].P95
+		name = iv.Tx[headTx].Name + " p95"
+	}
+	return fmt.Sprintf("[%6s] %-8s TPM %9s  NOPM %9s  %s %8s  errors %d",
+		Elapsed(iv.Elapsed), iv.Phase, Int(iv.TPM), Int(iv.NOPM), name, Latency(p95), iv.Errors)
+}

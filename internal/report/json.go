@@ -1,0 +1,313 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"maps"
+	"math"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/metrics"
+)
+
+// These types are the stable JSON output of `sledge jobs` and the HTTP API:
+// keys are only ever added, never renamed or removed. Durations are seconds
+// (*_s) or milliseconds (*_ms); rates are per minute; times are RFC 3339 in
+// UTC.
+
+// WriteJSON writes v as indented JSON followed by a newline.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // URLs with & and targets like "≈ 1.0" stay readable
+	return enc.Encode(v)
+}
+
+// Float is a number that encodes NaN and ±Inf (which JSON cannot hold) as
+// null.
+type Float float64
+
+// MarshalJSON implements json.Marshaler.
+func (f Float) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(v)
+}
+
+// jsonTime is a time as the JSON shapes carry it: RFC 3339 in UTC.
+func jsonTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// JobJSON is one job: an element of `sledge jobs --format json`, the output
+// of `jobs show ID status --format json`, and the "job" of the summary.
+type JobJSON struct {
+	ID        int64   `json:"id"`
+	Kind      string  `json:"kind"`
+	Workload  string  `json:"workload"`
+	Status    string  `json:"status"`
+	DBKind    string  `json:"db_kind"`
+	Target    string  `json:"target"` // never holds a password
+	DBVersion string  `json:"db_version"`
+	Host      string  `json:"host"`
+	PID       int     `json:"pid"`
+	CreatedAt string  `json:"created_at"`
+	StartedAt string  `json:"started_at"`
+	EndedAt   *string `json:"ended_at"`   // null while running
+	DurationS *Float  `json:"duration_s"` // null while running
+	Error     string  `json:"error"`
+	NOPM      *Float  `json:"nopm"` // null unless a run with a result
+	TPM       *Float  `json:"tpm"`
+}
+
+// ToJob is the JSON shape of a job.
+func ToJob(j jobs.Job) JobJSON {
+	out := JobJSON{
+		ID: j.ID, Kind: j.Kind, Workload: j.Workload, Status: j.Status, DBKind: j.DBKind, Target: j.Target,
+		DBVersion: j.DBVersion, Host: j.Host, PID: j.PID, Error: j.Error,
+		CreatedAt: jsonTime(j.CreatedAt), StartedAt: jsonTime(j.StartedAt),
+	}
+	if !j.EndedAt.IsZero() {
+		e := jsonTime(j.EndedAt)
+		d := Float(j.Duration().Seconds())
+		out.EndedAt, out.DurationS = &e, &d
+	}
+	if j.Headline != nil {
+		n, t := Float(j.Headline.NOPM), Float(j.Headline.TPM)
+		out.NOPM, out.TPM = &n, &t
+	}
+	return out
+}
+
+// ResultJSON is `jobs show ID result --format json` for an OLTP run.
+type ResultJSON struct {
+	JobID       int64   `json:"job_id"`
+	Status      string  `json:"status"`
+	VU          int     `json:"vu"`
+	Warehouses  int     `json:"warehouses"`
+	Mode        string  `json:"mode"`
+	Isolation   string  `json:"isolation"`
+	RampupS     float64 `json:"rampup_s"`
+	DurationS   float64 `json:"duration_s"`            // the measured window
+	ConfiguredS float64 `json:"configured_duration_s"` // --duration
+	// Client-counted over the measured window.
+	NOPM       Float `json:"nopm"`
+	TPM        Float `json:"tpm"`
+	NewOrders  int64 `json:"new_orders"`
+	Commits    int64 `json:"commits"`
+	Errors     int64 `json:"errors"`
+	RolledBack int64 `json:"rolled_back"`
+	// The database's own count of New-Orders over the window.
+	DBNewOrders  int64 `json:"db_new_orders"`
+	NOPMDBCheck  Float `json:"nopm_db_check"`
+	DBCheckAgree bool  `json:"db_check_agree"`
+	// Server-wide commits+rollbacks per minute; null when not available.
+	ServerTPM        *Float      `json:"server_tpm"`
+	ClientCPUS       float64     `json:"client_cpu_s"`
+	ClientCPUPerTxUS Float       `json:"client_cpu_per_tx_us"`
+	Warnings         []string    `json:"warnings"`
+	Audit            []AuditJSON `json:"audit"`
+	// Transactions is keyed by transaction name; TransactionOrder gives the
+	// run's order of the names (JSON objects are unordered).
+	Transactions     map[string]TxJSON `json:"transactions"`
+	TransactionOrder []string          `json:"transaction_order"`
+}
+
+// AuditJSON is one audited property of a run.
+type AuditJSON struct {
+	Name   string `json:"name"`
+	Value  Float  `json:"value"`
+	Unit   string `json:"unit"`
+	Target string `json:"target"`
+	OK     bool   `json:"ok"`
+}
+
+// TxJSON is one transaction type over the measured window.
+type TxJSON struct {
+	Count              int64            `json:"count"` // committed
+	RolledBack         int64            `json:"rolled_back"`
+	Retries            int64            `json:"retries"`              // extra attempts
+	RetriesByClass     map[string]int64 `json:"retries_by_class"`     // e.g. "deadlock": 4
+	Retried            int64            `json:"retried"`              // transactions retried at least once
+	FailedAfterRetries int64            `json:"failed_after_retries"` // of those, failed all the same
+	MeanMS             float64          `json:"mean_ms"`
+	P50MS              float64          `json:"p50_ms"`
+	P95MS              float64          `json:"p95_ms"`
+	P99MS              float64          `json:"p99_ms"`
+	MaxMS              float64          `json:"max_ms"`
+	Errors             int64            `json:"errors"`          // total
+	ErrorsByClass      map[string]int64 `json:"errors_by_class"` // e.g. "serialization": 3
+	// Histogram is the HDR histogram of latencies in µs (hdrhistogram-go V2
+	// compressed, base64); only in `jobs show ID timing`.
+	Histogram *string `json:"histogram,omitempty"`
+}
+
+func toTx(t metrics.TxSummary, withHistogram bool) TxJSON {
+	out := TxJSON{
+		Count: t.Count, RolledBack: t.RolledBack, Retries: t.Retries, RetriesByClass: map[string]int64{},
+		Retried: t.Retried, FailedAfterRetries: t.FailedAfterRetries,
+		MeanMS: MS(t.Mean), P50MS: MS(t.P50), P95MS: MS(t.P95), P99MS: MS(t.P99), MaxMS: MS(t.Max),
+		Errors: t.ErrorCount(), ErrorsByClass: map[string]int64{},
+	}
+	// Copied into fresh maps so that an empty class set is {} rather than null.
+	maps.Copy(out.ErrorsByClass, t.Errors)
+	maps.Copy(out.RetriesByClass, t.RetriesByClass)
+	if withHistogram {
+		h := string(t.Histogram) // already base64 text
+		out.Histogram = &h
+	}
+	return out
+}
+
+// Transactions is the per-transaction object of a result, keyed by name, and
+// the run's order of the names; withHistogram adds each one's HDR histogram
+// (the timing section).
+func Transactions(txs []metrics.TxSummary, withHistogram bool) (map[string]TxJSON, []string) {
+	m := make(map[string]TxJSON, len(txs))
+	order := make([]string, 0, len(txs))
+	for _, t := range txs {
+		m[t.Name] = toTx(t, withHistogram)
+		order = append(order, t.Name)
+	}
+	return m, order
+}
+
+// ToResult is the JSON shape of job id's run result.
+func ToResult(id int64, r *metrics.RunResult) ResultJSON {
+	out := ResultJSON{
+		JobID: id, Status: r.Status, VU: r.VUs, Warehouses: r.Warehouses, Mode: r.Mode, Isolation: r.Isolation,
+		RampupS: r.Rampup.Seconds(), DurationS: r.Measured.Seconds(), ConfiguredS: r.Duration.Seconds(),
+		NOPM: Float(r.NOPM), TPM: Float(r.TPM), NewOrders: r.NewOrders, Commits: r.Commits,
+		Errors: r.Errors, RolledBack: r.RolledBack, DBNewOrders: r.DBNewOrders,
+		NOPMDBCheck: Float(r.NOPMDBCheck), DBCheckAgree: r.DBCheckAgree,
+		ClientCPUS: r.ClientCPU.Seconds(), ClientCPUPerTxUS: Float(r.ClientCPUPerTxUS),
+		Warnings: append([]string{}, r.Warnings...), Audit: []AuditJSON{},
+	}
+	if r.ServerTPM >= 0 {
+		s := Float(r.ServerTPM)
+		out.ServerTPM = &s
+	}
+	for _, a := range r.Audit {
+		out.Audit = append(out.Audit, AuditJSON{Name: a.Name, Value: Float(a.Value), Unit: a.Unit, Target: a.Target, OK: a.OK})
+	}
+	out.Transactions, out.TransactionOrder = Transactions(r.Tx, false)
+	return out
+}
+
+// IntervalJSON is one element of `jobs show ID tcount --format json`.
+type IntervalJSON struct {
+	Seq          int                       `json:"seq"`
+	Phase        string                    `json:"phase"`     // rampup | measure
+	ElapsedS     float64                   `json:"elapsed_s"` // end of the interval, since the run started
+	LengthS      float64                   `json:"length_s"`
+	TPM          Float                     `json:"tpm"`
+	NOPM         Float                     `json:"nopm"`
+	Errors       int64                     `json:"errors"`
+	Transactions map[string]IntervalTxJSON `json:"transactions"` // keyed by name
+	VUs          []VUJSON                  `json:"vus"`          // each virtual user at the end of the interval
+}
+
+// VUJSON is one virtual user within an interval.
+type VUJSON struct {
+	VU      int    `json:"vu"`
+	State   string `json:"state"` // starting | running | reconnecting | stopped
+	Commits int64  `json:"commits"`
+	Errors  int64  `json:"errors"`
+}
+
+// IntervalTxJSON is one transaction type within an interval.
+type IntervalTxJSON struct {
+	Count  int64   `json:"count"`
+	Errors int64   `json:"errors"`
+	P50MS  float64 `json:"p50_ms"`
+	P95MS  float64 `json:"p95_ms"`
+	P99MS  float64 `json:"p99_ms"`
+	MaxMS  float64 `json:"max_ms"`
+}
+
+// ToIntervals is the JSON shape of an interval series; never nil, so that no
+// intervals encode as [] rather than null.
+func ToIntervals(ivs []metrics.Interval) []IntervalJSON {
+	out := make([]IntervalJSON, 0, len(ivs))
+	for _, iv := range ivs {
+		x := IntervalJSON{Seq: iv.Seq, Phase: iv.Phase, ElapsedS: iv.Elapsed.Seconds(), LengthS: iv.Length.Seconds(),
+			TPM: Float(iv.TPM), NOPM: Float(iv.NOPM), Errors: iv.Errors, Transactions: map[string]IntervalTxJSON{},
+			VUs: []VUJSON{}}
+		for _, v := range iv.VUs {
+			x.VUs = append(x.VUs, VUJSON{VU: v.VU, State: v.State, Commits: v.Commits, Errors: v.Errors})
+		}
+		for _, t := range iv.Tx {
+			x.Transactions[t.Name] = IntervalTxJSON{Count: t.Count, Errors: t.Errors,
+				P50MS: MS(t.P50), P95MS: MS(t.P95), P99MS: MS(t.P99), MaxMS: MS(t.Max)}
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// BuildJSON is `jobs show ID build --format json`.
+type BuildJSON struct {
+	Warehouses int              `json:"warehouses"`
+	Workers    int              `json:"workers"`
+	Rows       int64            `json:"rows"`
+	Seconds    Float            `json:"seconds"`
+	RowsPerSec Float            `json:"rows_per_s"`
+	Tables     map[string]int64 `json:"tables"` // rows per table
+}
+
+// ToBuild is the JSON shape of a build's result.
+func ToBuild(b *jobs.BuildResult) BuildJSON {
+	out := BuildJSON{Warehouses: b.Warehouses, Workers: b.Workers, Rows: b.Rows, Seconds: Float(b.Seconds),
+		RowsPerSec: Float(b.RowsPerSec), Tables: map[string]int64{}}
+	maps.Copy(out.Tables, b.Tables)
+	return out
+}
+
+// CheckJSON is one condition of `jobs show ID check --format json` (an
+// array).
+type CheckJSON struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Passed      bool   `json:"passed"`
+	Skipped     bool   `json:"skipped"`
+	Violations  int64  `json:"violations"`
+	Note        string `json:"note"`
+}
+
+// ToCheck is the JSON shape of a check's conditions; never nil.
+func ToCheck(items []jobs.CheckItem) []CheckJSON {
+	out := make([]CheckJSON, 0, len(items))
+	for _, c := range items {
+		out = append(out, CheckJSON{Name: c.Name, Description: c.Description, Passed: c.Passed,
+			Skipped: c.Skipped, Violations: c.Violations, Note: c.Note})
+	}
+	return out
+}
+
+// OutputJSON is one line of `jobs show ID output --format json` (an array).
+type OutputJSON struct {
+	Seq  int    `json:"seq"`
+	At   string `json:"at"`
+	Line string `json:"line"`
+}
+
+// ToOutput is the JSON shape of a job's console lines; never nil.
+func ToOutput(lines []jobs.OutputLine) []OutputJSON {
+	out := make([]OutputJSON, 0, len(lines))
+	for _, l := range lines {
+		out = append(out, OutputJSON{Seq: l.Seq, At: jsonTime(l.At), Line: l.Line})
+	}
+	return out
+}
+
+// SummaryJSON is `jobs show ID --format json`: the job and whichever of
+// result (runs), build (builds) and check (checks) it has; the others null.
+type SummaryJSON struct {
+	Job    JobJSON     `json:"job"`
+	Result *ResultJSON `json:"result"`
+	// Analytic is a TPROC-H run's result (omitted for other jobs).
+	Analytic *AnalyticJSON `json:"analytic,omitempty"`
+	Build    *BuildJSON    `json:"build"`
+	Check    []CheckJSON   `json:"check"`
+}

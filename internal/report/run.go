@@ -1,0 +1,169 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/workload"
+)
+
+// PacingLabel says how a run was paced, for its setup line and record.
+func PacingLabel(p float64) string {
+	switch {
+	case p == 0:
+		return "unpaced (no keying/thinking time)"
+	case p == 1:
+		return "paced (the specification's keying and think times)"
+	}
+	return fmt.Sprintf("paced with keying and think times scaled ×%g (not the specification's)", p)
+}
+
+// RunResult writes the final report of an OLTP run as it ends (title is the
+// workload's, "TPROC-C"), against the database version at target. embedded
+// says the database engine runs inside Sledge, so that its work counts as
+// client CPU. The report starts with an empty line, to stand apart from the
+// run's progress lines.
+func RunResult(w io.Writer, title string, id int64, target, version string, r *metrics.RunResult, embedded bool) error {
+	// Built whole, then written as lines: the tab-aligned blocks need their
+	// flushes, and callers store the report line by line.
+	var b strings.Builder
+	tw := newTable(&b, 0)
+	fmt.Fprintf(tw, "\n%s result (job %d): %s\n", title, id, r.Status)
+	fmt.Fprintf(tw, "  database\t%s at %s\n", version, target)
+	fmt.Fprintf(tw, "  setup\t%s, %s, mode %s, isolation %s, %s\n",
+		Plural(r.Warehouses, "warehouse"), Plural(r.VUs, "VU"), r.Mode, r.Isolation, PacingLabel(r.Pacing))
+	if r.Measured == 0 {
+		fmt.Fprintf(tw, "  window\tnothing measured (stopped during ramp-up)\n")
+		tw.Flush()
+		return writeLines(w, b.String())
+	}
+	fmt.Fprintf(tw, "  window\t%.1f s measured (ramp-up %s not counted)\n", r.Measured.Seconds(), r.Rampup)
+	check := "not available"
+	if r.DBNewOrders != 0 || r.NOPMDBCheck != 0 {
+		verdict := "agrees"
+		if !r.DBCheckAgree {
+			verdict = "DISAGREES"
+		}
+		check = fmt.Sprintf("database: %s from Δ sum(d_next_o_id), %d vs %d client-counted, ±%d allowed: %s",
+			Int(r.NOPMDBCheck), r.DBNewOrders, r.NewOrders, r.DBCheckAllowance, verdict)
+	}
+	fmt.Fprintf(tw, "  NOPM\t%s\t(%s)\n", Int(r.NOPM), check)
+	if r.Pacing > 0 && r.PacedCeiling > 0 {
+		// The workload computes the ceiling from its terminal model: 12.86
+		// NOPM per warehouse for TPROC-C (12.605 with the 23-card deck),
+		// raised in proportion by scaled times.
+		ceiling := r.PacedCeiling
+		c := Int(ceiling)
+		if ceiling < 1000 {
+			c = fmt.Sprintf("%.2f", ceiling)
+		}
+		scaled := ""
+		if r.Pacing != 1 {
+			scaled = " ÷ the scale"
+		}
+		fmt.Fprintf(tw, "  efficiency\t%.1f%%\t(NOPM / %s, the paced ceiling of 12.86 per warehouse%s)\n",
+			100*r.NOPM/ceiling, c, scaled)
+	}
+	server := "server counter not available"
+	if r.ServerTPM >= 0 {
+		server = fmt.Sprintf("server-wide commits+rollbacks: %s/min", Int(r.ServerTPM))
+	}
+	fmt.Fprintf(tw, "  TPM\t%s\t(%s)\n", Int(r.TPM), server)
+	engine := ""
+	if embedded {
+		engine = "; includes the embedded database engine"
+	}
+	fmt.Fprintf(tw, "  client CPU\t%.1f µs per transaction\t(%.2f s over the window%s)\n", r.ClientCPUPerTxUS, r.ClientCPU.Seconds(), engine)
+	tw.Flush()
+
+	fmt.Fprintln(&b)
+	tw = newTable(&b, tabwriter.AlignRight)
+	fmt.Fprintln(tw, "  transaction\tcount\trollbacks\terrors\tretries\tmean ms\tp50 ms\tp95 ms\tp99 ms\tmax ms\t")
+	for _, x := range r.Tx {
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n", x.Name, x.Count, x.RolledBack,
+			x.ErrorCount(), x.Retries, MS(x.Mean), MS(x.P50), MS(x.P95), MS(x.P99), MS(x.Max))
+	}
+	tw.Flush()
+	if r.Errors > 0 {
+		fmt.Fprintln(&b, "\n  errors by class:")
+		for _, x := range r.Tx {
+			for _, cls := range metrics.SortedErrorClasses(x.Errors) {
+				fmt.Fprintf(&b, "    %-14s %-14s %d\n", x.Name, cls, x.Errors[cls])
+			}
+		}
+	}
+	var retried int64
+	for _, x := range r.Tx {
+		retried += x.Retried
+	}
+	if retried > 0 {
+		fmt.Fprintln(&b, "\n  retries (transactions retried, of them failed all the same; retries by cause):")
+		for _, x := range r.Tx {
+			if x.Retried == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "    %-14s %d retried, %d failed after retries;", x.Name, x.Retried, x.FailedAfterRetries)
+			for _, cls := range metrics.SortedErrorClasses(x.RetriesByClass) {
+				fmt.Fprintf(&b, " %s %d", cls, x.RetriesByClass[cls])
+			}
+			fmt.Fprintln(&b)
+		}
+	}
+	if len(r.Audit) > 0 {
+		fmt.Fprintln(&b, "\n  audit:")
+		tw = newTable(&b, 0)
+		for _, a := range r.Audit {
+			verdict := "ok"
+			if !a.OK {
+				verdict = "OFF"
+			}
+			fmt.Fprintf(tw, "    %s\t%.2f%s\t(expected %s)\t%s\n", a.Name, a.Value, a.Unit, a.Target, verdict)
+		}
+		tw.Flush()
+	}
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(&b, "\n  warning: %s", wn)
+	}
+	return writeLines(w, b.String())
+}
+
+// Check writes a check of the schema at target (title is the workload's) —
+// row counts, then each condition's verdict — and returns how many
+// conditions failed.
+func Check(w io.Writer, title, target string, rep workload.CheckReport) (failed int, err error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s check of %s\n\n", title, target)
+	tw := newTable(&b, 0)
+	fmt.Fprintln(tw, "  table\trows")
+	for _, tc := range rep.Tables {
+		fmt.Fprintf(tw, "  %s\t%d\n", tc.Name, tc.Rows)
+	}
+	tw.Flush()
+	fmt.Fprintln(&b)
+	tw = newTable(&b, 0)
+	for _, c := range rep.Conditions {
+		verdict := "PASS"
+		switch {
+		case c.Skipped:
+			verdict = "skip"
+		case !c.Passed:
+			verdict = fmt.Sprintf("FAIL (%d violations)", c.Violations)
+			failed++
+		}
+		note := ""
+		if c.Note != "" {
+			note = " — " + c.Note
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s%s\n", c.Name, verdict, c.Description, note)
+	}
+	tw.Flush()
+	if failed > 0 {
+		fmt.Fprintf(&b, "\n%d conditions failed\n", failed)
+	} else {
+		fmt.Fprintf(&b, "\nall conditions hold\n")
+	}
+	return failed, writeLines(w, b.String())
+}

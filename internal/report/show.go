@@ -1,0 +1,236 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/workload"
+	"github.com/sledge-bench/sledge/internal/workload/tproch"
+)
+
+// Store is what Show reads of a job; *jobs.Repo is one. Each result getter
+// returns nil (and no error) when the job has no such result.
+type Store interface {
+	RunResult(ctx context.Context, id int64) (*metrics.RunResult, error)
+	AnalyticResult(ctx context.Context, id int64) (*metrics.AnalyticResult, error)
+	Intervals(ctx context.Context, id int64) ([]metrics.Interval, error)
+	Config(ctx context.Context, id int64) (map[string]string, error)
+	System(ctx context.Context, id int64) (map[string]string, error)
+	Output(ctx context.Context, id int64) ([]jobs.OutputLine, error)
+	Build(ctx context.Context, id int64) (*jobs.BuildResult, error)
+	Check(ctx context.Context, id int64) ([]jobs.CheckItem, error)
+}
+
+var _ Store = (*jobs.Repo)(nil)
+
+// Sections are the sections of `jobs show ID SECTION`, with their help.
+var Sections = []struct{ Name, Help string }{
+	{"result", "the run's result: NOPM, TPM, database cross-check, per-transaction timings, audit"},
+	{"timing", "per-transaction counts, errors and latency percentiles (JSON adds the HDR histograms)"},
+	{"tcount", "the interval series: TPM, NOPM, errors and per-transaction counts and p95 per interval"},
+	{"config", "the job's settings"},
+	{"status", "the job's record: status, times, target, host, error"},
+	{"output", "the console output"},
+	{"system", "the client machine: host, CPUs, OS, Go and Sledge versions"},
+	{"build", "the build's result: rows loaded, speed, rows per table"},
+	{"check", "the consistency conditions checked and their outcome"},
+}
+
+// Show writes one section of job j (one of Sections; "" for the summary: the
+// job's record and whichever results it has), as text or as JSON. A section
+// the job lacks is an error (see NoSection).
+func Show(ctx context.Context, w io.Writer, s Store, j jobs.Job, section string, asJSON bool) error {
+	switch section {
+	case "":
+		return summary(ctx, w, s, j, asJSON)
+	case "status":
+		if asJSON {
+			return WriteJSON(w, ToJob(j))
+		}
+		return Job(w, j)
+	case "result", "timing":
+		if section == "result" {
+			// The stored data, not the job's workload, says which kind of
+			// result it is: an analytic run stores an analytic result.
+			a, err := s.AnalyticResult(ctx, j.ID)
+			if err != nil {
+				return err
+			}
+			if a != nil {
+				if asJSON {
+					return WriteJSON(w, ToAnalytic(j.ID, a))
+				}
+				return Analytic(w, j.ID, j.Target, a)
+			}
+		}
+		res, err := s.RunResult(ctx, j.ID)
+		if err != nil {
+			return err
+		}
+		if res == nil {
+			if section == "result" && j.Workload == tproch.Name {
+				return NoSection(j, "TPROC-H result")
+			}
+			return NoSection(j, "run result")
+		}
+		if section == "timing" {
+			if asJSON {
+				m, _ := Transactions(res.Tx, true)
+				return WriteJSON(w, m)
+			}
+			return Timing(w, res)
+		}
+		if asJSON {
+			return WriteJSON(w, ToResult(j.ID, res))
+		}
+		return StoredRunResult(w, workload.Title(j.Workload), j, res)
+	case "tcount":
+		ivs, err := s.Intervals(ctx, j.ID)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return WriteJSON(w, ToIntervals(ivs)) // [] for none: an empty series is still a series
+		}
+		if len(ivs) == 0 {
+			return NoSection(j, "interval series")
+		}
+		return Intervals(w, ivs)
+	case "config", "system":
+		get := s.Config
+		if section == "system" {
+			get = s.System
+		}
+		kv, err := get(ctx, j.ID)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return WriteJSON(w, kv)
+		}
+		return KV(w, kv)
+	case "output":
+		lines, err := s.Output(ctx, j.ID)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return WriteJSON(w, ToOutput(lines))
+		}
+		for _, l := range lines {
+			if _, err := fmt.Fprintln(w, l.Line); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "build":
+		b, err := s.Build(ctx, j.ID)
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			return NoSection(j, "build result")
+		}
+		if asJSON {
+			return WriteJSON(w, ToBuild(b))
+		}
+		return Build(w, b)
+	case "check":
+		items, err := s.Check(ctx, j.ID)
+		if err != nil {
+			return err
+		}
+		if items == nil {
+			return NoSection(j, "check result")
+		}
+		if asJSON {
+			return WriteJSON(w, ToCheck(items))
+		}
+		return CheckItems(w, items)
+	}
+	return fmt.Errorf("unknown section %q", section)
+}
+
+// NoSection explains why job j has no what ("run result"), as an error so
+// that scripts asking for it fail instead of reading an empty answer.
+func NoSection(j jobs.Job, what string) error {
+	why := ""
+	switch {
+	case j.Status == metrics.StatusRunning:
+		why = ": it is still running"
+	case j.Status != metrics.StatusCompleted && j.Status != metrics.StatusInterrupted:
+		why = fmt.Sprintf(": it is %s", j.Status)
+	}
+	return fmt.Errorf("job %d (%s) has no %s%s", j.ID, j.Kind, what, why)
+}
+
+// summary is Show's default section: the job's record and whichever of run
+// result, analytic result, build and check it has.
+func summary(ctx context.Context, w io.Writer, s Store, j jobs.Job, asJSON bool) error {
+	res, err := s.RunResult(ctx, j.ID)
+	if err != nil {
+		return err
+	}
+	b, err := s.Build(ctx, j.ID)
+	if err != nil {
+		return err
+	}
+	items, err := s.Check(ctx, j.ID)
+	if err != nil {
+		return err
+	}
+	ares, err := s.AnalyticResult(ctx, j.ID)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		sum := SummaryJSON{Job: ToJob(j)}
+		if ares != nil {
+			a := ToAnalytic(j.ID, ares)
+			sum.Analytic = &a
+		}
+		if res != nil {
+			r := ToResult(j.ID, res)
+			sum.Result = &r
+		}
+		if b != nil {
+			bj := ToBuild(b)
+			sum.Build = &bj
+		}
+		if items != nil {
+			sum.Check = ToCheck(items)
+		}
+		return WriteJSON(w, sum)
+	}
+	if err := Job(w, j); err != nil {
+		return err
+	}
+	if res != nil {
+		fmt.Fprintln(w)
+		if err := StoredRunResult(w, workload.Title(j.Workload), j, res); err != nil {
+			return err
+		}
+	}
+	// Analytic starts with its own empty line.
+	if ares != nil {
+		if err := Analytic(w, j.ID, j.Target, ares); err != nil {
+			return err
+		}
+	}
+	if b != nil {
+		fmt.Fprintln(w)
+		if err := Build(w, b); err != nil {
+			return err
+		}
+	}
+	if items != nil {
+		fmt.Fprintln(w)
+		if err := CheckItems(w, items); err != nil {
+			return err
+		}
+	}
+	return nil
+}

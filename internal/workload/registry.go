@@ -1,0 +1,243 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/metrics"
+)
+
+// Workload is the tiny core every workload implements. What else it can do
+// (build, check, drop, generate files, run as OLTP or analytic) it says by
+// implementing the capability interfaces below, which the job service
+// discovers by type assertion: adding a workload touches no front end.
+type Workload interface {
+	// Name is the workload's id in specs and job records ("tprocc").
+	Name() string
+	// Title is its name for people ("TPROC-C").
+	Title() string
+	// Aliases are other names Lookup accepts ("tproc-c").
+	Aliases() []string
+	// DefaultDB is the embedded database a job uses when it names none,
+	// inside Sledge's data directory.
+	DefaultDB(dataDir string) string
+}
+
+// Validator adds a workload's own rules to config.Spec.Validate.
+type Validator interface {
+	Validate(s config.Spec) config.FieldErrors
+}
+
+// TargetValidator adds a workload's rules that depend on the target (a
+// setting only some databases have), checked before any job is recorded.
+type TargetValidator interface {
+	ValidateTarget(s config.Spec, t db.Target) config.FieldErrors
+}
+
+// Env is what a capability gets from the job service: the target, its
+// driver, and where to report.
+type Env struct {
+	Driver db.Driver
+	Target db.Target
+	// Logf reports a line of the job's output (printed and stored).
+	Logf func(format string, args ...any)
+	// Progress reports a build's progress; never nil.
+	Progress func(Progress)
+}
+
+// Progress is a snapshot of a long job (a build).
+type Progress struct {
+	// Phase is one of "drop", "schema", "load", "index", "analyze".
+	Phase string
+	// RowsDone of RowsTotal: rows loaded in the load phase; in the index and
+	// analyze phases, rows of the tables already done.
+	RowsDone, RowsTotal int64
+	// Table is the table most recently worked on.
+	Table string
+}
+
+// Builder creates a workload's schema and loads it.
+type Builder interface {
+	// PlanBuild resolves the spec's build defaults in place (workers …) and
+	// returns the settings recorded with the job and a phrase naming the
+	// size of the build ("4 warehouses", "scale factor 1").
+	PlanBuild(s *config.Spec) (size string, settings map[string]string)
+	Build(ctx context.Context, env Env, s config.Spec) (BuildReport, error)
+}
+
+// BuildReport is a finished build.
+type BuildReport struct {
+	Size       string // as PlanBuild named it
+	Warehouses int    // TPROC-C; 0 otherwise
+	Workers    int
+	Rows       int64
+	Tables     map[string]int64
+	Duration   time.Duration
+	Version    string // the database's product and version
+	// Note qualifies the build's time (what it includes), or is empty.
+	Note string
+}
+
+// FirstRunBuilder is a workload whose first run on its embedded default
+// database builds the schema first, so that `sledge run` works with nothing
+// installed.
+type FirstRunBuilder interface {
+	SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, error)
+	// FirstRunBuild is the build to do before run spec s.
+	FirstRunBuild(s config.Spec) config.Spec
+}
+
+// Checker verifies a built schema.
+type Checker interface {
+	Check(ctx context.Context, env Env, c db.Conn) (CheckReport, error)
+}
+
+// CheckReport is the outcome of a check.
+type CheckReport struct {
+	Tables     []TableRows
+	Conditions []Condition
+}
+
+// Failed counts the conditions that failed (skipped ones do not count).
+func (r CheckReport) Failed() int {
+	n := 0
+	for _, c := range r.Conditions {
+		if !c.Skipped && !c.Passed {
+			n++
+		}
+	}
+	return n
+}
+
+// TableRows is the row count of one table.
+type TableRows struct {
+	Name string
+	Rows int64
+}
+
+// Condition is one consistency condition or expectation checked.
+type Condition struct {
+	Name        string
+	Description string
+	Passed      bool
+	Skipped     bool
+	Violations  int64
+	Note        string
+}
+
+// Dropper removes a workload's schema.
+type Dropper interface {
+	Drop(ctx context.Context, env Env, c db.Conn) error
+}
+
+// Datagener writes a workload's data as flat files instead of loading it.
+type Datagener interface {
+	// DataFiles lists the files of spec s's data for up to workers parallel
+	// writers.
+	DataFiles(s config.Spec, workers int) ([]DataFile, error)
+}
+
+// DataFile is one flat file of generated data.
+type DataFile struct {
+	Name string
+	// Write writes the file's rows and returns how many it wrote.
+	Write func(ctx context.Context, w io.Writer) (rows int64, err error)
+}
+
+// OLTP is a workload the engine drives with virtual users.
+type OLTP interface {
+	// PrepareRun readies a run of spec s against env's target (its monitor
+	// session, what the build recorded, server-side routines).
+	PrepareRun(ctx context.Context, env Env, s config.Spec) (OLTPRun, error)
+}
+
+// OLTPRun is one prepared OLTP run: the engine's Runner and what the job
+// service records and prints about it.
+type OLTPRun interface {
+	Runner
+	// Settings are recorded with the job: what the run resolved (mode,
+	// seed, warehouses …).
+	Settings() map[string]string
+	// Version is the database's product and version.
+	Version(ctx context.Context) (string, error)
+	// Describe is the run's set-up in a phrase ("4 warehouses, 8 VUs, mode
+	// procs").
+	Describe() string
+	// Notes are advice about the spec given what the database holds
+	// (e.g. more VUs than the schema suits).
+	Notes() []string
+	// Complete adds the workload's figures to a result (warehouses, mode,
+	// the paced ceiling …).
+	Complete(res *metrics.RunResult)
+}
+
+// Analytic is a workload of query streams (power and throughput tests).
+type Analytic interface {
+	// AnalyticSettings are the settings recorded with a run of spec s.
+	AnalyticSettings(s config.Spec) map[string]string
+	RunAnalytic(ctx context.Context, env Env, s config.Spec) (*metrics.AnalyticResult, error)
+}
+
+var registry = struct {
+	sync.RWMutex
+	byName map[string]Workload
+}{byName: map[string]Workload{}}
+
+// Register makes a workload available to Lookup under its name and
+// aliases. It panics on a duplicate name: registration happens in init.
+func Register(w Workload) {
+	registry.Lock()
+	defer registry.Unlock()
+	for _, n := range append([]string{w.Name()}, w.Aliases()...) {
+		key := strings.ToLower(n)
+		if _, dup := registry.byName[key]; dup {
+			panic("workload: duplicate registration of " + n)
+		}
+		registry.byName[key] = w
+	}
+}
+
+// Lookup finds a registered workload by name or alias, case-insensitively.
+func Lookup(name string) (Workload, error) {
+	registry.RLock()
+	defer registry.RUnlock()
+	if w, ok := registry.byName[strings.ToLower(name)]; ok {
+		return w, nil
+	}
+	return nil, fmt.Errorf("unknown workload %q: want %s", name, strings.Join(namesLocked(), " or "))
+}
+
+// Names lists the registered workloads' names, sorted.
+func Names() []string {
+	registry.RLock()
+	defer registry.RUnlock()
+	return namesLocked()
+}
+
+func namesLocked() []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, w := range registry.byName {
+		if !seen[w.Name()] {
+			seen[w.Name()] = true
+			names = append(names, w.Name())
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Title returns the title of a registered workload, or name itself.
+func Title(name string) string {
+	if w, err := Lookup(name); err == nil {
+		return w.Title()
+	}
+	return name
+}

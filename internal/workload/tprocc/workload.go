@@ -1,0 +1,253 @@
+package tprocc
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/workload"
+)
+
+// Name is TPROC-C's id in specs and job records.
+const Name = "tprocc"
+
+// PacedNOPMPerWarehouse is the ceiling of a paced run: ten terminals per
+// warehouse waiting the specification's keying and think times reach at
+// most about 12.86 New-Orders per minute per warehouse (12.605 with the
+// 23-card deck).
+const PacedNOPMPerWarehouse = 12.86
+
+func init() { workload.Register(Workload{}) }
+
+// Workload is TPROC-C's entry in the workload registry.
+type Workload struct{}
+
+var (
+	_ workload.Validator       = Workload{}
+	_ workload.TargetValidator = Workload{}
+	_ workload.Builder         = Workload{}
+	_ workload.FirstRunBuilder = Workload{}
+	_ workload.Checker         = Workload{}
+	_ workload.Dropper         = Workload{}
+	_ workload.Datagener       = Workload{}
+	_ workload.OLTP            = Workload{}
+)
+
+func (Workload) Name() string      { return Name }
+func (Workload) Title() string     { return "TPROC-C" }
+func (Workload) Aliases() []string { return []string{"tproc-c"} }
+
+// DefaultDB is the embedded SQLite database.
+func (Workload) DefaultDB(dataDir string) string {
+	return "sqlite:" + filepath.Join(dataDir, "tprocc.sqlite")
+}
+
+// Validate adds TPROC-C's own rules.
+func (Workload) Validate(s config.Spec) config.FieldErrors {
+	var errs config.FieldErrors
+	switch s.Kind {
+	case config.KindBuild:
+		if s.Warehouses > maxWarehouses {
+			errs = append(errs, config.FieldError{Field: "warehouses",
+				Msg: fmt.Sprintf("warehouses must be at most %d (got %d)", maxWarehouses, s.Warehouses)})
+		}
+		for _, r := range s.Engine {
+			if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+				errs = append(errs, config.FieldError{Field: "engine",
+					Msg: fmt.Sprintf("engine %q is not a plain storage engine name (e.g. InnoDB, MyRocks, Aria)", s.Engine)})
+				break
+			}
+		}
+	case config.KindRun:
+		if _, err := ParseMode(s.Mode); err != nil {
+			errs = append(errs, config.FieldError{Field: "mode", Msg: fmt.Sprintf("mode %q: want auto, procs or sql", s.Mode)})
+		}
+	}
+	return errs
+}
+
+// ValidateTarget refuses a storage engine where the database has none to
+// choose.
+func (Workload) ValidateTarget(s config.Spec, t db.Target) config.FieldErrors {
+	if s.Kind == config.KindBuild && s.Engine != "" && t.Kind != db.MySQL {
+		return config.FieldErrors{{Field: "engine",
+			Msg: fmt.Sprintf("engine applies to MariaDB and MySQL only, not %s", t.Kind)}}
+	}
+	return nil
+}
+
+// buildWorkers is the build's parallel sessions: the spec's, else one per
+// CPU, at most one per warehouse (a warehouse is the unit of work).
+func buildWorkers(s config.Spec) int {
+	if s.Workers > 0 {
+		return min(s.Workers, s.Warehouses)
+	}
+	return max(1, min(runtime.NumCPU(), s.Warehouses))
+}
+
+// PlanBuild resolves the workers and names the build's size.
+func (Workload) PlanBuild(s *config.Spec) (string, map[string]string) {
+	s.Workers = buildWorkers(*s)
+	return plural(s.Warehouses, "warehouse"), map[string]string{
+		"warehouses": strconv.Itoa(s.Warehouses), "workers": strconv.Itoa(s.Workers),
+		"seed": strconv.FormatUint(s.BuildSeed(), 10), "force": strconv.FormatBool(s.Force),
+		"engine": s.Engine, "loader": s.Loader,
+	}
+}
+
+// Build creates and loads the schema.
+func (Workload) Build(ctx context.Context, env workload.Env, s config.Spec) (workload.BuildReport, error) {
+	rep, err := Build(ctx, env.Driver, env.Target, BuildOptions{
+		Warehouses: s.Warehouses, Workers: buildWorkers(s), Seed: s.BuildSeed(), Force: s.Force,
+		Engine: s.Engine, Loader: s.Loader,
+		Progress: func(p Progress) { env.Progress(workload.Progress(p)) },
+	})
+	return workload.BuildReport{Size: plural(rep.Warehouses, "warehouse"), Warehouses: rep.Warehouses,
+		Workers: rep.Workers, Rows: rep.Rows, Tables: rep.Tables, Duration: rep.Duration, Version: rep.Version}, err
+}
+
+// SchemaExists reports whether c's database holds a TPROC-C schema.
+func (Workload) SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, error) {
+	return SchemaExists(ctx, c, k)
+}
+
+// FirstRunBuild is one warehouse with one worker and the default seed.
+func (Workload) FirstRunBuild(s config.Spec) config.Spec {
+	b := config.New(config.KindBuild)
+	b.Workload, b.DB, b.Warehouses, b.Workers = Name, s.DB, 1, 1
+	return b
+}
+
+// Check counts the rows and tests the consistency conditions.
+func (Workload) Check(ctx context.Context, env workload.Env, c db.Conn) (workload.CheckReport, error) {
+	rep, err := Check(ctx, c, env.Target.Kind, CheckOptions{})
+	if err != nil {
+		return workload.CheckReport{}, err
+	}
+	out := workload.CheckReport{}
+	for _, t := range rep.Tables {
+		out.Tables = append(out.Tables, workload.TableRows{Name: t.Name, Rows: t.Rows})
+	}
+	for _, c := range rep.Conditions {
+		out.Conditions = append(out.Conditions, workload.Condition(c))
+	}
+	return out, nil
+}
+
+// Drop removes every table and routine of the schema.
+func (Workload) Drop(ctx context.Context, env workload.Env, c db.Conn) error {
+	return Drop(ctx, c, env.Target.Kind)
+}
+
+// DataFiles splits the per-warehouse tables into one file per worker; ITEM
+// is one file.
+func (Workload) DataFiles(s config.Spec, workers int) ([]workload.DataFile, error) {
+	if s.Warehouses < 1 {
+		return nil, fmt.Errorf("warehouses must be at least 1 (got %d)", s.Warehouses)
+	}
+	seed := s.BuildSeed()
+	g := NewGenerator(seed, CLoadFor(seed))
+	now := time.Now().UTC().Format("2006-01-02 15:04:05")
+	parts := max(1, min(workers, s.Warehouses))
+	var files []workload.DataFile
+	for _, t := range AllTables() {
+		if !t.PerWarehouse() {
+			files = append(files, workload.DataFile{Name: t.String() + ".tbl", Write: func(ctx context.Context, w io.Writer) (int64, error) {
+				return g.WriteFlatFile(ctx, w, t, 0, 0, now)
+			}})
+			continue
+		}
+		for p := range parts {
+			first, last := p*s.Warehouses/parts+1, (p+1)*s.Warehouses/parts
+			name := t.String() + ".tbl"
+			if parts > 1 {
+				name = fmt.Sprintf("%s.tbl.%d", t, p+1)
+			}
+			files = append(files, workload.DataFile{Name: name, Write: func(ctx context.Context, w io.Writer) (int64, error) {
+				return g.WriteFlatFile(ctx, w, t, first, last, now)
+			}})
+		}
+	}
+	return files, nil
+}
+
+// PrepareRun connects the run's monitor session and reads the build.
+func (Workload) PrepareRun(ctx context.Context, env workload.Env, s config.Spec) (workload.OLTPRun, error) {
+	mode, err := ParseMode(s.Mode)
+	if err != nil {
+		return nil, err
+	}
+	iso, err := db.ParseIsolation(s.Isolation)
+	if err != nil {
+		return nil, err
+	}
+	execMode, err := db.ParseExecMode(s.ExecMode)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewRunner(ctx, env.Driver, env.Target, RunOptions{
+		Mode: mode, Isolation: iso, ExecMode: execMode, RandomHome: s.RandomHome, Seed: s.Seed,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &oltpRun{Runner: r, spec: s, iso: iso, execMode: execMode}, nil
+}
+
+// oltpRun is a prepared TPROC-C run as the job service sees it.
+type oltpRun struct {
+	*Runner
+	spec     config.Spec
+	iso      db.Isolation
+	execMode db.ExecMode
+}
+
+func isolationName(i db.Isolation) string {
+	if i == db.DefaultIsolation {
+		return "default"
+	}
+	return string(i)
+}
+
+func (r *oltpRun) Settings() map[string]string {
+	c := r.Constants()
+	return map[string]string{
+		"mode": string(r.Mode()), "isolation": isolationName(r.iso), "exec_mode": string(r.execMode),
+		"random_home": strconv.FormatBool(r.spec.RandomHome), "seed": strconv.FormatUint(r.Seed(), 10),
+		"warehouses": strconv.Itoa(r.Warehouses()), "c_load": strconv.Itoa(r.CLoad()),
+		"c_run_last": strconv.Itoa(c.CLast), "c_id": strconv.Itoa(c.CID), "c_ol_i_id": strconv.Itoa(c.OLIID),
+	}
+}
+
+func (r *oltpRun) Describe() string {
+	return fmt.Sprintf("%s, %s, mode %s", plural(r.Warehouses(), "warehouse"), plural(r.spec.VU, "VU"), r.Mode())
+}
+
+func (r *oltpRun) Notes() []string {
+	var notes []string
+	w := r.Warehouses()
+	if r.spec.VU > 10*w {
+		notes = append(notes, fmt.Sprintf("%d VUs on %d warehouses is more than 10 per warehouse; expect contention on district rows", r.spec.VU, w))
+	}
+	if r.spec.PacingFactor() > 0 && r.spec.VU != 10*w {
+		notes = append(notes, fmt.Sprintf("paced runs emulate 10 terminals per warehouse: use %d VUs for %s", 10*w, plural(w, "warehouse")))
+	}
+	return notes
+}
+
+func (r *oltpRun) Complete(res *metrics.RunResult) {
+	res.Warehouses = r.Warehouses()
+	res.Mode = string(r.Mode())
+	res.Isolation = isolationName(r.iso)
+	if p := r.spec.PacingFactor(); p > 0 {
+		// Scaled times raise the ceiling in proportion.
+		res.PacedCeiling = PacedNOPMPerWarehouse * float64(res.Warehouses) / p
+	}
+}

@@ -1,0 +1,153 @@
+package tproch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strconv"
+
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/workload"
+)
+
+// Name is TPROC-H's id in specs and job records.
+const Name = "tproch"
+
+func init() { workload.Register(Workload{}) }
+
+// Workload is TPROC-H's entry in the workload registry.
+type Workload struct{}
+
+var (
+	_ workload.Validator = Workload{}
+	_ workload.Builder   = Workload{}
+	_ workload.Dropper   = Workload{}
+	_ workload.Datagener = Workload{}
+	_ workload.Analytic  = Workload{}
+)
+
+func (Workload) Name() string      { return Name }
+func (Workload) Title() string     { return "TPROC-H" }
+func (Workload) Aliases() []string { return []string{"tproc-h"} }
+
+// DefaultDB is the embedded DuckDB database.
+func (Workload) DefaultDB(dataDir string) string {
+	return "duckdb:" + filepath.Join(dataDir, "tproch.duckdb")
+}
+
+// ScaleLabel qualifies a scale factor outside the specification's list.
+func ScaleLabel(sf float64) string {
+	if IsStandardSF(sf) {
+		return ""
+	}
+	return " (not a specification scale factor: for tests and quick looks)"
+}
+
+// minSF is the smallest scale factor the generator takes.
+const minSF = 0.001
+
+// Validate adds TPROC-H's own rules.
+func (Workload) Validate(s config.Spec) config.FieldErrors {
+	// A scale that is not positive is the spec's own error.
+	if s.Kind == config.KindBuild && s.Scale > 0 && s.Scale < minSF {
+		return config.FieldErrors{{Field: "scale", Msg: fmt.Sprintf("scale must be at least %g (got %g)", minSF, s.Scale)}}
+	}
+	return nil
+}
+
+func buildWorkers(s config.Spec) int {
+	if s.Workers > 0 {
+		return s.Workers
+	}
+	return runtime.NumCPU()
+}
+
+// PlanBuild resolves the workers and names the build's size.
+func (Workload) PlanBuild(s *config.Spec) (string, map[string]string) {
+	s.Workers = buildWorkers(*s)
+	return fmt.Sprintf("TPROC-H scale factor %g%s", s.Scale, ScaleLabel(s.Scale)), map[string]string{
+		"scale_factor": strconv.FormatFloat(s.Scale, 'g', -1, 64), "workers": strconv.Itoa(s.Workers),
+		"force": strconv.FormatBool(s.Force),
+	}
+}
+
+// Build creates and loads the schema.
+func (Workload) Build(ctx context.Context, env workload.Env, s config.Spec) (workload.BuildReport, error) {
+	rep, err := Build(ctx, env.Driver, env.Target, BuildOptions{SF: s.Scale, Workers: buildWorkers(s), Force: s.Force,
+		Progress: func(p Progress) { env.Progress(workload.Progress(p)) }})
+	return workload.BuildReport{Size: fmt.Sprintf("TPROC-H scale factor %g", s.Scale), Workers: rep.Workers,
+		Rows: rep.Rows, Tables: rep.Tables, Duration: rep.Duration, Version: rep.Version,
+		Note: "load time as the specification counts it: schema, load, keys, statistics"}, err
+}
+
+// Drop removes the schema.
+func (Workload) Drop(ctx context.Context, env workload.Env, c db.Conn) error {
+	return Drop(ctx, c, env.Target.Kind)
+}
+
+// DataFiles writes the small tables as one file each and splits the others
+// into one file per worker.
+func (Workload) DataFiles(s config.Spec, workers int) ([]workload.DataFile, error) {
+	g, err := NewGenerator(s.Scale)
+	if err != nil {
+		return nil, err
+	}
+	workers = max(1, workers)
+	var files []workload.DataFile
+	for _, t := range Tables() {
+		parts := workers
+		if t == TableRegion || t == TableNation || t == TableSupplier {
+			parts = 1
+		}
+		for p := range parts {
+			name := t.String() + ".tbl"
+			if parts > 1 {
+				name = fmt.Sprintf("%s.tbl.%d", t, p+1)
+			}
+			files = append(files, workload.DataFile{Name: name, Write: func(ctx context.Context, w io.Writer) (int64, error) {
+				src, err := g.Source(t, p, parts)
+				if err != nil {
+					return 0, err
+				}
+				lc := &lineCounter{w: w}
+				_, err = io.Copy(lc, NewReader(ctx, src, FormatPipe))
+				return lc.lines, err
+			}})
+		}
+	}
+	return files, nil
+}
+
+// lineCounter counts the rows (lines) passing through.
+type lineCounter struct {
+	w     io.Writer
+	lines int64
+}
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	for _, b := range p {
+		if b == '\n' {
+			c.lines++
+		}
+	}
+	return c.w.Write(p)
+}
+
+// AnalyticSettings are recorded with a run.
+func (Workload) AnalyticSettings(s config.Spec) map[string]string {
+	return map[string]string{
+		"streams": strconv.Itoa(s.Streams), "query_sets": strconv.Itoa(s.QuerySets),
+		"refresh": strconv.FormatBool(s.Refresh), "validate": strconv.FormatBool(s.Validation),
+		"seed": strconv.FormatUint(s.Seed, 10),
+	}
+}
+
+// RunAnalytic runs the power test and, with streams, the throughput test.
+func (Workload) RunAnalytic(ctx context.Context, env workload.Env, s config.Spec) (*metrics.AnalyticResult, error) {
+	return Run(ctx, env.Driver, env.Target, RunOptions{Streams: s.Streams, QuerySets: s.QuerySets,
+		Refresh: s.Refresh, Seed: int64(s.Seed), Validate: s.Validation, Logf: env.Logf})
+}

@@ -60,7 +60,7 @@ func TestWebUIInChromium(t *testing.T) {
 	}
 	_ = os.Remove(filepath.Join(artifacts, "failure.png")) // from an earlier run
 
-	ts, _ := testServer(t, "")
+	ts := testServer(t, "")
 
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()

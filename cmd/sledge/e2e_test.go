@@ -351,3 +351,31 @@ func TestRunPaced(t *testing.T) {
 		t.Errorf("--pacing-scale 0: %v", err)
 	}
 }
+
+// TestInvalidSpecCreatesNoJob: what the job spec refuses is refused before
+// anything is recorded, whatever the command.
+func TestInvalidSpecCreatesNoJob(t *testing.T) {
+	e2eEnv(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"build", "--warehouses", "-5"}, "--warehouses must be at least 1"},
+		{[]string{"build", "--workers", "-1"}, "--workers"},
+		{[]string{"build", "--workload", "tproch", "--scale", "0"}, "--scale"},
+		{[]string{"build", "--engine", "InnoDB"}, "--engine"},
+		{[]string{"run", "--vu", "0", "--max-retries", "999"}, "--max-retries"},
+		{[]string{"run", "--pacing", "spec", "--pacing-scale", "0"}, "--pacing-scale"},
+		{[]string{"run", "--workload", "tpcx"}, "--workload"},
+		{[]string{"check", "--workload", "tproch"}, "--workload"},
+		{[]string{"drop", "--yes", "--db", "oracle://x/y"}, "--db"},
+	} {
+		_, err := sledge(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("sledge %s: %v, want an error naming %q", strings.Join(c.args, " "), err, c.want)
+		}
+	}
+	if list := jobsJSON(t); len(list) != 0 {
+		t.Errorf("invalid specs left %d jobs: %v", len(list), list)
+	}
+}

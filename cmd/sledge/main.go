@@ -1,17 +1,30 @@
 // Command sledge builds and runs database benchmarks (TPROC-C and TPROC-H,
 // derived from the TPC's OLTP and decision-support specifications) and keeps
 // every job in a queryable repository.
+//
+// This package is wiring only: cobra commands bind their flags onto a job
+// spec (internal/config) and hand it to the job service (internal/app);
+// rendering is internal/report, the HTTP API internal/server, the HammerDB
+// front ends internal/script.
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/sledge-bench/sledge/internal/app"
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/workload"
 )
 
 // version is set at link time (-ldflags "-X main.version=…").
@@ -29,9 +42,9 @@ func main() {
 	defer stop()
 	err := newRootCmd().ExecuteContext(ctx)
 	if err != nil {
-		var exit exitError
+		var exit interface{ ExitCode() int }
 		if errors.As(err, &exit) {
-			os.Exit(exit.code)
+			os.Exit(exit.ExitCode())
 		}
 		fmt.Fprintln(os.Stderr, "sledge:", err)
 		os.Exit(1)
@@ -43,6 +56,7 @@ func main() {
 type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+func (e exitError) ExitCode() int { return e.code }
 
 func newRootCmd() *cobra.Command {
 	g := &globals{}
@@ -73,4 +87,69 @@ With no --db, Sledge uses an embedded SQLite database in its data directory
 		newCLICmd(g),
 	)
 	return root
+}
+
+// openRepo opens the jobs repository named by --repo (else $SLEDGE_REPO, else
+// the data directory's jobs.db), creating it on first use.
+func openRepo(ctx context.Context, g *globals) (*jobs.Repo, error) {
+	path, err := config.RepoPath(g.repo)
+	if err != nil {
+		return nil, err
+	}
+	return jobs.Open(ctx, path)
+}
+
+// withService opens the repository and runs fn with a job service that owns
+// this process (it may decide the process's client CPUs once).
+func withService(ctx context.Context, g *globals, fn func(*app.Service) error) error {
+	repo, err := openRepo(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	return fn(app.New(app.Options{Repo: repo, Version: version, OwnsProcess: true}))
+}
+
+// flagErrors words the job service's field errors as this front end's
+// flags: field "max_retries" is --max-retries; a target error is --db's.
+func flagErrors(err error) error {
+	var te app.TargetError
+	if errors.As(err, &te) {
+		return fmt.Errorf("--db: %w", te.Err)
+	}
+	fields := config.Fields(err)
+	if fields == nil {
+		return err
+	}
+	msgs := make([]string, len(fields))
+	for i, f := range fields {
+		msgs[i] = f.Msg
+		if f.Field != "" {
+			flag := "--" + strings.ReplaceAll(f.Field, "_", "-")
+			if rest, ok := strings.CutPrefix(f.Msg, f.Field); ok {
+				msgs[i] = flag + rest
+			} else {
+				msgs[i] = flag + ": " + f.Msg
+			}
+		}
+	}
+	return errors.New(strings.Join(msgs, "\n"))
+}
+
+// workloadFlagHelp lists the registered workloads.
+func workloadFlagHelp(def string) string {
+	return "workload: " + strings.Join(workload.Names(), " or ") + " (default " + def + ")"
+}
+
+// isTerminal reports whether f is an interactive terminal (for progress
+// bars and questions). /dev/null is a character device but no terminal.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// progressTTY is where build progress bars are drawn: stderr on a terminal,
+// else nowhere (progress lines go to the job's output instead).
+func progressTTY() io.Writer {
+	if isTerminal(os.Stderr) {
+		return os.Stderr
+	}
+	return nil
 }

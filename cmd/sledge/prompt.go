@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/sledge-bench/sledge/internal/script"
 )
 
 // The interactive sledge> prompt. Go reads each line with a line editor
@@ -56,7 +58,7 @@ func promptSession(ctx context.Context, tclsh, prelude string, env []string) err
 
 	hist := openHistory()
 	in := &interruptReader{r: os.Stdin}
-	complete := completer(tclCommands(hammerdbTcl))
+	complete := completer(tclCommands(script.TclPrelude))
 	newTerm := func() *term.Terminal {
 		t := term.NewTerminal(struct {
 			io.Reader

@@ -1,9 +1,10 @@
 """The Pythonic API: sledge.run() and sledge.build().
 
-Without server= they spawn the sledge binary (`sledge run ...`,
-`sledge build ...`); with server="http://host:port" they drive a
-`sledge serve` over its HTTP API (urllib only). Either way the Go engine
-does the work.
+Both describe the job as a spec: a dict with the JSON keys of the HTTP API's
+request body (Sledge's config.Spec), built by _spec. Without server= they
+pipe it to the sledge binary (`sledge cli job`, which runs it and ends with
+the line "SLEDGE-JOB ID STATUS"); with server="http://host:port" they POST it
+to a `sledge serve` (urllib only). Either way the Go engine does the work.
 """
 
 import dataclasses
@@ -19,11 +20,12 @@ import warnings
 from typing import Any, Dict, Optional
 
 from ._engine import SledgeError, call_json, stream
+from .session import _JOB_LINE
 
 __all__ = ["Result", "Job", "run", "build"]
 
-_RUN_LINE = re.compile(r"run job (\d+)")
-_BUILD_LINE = re.compile(r"build job (\d+)")
+# Spec fields that are durations (Go duration strings in the spec).
+_DURATIONS = ("rampup", "duration", "interval")
 
 
 @dataclasses.dataclass
@@ -93,46 +95,53 @@ def _duration(v):
     return str(v)
 
 
-def _flags(opts):
-    """CLI flags from keyword options: foo_bar=1 -> --foo-bar 1; True ->
-    --flag; False -> --flag=false; None is left out."""
-    out = []
-    for k, v in opts.items():
+def _spec(kind, workload, db=None, **fields):
+    """The job's spec: the HTTP API's request body, which `sledge cli job`
+    reads too (config.Spec's JSON keys: vu, rampup, duration, mode,
+    warehouses, workers, scale, max_retries, isolation, seed, ...). Fields
+    that are None are left out: the engine's defaults apply. Durations become
+    Go duration strings ("30s")."""
+    spec = {"kind": kind, "workload": workload}
+    if db is not None:
+        spec["db"] = db
+    for k, v in fields.items():
         if v is None:
             continue
-        name = "--" + k.replace("_", "-")
-        if isinstance(v, bool):
-            out.append(name if v else name + "=false")
-        else:
-            out += [name, str(v)]
-    return out
+        spec[k] = _duration(v) if k in _DURATIONS else v
+    return spec
 
 
-def _spawn_job(args, pattern, what, binary, repo, quiet):
-    """Run sledge ARGS; returns the job id from the first line matching
-    pattern. Raises SledgeError on a non-zero exit."""
-    found = []
+def _spawn_job(spec, binary, repo, quiet):
+    """Run the job spec describes with `sledge cli job` (the spec as JSON on
+    stdin), echoing its output unless quiet; returns (job id, status) from
+    its last line, "SLEDGE-JOB ID STATUS". Raises SledgeError when the job
+    did not complete (with the job id, when one was created) or was never
+    created (an invalid spec: the engine's "Error: FIELD: ..." lines)."""
+    found = {}
 
     def on_line(line):
-        if not found:
-            m = pattern.search(line)
-            if m:
-                found.append(m.group(1))
+        m = _JOB_LINE.match(line)
+        if m:
+            found["id"], found["status"] = m.group(1), m.group(2)
+        elif not quiet:
+            print(line, flush=True)
 
-    rc, _lines, tail = stream(args, binary=binary, repo=repo, echo=not quiet, on_line=on_line)
-    job_id = found[0] if found else None
+    what = spec["kind"]
+    rc, _lines, tail = stream(["cli", "job"], binary=binary, repo=repo, stdin=json.dumps(spec), echo=False,
+                              on_line=on_line)
+    job_id, status = found.get("id"), found.get("status")
     if rc != 0:
-        text = "\n".join(tail).rstrip()
+        text = "\n".join(line for line in tail if not _JOB_LINE.match(line)).rstrip()
         msg = "sledge %s failed (exit status %d)" % (what, rc)
         if job_id:
-            msg += ": job %s" % job_id
+            msg += ": job %s %s" % (job_id, status)
         if text:
             msg += "\n" + text
         raise SledgeError(msg, returncode=rc, output=text, job_id=job_id)
     if job_id is None:
-        raise SledgeError("sledge %s: no job id in its output (no line like %r)" % (what, pattern.pattern),
+        raise SledgeError("sledge %s: the engine did not report a job (no SLEDGE-JOB line)" % what,
                           output="\n".join(tail))
-    return job_id
+    return job_id, status
 
 
 class _Client:
@@ -213,31 +222,22 @@ def run(db=None, vu=4, duration="1m", rampup="10s", workload="tprocc", mode=None
     duration strings ("1m", "10s") or seconds. workload: tprocc or tproch.
     mode: procs, sql or auto. warehouses: the run uses the schema as built;
     when given it is checked against the result (a warning if it differs).
-    Other keywords are passed on as engine options (max_retries=3 ->
-    --max-retries 3, isolation="serializable", seed=7, random_home=True, ...).
+    Other keywords are passed on as fields of the job's spec, the HTTP API's
+    JSON keys (max_retries=3, isolation="serializable", seed=7,
+    random_home=True, interval="5s", ...).
 
     server: the URL of a `sledge serve` (token from token= or $SLEDGE_TOKEN)
-    to run there over the HTTP API instead of spawning the binary.
+    to run there over the HTTP API instead of spawning the binary
+    (`sledge cli job`, the spec on its stdin).
     binary, repo, quiet: the sledge executable, a --repo file and whether to
     hide the engine's output (binary mode only). poll: seconds between
     status checks (server mode only).
     """
+    spec = _spec("run", workload, db, vu=None if vu is None else int(vu), rampup=rampup, duration=duration,
+                 mode=mode, **other)
     if server:
         c = _Client(server, token)
-        body = {"kind": "run", "workload": workload}
-        if db is not None:
-            body["db"] = db
-        if vu is not None:
-            body["vu"] = int(vu)
-        for k, v in (("rampup", _duration(rampup)), ("duration", _duration(duration)), ("mode", mode)):
-            if v is not None:
-                body[k] = v
-        if warehouses is not None:
-            body["warehouses"] = int(warehouses)
-        for k, v in other.items():
-            if v is not None:
-                body[k] = _duration(v) if k == "interval" else v
-        job_id = c.start(body)
+        job_id = c.start(spec)
         j = c.wait(job_id, poll)
         if j.get("status") == "failed":
             raise SledgeError("run job %s failed: %s" % (job_id, j.get("error") or "see its output"), job_id=job_id)
@@ -245,16 +245,9 @@ def run(db=None, vu=4, duration="1m", rampup="10s", workload="tprocc", mode=None
             raw = c.request("GET", "/api/jobs/%s/result" % job_id)
         except SledgeError as e:
             raise SledgeError("run job %s %s: no result: %s" % (job_id, j.get("status"), e), job_id=job_id) from None
-        res = Result.from_json(job_id, raw)
-        _check_warehouses(res, warehouses)
-        return res
-
-    opts = {"db": db, "vu": vu, "duration": _duration(duration), "rampup": _duration(rampup),
-            "workload": workload, "mode": mode}
-    for k, v in other.items():
-        opts[k] = _duration(v) if k == "interval" else v
-    job_id = _spawn_job(["run"] + _flags(opts), _RUN_LINE, "run", binary, repo, quiet)
-    raw = call_json(["jobs", "show", job_id, "result"], binary=binary, repo=repo)
+    else:
+        job_id, _status = _spawn_job(spec, binary, repo, quiet)
+        raw = call_json(["jobs", "show", job_id, "result"], binary=binary, repo=repo)
     res = Result.from_json(job_id, raw)
     _check_warehouses(res, warehouses)
     return res
@@ -275,32 +268,21 @@ def build(db=None, warehouses=1, workers=None, workload="tprocc", scale=None, se
 
     warehouses (TPROC-C) or scale (TPROC-H scale factor) size it; workers
     are the parallel loading sessions (default: the engine's). Other
-    keywords are engine options (force=True, engine="InnoDB",
+    keywords are spec fields (force=True, engine="InnoDB",
     loader="insert", seed=...). server/token/binary/repo/quiet/poll as for
     run(). Raises SledgeError when the build fails.
     """
     tproch = str(workload).lower().replace("-", "") in ("tproch", "tpch")
+    spec = _spec("build", workload, db, warehouses=None if warehouses is None or tproch else int(warehouses),
+                 workers=None if workers is None else int(workers), scale=None if scale is None else float(scale),
+                 **other)
     if server:
         c = _Client(server, token)
-        body = {"kind": "build", "workload": workload}
-        if db is not None:
-            body["db"] = db
-        if warehouses is not None and not tproch:
-            body["warehouses"] = int(warehouses)
-        if workers is not None:
-            body["workers"] = int(workers)
-        if scale is not None:
-            body["scale"] = float(scale)
-        body.update({k: v for k, v in other.items() if v is not None})
-        job_id = c.start(body)
+        job_id = c.start(spec)
         job = Job.from_json(job_id, c.wait(job_id, poll))
         if job.status != "completed":
             raise SledgeError("build job %s %s: %s" % (job_id, job.status, job.error or "see its output"), job_id=job_id)
         return job
-
-    opts = {"db": db, "warehouses": None if tproch else warehouses, "workers": workers,
-            "workload": workload, "scale": scale}
-    opts.update(other)
-    job_id = _spawn_job(["build"] + _flags(opts), _BUILD_LINE, "build", binary, repo, quiet)
+    job_id, _status = _spawn_job(spec, binary, repo, quiet)
     raw = call_json(["jobs", "show", job_id, "status"], binary=binary, repo=repo)
     return Job.from_json(job_id, raw)

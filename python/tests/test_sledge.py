@@ -303,7 +303,7 @@ def test_missing_binary(monkeypatch, tmp_path):
 def test_quoting_state_and_argv(fake):
     fake.rules([
         {"match": ["cli", "do"]},
-        {"match": ["run"], "stdout": "run job 5: TPROC-C on x\n"},
+        {"match": ["cli", "job"], "stdout": "run job 5: TPROC-C on x\nSLEDGE-JOB 5 completed\n"},
         {"match": ["jobs", "show", "5", "result"], "stdout": json.dumps(dict(RESULT, job_id=5))},
     ])
     h.diset("connection", "pg_pass", TRICKY)
@@ -315,9 +315,10 @@ def test_quoting_state_and_argv(fake):
     assert st["dicts"]["tpcc"][TRICKY] == TRICKY
     assert st["dg"]["directory"] == TRICKY
     sledge.run(db=TRICKY, isolation=TRICKY, quiet=True)
-    argv = fake.calls()[1]["argv"]
-    assert argv[argv.index("--db") + 1] == TRICKY
-    assert argv[argv.index("--isolation") + 1] == TRICKY
+    assert fake.calls()[1]["argv"] == ["cli", "job"]
+    spec = json.loads(fake.calls()[1]["stdin"])
+    assert spec["db"] == TRICKY
+    assert spec["isolation"] == TRICKY
     # Non-ASCII survives too.
     h.diset("connection", "pg_pass", "pässwörd €")
     h.checkschema()
@@ -384,7 +385,8 @@ def test_jobs_unexpected_answer(fake):
 
 def test_run_via_binary(fake, capsys):
     fake.rules([
-        {"match": ["run"], "stdout": "starting\nrun job 12: TPROC-C on postgres (PostgreSQL 16), 8 VUs\n[ 0:10] measure ...\nrun job 13 is not this one\n"},
+        {"match": ["cli", "job"], "stdout": "starting\nrun job 12: TPROC-C on postgres (PostgreSQL 16), 8 VUs\n"
+                                            "[ 0:10] measure ...\nrun job 13 is not this one\nSLEDGE-JOB 12 completed\n"},
         {"match": ["jobs", "show", "12", "result", "--format", "json"], "stdout": json.dumps(RESULT)},
     ])
     r = sledge.run(db="postgres://u:p@h/tpcc", vu=8, duration=30, rampup="5s", max_retries=3, random_home=True)
@@ -392,43 +394,85 @@ def test_run_via_binary(fake, capsys):
     assert (r.job_id, r.status, r.nopm, r.tpm) == ("12", "completed", 1234.5, 2900.25)
     assert r.transactions["new_order"]["count"] == 100
     assert r.raw == RESULT
-    assert fake.calls()[0]["argv"] == [
-        "run", "--db", "postgres://u:p@h/tpcc", "--vu", "8", "--duration", "30s", "--rampup", "5s",
-        "--workload", "tprocc", "--max-retries", "3", "--random-home",
-    ]
-    assert "run job 12" in capsys.readouterr().out
+    # The spec goes on stdin as JSON, in the HTTP API's keys; no text is scraped.
+    assert fake.calls()[0]["argv"] == ["cli", "job"]
+    assert json.loads(fake.calls()[0]["stdin"]) == {
+        "kind": "run", "workload": "tprocc", "db": "postgres://u:p@h/tpcc", "vu": 8, "rampup": "5s",
+        "duration": "30s", "max_retries": 3, "random_home": True,
+    }
+    out = capsys.readouterr().out
+    assert "run job 12" in out
+    assert "SLEDGE-JOB" not in out  # the contract's line is not echoed
 
 
 def test_run_via_binary_defaults_and_failure(fake):
-    fake.rules([{"match": ["run"], "stdout": "run job 4: TPROC-C\n", "stderr": "sledge: database went away\n", "rc": 1}])
+    fake.rules([{"match": ["cli", "job"], "stdout": "run job 4: TPROC-C\nError: run: database went away\nSLEDGE-JOB 4 failed\n",
+                 "stderr": "a warning\n", "rc": 1}])
     with pytest.raises(SledgeError) as ei:
         sledge.run(quiet=True)
     assert ei.value.job_id == "4"
+    assert "job 4 failed" in str(ei.value)
     assert "database went away" in str(ei.value)
-    assert fake.calls()[0]["argv"] == ["run", "--vu", "4", "--duration", "1m", "--rampup", "10s", "--workload", "tprocc"]
+    assert fake.calls()[0]["argv"] == ["cli", "job"]
+    assert json.loads(fake.calls()[0]["stdin"]) == {"kind": "run", "workload": "tprocc", "vu": 4, "rampup": "10s",
+                                                    "duration": "1m"}
+
+
+def test_run_via_binary_invalid_spec(fake):
+    # Nothing was created: no SLEDGE-JOB line, the engine's field errors.
+    fake.rules([{"match": ["cli", "job"], "stdout": "Error: vu: vu must be at least 1 (got 0)\n", "rc": 1}])
+    with pytest.raises(SledgeError, match="vu must be at least 1") as ei:
+        sledge.run(vu=0, quiet=True)
+    assert ei.value.job_id is None
+    assert ei.value.returncode == 1
+    assert [c["argv"] for c in fake.calls()] == [["cli", "job"]]  # no jobs show
+
+
+def test_run_via_binary_without_job_line(fake):
+    fake.rules([{"match": ["cli", "job"], "stdout": "run job 12: x\n"}])
+    with pytest.raises(SledgeError, match="SLEDGE-JOB"):
+        sledge.run(quiet=True)
 
 
 def test_run_warehouses_mismatch_warns(fake):
     fake.rules([
-        {"match": ["run"], "stdout": "run job 12: x\n"},
+        {"match": ["cli", "job"], "stdout": "SLEDGE-JOB 12 completed\n"},
         {"match": ["jobs", "show", "12", "result"], "stdout": json.dumps(RESULT)},
     ])
     with pytest.warns(UserWarning, match="warehouses"):
         sledge.run(warehouses=5, quiet=True)
-    assert "--warehouses" not in fake.calls()[0]["argv"]
+    assert "warehouses" not in json.loads(fake.calls()[0]["stdin"])
 
 
 def test_build_via_binary(fake):
     fake.rules([
-        {"match": ["build"], "stdout": "build job 8: 2 warehouses into x with 2 workers\n"},
+        {"match": ["cli", "job"], "stdout": "build job 8: 2 warehouses into x with 2 workers\nSLEDGE-JOB 8 completed\n"},
         {"match": ["jobs", "show", "8", "status", "--format", "json"], "stdout": json.dumps({"id": 8, "kind": "build", "status": "completed"})},
     ])
     j = sledge.build(db="postgres://x", warehouses=2, workers=2, force=True, quiet=True)
     assert (j.job_id, j.kind, j.status) == ("8", "build", "completed")
-    assert fake.calls()[0]["argv"] == ["build", "--db", "postgres://x", "--warehouses", "2", "--workers", "2",
-                                       "--workload", "tprocc", "--force"]
+    assert fake.calls()[0]["argv"] == ["cli", "job"]
+    assert json.loads(fake.calls()[0]["stdin"]) == {"kind": "build", "workload": "tprocc", "db": "postgres://x",
+                                                    "warehouses": 2, "workers": 2, "force": True}
     sledge.build(workload="tproch", scale=0.01, quiet=True)
-    assert fake.calls()[2]["argv"] == ["build", "--workload", "tproch", "--scale", "0.01"]
+    assert json.loads(fake.calls()[2]["stdin"]) == {"kind": "build", "workload": "tproch", "scale": 0.01}
+
+
+def test_binary_and_http_send_the_same_spec(fake, api):
+    """One function builds the body of both paths."""
+    fake.rules([
+        {"match": ["cli", "job"], "stdout": "SLEDGE-JOB 17 completed\n"},
+        {"match": ["jobs", "show", "17"], "stdout": json.dumps(dict(RESULT, job_id=17, id=17, kind="build", status="completed"))},
+    ])
+    for fn, kw in ((sledge.run, dict(db="sqlite:/tmp/x.db", vu=3, duration=90, rampup=0, mode="sql", interval=5, seed=7)),
+                   (sledge.build, dict(db="sqlite:/tmp/x.db", warehouses=2, workers=1, loader="insert")),
+                   (sledge.build, dict(workload="tproch", scale=1, warehouses=4))):
+        fn(quiet=True, binary=fake.path, **kw)  # the api fixture hides $SLEDGE_BIN
+        fn(server=api["url"], poll=0.01, **kw)
+    sent = [json.loads(c["stdin"]) for c in fake.calls() if c["argv"] == ["cli", "job"]]
+    assert sent == api["posts"]
+    assert sent[0] == {"kind": "run", "workload": "tprocc", "db": "sqlite:/tmp/x.db", "vu": 3, "rampup": "0s",
+                       "duration": "90s", "mode": "sql", "interval": "5s", "seed": 7}
 
 
 # -------------------------------------------------------- Pythonic: HTTP

@@ -1,4 +1,4 @@
-package hammerjobs
+package script
 
 import (
 	"fmt"

@@ -1,13 +1,13 @@
-// Package hammerjobs answers HammerDB's CLI "jobs" command from Sledge's jobs
-// repository, with HammerDB's sub-commands and output shapes (JSON or text),
-// so that scripts and tools written against HammerDB's jobs output keep
-// working. The Tcl and Python front ends of `sledge cli` call it through
-// `sledge cli jobs`.
+// HammerDB's CLI "jobs" command, answered from Sledge's jobs repository with
+// HammerDB's sub-commands and output shapes (JSON or text), so that scripts
+// and tools written against HammerDB's jobs output keep working. The Tcl and
+// Python front ends of `sledge cli` call it through `sledge cli jobs`.
 //
 // Sledge's job ids are its repository's numbers, not HammerDB's hex strings;
 // everything else (key names, order, every number as a string, the text
 // layouts) follows HammerDB.
-package hammerjobs
+
+package script
 
 import (
 	"context"

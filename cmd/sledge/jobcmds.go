@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/sledge-bench/sledge/internal/app"
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/server"
+)
+
+// The job commands (build, run, check, drop) bind their flags onto a
+// config.Spec — whose defaults are the flags' defaults — and hand it to the
+// job service, or to a `sledge serve` with --server.
+
+const dbFlagHelp = "database: postgres://user:pass@host:port/dbname, mysql://user:pass@host:port/dbname or mariadb://… (MariaDB or MySQL; ?socket=PATH for a Unix socket), sqlite:PATH or a *.db/*.sqlite file, duckdb:PATH (default $SLEDGE_DB, else the workload's embedded database in the data directory: SQLite for tprocc, DuckDB for tproch)"
+
+func bindTargetFlags(fl *pflag.FlagSet, s *config.Spec) {
+	fl.StringVar(&s.DB, "db", s.DB, dbFlagHelp)
+	fl.StringVar(&s.Workload, "workload", s.Workload, workloadFlagHelp(s.Workload))
+}
+
+func newBuildCmd(g *globals) *cobra.Command {
+	s := config.New(config.KindBuild)
+	cmd := &cobra.Command{
+		Use:   "build",
+		Short: "Create a workload's schema and load it (TPROC-C by default, TPROC-H with --workload tproch)",
+		Long: `Create the workload's tables, load them with its deterministic generator
+(TPROC-C: the same --seed and --warehouses always produce the same rows;
+TPROC-H: dbgen's data for --scale), build keys and indexes, gather statistics
+and, for TPROC-C on PostgreSQL and MariaDB/MySQL, install the server-side
+routines used by --mode procs. The build is recorded as a job.
+
+A database that already holds the workload's schema is refused unless --force.`,
+		Example: `  sledge build                                         # embedded SQLite, 1 warehouse
+  sledge build --db postgres://u:p@127.0.0.1:5432/tpcc --warehouses 10 --workers 4
+  sledge build --workload tproch --scale 1              # embedded DuckDB`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runJobCmd(cmd, g, s) },
+	}
+	fl := cmd.Flags()
+	bindTargetFlags(fl, &s)
+	fl.IntVarP(&s.Warehouses, "warehouses", "w", s.Warehouses, "TPROC-C warehouses (each adds about 500,000 rows, ~80 MB)")
+	fl.Float64Var(&s.Scale, "scale", s.Scale, "TPROC-H scale factor: 1, 10, 30, 100, … (fractional ones such as 0.01 or 0.1 for tests, labelled as such)")
+	fl.IntVar(&s.Workers, "workers", s.Workers, "parallel loading sessions (default: number of CPUs; TPROC-C: at most --warehouses)")
+	fl.Uint64Var(&s.Seed, "seed", config.DefaultBuildSeed, "seed of the TPROC-C data generator")
+	fl.BoolVar(&s.Force, "force", s.Force, "drop an existing schema of the workload first")
+	fl.StringVar(&s.Engine, "engine", s.Engine, "MariaDB/MySQL storage engine of the tables (default InnoDB)")
+	fl.StringVar(&s.Loader, "loader", s.Loader, "how rows travel: stream (PostgreSQL COPY, MariaDB/MySQL LOAD DATA LOCAL INFILE; parallel) or insert (batched INSERTs, one writer); default: stream where the database takes it")
+	return cmd
+}
+
+func newRunCmd(g *globals) *cobra.Command {
+	s := config.New(config.KindRun)
+	var cpuProfile string
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run a workload and report its result (TPROC-C: NOPM, TPM, latencies and errors)",
+		Long: `Drive the TPROC-C schema with --vu virtual users for --rampup (not counted)
+then --duration (the measured window), printing one line per --interval, and
+store the job with its results in the repository.
+
+NOPM and TPM count the transactions the client saw commit, divided by the
+measured wall-clock window. NOPM is cross-checked against the database's own
+count (the change of sum(d_next_o_id) over the window). Each VU is one
+session with a home warehouse and draws its transactions from a shuffled
+23-card deck (10 New-Order, 10 Payment, 1 each Order-Status, Delivery and
+Stock-Level). Runs are unpaced (no keying or thinking time) unless --pacing
+spec: then each VU emulates a terminal operator, waiting the keying time
+before and a think time after every transaction, and the result reports the
+efficiency against the paced ceiling of 12.86 NOPM per warehouse.
+
+With --workload tproch: the TPROC-H power test (and with --streams N the
+throughput test), reporting per-query times and the geometric mean.
+
+Ctrl-C stops the run cleanly and keeps what was measured, marked interrupted.
+
+With no --db, the embedded SQLite database is used and built with one
+warehouse first if it does not exist.`,
+		Example: `  sledge run
+  sledge run --db postgres://u:p@127.0.0.1:5432/tpcc --vu 8 --rampup 1m --duration 5m
+  sledge run --db postgres://… --mode sql --isolation serializable --max-retries 3
+  sledge run --workload tproch --streams 2 --refresh`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cpuProfile != "" {
+				pf, err := os.Create(cpuProfile)
+				if err != nil {
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				defer pf.Close()
+				if err := pprof.StartCPUProfile(pf); err != nil {
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				defer pprof.StopCPUProfile()
+			}
+			return runJobCmd(cmd, g, s)
+		},
+	}
+	fl := cmd.Flags()
+	bindTargetFlags(fl, &s)
+	fl.IntVar(&s.VU, "vu", s.VU, "virtual users: concurrent sessions, each running one transaction at a time")
+	fl.DurationVar((*time.Duration)(&s.Rampup), "rampup", s.Rampup.D(), "ramp-up before the measured window (not counted)")
+	fl.DurationVar((*time.Duration)(&s.Duration), "duration", s.Duration.D(), "length of the measured window")
+	fl.DurationVar((*time.Duration)(&s.Interval), "interval", s.Interval.D(), "how often to print and store a progress line")
+	fl.StringVar(&s.Mode, "mode", s.Mode, "procs: one server-side routine call per transaction (PostgreSQL, MariaDB/MySQL); sql: the statements from the client in one transaction; auto: procs where available")
+	fl.IntVar(&s.MaxRetries, "max-retries", s.MaxRetries, "retry a transaction that failed with a serialization failure or deadlock up to N times (counted once; latency includes retries)")
+	fl.StringVar(&s.Isolation, "isolation", s.Isolation, "transaction isolation: read-committed, repeatable-read or serializable (default: the database's)")
+	fl.StringVar(&s.ExecMode, "exec-mode", s.ExecMode, "how statements are sent: prepared (parsed once per session) or simple (text protocol)")
+	fl.StringVar(&s.Pacing, "pacing", s.Pacing, "off: unpaced, each VU submits its next transaction at once (maximum throughput); spec: each VU waits the specification's keying time before and a think time after every transaction (18/3/2/2/2 s; think means 12/12/10/5/5 s), NOPM bounded by 12.86 per warehouse: use 10 VUs per warehouse")
+	fl.Float64Var(&s.PacingScale, "pacing-scale", s.PacingScale, "with --pacing spec: multiply keying and think times by this (e.g. 0.01 for a quick check; not a specification run)")
+	fl.BoolVar(&s.RandomHome, "random-home", s.RandomHome, "give each VU a random home warehouse (HammerDB's behaviour) instead of spreading VUs evenly")
+	fl.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the transaction inputs (default: random; recorded in the job); TPROC-H: seed0 of the query parameters")
+	fl.IntVar(&s.ClientCPUs, "client-cpus", s.ClientCPUs, "CPU cores the client may use for its goroutines (GOMAXPROCS), decided once for the process; 0 = one per 16 VUs, at most all. Few cores mean fewer scheduler wake-ups per transaction: VUs mostly wait on the network")
+	fl.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the client to this file (for go tool pprof)")
+	fl.IntVar(&s.Streams, "streams", s.Streams, "TPROC-H: query streams of the throughput test (0: power test only)")
+	fl.IntVar(&s.QuerySets, "query-sets", s.QuerySets, "TPROC-H: times each throughput stream runs its 22 queries")
+	fl.BoolVar(&s.Refresh, "refresh", s.Refresh, "TPROC-H: run the refresh functions (RF1 and RF2 around the power test, a refresh stream in the throughput test); they change the data for good")
+	fl.BoolVar(&s.Validation, "validate", s.Validation, "TPROC-H: use the specification's validation parameters for every query")
+	return cmd
+}
+
+func newCheckCmd(g *globals) *cobra.Command {
+	s := config.New(config.KindCheck)
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Check a built schema: tables, row counts and consistency conditions (TPROC-C)",
+		Long: `Check that the TPROC-C schema is present, count the rows of its tables and
+test the twelve consistency conditions of the specification (3.3.2.1–3.3.2.12).
+Condition 11 holds only until the first run and is skipped afterwards. Exits
+with status 1 if any condition fails. The check is recorded as a job.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runJobCmd(cmd, g, s) },
+	}
+	bindTargetFlags(cmd.Flags(), &s)
+	return cmd
+}
+
+func newDropCmd(g *globals) *cobra.Command {
+	s := config.New(config.KindDrop)
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "drop",
+		Short: "Drop a workload's tables and routines",
+		Long: `Drop every table and routine Sledge created for the workload (a partially
+built schema too). Asks for confirmation on a terminal unless --yes.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !yes && isTerminal(os.Stdin) {
+				if err := confirmDrop(cmd, g, s); err != nil {
+					return err
+				}
+			}
+			return runJobCmd(cmd, g, s)
+		},
+	}
+	bindTargetFlags(cmd.Flags(), &s)
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	return cmd
+}
+
+// confirmDrop asks before a drop, naming what it will drop.
+func confirmDrop(cmd *cobra.Command, g *globals, s config.Spec) error {
+	var question string
+	err := withService(cmd.Context(), g, func(svc *app.Service) error {
+		wl, t, err := svc.Resolve(s)
+		if err != nil {
+			return flagErrors(err)
+		}
+		question = fmt.Sprintf("Drop all %s tables in %s? [y/N] ", wl.Title(), t)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(cmd.ErrOrStderr(), question)
+	answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		return errors.New("not dropped")
+	}
+	return nil
+}
+
+// runJobCmd runs a spec here, or on the server named by --server.
+func runJobCmd(cmd *cobra.Command, g *globals, s config.Spec) error {
+	ctx, w := cmd.Context(), cmd.OutOrStdout()
+	if c, ok, err := remoteFor(g); ok {
+		if err != nil {
+			return err
+		}
+		return remoteJob(ctx, w, c, s)
+	}
+	return withService(ctx, g, func(svc *app.Service) error {
+		o, err := svc.Run(ctx, app.Request{Spec: s, Console: w, ProgressTTY: progressTTY()})
+		if err != nil {
+			return flagErrors(err)
+		}
+		if !o.OK() && (o.Check != nil || o.Analytic != nil) {
+			// The report above says what failed.
+			return exitError{code: 1}
+		}
+		return nil
+	})
+}
+
+// remoteFor returns the client of the server named by --server (or
+// $SLEDGE_SERVER); ok is false when there is none.
+func remoteFor(g *globals) (*server.Client, bool, error) {
+	u := g.server
+	if u == "" {
+		u = os.Getenv("SLEDGE_SERVER")
+	}
+	if u == "" {
+		return nil, false, nil
+	}
+	c, err := server.NewClient(u, os.Getenv("SLEDGE_TOKEN"))
+	if err != nil {
+		return nil, true, fmt.Errorf("--server: %w", err)
+	}
+	return c, true, nil
+}
+
+// remoteJob runs a spec on a server and follows it to its end.
+func remoteJob(ctx context.Context, w io.Writer, c *server.Client, s config.Spec) error {
+	status, err := c.RunJob(ctx, w, s)
+	var refused *server.APIError
+	if errors.As(err, &refused) && refused.Field != "" {
+		// The server names the spec's field: word it as our flag.
+		return flagErrors(config.FieldErrors{{Field: refused.Field, Msg: refused.Message}})
+	}
+	if err != nil {
+		return flagErrors(err)
+	}
+	if status != "completed" {
+		return exitError{code: 1}
+	}
+	return nil
+}

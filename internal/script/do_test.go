@@ -1,0 +1,165 @@
+package script
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/testdb"
+)
+
+// hammerState is a session on the server of a test database URL, with the
+// benchmark's database named dbase (created by buildschema if missing).
+func hammerState(t *testing.T, raw, dbset, prefix, dbase string, kv ...string) *State {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass, _ := u.User.Password()
+	settings := []string{"connection." + prefix + "host", u.Hostname(), "connection." + prefix + "port", u.Port(),
+		"tpcc." + prefix + "dbase", dbase}
+	if prefix == "pg_" {
+		// The cluster's superuser creates the benchmark's owner.
+		settings = append(settings, "tpcc.pg_superuser", u.User.Username(), "tpcc.pg_superuserpass", pass,
+			"tpcc.pg_defaultdbase", strings.TrimPrefix(u.Path, "/"), "tpcc.pg_user", "bench_owner", "tpcc.pg_pass", "owner's pw")
+	} else {
+		settings = append(settings, "tpcc."+prefix+"user", u.User.Username(), "tpcc."+prefix+"pass", pass)
+	}
+	return state(dbset, "TPROC-C", "1", append(settings, kv...)...)
+}
+
+var jobLineRE = regexp.MustCompile(`(?m)^SLEDGE-JOB (\d+) (\S+)\n\z`)
+
+// buildschema creates the missing database (through db.Admin) and builds;
+// vurun runs, prints HammerDB's TEST RESULT line and records the HammerDB
+// settings with the job; each ends with its SLEDGE-JOB line.
+func testDoBuildAndRun(t *testing.T, raw, dbset, prefix, product string) {
+	svc, repo := newService(t)
+	ctx := context.Background()
+	dbase := "script_created_" + strings.TrimSuffix(prefix, "_")
+	st := hammerState(t, raw, dbset, prefix, dbase, "tpcc."+prefix+"count_ware", "1", "tpcc."+prefix+"num_vu", "1",
+		"tpcc."+prefix+"odd_key", `a b {c} $d "e"`)
+	var out bytes.Buffer
+	if err := Do(ctx, &out, svc, "buildschema", st); err != nil {
+		t.Fatalf("buildschema: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "created database "+dbase+"\n") || !strings.Contains(out.String(), "built 1 warehouse") ||
+		!strings.Contains(out.String(), "tpcc."+prefix+`odd_key = a b {c} $d "e" is accepted but not honoured`) {
+		t.Errorf("buildschema output:\n%s", out.String())
+	}
+	t.Logf("buildschema:\n%s", out.String())
+	m := jobLineRE.FindStringSubmatch(out.String())
+	if m == nil || m[2] != metrics.StatusCompleted {
+		t.Fatalf("buildschema: no SLEDGE-JOB line at the end:\n%s", out.String())
+	}
+
+	// The database exists now: a second build is refused by the schema
+	// check, not by creating the database again.
+	out.Reset()
+	err := Do(ctx, &out, svc, "buildschema", st)
+	t.Logf("second buildschema:\n%s", out.String())
+	if err == nil || strings.Contains(out.String(), "created database") || !jobLineRE.MatchString(out.String()) ||
+		!strings.HasSuffix(out.String(), " failed\n") {
+		t.Errorf("second buildschema: %v\n%s", err, out.String())
+	}
+
+	st.VU["vu"] = "2"
+	st.ProfileID = 4
+	for k, v := range map[string]string{"driver": "timed", "rampup": "0", "duration": "0.05"} {
+		st.Dicts["tpcc"][prefix+k] = v
+	}
+	out.Reset()
+	if err := Do(ctx, &out, svc, "vurun", st); err != nil {
+		t.Fatalf("vurun: %v\n%s", err, out.String())
+	}
+	t.Logf("vurun:\n%s", out.String())
+	m = jobLineRE.FindStringSubmatch(out.String())
+	if m == nil || m[2] != metrics.StatusCompleted {
+		t.Fatalf("vurun: no SLEDGE-JOB line at the end:\n%s", out.String())
+	}
+	if !regexp.MustCompile(`(?m)^TEST RESULT : System achieved [1-9]\d* NOPM from [1-9]\d* ` + product + ` TPM\n` + m[0] + `\z`).MatchString(out.String()) {
+		t.Errorf("vurun: no TEST RESULT line before the job line:\n%s", out.String())
+	}
+	var id int64
+	fmt.Sscan(m[1], &id)
+	j, err := repo.Get(ctx, id)
+	if err != nil || j.Kind != jobs.KindRun || j.Status != metrics.StatusCompleted {
+		t.Errorf("job %d: %+v, %v", id, j, err)
+	}
+	cfg, err := repo.Config(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg[ConfigPrefix+"tpcc."+prefix+"duration"] != "0.05" || cfg[ConfigProfileID] != "4" || cfg["vu"] != "2" {
+		t.Errorf("recorded settings: %v", cfg)
+	}
+
+	// showoutput 0 hides the job's output, not the result and job lines.
+	st.VU["showoutput"] = "0"
+	st.VU["vu"] = "1"
+	out.Reset()
+	if err := Do(ctx, &out, svc, "vurun", st); err != nil {
+		t.Fatalf("vurun: %v\n%s", err, out.String())
+	}
+	if strings.Contains(out.String(), "run job") || !strings.Contains(out.String(), "TEST RESULT") || !jobLineRE.MatchString(out.String()) {
+		t.Errorf("vurun with showoutput 0:\n%s", out.String())
+	}
+
+	out.Reset()
+	if err := Do(ctx, &out, svc, "checkschema", st); err != nil || !jobLineRE.MatchString(out.String()) {
+		t.Errorf("checkschema: %v\n%s", err, out.String())
+	}
+	out.Reset()
+	if err := Do(ctx, &out, svc, "deleteschema", st); err != nil || !strings.Contains(out.String(), "dropped the TPROC-C schema") {
+		t.Errorf("deleteschema: %v\n%s", err, out.String())
+	}
+
+	// librarycheck reaches the server and names the driver.
+	out.Reset()
+	if err := Do(ctx, &out, svc, "librarycheck", st); err != nil ||
+		!strings.Contains(out.String(), "Success ... connected to "+product) {
+		t.Errorf("librarycheck: %v\n%s", err, out.String())
+	}
+}
+
+func TestDoPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	testDoBuildAndRun(t, testdb.Postgres(t), "pg", "pg_", "PostgreSQL")
+}
+
+func TestDoMariaDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	testDoBuildAndRun(t, testdb.MariaDB(t), "maria", "maria_", "MariaDB")
+}
+
+// librarycheck before the benchmark's database exists reaches the server
+// through the default database, and says so; an unreachable server fails it.
+func TestLibrarycheckFallback(t *testing.T) {
+	raw := testdb.Postgres(t)
+	svc, _ := newService(t)
+	st := hammerState(t, raw, "pg", "pg_", "not_built_yet")
+	var out bytes.Buffer
+	if err := Do(context.Background(), &out, svc, "librarycheck", st); err != nil {
+		t.Fatalf("librarycheck: %v\n%s", err, out.String())
+	}
+	if !regexp.MustCompile(`Success \.\.\. connected to PostgreSQL \S+[^\n]* at postgres://.*not_built_yet.* \(through database \S+ as \S+; the benchmark's database is not reachable yet`).MatchString(out.String()) {
+		t.Errorf("librarycheck:\n%s", out.String())
+	}
+	st.Dicts["connection"]["mysql_host"], st.Dicts["connection"]["mysql_port"] = "127.0.0.1", "1"
+	out.Reset()
+	err := Do(context.Background(), &out, svc, "librarycheck", st)
+	if ee, ok := err.(ExitError); !ok || ee.Code != 1 || !strings.Contains(out.String(), "Error: cannot reach the MySQL server") {
+		t.Errorf("unreachable MySQL: %v\n%s", err, out.String())
+	}
+}

@@ -1,0 +1,128 @@
+// Package script is Sledge's HammerDB command layer: what `sledge cli` (Tcl
+// scripts and the sledge> prompt) and the Python package (python/sledge) run
+// in Go.
+//
+// The front ends keep HammerDB's session state (dbset, diset, vuset …) and
+// hand it, as a State, to Do for each action (buildschema, vurun …). Do maps
+// HammerDB's parameter names for the chosen database onto a config.Spec and
+// runs it through the job service (internal/app), so a HammerDB setting is
+// checked by the same rules as a CLI flag or an API field; errors are worded
+// as the HammerDB setting that caused them ("vuset vu: …"). The Python API's
+// run() and build() hand a spec directly to Job. Both end with the line the
+// front ends parse, "SLEDGE-JOB ID STATUS", when a job was created.
+//
+// Command answers HammerDB's jobs command from the jobs repository, with
+// HammerDB's sub-commands and output shapes.
+package script
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/sledge-bench/sledge/internal/app"
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/metrics"
+)
+
+// TclPrelude is HammerDB's command set in Tcl: `sledge cli` runs tclsh with
+// it, then the script ("auto SCRIPT") or a prompt. Its actions call
+// `sledge cli do ACTION` (Do) and `sledge cli jobs` (Command); it finds the
+// binary in $SLEDGE_BIN.
+//
+//go:embed hammerdb.tcl
+var TclPrelude string
+
+// State is HammerDB's session state as the front ends keep it and send it,
+// as JSON, to `sledge cli do ACTION`.
+type State struct {
+	DB    string                       `json:"db"` // pg | maria | mysql
+	BM    string                       `json:"bm"` // TPROC-C | TPROC-H (older HammerDB names accepted)
+	Dicts map[string]map[string]string `json:"dicts"`
+	VU    map[string]string            `json:"vu"`
+	DG    map[string]string            `json:"dg"`
+	// ProfileID is the performance profile (jobs profileid N) that runs are
+	// recorded under; 0 for none.
+	ProfileID int `json:"profileid"`
+}
+
+// ExitError ends the process with Code after the command printed its own
+// report (the errors, the SLEDGE-JOB line): main exits with ExitCode() and
+// prints nothing more.
+type ExitError struct{ Code int }
+
+func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// ExitCode is the process's exit status.
+func (e ExitError) ExitCode() int { return e.Code }
+
+// JobLine is the prefix of the last line of a job's action: "SLEDGE-JOB ID
+// STATUS". The front ends take the job's id and final status from it.
+const JobLine = "SLEDGE-JOB"
+
+// Job runs the job specJSON describes (config.Spec's JSON, the HTTP API's
+// request body) and streams its output to w: the contract of the hidden
+// `sledge cli job` command the Python API's run() and build() use. Like Do
+// it ends with "SLEDGE-JOB ID STATUS" when a job was created, and returns
+// ExitError{1} unless the job completed and found nothing wrong. A spec that
+// is invalid creates no job: each error is printed as "Error: FIELD: MESSAGE".
+func Job(ctx context.Context, w io.Writer, svc *app.Service, specJSON []byte) error {
+	spec, err := config.Decode(specJSON)
+	if err != nil {
+		return failed(w, err, nil)
+	}
+	o, err := svc.Run(ctx, app.Request{Spec: spec, Console: w})
+	if o.ID == 0 {
+		return failed(w, err, nil)
+	}
+	return finish(w, o, err)
+}
+
+// failed prints why no job was created — one "Error: SETTING: MESSAGE" line
+// per invalid field, SETTING being name(field) (the field itself when name
+// is nil), else "Error: MESSAGE" — and returns ExitError{1}.
+func failed(w io.Writer, err error, name func(field string) string) error {
+	if err == nil {
+		err = errors.New("no job was created")
+	}
+	var exit ExitError
+	if errors.As(err, &exit) {
+		return exit
+	}
+	fields := config.Fields(err)
+	if fields == nil {
+		fmt.Fprintf(w, "Error: %v\n", err)
+		return ExitError{Code: 1}
+	}
+	for _, f := range fields {
+		switch {
+		case f.Field == "":
+			fmt.Fprintf(w, "Error: %s\n", f.Msg)
+		case name != nil:
+			fmt.Fprintf(w, "Error: %s: %s\n", name(f.Field), f.Msg)
+		default:
+			fmt.Fprintf(w, "Error: %s: %s\n", f.Field, f.Msg)
+		}
+	}
+	return ExitError{Code: 1}
+}
+
+// finish ends the action of a job that was created: its error, if it failed,
+// then the line the front ends parse, last. Exit status 1 unless the job
+// completed and found nothing wrong (a check's failed condition, a failed
+// TPROC-H query).
+func finish(w io.Writer, o app.Outcome, err error) error {
+	if err == nil && o.Status != metrics.StatusCompleted {
+		err = o.Err // interrupted: why it stopped
+	}
+	if err != nil {
+		fmt.Fprintf(w, "Error: %v\n", err)
+	}
+	fmt.Fprintf(w, "%s %d %s\n", JobLine, o.ID, o.Status)
+	if err != nil || !o.OK() {
+		return ExitError{Code: 1}
+	}
+	return nil
+}

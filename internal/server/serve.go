@@ -1,0 +1,97 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/app"
+	"github.com/sledge-bench/sledge/internal/output"
+)
+
+// Config is how Serve listens.
+type Config struct {
+	// Listen is the address to listen on (host:port). Any host but a
+	// loopback address requires a token.
+	Listen string
+	// Token is the bearer token every API request must send; empty means
+	// $SLEDGE_TOKEN, else none on loopback and a generated one (printed
+	// once) beyond it.
+	Token string
+	// TLSCert and TLSKey are PEM files; together they make Serve speak
+	// HTTPS.
+	TLSCert, TLSKey string
+}
+
+// shutdownGrace is how long Serve waits for the jobs to stop and the
+// connections to close once ctx ends.
+const shutdownGrace = 30 * time.Second
+
+// Serve serves the API of svc on cfg.Listen until ctx ends, then stops the
+// running jobs (recorded as interrupted), waits for them and closes the
+// server. It prints the address (and a generated token) to w. hub must be
+// the one svc reports to; store is the repository svc records in, which
+// Serve neither opens nor closes.
+func Serve(ctx context.Context, w io.Writer, svc *app.Service, store Store, hub *output.Hub, cfg Config) error {
+	if (cfg.TLSCert == "") != (cfg.TLSKey == "") {
+		return errors.New("a TLS certificate and key go together")
+	}
+	token := cfg.Token
+	if token == "" {
+		token = os.Getenv("SLEDGE_TOKEN")
+	}
+	host, _, err := net.SplitHostPort(cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen address %q: %w", cfg.Listen, err)
+	}
+	if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && host != "localhost" && token == "" {
+		b := make([]byte, 24)
+		if _, err := rand.Read(b); err != nil {
+			return err
+		}
+		token = hex.EncodeToString(b)
+		fmt.Fprintf(w, "listening beyond loopback: API token (shown once): %s\n", token)
+	}
+	s := New(svc, store, hub, token)
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen address %q: %w", cfg.Listen, err)
+	}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	scheme := "http"
+	if cfg.TLSCert != "" {
+		scheme = "https"
+	}
+	fmt.Fprintf(w, "sledge serve: %s://%s (API at /api, OpenAPI at /api/openapi.json)\n", scheme, ln.Addr())
+	errc := make(chan error, 1)
+	go func() {
+		if cfg.TLSCert != "" {
+			errc <- srv.ServeTLS(ln, cfg.TLSCert, cfg.TLSKey)
+		} else {
+			errc <- srv.Serve(ln)
+		}
+	}()
+	select {
+	case err := <-errc:
+		// The listener failed (e.g. an unreadable certificate): stop what
+		// was started before it did.
+		shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		s.Shutdown(shutdown)
+		return err
+	case <-ctx.Done():
+	}
+	// Ctrl-C: stop the running jobs (they record themselves as interrupted;
+	// their event streams send the final status), then the server.
+	shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	s.Shutdown(shutdown)
+	return srv.Shutdown(shutdown)
+}

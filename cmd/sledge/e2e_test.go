@@ -22,14 +22,7 @@ import (
 // in the jobs repository.
 
 // e2eEnv isolates a test's data directory and repository.
-func e2eEnv(t *testing.T) string {
-	t.Helper()
-	t.Setenv("SLEDGE_HOME", t.TempDir())
-	t.Setenv("SLEDGE_DB", "")
-	repo := filepath.Join(t.TempDir(), "jobs.db")
-	t.Setenv("SLEDGE_REPO", repo)
-	return repo
-}
+func e2eEnv(t *testing.T) string { return testdb.Home(t) }
 
 func sledgeOK(t *testing.T, args ...string) string {
 	t.Helper()

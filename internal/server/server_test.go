@@ -28,24 +28,14 @@ import (
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/output"
+	"github.com/sledge-bench/sledge/internal/testdb"
 )
-
-// testEnv isolates a test's data directory (where the embedded databases
-// go) and repository, and returns the repository's path.
-func testEnv(t *testing.T) string {
-	t.Helper()
-	t.Setenv("SLEDGE_HOME", t.TempDir())
-	t.Setenv("SLEDGE_DB", "")
-	repo := filepath.Join(t.TempDir(), "jobs.db")
-	t.Setenv("SLEDGE_REPO", repo)
-	return repo
-}
 
 // testService opens a fresh repository and a job service over it as a
 // server has one: with a hub, not owning its process.
 func testService(t *testing.T) (*app.Service, *jobs.Repo, *output.Hub) {
 	t.Helper()
-	path := testEnv(t)
+	path := testdb.Home(t)
 	repo, err := jobs.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -35,4 +36,17 @@ func Command(t testing.TB, name, debianPackage string) string {
 		t.Skipf("%s not installed (apt-get install %s)", name, debianPackage)
 	}
 	return path
+}
+
+// Home isolates a test's Sledge data directory (where the embedded default
+// databases go) and jobs repository in temp dirs, through the environment
+// every front end reads ($SLEDGE_HOME, $SLEDGE_DB, $SLEDGE_REPO), and returns
+// the repository's path.
+func Home(t testing.TB) string {
+	t.Helper()
+	t.Setenv("SLEDGE_HOME", t.TempDir())
+	t.Setenv("SLEDGE_DB", "")
+	repo := filepath.Join(t.TempDir(), "jobs.db")
+	t.Setenv("SLEDGE_REPO", repo)
+	return repo
 }

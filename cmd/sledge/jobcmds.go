@@ -46,7 +46,10 @@ A database that already holds the workload's schema is refused unless --force.`,
   sledge build --db postgres://u:p@127.0.0.1:5432/tpcc --warehouses 10 --workers 4
   sledge build --workload tproch --scale 1              # embedded DuckDB`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runJobCmd(cmd, g, s) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s.Confirm = s.Force // --force is the user's word that the old schema may go
+			return runJobCmd(cmd, g, s)
+		},
 	}
 	fl := cmd.Flags()
 	bindTargetFlags(fl, &s)
@@ -161,6 +164,7 @@ built schema too). Asks for confirmation on a terminal unless --yes.`,
 					return err
 				}
 			}
+			s.Confirm = true
 			return runJobCmd(cmd, g, s)
 		},
 	}

@@ -110,6 +110,10 @@ func withService(ctx context.Context, g *globals, fn func(*app.Service) error) e
 	return fn(app.New(app.Options{Repo: repo, Version: version, OwnsProcess: true}))
 }
 
+// flagOf names the flag of a spec field where it is not the field's name
+// with "-" for "_".
+var flagOf = map[string]string{"confirm": "yes"}
+
 // flagErrors words the job service's field errors as this front end's
 // flags: field "max_retries" is --max-retries; a target error is --db's.
 func flagErrors(err error) error {
@@ -125,7 +129,11 @@ func flagErrors(err error) error {
 	for i, f := range fields {
 		msgs[i] = f.Msg
 		if f.Field != "" {
-			flag := "--" + strings.ReplaceAll(f.Field, "_", "-")
+			name, ok := flagOf[f.Field]
+			if !ok {
+				name = strings.ReplaceAll(f.Field, "_", "-")
+			}
+			flag := "--" + name
 			if rest, ok := strings.CutPrefix(f.Msg, f.Field); ok {
 				msgs[i] = flag + rest
 			} else {

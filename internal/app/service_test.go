@@ -104,6 +104,7 @@ func TestServiceLifecycleSQLite(t *testing.T) {
 	}
 
 	drop := config.New(config.KindDrop)
+	drop.Confirm = true
 	drop.DB = target
 	if o, err = svc.Run(ctx, Request{Spec: drop}); err != nil || o.Status != metrics.StatusCompleted {
 		t.Fatalf("drop: %+v %v", o, err)

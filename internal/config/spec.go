@@ -49,6 +49,12 @@ type Spec struct {
 	Engine     string  `json:"engine,omitempty"`
 	Loader     string  `json:"loader,omitempty"`
 
+	// Confirm says the caller has confirmed a destructive job: a drop, or a
+	// build that drops an existing schema (force). Without it such a spec
+	// is refused, so that nothing is dropped by a request that did not mean
+	// it (a front end asks its user, or takes --yes).
+	Confirm bool `json:"confirm,omitempty"`
+
 	// Seed is the generator's seed for builds (0: DefaultBuildSeed) and the
 	// inputs' seed for runs (0: random, recorded with the job).
 	Seed uint64 `json:"seed,omitempty"`
@@ -270,7 +276,10 @@ func (s Spec) Validate() error {
 		errs = append(errs, fieldErr("kind", "%q: want one of %s", s.Kind, strings.Join(Kinds, ", ")))
 	}
 	switch s.Kind {
+	case KindDrop:
+		add(!s.Confirm, "confirm", "must be true to drop a schema")
 	case KindBuild:
+		add(s.Force && !s.Confirm, "confirm", "must be true for a build that drops an existing schema (force)")
 		add(s.Warehouses < 1, "warehouses", "must be at least 1 (got %d)", s.Warehouses)
 		add(s.Workers < 0, "workers", "must not be negative (got %d)", s.Workers)
 		add(!(s.Scale > 0), "scale", "must be positive (got %g)", s.Scale)

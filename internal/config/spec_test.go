@@ -18,7 +18,9 @@ func TestNewFillsDefaults(t *testing.T) {
 		t.Errorf("defaults do not validate: %v", err)
 	}
 	for _, k := range Kinds {
-		if err := New(k).Validate(); err != nil {
+		s := New(k)
+		s.Confirm = k == KindDrop // a drop is destructive: confirmed or refused
+		if err := s.Validate(); err != nil {
 			t.Errorf("New(%s).Validate() = %v", k, err)
 		}
 	}
@@ -43,6 +45,8 @@ func TestValidateFieldErrors(t *testing.T) {
 		{"workers", KindBuild, func(s *Spec) { s.Workers = -1 }, "workers", "negative"},
 		{"scale zero", KindBuild, func(s *Spec) { s.Scale = 0 }, "scale", "positive"},
 		{"scale negative", KindBuild, func(s *Spec) { s.Scale = -1 }, "scale", "positive"},
+		{"drop unconfirmed", KindDrop, func(*Spec) {}, "confirm", "drop"},
+		{"force unconfirmed", KindBuild, func(s *Spec) { s.Force = true }, "confirm", "force"},
 		{"loader", KindBuild, func(s *Spec) { s.Loader = "bulk" }, "loader", "unknown loader"},
 		{"vu zero", KindRun, func(s *Spec) { s.VU = 0 }, "vu", "at least 1"},
 		{"vu too many", KindRun, func(s *Spec) { s.VU = MaxVUs + 1 }, "vu", "more than"},

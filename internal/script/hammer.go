@@ -230,6 +230,7 @@ func (h *hammer) spec(action string) (config.Spec, error) {
 		s = config.New(config.KindCheck)
 	case "deleteschema":
 		s = config.New(config.KindDrop)
+		s.Confirm = true // the script's own command says to delete
 	case "vurun":
 		s = config.New(config.KindRun)
 	default:

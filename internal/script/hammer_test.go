@@ -84,7 +84,7 @@ func TestSpecMapping(t *testing.T) {
 			s.DB = "postgres://tpcc:tpcc@localhost:5432/x?sslmode=disable"
 		}},
 		{"mysql TPROC-H delete", state("mysql", "TPROC-H", "1"), "deleteschema", config.KindDrop, func(s *config.Spec) {
-			s.DB, s.Workload = "mysql://root:mysql@127.0.0.1:3306/tpch", "tproch"
+			s.DB, s.Workload, s.Confirm = "mysql://root:mysql@127.0.0.1:3306/tpch", "tproch", true
 		}},
 		{"pg vurun timed, minutes with decimals", state("pg", "TPROC-C", "8", "tpcc.pg_driver", "timed",
 			"tpcc.pg_rampup", "0.5", "tpcc.pg_duration", "1.5"), "vurun", config.KindRun, func(s *config.Spec) {

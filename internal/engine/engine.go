@@ -78,6 +78,10 @@ type Output interface {
 	Interval(iv metrics.Interval)
 }
 
+// startHook, when set (by tests), is told the instant a run's clock starts
+// from, so that they can place what their workload did on it.
+var startHook func(time.Time)
+
 // errorsLoggedPerClass bounds how many error messages of each class are
 // printed; every error is counted regardless.
 const errorsLoggedPerClass = 5
@@ -92,6 +96,12 @@ type run struct {
 	stopped chan struct{} // closed with stop: wakes VUs waiting keying or think time
 	logged  [db.NumClasses]atomic.Int32
 	pace    []paceSums // per transaction type, in paced runs
+	track   *tracker   // lost sessions and outages, as the VUs report them
+
+	// Used by the monitor goroutine only.
+	prober workload.Prober
+	gaps   []metrics.MonitorGap
+	idle   []metrics.IdleInterval
 }
 
 // paceSums adds up the keying and think times the VUs waited.
@@ -102,10 +112,27 @@ type paceSums struct {
 
 func (r *run) clock() time.Duration { return time.Since(r.start) }
 
+// window is the measured window as the monitor opens and closes it.
+type window struct {
+	open       bool
+	start, end time.Duration
+	p0, p1     workload.Probe
+	err0, err1 error // the probes' failures
+	cpu0       time.Duration
+}
+
 // Run drives wl until the measured window ends or ctx is cancelled (Ctrl-C);
 // an interrupted run returns what was measured so far with status
 // "interrupted". Errors are returned only when there is nothing to report
 // (e.g. the VUs could not connect).
+//
+// The monitor ticks at fixed boundaries: every Interval from the start
+// during ramp-up and one exactly at the ramp-up's end, where the window
+// opens; then every Interval from the window's start and one at its end.
+// Each interval holds the events that ended within it, so no interval is
+// empty of time, the ramp-up's last one ends where the window starts and the
+// window's last one ends where it ends. With a prober, each edge is where the
+// database's counters were read.
 func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metrics.RunResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -120,10 +147,42 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 	}
 	auditor, _ := wl.(workload.Auditor)
 	r := &run{cfg: cfg, wl: wl, out: out, col: metrics.NewCollector(wl.TxNames(), headline),
-		stopped: make(chan struct{}), pace: make([]paceSums, len(wl.TxNames()))}
+		stopped: make(chan struct{}), pace: make([]paceSums, len(wl.TxNames())), prober: prober}
+	r.track = newTracker(r)
 	recs := make([]*metrics.Recorder, cfg.VUs)
 	for i := range recs {
 		recs[i] = r.col.NewRecorder()
+	}
+	res := &metrics.RunResult{VUs: cfg.VUs, Rampup: cfg.Rampup, Duration: cfg.Duration, Status: metrics.StatusCompleted}
+	var w window
+	openWindow := func(at time.Duration) {
+		w.open, w.start = true, at
+		w.cpu0 = processCPU()
+		if prober != nil {
+			if w.p0, w.err0 = r.probe(ctx, metrics.EdgeWindowStart, at); w.err0 == nil {
+				w.start = max(at, r.since(w.p0.At, at))
+			}
+		}
+		if auditor != nil {
+			auditor.MarkAudit()
+		}
+		r.col.StartWindow(w.start)
+		out.Logf("measuring for %s", cfg.Duration)
+	}
+
+	r.start = time.Now()
+	if cfg.Rampup == 0 {
+		// The window opens as the VUs start: read the database's count
+		// before they do, and start the clock after, so that the count
+		// holds at the window's start (nothing ran in between).
+		openWindow(0)
+		r.start = time.Now()
+		w.start = 0
+		r.col.StartWindow(0)
+	}
+
+	if startHook != nil {
+		startHook(r.start)
 	}
 
 	// The VUs' context is not ctx: on Ctrl-C they finish the transaction in
@@ -132,7 +191,6 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 	defer cancelVUs()
 	fatal := make(chan error, cfg.VUs)
 	var wg sync.WaitGroup
-	r.start = time.Now()
 	stagger := staggerStep(cfg)
 	for i := 0; i < cfg.VUs; i++ {
 		wg.Add(1)
@@ -145,80 +203,41 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 		out.Logf("ramp-up %s: %d virtual users starting", cfg.Rampup, cfg.VUs)
 	}
 
-	res := &metrics.RunResult{VUs: cfg.VUs, Rampup: cfg.Rampup, Duration: cfg.Duration, Status: metrics.StatusCompleted, ServerTPM: -1}
-	var (
-		winStart, winEnd time.Duration
-		p0, p1           workload.Probe
-		probed           bool
-		cpu0             time.Duration
-		measuring        bool
-		failure          error
-	)
-	startWindow := func(now time.Duration) {
-		measuring = true
-		winStart = now
-		cpu0 = processCPU()
-		if prober != nil {
-			var err error
-			if p0, err = prober.Probe(ctx); err != nil {
-				out.Logf("warning: cannot read the database's counters at the window start: %v", err)
-			} else {
-				probed = true
-				winStart = r.since(p0.At, now)
-			}
-		}
-		if auditor != nil {
-			auditor.MarkAudit()
-		}
-		r.col.StartWindow(winStart)
-		out.Logf("measuring for %s", cfg.Duration)
-	}
-
-	next := cfg.Interval
-	if cfg.Rampup == 0 {
-		startWindow(0)
-	} else if cfg.Rampup < next {
-		next = cfg.Rampup
-	}
+	var failure error
+	next := nextBoundary(0, w.open, w.start, cfg)
 	timer := time.NewTimer(next - r.clock())
 	defer timer.Stop()
 loop:
 	for {
 		select {
 		case <-timer.C:
-			now := r.clock()
-			phase := metrics.PhaseRampup
-			if measuring {
-				phase = metrics.PhaseMeasure
-			}
-			atEnd := measuring && now >= winStart+cfg.Duration
-			if atEnd {
-				now = winStart + cfg.Duration
-				winEnd = r.closeWindow(ctx, now, prober, &p1, probed)
-			}
-			if !measuring && now >= cfg.Rampup {
-				// Open the window before draining, so events that ended
-				// after now but were not yet drained count in it.
-				startWindow(now)
-			}
-			out.Interval(r.col.Tick(now, phase))
-			if atEnd {
+			at := next // the boundary this tick is for; the clock may be a little later
+			switch {
+			case !w.open && at >= cfg.Rampup:
+				openWindow(at)
+				r.tick(w.start, metrics.PhaseRampup)
+				at = w.start
+			case w.open && at >= w.start+cfg.Duration:
+				w.end = r.closeWindow(ctx, &w, at)
+				r.tick(w.end, metrics.PhaseMeasure)
 				break loop
+			case w.open:
+				r.tick(at, metrics.PhaseMeasure)
+			default:
+				r.tick(at, metrics.PhaseRampup)
 			}
-			next = nextBoundary(now, measuring, winStart, cfg)
+			next = nextBoundary(at, w.open, w.start, cfg)
 			timer.Reset(next - r.clock())
 		case <-ctx.Done():
 			now := r.clock()
 			res.Status = metrics.StatusInterrupted
 			out.Logf("interrupted after %s: stopping, keeping what was measured", now.Round(time.Second))
-			if measuring {
-				winEnd = r.closeWindow(context.Background(), now, prober, &p1, probed)
+			if w.open {
+				w.end = r.closeWindow(context.WithoutCancel(ctx), &w, now)
+				r.tick(w.end, metrics.PhaseMeasure)
+			} else {
+				r.tick(now, metrics.PhaseRampup)
 			}
-			phase := metrics.PhaseRampup
-			if measuring {
-				phase = metrics.PhaseMeasure
-			}
-			out.Interval(r.col.Tick(now, phase))
 			break loop
 		case err := <-fatal:
 			failure = err
@@ -243,60 +262,178 @@ loop:
 	if failure != nil {
 		return nil, failure
 	}
-	// Drain what finished before the window closed (later events are ignored).
-	r.col.Tick(r.clock(), metrics.PhaseMeasure)
+	// Take in what ended within the window but was recorded after its last
+	// tick (later events are ignored).
+	r.col.Drain()
 
-	if !measuring {
+	if !w.open {
 		res.Tx = r.col.Summaries()
+		res.DBCheckUnavailable = "nothing was measured"
+		res.ServerTPMUnavailable = res.DBCheckUnavailable
+		res.Disruption = r.disruption(w)
 		return res, nil
 	}
-	res.Measured = winEnd - winStart
-	r.fill(res, cpu1-cpu0, headline)
-	if probed && p1.Headline != 0 {
-		res.DBNewOrders = p1.Headline - p0.Headline
-		res.NOPMDBCheck = float64(res.DBNewOrders) / res.Measured.Minutes()
-		allowed := checkAllowance(cfg.VUs, max(res.DBNewOrders, res.NewOrders), res.Measured, p0.RTT, p1.RTT)
-		res.DBCheckAllowance = allowed
-		res.DBCheckAgree = abs64(res.DBNewOrders-res.NewOrders) <= allowed
-		if !res.DBCheckAgree {
-			res.Warnings = append(res.Warnings, fmt.Sprintf(
-				"the database counted %d New-Orders in the window, the client %d: more apart than the %d that in-flight transactions and the probes' timing explain",
-				res.DBNewOrders, res.NewOrders, allowed))
-		}
-		if p0.HasServerCommits && p1.HasServerCommits {
-			res.ServerTPM = float64(p1.ServerCommits-p0.ServerCommits) / res.Measured.Minutes()
+	res.Measured = w.end - w.start
+	r.fill(res, cpu1-w.cpu0, headline)
+	r.crossCheck(res, &w)
+	if d := r.disruption(w); d != nil {
+		res.Disruption = d
+		if d.InWindow() {
+			if res.Status == metrics.StatusCompleted {
+				res.Status = metrics.StatusDegraded
+			}
+			res.Warnings = append(res.Warnings, disruptionWarning(d))
 		}
 	}
 	if auditor != nil {
 		completed, rolledBack := r.col.Completed()
-		res.Audit = auditor.Audit(completed, rolledBack)
+		failed := make([]map[string]int64, len(res.Tx))
+		for i, t := range res.Tx {
+			failed[i] = t.Errors
+		}
+		res.Audit = auditor.Audit(completed, rolledBack, failed)
 	}
 	res.Audit = append(res.Audit, r.paceAudit()...)
-	{
-		for _, a := range res.Audit {
-			if !a.OK {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("audit: %s is %.2f%s, expected %s", a.Name, a.Value, a.Unit, a.Target))
-			}
-		}
-	}
+	res.Warnings = append(res.Warnings, metrics.AuditWarnings(res.Audit)...)
 	return res, nil
 }
 
-// closeWindow ends the measured window at now — or, when the database is
-// probed, at the instant its count was read — and returns the window's end.
-func (r *run) closeWindow(ctx context.Context, now time.Duration, prober workload.Prober, p1 *workload.Probe, probed bool) time.Duration {
-	end := now
-	if prober != nil && probed {
-		var err error
-		if *p1, err = prober.Probe(ctx); err != nil {
-			r.out.Logf("warning: cannot read the database's counters at the window end: %v", err)
-			*p1 = workload.Probe{}
-		} else {
-			end = r.since(p1.At, now)
+// tick makes the interval that ends at t and reports it; a measured interval
+// without commits is noted for the disruption account.
+func (r *run) tick(t time.Duration, phase string) {
+	iv, ok := r.col.Tick(t, phase)
+	if !ok {
+		return
+	}
+	if phase == metrics.PhaseMeasure {
+		var commits int64
+		for _, tx := range iv.Tx {
+			commits += tx.Count
+		}
+		if commits == 0 {
+			r.idle = append(r.idle, metrics.IdleInterval{Seq: iv.Seq, Start: t - iv.Length, End: t})
+		}
+	}
+	r.out.Interval(iv)
+}
+
+// probeTimeout is how long a window-edge probe may take, re-opening a lost
+// monitor session as it goes: about an interval, within 2 s and 10 s. A
+// probe that succeeds late moves its edge (the window keeps its length); one
+// that fails leaves the edge at the boundary and its values missing.
+func probeTimeout(cfg Config) time.Duration {
+	return min(max(cfg.Interval, 2*time.Second), 10*time.Second)
+}
+
+// probe reads the database's counters at a window edge (at, on the run's
+// clock), recording a failure as a monitor gap.
+func (r *run) probe(ctx context.Context, edge string, at time.Duration) (workload.Probe, error) {
+	pctx, cancel := context.WithTimeout(ctx, probeTimeout(r.cfg))
+	defer cancel()
+	p, err := r.prober.Probe(pctx)
+	if err != nil {
+		r.out.Logf("warning: cannot read the database's counters at the %s: %v", edge, err)
+		r.gaps = append(r.gaps, metrics.MonitorGap{Edge: edge, At: at, Error: err.Error()})
+		return workload.Probe{}, err
+	}
+	if p.Attempts > 1 {
+		r.out.Logf("monitor: read the database's counters at the %s after %d attempts (its session was re-opened)", edge, p.Attempts)
+	}
+	return p, nil
+}
+
+// closeWindow ends the measured window at the boundary at — or, when the
+// database is probed, at the instant its count was read — and returns the
+// window's end. The end is probed only when the start was: the check needs
+// both.
+func (r *run) closeWindow(ctx context.Context, w *window, at time.Duration) time.Duration {
+	end := at
+	if r.prober != nil && w.err0 == nil {
+		if w.p1, w.err1 = r.probe(ctx, metrics.EdgeWindowEnd, at); w.err1 == nil {
+			end = max(at, r.since(w.p1.At, at))
 		}
 	}
 	r.col.EndWindow(end)
 	return end
+}
+
+// crossCheck compares the client's count of the headline transaction with the
+// database's over the window, and computes the server's TPM; either is
+// absent, with the reason, when it could not be measured.
+func (r *run) crossCheck(res *metrics.RunResult, w *window) {
+	switch {
+	case r.prober == nil:
+		res.DBCheckUnavailable = "the workload has no database count to check against"
+	case w.err0 != nil:
+		res.DBCheckUnavailable = "the database's counters could not be read at the window start: " + w.err0.Error()
+	case w.err1 != nil:
+		res.DBCheckUnavailable = "the database's counters could not be read at the window end: " + w.err1.Error()
+	case res.Measured <= 0:
+		res.DBCheckUnavailable = "the window has no length"
+	}
+	if res.DBCheckUnavailable != "" {
+		res.ServerTPMUnavailable = res.DBCheckUnavailable
+		return
+	}
+	res.HasDBCheck = true
+	res.DBNewOrders = w.p1.Headline - w.p0.Headline
+	res.NOPMDBCheck = float64(res.DBNewOrders) / res.Measured.Minutes()
+	// A transaction whose session was lost may have committed without the
+	// client hearing of it: each is in doubt.
+	var inDoubt int64
+	for _, t := range res.Tx {
+		inDoubt += t.Errors[db.ClassConnection.String()]
+	}
+	allowed := checkAllowance(r.cfg.VUs, max(res.DBNewOrders, res.NewOrders), res.Measured, w.p0.RTT, w.p1.RTT) + inDoubt
+	res.DBCheckAllowance = allowed
+	res.DBCheckAgree = abs64(res.DBNewOrders-res.NewOrders) <= allowed
+	if !res.DBCheckAgree {
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"the database counted %d New-Orders in the window, the client %d: more apart than the %d that in-flight transactions and the probes' timing explain",
+			res.DBNewOrders, res.NewOrders, allowed))
+	}
+	switch {
+	case !w.p0.HasServerCommits || !w.p1.HasServerCommits:
+		res.ServerTPMUnavailable = "the database keeps no server-wide commit counter"
+	case w.p0.Session != w.p1.Session:
+		res.ServerTPMUnavailable = "the monitor's session was lost between the window's edges (a server restart resets the server's counters)"
+	case w.p1.ServerCommits < w.p0.ServerCommits:
+		res.ServerTPMUnavailable = "the server's commit counter went backwards over the window (it was reset)"
+	default:
+		res.HasServerTPM = true
+		res.ServerTPM = float64(w.p1.ServerCommits-w.p0.ServerCommits) / res.Measured.Minutes()
+	}
+}
+
+// disruption assembles the run's disruption account; nil when no session was
+// lost and every probe was read.
+func (r *run) disruption(w window) *metrics.Disruption {
+	d := r.track.account()
+	if len(d.Outages) == 0 && len(r.gaps) == 0 {
+		return nil
+	}
+	d.MonitorGaps = r.gaps
+	d.IdleIntervals = r.idle
+	if w.open {
+		d.WindowStart, d.WindowEnd = w.start, w.end
+	}
+	return d
+}
+
+// disruptionWarning sums up an outage in the window in one line.
+func disruptionWarning(d *metrics.Disruption) string {
+	first, _ := d.FirstError()
+	msg := fmt.Sprintf("the database was out of service during the measured window: %d of the virtual users lost their sessions (first at %.1f s)",
+		d.VUsAffected(), first.Seconds())
+	if ttr, ok := d.LongestTimeToRecover(); ok {
+		msg += fmt.Sprintf(", service resumed after %.1f s", ttr.Seconds())
+	} else {
+		msg += ", service had not resumed when the run ended"
+	}
+	if n := len(d.IdleIntervals); n > 0 {
+		msg += fmt.Sprintf("; %d measured intervals without a commit", n)
+	}
+	return msg + ": the numbers are not those of a healthy database"
 }
 
 // since converts an instant to run time; a zero instant falls back to def.
@@ -455,15 +592,23 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 			e.Outcome = metrics.Failed(cls)
 		}
 		rec.Record(e)
-		if err != nil && e.Outcome != metrics.RolledBack {
+		switch {
+		case e.Outcome == metrics.Committed:
+			r.track.committed(e.End)
+		case e.Outcome != metrics.RolledBack:
 			r.logError(vu, tx, cls, err)
-			if cls == db.ClassConnection {
-				rec.SetState(metrics.VUReconnecting)
-				if !r.reconnect(ctx, vu, w) {
-					return
-				}
-				rec.SetState(metrics.VURunning)
+			if cls != db.ClassConnection {
+				r.track.failed(e.End, cls)
+				break
 			}
+			ev := r.track.lost(vu, e.End, cls)
+			rec.SetState(metrics.VUReconnecting)
+			ok, attempts := r.reconnect(ctx, vu, w)
+			r.track.reconnected(ev, ok, r.clock(), attempts)
+			if !ok {
+				return
+			}
+			rec.SetState(metrics.VURunning)
 		}
 		if paced {
 			th := r.scaled(thinkTime(rng, thinkMean))
@@ -548,31 +693,45 @@ func (r *run) logError(vu, tx int, cls db.ErrorClass, err error) {
 }
 
 // reconnect re-opens a VU's session with exponential backoff until it works
-// or the run stops. It reports false when the VU should end.
-func (r *run) reconnect(ctx context.Context, vu int, w workload.Worker) bool {
+// or the run stops. It reports false when the VU should end, and how many
+// attempts it made. The backoff is capped at half an interval (within 100 ms
+// and 5 s, jittered), so that a VU is back within about an interval of the
+// database and the outage's end is seen at that resolution.
+func (r *run) reconnect(ctx context.Context, vu int, w workload.Worker) (bool, int) {
 	backoff := 100 * time.Millisecond
-	for attempt := 1; !r.stop.Load(); attempt++ {
+	ceiling := min(max(r.cfg.Interval/2, 100*time.Millisecond), 5*time.Second)
+	attempt := 0
+	for !r.stop.Load() {
+		attempt++
 		err := w.Reconnect(ctx)
 		if err == nil {
 			if attempt > 1 {
 				r.out.Logf("vu %d: reconnected after %d attempts", vu+1, attempt)
 			}
-			return true
+			return true, attempt
 		}
 		if ctx.Err() != nil {
-			return false
+			return false, attempt
 		}
 		if attempt == 1 || attempt%10 == 0 {
 			r.out.Logf("vu %d: reconnect attempt %d failed: %v", vu+1, attempt, err)
 		}
+		// ±20% jitter: VUs that lost their sessions together do not all
+		// knock at once.
+		d := time.Duration(float64(backoff) * (0.8 + 0.4*rand.Float64()))
+		t := time.NewTimer(d)
 		select {
-		case <-time.After(backoff):
+		case <-t.C:
+		case <-r.stopped:
+			t.Stop()
+			return false, attempt
 		case <-ctx.Done():
-			return false
+			t.Stop()
+			return false, attempt
 		}
-		backoff = min(2*backoff, 5*time.Second)
+		backoff = min(2*backoff, ceiling)
 	}
-	return false
+	return false, attempt
 }
 
 // processCPU is this process's user+system CPU time so far.

@@ -170,13 +170,14 @@ func sampleRunResult() *metrics.RunResult {
 		Status: metrics.StatusCompleted, VUs: 8, Warehouses: 10, Mode: "procs", Isolation: "default",
 		Rampup: 10 * time.Second, Duration: time.Minute, Measured: 60*time.Second + 123456789,
 		NOPM: 12345.678, TPM: 28456.5, NewOrders: 12346, Commits: 28457, Errors: 15, RolledBack: 120,
-		DBNewOrders: 12347, NOPMDBCheck: 12346.1, DBCheckAgree: true, ServerTPM: -1,
-		ClientCPU: 3*time.Second + 7, ClientCPUPerTxUS: 105.25,
+		HasDBCheck: true, DBNewOrders: 12347, NOPMDBCheck: 12346.1, DBCheckAgree: true, DBCheckAllowance: 9,
+		ClientCPU: 3*time.Second + 7, ClientCPUPerTxUS: 105.25, ServerTPMUnavailable: "no server-wide commit counter",
 		Warnings: []string{"first warning", "second: see postgres://u@h/db"},
 		Audit: []metrics.AuditItem{
 			{Name: "new_order %", Value: 43.5, Unit: "%", Target: "≈ 43.5", OK: true},
 			{Name: "remote payment %", Value: 9.1, Unit: "%", Target: ">= 14.0", OK: false},
 		},
+		Disruption: sampleDisruption(),
 	}
 	for i, n := range names {
 		d := time.Duration(i+1) * time.Millisecond
@@ -197,6 +198,27 @@ func sampleRunResult() *metrics.RunResult {
 		res.Tx = append(res.Tx, tx)
 	}
 	return res
+}
+
+// sampleDisruption has every part of an account: a recovered outage and
+// one that was not, lost sessions with and without a reconnect, intervals
+// without commits and a monitor gap.
+func sampleDisruption() *metrics.Disruption {
+	s := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+	return &metrics.Disruption{
+		WindowStart: s(10.25), WindowEnd: s(70.375),
+		Outages: []metrics.Outage{
+			{Start: s(20.5), AllBack: s(41.125), Reconnected: true, Resumed: s(41.25), Recovered: true, VUs: 8,
+				Lost: map[string]int64{"connection": 8, "other": 2}},
+			{Start: s(65), VUs: 1, Lost: map[string]int64{"connection": 1}},
+		},
+		Connections: []metrics.ConnectionEvent{
+			{VU: 3, LostAt: s(20.5), ReconnectedAt: s(41.125), Reconnected: true, Attempts: 14},
+			{VU: 1, LostAt: s(65), Attempts: 3},
+		},
+		IdleIntervals: []metrics.IdleInterval{{Seq: 4, Start: s(30), End: s(40)}},
+		MonitorGaps:   []metrics.MonitorGap{{Edge: metrics.EdgeWindowEnd, At: s(70.25), Error: "connection refused"}},
+	}
 }
 
 func TestRunResultRoundTrip(t *testing.T) {
@@ -650,7 +672,7 @@ func TestNaNSurvives(t *testing.T) {
 	id := mustCreate(t, r, Job{Kind: KindRun}, nil)
 	nan := math.NaN()
 	res := &metrics.RunResult{Status: metrics.StatusInterrupted, NOPM: nan, TPM: nan, ClientCPUPerTxUS: nan,
-		NOPMDBCheck: nan, ServerTPM: -1, Audit: []metrics.AuditItem{{Name: "a", Value: nan}}}
+		NOPMDBCheck: nan, Audit: []metrics.AuditItem{{Name: "a", Value: nan}}}
 	if err := r.SaveRunResult(ctx, id, res); err != nil {
 		t.Fatal(err)
 	}
@@ -661,7 +683,7 @@ func TestNaNSurvives(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !math.IsNaN(got.NOPM) || !math.IsNaN(got.TPM) || !math.IsNaN(got.Audit[0].Value) || got.ServerTPM != -1 {
+	if !math.IsNaN(got.NOPM) || !math.IsNaN(got.TPM) || !math.IsNaN(got.Audit[0].Value) || got.HasServerTPM {
 		t.Fatalf("result = %+v", got)
 	}
 	ivs, err := r.Intervals(ctx, id)

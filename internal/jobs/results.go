@@ -174,7 +174,8 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 		if err := requireJob(ctx, tx, id); err != nil {
 			return err
 		}
-		for _, t := range []string{"job_result", "job_timing", "job_error", "job_retry", "job_audit"} {
+		for _, t := range []string{"job_result", "job_timing", "job_error", "job_retry", "job_audit",
+			"job_disruption", "job_outage", "job_outage_lost", "job_connection_event", "job_idle_interval", "job_monitor_gap"} {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE job_id = ?", id); err != nil {
 				return err
 			}
@@ -184,16 +185,30 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 			// One warning per line: a line break inside one would split it.
 			warnings[i] = redactText(strings.ReplaceAll(w, "\n", " "))
 		}
+		// An absent value is NULL, never 0: the cross-check and the server's
+		// TPM are stored only when they were measured.
+		var dbNewOrders, nopmDBCheck, dbCheckAgree, dbCheckAllowance, serverTPM any
+		if res.HasDBCheck {
+			dbNewOrders, nopmDBCheck, dbCheckAgree, dbCheckAllowance = res.DBNewOrders, nullNaN(res.NOPMDBCheck), res.DBCheckAgree, res.DBCheckAllowance
+		}
+		if res.HasServerTPM {
+			serverTPM = nullNaN(res.ServerTPM)
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO job_result (job_id, status, vus, warehouses, mode,
 			isolation, rampup_s, duration_s, measured_s, nopm, tpm, new_orders, commits, errors, rolled_back,
-			db_new_orders, nopm_db_check, db_check_agree, server_tpm, client_cpu_s, client_cpu_per_tx_us, warnings)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			db_new_orders, nopm_db_check, db_check_agree, server_tpm, client_cpu_s, client_cpu_per_tx_us, warnings,
+			db_check_allowance, db_check_unavailable, server_tpm_unavailable)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			id, res.Status, res.VUs, res.Warehouses, res.Mode, res.Isolation,
 			secs(res.Rampup), secs(res.Duration), secs(res.Measured), nullNaN(res.NOPM), nullNaN(res.TPM),
 			res.NewOrders, res.Commits, res.Errors, res.RolledBack,
-			res.DBNewOrders, nullNaN(res.NOPMDBCheck), res.DBCheckAgree, nullNaN(res.ServerTPM),
-			secs(res.ClientCPU), nullNaN(res.ClientCPUPerTxUS), strings.Join(warnings, "\n")); err != nil {
+			dbNewOrders, nopmDBCheck, dbCheckAgree, serverTPM,
+			secs(res.ClientCPU), nullNaN(res.ClientCPUPerTxUS), strings.Join(warnings, "\n"),
+			dbCheckAllowance, redactText(res.DBCheckUnavailable), redactText(res.ServerTPMUnavailable)); err != nil {
 			return err
+		}
+		if err := saveDisruption(ctx, tx, id, res.Disruption); err != nil {
+			return fmt.Errorf("disruption: %w", err)
 		}
 		for i, t := range res.Tx {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO job_timing (job_id, ord, tx, count, rolled_back,
@@ -217,8 +232,13 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 			}
 		}
 		for i, a := range res.Audit {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO job_audit (job_id, ord, name, value, unit, target, ok)
-				VALUES (?, ?, ?, ?, ?, ?, ?)`, id, i, a.Name, nullNaN(a.Value), a.Unit, a.Target, a.OK); err != nil {
+			low, high := any(nil), any(nil)
+			if a.HasRange() {
+				low, high = nullNaN(a.Low), nullNaN(a.High)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO job_audit (job_id, ord, name, value, unit, target, ok, low, high, n, verdict, note)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, i, a.Name, nullNaN(a.Value), a.Unit, a.Target, a.OK,
+				low, high, a.N, a.Verdict, redactText(a.Note)); err != nil {
 				return fmt.Errorf("audit %s: %w", a.Name, err)
 			}
 		}
@@ -238,14 +258,19 @@ func (r *Repo) RunResult(ctx context.Context, id int64) (*metrics.RunResult, err
 			x                               metrics.RunResult
 			rampup, duration, measured, cpu float64
 			warnings                        string
+			dbNewOrders, allowance          sql.NullInt64
+			dbCheckAgree                    sql.NullBool
+			serverTPM                       sql.NullFloat64
 		)
 		err := tx.QueryRowContext(ctx, `SELECT status, vus, warehouses, mode, isolation, rampup_s, duration_s,
 			measured_s, nopm, tpm, new_orders, commits, errors, rolled_back, db_new_orders, nopm_db_check,
-			db_check_agree, server_tpm, client_cpu_s, client_cpu_per_tx_us, warnings
+			db_check_agree, server_tpm, client_cpu_s, client_cpu_per_tx_us, warnings,
+			db_check_allowance, db_check_unavailable, server_tpm_unavailable
 			FROM job_result WHERE job_id = ?`, id).Scan(
 			&x.Status, &x.VUs, &x.Warehouses, &x.Mode, &x.Isolation, &rampup, &duration, &measured,
-			nanFloat{&x.NOPM}, nanFloat{&x.TPM}, &x.NewOrders, &x.Commits, &x.Errors, &x.RolledBack, &x.DBNewOrders,
-			nanFloat{&x.NOPMDBCheck}, &x.DBCheckAgree, nanFloat{&x.ServerTPM}, &cpu, nanFloat{&x.ClientCPUPerTxUS}, &warnings)
+			nanFloat{&x.NOPM}, nanFloat{&x.TPM}, &x.NewOrders, &x.Commits, &x.Errors, &x.RolledBack, &dbNewOrders,
+			nanFloat{&x.NOPMDBCheck}, &dbCheckAgree, &serverTPM, &cpu, nanFloat{&x.ClientCPUPerTxUS}, &warnings,
+			&allowance, &x.DBCheckUnavailable, &x.ServerTPMUnavailable)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
@@ -253,6 +278,15 @@ func (r *Repo) RunResult(ctx context.Context, id int64) (*metrics.RunResult, err
 			return err
 		}
 		x.Rampup, x.Duration, x.Measured, x.ClientCPU = fromSecs(rampup), fromSecs(duration), fromSecs(measured), fromSecs(cpu)
+		if x.HasDBCheck = dbNewOrders.Valid; x.HasDBCheck {
+			x.DBNewOrders, x.DBCheckAgree, x.DBCheckAllowance = dbNewOrders.Int64, dbCheckAgree.Bool, allowance.Int64
+		} else {
+			x.NOPMDBCheck = 0
+		}
+		x.HasServerTPM, x.ServerTPM = serverTPM.Valid, serverTPM.Float64
+		if x.Disruption, err = readDisruption(ctx, tx, id); err != nil {
+			return err
+		}
 		if warnings != "" {
 			x.Warnings = strings.Split(warnings, "\n")
 		}
@@ -266,6 +300,173 @@ func (r *Repo) RunResult(ctx context.Context, id int64) (*metrics.RunResult, err
 		return nil
 	})
 	return res, err
+}
+
+// saveDisruption stores a run's disruption account in its tables; nothing
+// for none.
+func saveDisruption(ctx context.Context, tx *sql.Tx, id int64, d *metrics.Disruption) error {
+	if d == nil {
+		return nil
+	}
+	optSecs := func(ok bool, v time.Duration) any {
+		if !ok {
+			return nil
+		}
+		return secs(v)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO job_disruption (job_id, window_start_s, window_end_s)
+		VALUES (?, ?, ?)`, id, secs(d.WindowStart), secs(d.WindowEnd)); err != nil {
+		return err
+	}
+	for i, o := range d.Outages {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO job_outage (job_id, ord, start_s, all_back_s, resumed_s, vus)
+			VALUES (?, ?, ?, ?, ?, ?)`, id, i, secs(o.Start), optSecs(o.Reconnected, o.AllBack),
+			optSecs(o.Recovered, o.Resumed), o.VUs); err != nil {
+			return fmt.Errorf("outage %d: %w", i+1, err)
+		}
+		for class, n := range o.Lost {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO job_outage_lost (job_id, ord, class, count)
+				VALUES (?, ?, ?, ?)`, id, i, class, n); err != nil {
+				return fmt.Errorf("outage %d: %w", i+1, err)
+			}
+		}
+	}
+	for i, c := range d.Connections {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO job_connection_event (job_id, ord, vu, lost_s, reconnected_s, attempts)
+			VALUES (?, ?, ?, ?, ?, ?)`, id, i, c.VU, secs(c.LostAt), optSecs(c.Reconnected, c.ReconnectedAt), c.Attempts); err != nil {
+			return fmt.Errorf("connection event %d: %w", i+1, err)
+		}
+	}
+	for _, iv := range d.IdleIntervals {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO job_idle_interval (job_id, seq, start_s, end_s)
+			VALUES (?, ?, ?, ?)`, id, iv.Seq, secs(iv.Start), secs(iv.End)); err != nil {
+			return fmt.Errorf("idle interval %d: %w", iv.Seq, err)
+		}
+	}
+	for i, g := range d.MonitorGaps {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO job_monitor_gap (job_id, ord, edge, at_s, error)
+			VALUES (?, ?, ?, ?, ?)`, id, i, g.Edge, secs(g.At), redactText(g.Error)); err != nil {
+			return fmt.Errorf("monitor gap %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// readDisruption reads a run's disruption account; nil when it has none.
+func readDisruption(ctx context.Context, tx *sql.Tx, id int64) (*metrics.Disruption, error) {
+	var d metrics.Disruption
+	var start, end float64
+	err := tx.QueryRowContext(ctx, `SELECT window_start_s, window_end_s FROM job_disruption WHERE job_id = ?`, id).Scan(&start, &end)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.WindowStart, d.WindowEnd = fromSecs(start), fromSecs(end)
+	optDur := func(v sql.NullFloat64) (time.Duration, bool) {
+		if !v.Valid {
+			return 0, false
+		}
+		return fromSecs(v.Float64), true
+	}
+	each := func(query string, scan func(*sql.Rows) error) error {
+		rows, err := tx.QueryContext(ctx, query, id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}
+	err = each(`SELECT start_s, all_back_s, resumed_s, vus FROM job_outage WHERE job_id = ? ORDER BY ord`, func(rows *sql.Rows) error {
+		var (
+			o               metrics.Outage
+			s               float64
+			allBack, resume sql.NullFloat64
+		)
+		if err := rows.Scan(&s, &allBack, &resume, &o.VUs); err != nil {
+			return err
+		}
+		o.Start = fromSecs(s)
+		o.AllBack, o.Reconnected = optDur(allBack)
+		o.Resumed, o.Recovered = optDur(resume)
+		o.Lost = map[string]int64{}
+		d.Outages = append(d.Outages, o)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = each(`SELECT ord, class, count FROM job_outage_lost WHERE job_id = ?`, func(rows *sql.Rows) error {
+		var (
+			ord   int
+			class string
+			n     int64
+		)
+		if err := rows.Scan(&ord, &class, &n); err != nil {
+			return err
+		}
+		if ord >= 0 && ord < len(d.Outages) {
+			d.Outages[ord].Lost[class] = n
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = each(`SELECT vu, lost_s, reconnected_s, attempts FROM job_connection_event WHERE job_id = ? ORDER BY ord`, func(rows *sql.Rows) error {
+		var (
+			c    metrics.ConnectionEvent
+			lost float64
+			back sql.NullFloat64
+		)
+		if err := rows.Scan(&c.VU, &lost, &back, &c.Attempts); err != nil {
+			return err
+		}
+		c.LostAt = fromSecs(lost)
+		c.ReconnectedAt, c.Reconnected = optDur(back)
+		d.Connections = append(d.Connections, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = each(`SELECT seq, start_s, end_s FROM job_idle_interval WHERE job_id = ? ORDER BY seq`, func(rows *sql.Rows) error {
+		var (
+			iv     metrics.IdleInterval
+			st, en float64
+		)
+		if err := rows.Scan(&iv.Seq, &st, &en); err != nil {
+			return err
+		}
+		iv.Start, iv.End = fromSecs(st), fromSecs(en)
+		d.IdleIntervals = append(d.IdleIntervals, iv)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = each(`SELECT edge, at_s, error FROM job_monitor_gap WHERE job_id = ? ORDER BY ord`, func(rows *sql.Rows) error {
+		var (
+			g  metrics.MonitorGap
+			at float64
+		)
+		if err := rows.Scan(&g.Edge, &at, &g.Error); err != nil {
+			return err
+		}
+		g.At = fromSecs(at)
+		d.MonitorGaps = append(d.MonitorGaps, g)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &d, nil
 }
 
 func readTiming(ctx context.Context, tx *sql.Tx, id int64) ([]metrics.TxSummary, error) {
@@ -343,7 +544,7 @@ func readTiming(ctx context.Context, tx *sql.Tx, id int64) ([]metrics.TxSummary,
 }
 
 func readAudit(ctx context.Context, tx *sql.Tx, id int64) ([]metrics.AuditItem, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT name, value, unit, target, ok FROM job_audit
+	rows, err := tx.QueryContext(ctx, `SELECT name, value, unit, target, ok, low, high, n, verdict, note FROM job_audit
 		WHERE job_id = ? ORDER BY ord`, id)
 	if err != nil {
 		return nil, err
@@ -352,9 +553,11 @@ func readAudit(ctx context.Context, tx *sql.Tx, id int64) ([]metrics.AuditItem, 
 	var out []metrics.AuditItem
 	for rows.Next() {
 		var a metrics.AuditItem
-		if err := rows.Scan(&a.Name, nanFloat{&a.Value}, &a.Unit, &a.Target, &a.OK); err != nil {
+		var low, high sql.NullFloat64
+		if err := rows.Scan(&a.Name, nanFloat{&a.Value}, &a.Unit, &a.Target, &a.OK, &low, &high, &a.N, &a.Verdict, &a.Note); err != nil {
 			return nil, err
 		}
+		a.Low, a.High = low.Float64, high.Float64
 		out = append(out, a)
 	}
 	return out, rows.Err()

@@ -94,6 +94,15 @@ type Collector struct {
 	measured bool
 	seq      int
 	lastTick time.Duration
+	// carry holds events drained early: they ended after the tick that
+	// drained them, so they belong to the next interval.
+	carry []carried
+}
+
+// carried is an event held over to the next interval, with its VU's index.
+type carried struct {
+	vu int
+	e  Event
 }
 
 // NewCollector collects for the named transaction types; headline is the
@@ -125,24 +134,32 @@ func (c *Collector) StartWindow(t time.Duration) {
 // EndWindow closes the measured window at t.
 func (c *Collector) EndWindow(t time.Duration) { c.winEnd = t }
 
-// Tick drains every recorder and returns the interval that ends at now.
-func (c *Collector) Tick(now time.Duration, phase string) Interval {
+// Tick drains every recorder and returns the interval that ends at now: the
+// events that ended after the previous tick and at or before now. Events that
+// ended after now (a VU may record while the monitor ticks late) are held
+// over to the next interval, so an interval's counts and its length always
+// cover the same time.
+//
+// An interval of no length is never made: when now is not after the previous
+// tick, Tick drains nothing, returns false and leaves the events to the next
+// tick.
+func (c *Collector) Tick(now time.Duration, phase string) (Interval, bool) {
+	if now <= c.lastTick {
+		return Interval{}, false
+	}
 	vus := make([]VUInterval, len(c.recs))
 	for i, r := range c.recs {
-		evs := r.swap(c.spares[i])
 		vus[i] = VUInterval{VU: i + 1, State: VUState(r.state.Load()).String()}
+	}
+	held := c.carry
+	c.carry = nil
+	for _, h := range held {
+		c.take(vus, h.vu, &h.e, now)
+	}
+	for i, r := range c.recs {
+		evs := r.swap(c.spares[i])
 		for j := range evs {
-			e := &evs[j]
-			switch {
-			case e.Outcome == Committed:
-				vus[i].Commits++
-			case e.Outcome >= failedBase:
-				vus[i].Errors++
-			}
-			c.interval[e.Tx].add(e)
-			if c.measured && e.End >= c.winStart && (c.winEnd == 0 || e.End <= c.winEnd) {
-				c.window[e.Tx].add(e)
-			}
+			c.take(vus, i, &evs[j], now)
 		}
 		c.spares[i] = evs
 	}
@@ -161,15 +178,53 @@ func (c *Collector) Tick(now time.Duration, phase string) Interval {
 			P50: us(h.ValueAtQuantile(50)), P95: us(h.ValueAtQuantile(95)),
 			P99: us(h.ValueAtQuantile(99)), Max: us(h.Max()),
 		})
-		if i == c.headline && minutes > 0 {
+		if i == c.headline {
 			iv.NOPM = float64(s.count) / minutes
 		}
 		s.reset()
 	}
-	if minutes > 0 {
-		iv.TPM = float64(commits) / minutes
+	iv.TPM = float64(commits) / minutes
+	return iv, true
+}
+
+// take adds event e of VU index vu to the interval ending at now, or holds
+// it over when it ended later.
+func (c *Collector) take(vus []VUInterval, vu int, e *Event, now time.Duration) {
+	if e.End > now {
+		c.carry = append(c.carry, carried{vu: vu, e: *e})
+		return
 	}
-	return iv
+	switch {
+	case e.Outcome == Committed:
+		vus[vu].Commits++
+	case e.Outcome >= failedBase:
+		vus[vu].Errors++
+	}
+	c.interval[e.Tx].add(e)
+	c.addToWindow(e)
+}
+
+func (c *Collector) addToWindow(e *Event) {
+	if c.measured && e.End >= c.winStart && (c.winEnd == 0 || e.End <= c.winEnd) {
+		c.window[e.Tx].add(e)
+	}
+}
+
+// Drain takes every event recorded so far into the window's statistics
+// without making an interval: the last step of a run, for events that ended
+// within the window but were recorded after its last tick.
+func (c *Collector) Drain() {
+	for _, h := range c.carry {
+		c.addToWindow(&h.e)
+	}
+	c.carry = nil
+	for i, r := range c.recs {
+		evs := r.swap(c.spares[i])
+		for j := range evs {
+			c.addToWindow(&evs[j])
+		}
+		c.spares[i] = evs
+	}
 }
 
 // Summaries returns the window's statistics per transaction type.

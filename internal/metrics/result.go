@@ -3,7 +3,10 @@
 // and error class, and the typed results that the jobs repository stores.
 package metrics
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Job statuses.
 const (
@@ -12,6 +15,11 @@ const (
 	StatusInterrupted = "interrupted" // stopped by the user (Ctrl-C); what was measured is kept
 	StatusFailed      = "failed"
 	StatusAbandoned   = "abandoned" // the process died without finishing the job
+	// StatusDegraded is a run that went to its end, but during whose measured
+	// window the database was out of service for its virtual users (they
+	// lost their sessions): its numbers are true, but not those of a healthy
+	// database. RunResult.Disruption says what happened.
+	StatusDegraded = "degraded"
 )
 
 // Phases of a run.
@@ -87,6 +95,13 @@ type VUInterval struct {
 	Errors  int64
 }
 
+// Audit verdicts.
+const (
+	VerdictOK  = "ok"
+	VerdictOff = "OFF"
+	VerdictNA  = "n/a" // too few observations to judge
+)
+
 // AuditItem is one measured property of the run checked against its target
 // (mix percentages, remote percentages, rollback percentage …).
 type AuditItem struct {
@@ -94,7 +109,69 @@ type AuditItem struct {
 	Value  float64 // measured, in Unit
 	Unit   string  // "%" usually
 	Target string  // human-readable expectation, e.g. ">= 43.0" or "≈ 1.0"
-	OK     bool
+	// Low and High bound the accepted values, inclusive: the target's
+	// tolerance as data. Exact where the target is a bound (">= 43.0" is
+	// 43..100 %); where Value is a random share, a tolerance derived from N.
+	// Both zero: the item has no range (checks that are not ranges, results
+	// stored without one).
+	Low, High float64
+	// N is the number of observations Value is measured over (transactions,
+	// order lines …); 0 when it is not a share.
+	N int64
+	// OK is false only for an OFF verdict: an item too small to judge is not
+	// a failure.
+	OK bool
+	// Verdict is VerdictOK, VerdictOff or VerdictNA; empty in items that
+	// carry only OK (results stored without it) — read it with Status.
+	Verdict string
+	// Note explains an OFF or n/a verdict, or what moved the value.
+	Note string
+}
+
+// Status is the item's verdict: Verdict, or when that is empty "ok" or
+// "OFF" by OK.
+func (a AuditItem) Status() string {
+	switch {
+	case a.Verdict != "":
+		return a.Verdict
+	case a.OK:
+		return VerdictOK
+	}
+	return VerdictOff
+}
+
+// HasRange reports whether the item carries its accepted range.
+func (a AuditItem) HasRange() bool { return a.Low != 0 || a.High != 0 }
+
+// Accepted words the item's accepted range, e.g. "41.50–45.46" ("" without
+// one).
+func (a AuditItem) Accepted() string {
+	if !a.HasRange() {
+		return ""
+	}
+	return fmt.Sprintf("%.2f–%.2f", a.Low, a.High)
+}
+
+// AuditWarnings words the OFF items of an audit as warnings; a note shared
+// by several items is given with the first only.
+func AuditWarnings(items []AuditItem) []string {
+	var out []string
+	noted := map[string]bool{}
+	for _, a := range items {
+		if a.Status() != VerdictOff {
+			continue
+		}
+		w := fmt.Sprintf("audit: %s is %.2f%s, expected %s", a.Name, a.Value, a.Unit, a.Target)
+		if a.HasRange() {
+			w += fmt.Sprintf(" (accepted %s%s)", a.Accepted(), a.Unit)
+		}
+		if a.Note != "" && !noted[a.Note] {
+			noted[a.Note] = true
+			w += ": " + a.Note
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // RunResult is what a measured run achieved.
@@ -125,17 +202,31 @@ type RunResult struct {
 	Errors     int64
 	RolledBack int64
 
-	// Cross-check from the database: Δ sum(d_next_o_id) over the window edges.
-	DBNewOrders  int64
-	NOPMDBCheck  float64
-	DBCheckAgree bool
+	// Cross-check from the database: Δ sum(d_next_o_id) over the window
+	// edges. It is present only when HasDBCheck; a check that could not be
+	// made (a probe failed, nothing was measured, the workload has no
+	// probe) is absent, with DBCheckUnavailable saying why, and its other
+	// fields are zero: never a count of 0 that "disagrees".
+	HasDBCheck         bool
+	DBCheckUnavailable string
+	DBNewOrders        int64
+	NOPMDBCheck        float64
+	DBCheckAgree       bool
 	// DBCheckAllowance is how far apart the two counts may be: transactions
-	// in flight at the edges plus commits within the probes' timing
-	// uncertainty. Shown with the check, not stored.
+	// in flight at the edges, commits within the probes' timing
+	// uncertainty, and transactions whose session was lost (they may have
+	// committed without the client hearing of it).
 	DBCheckAllowance int64
 	// ServerTPM is the server's own commit+rollback counter per minute over
-	// the window (server-wide, all sessions); negative when not available.
-	ServerTPM float64
+	// the window (server-wide, all sessions); present only when
+	// HasServerTPM, else ServerTPMUnavailable says why.
+	HasServerTPM         bool
+	ServerTPM            float64
+	ServerTPMUnavailable string
+
+	// Disruption is the account of the run's connection trouble (sessions
+	// lost, service resumed, probes that failed); nil when there was none.
+	Disruption *Disruption
 
 	// Client CPU (user+system of this process) over the window.
 	ClientCPU        time.Duration

@@ -98,16 +98,25 @@ type ResultJSON struct {
 	Commits    int64 `json:"commits"`
 	Errors     int64 `json:"errors"`
 	RolledBack int64 `json:"rolled_back"`
-	// The database's own count of New-Orders over the window.
-	DBNewOrders  int64 `json:"db_new_orders"`
-	NOPMDBCheck  Float `json:"nopm_db_check"`
-	DBCheckAgree bool  `json:"db_check_agree"`
-	// Server-wide commits+rollbacks per minute; null when not available.
-	ServerTPM        *Float      `json:"server_tpm"`
-	ClientCPUS       float64     `json:"client_cpu_s"`
-	ClientCPUPerTxUS Float       `json:"client_cpu_per_tx_us"`
-	Warnings         []string    `json:"warnings"`
-	Audit            []AuditJSON `json:"audit"`
+	// The database's own count of New-Orders over the window, and whether it
+	// agrees with the client's within the allowance; all null when the check
+	// could not be made, DBCheckUnavailable saying why (null when made).
+	DBNewOrders        *int64  `json:"db_new_orders"`
+	NOPMDBCheck        *Float  `json:"nopm_db_check"`
+	DBCheckAgree       *bool   `json:"db_check_agree"`
+	DBCheckAllowance   *int64  `json:"db_check_allowance"`
+	DBCheckUnavailable *string `json:"db_check_unavailable"`
+	// Server-wide commits+rollbacks per minute; null when not available,
+	// ServerTPMUnavailable saying why.
+	ServerTPM            *Float  `json:"server_tpm"`
+	ServerTPMUnavailable *string `json:"server_tpm_unavailable"`
+	// Disruption is the run's account of lost sessions, outages and failed
+	// probes; null when there was none.
+	Disruption       *DisruptionJSON `json:"disruption"`
+	ClientCPUS       float64         `json:"client_cpu_s"`
+	ClientCPUPerTxUS Float           `json:"client_cpu_per_tx_us"`
+	Warnings         []string        `json:"warnings"`
+	Audit            []AuditJSON     `json:"audit"`
 	// Transactions is keyed by transaction name; TransactionOrder gives the
 	// run's order of the names (JSON objects are unordered).
 	Transactions     map[string]TxJSON `json:"transactions"`
@@ -120,7 +129,29 @@ type AuditJSON struct {
 	Value  Float  `json:"value"`
 	Unit   string `json:"unit"`
 	Target string `json:"target"`
-	OK     bool   `json:"ok"`
+	OK     bool   `json:"ok"` // false only when the verdict is OFF
+	// Verdict is "ok", "OFF" or "n/a" (too few observations to judge);
+	// Judged is false for "n/a".
+	Verdict string `json:"verdict"`
+	Judged  bool   `json:"judged"`
+	// Low and High bound the accepted values (inclusive); null when the
+	// item has no range.
+	Low  *Float `json:"low"`
+	High *Float `json:"high"`
+	// N is the number of observations the value is measured over; 0 when it
+	// is not a share.
+	N    int64  `json:"n"`
+	Note string `json:"note"` // why an item is OFF or n/a, or what moved it
+}
+
+func toAudit(a metrics.AuditItem) AuditJSON {
+	out := AuditJSON{Name: a.Name, Value: Float(a.Value), Unit: a.Unit, Target: a.Target, OK: a.OK,
+		Verdict: a.Status(), Judged: a.Status() != metrics.VerdictNA, N: a.N, Note: a.Note}
+	if a.HasRange() {
+		lo, hi := Float(a.Low), Float(a.High)
+		out.Low, out.High = &lo, &hi
+	}
+	return out
 }
 
 // TxJSON is one transaction type over the measured window.
@@ -179,17 +210,27 @@ func ToResult(id int64, r *metrics.RunResult) ResultJSON {
 		JobID: id, Status: r.Status, VU: r.VUs, Warehouses: r.Warehouses, Mode: r.Mode, Isolation: r.Isolation,
 		RampupS: r.Rampup.Seconds(), DurationS: r.Measured.Seconds(), ConfiguredS: r.Duration.Seconds(),
 		NOPM: Float(r.NOPM), TPM: Float(r.TPM), NewOrders: r.NewOrders, Commits: r.Commits,
-		Errors: r.Errors, RolledBack: r.RolledBack, DBNewOrders: r.DBNewOrders,
-		NOPMDBCheck: Float(r.NOPMDBCheck), DBCheckAgree: r.DBCheckAgree,
+		Errors: r.Errors, RolledBack: r.RolledBack,
 		ClientCPUS: r.ClientCPU.Seconds(), ClientCPUPerTxUS: Float(r.ClientCPUPerTxUS),
 		Warnings: append([]string{}, r.Warnings...), Audit: []AuditJSON{},
+		Disruption: ToDisruption(r.Disruption),
 	}
-	if r.ServerTPM >= 0 {
+	if r.HasDBCheck {
+		n, rate, agree, allowed := r.DBNewOrders, Float(r.NOPMDBCheck), r.DBCheckAgree, r.DBCheckAllowance
+		out.DBNewOrders, out.NOPMDBCheck, out.DBCheckAgree, out.DBCheckAllowance = &n, &rate, &agree, &allowed
+	} else {
+		why := reasonOr(r.DBCheckUnavailable)
+		out.DBCheckUnavailable = &why
+	}
+	if r.HasServerTPM {
 		s := Float(r.ServerTPM)
 		out.ServerTPM = &s
+	} else {
+		why := reasonOr(r.ServerTPMUnavailable)
+		out.ServerTPMUnavailable = &why
 	}
 	for _, a := range r.Audit {
-		out.Audit = append(out.Audit, AuditJSON{Name: a.Name, Value: Float(a.Value), Unit: a.Unit, Target: a.Target, OK: a.OK})
+		out.Audit = append(out.Audit, toAudit(a))
 	}
 	out.Transactions, out.TransactionOrder = Transactions(r.Tx, false)
 	return out

@@ -135,7 +135,7 @@ func TestToResult(t *testing.T) {
 		t.Errorf("retries_by_class = %#v, want {}", tx["retries_by_class"])
 	}
 
-	r.ServerTPM = 21000
+	r.HasServerTPM, r.ServerTPM = true, 21000
 	if m = object(t, ToResult(7, r)); m["server_tpm"] != 21000.0 {
 		t.Errorf("server_tpm = %v, want 21000", m["server_tpm"])
 	}

@@ -38,17 +38,16 @@ func RunResult(w io.Writer, title string, id int64, target, version string, r *m
 	if r.Measured == 0 {
 		fmt.Fprintf(tw, "  window\tnothing measured (stopped during ramp-up)\n")
 		tw.Flush()
+		_ = disruptionBlock(&b, r.Disruption)
 		return writeLines(w, b.String())
 	}
 	fmt.Fprintf(tw, "  window\t%.1f s measured (ramp-up %s not counted)\n", r.Measured.Seconds(), r.Rampup)
-	check := "not available"
-	if r.DBNewOrders != 0 || r.NOPMDBCheck != 0 {
-		verdict := "agrees"
-		if !r.DBCheckAgree {
-			verdict = "DISAGREES"
-		}
+	// A check that could not be made is not available, with the reason:
+	// never a disagreement.
+	check := notAvailable("not available", r.DBCheckUnavailable)
+	if r.HasDBCheck {
 		check = fmt.Sprintf("database: %s from Δ sum(d_next_o_id), %d vs %d client-counted, ±%d allowed: %s",
-			Int(r.NOPMDBCheck), r.DBNewOrders, r.NewOrders, r.DBCheckAllowance, verdict)
+			Int(r.NOPMDBCheck), r.DBNewOrders, r.NewOrders, r.DBCheckAllowance, checkVerdict(r))
 	}
 	fmt.Fprintf(tw, "  NOPM\t%s\t(%s)\n", Int(r.NOPM), check)
 	if r.Pacing > 0 && r.PacedCeiling > 0 {
@@ -67,17 +66,14 @@ func RunResult(w io.Writer, title string, id int64, target, version string, r *m
 		fmt.Fprintf(tw, "  efficiency\t%.1f%%\t(NOPM / %s, the paced ceiling of 12.86 per warehouse%s)\n",
 			100*r.NOPM/ceiling, c, scaled)
 	}
-	server := "server counter not available"
-	if r.ServerTPM >= 0 {
-		server = fmt.Sprintf("server-wide commits+rollbacks: %s/min", Int(r.ServerTPM))
-	}
-	fmt.Fprintf(tw, "  TPM\t%s\t(%s)\n", Int(r.TPM), server)
+	fmt.Fprintf(tw, "  TPM\t%s\t(%s)\n", Int(r.TPM), serverTPMText(r, Int))
 	engine := ""
 	if embedded {
 		engine = "; includes the embedded database engine"
 	}
 	fmt.Fprintf(tw, "  client CPU\t%.1f µs per transaction\t(%.2f s over the window%s)\n", r.ClientCPUPerTxUS, r.ClientCPU.Seconds(), engine)
 	tw.Flush()
+	_ = disruptionBlock(&b, r.Disruption)
 
 	fmt.Fprintln(&b)
 	tw = newTable(&b, tabwriter.AlignRight)
@@ -113,21 +109,52 @@ func RunResult(w io.Writer, title string, id int64, target, version string, r *m
 		}
 	}
 	if len(r.Audit) > 0 {
-		fmt.Fprintln(&b, "\n  audit:")
-		tw = newTable(&b, 0)
-		for _, a := range r.Audit {
-			verdict := "ok"
-			if !a.OK {
-				verdict = "OFF"
-			}
-			fmt.Fprintf(tw, "    %s\t%.2f%s\t(expected %s)\t%s\n", a.Name, a.Value, a.Unit, a.Target, verdict)
-		}
-		tw.Flush()
+		_ = auditBlock(&b, r.Audit)
 	}
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(&b, "\n  warning: %s", wn)
 	}
 	return writeLines(w, b.String())
+}
+
+// auditBlock writes a run's audit: each item's value, its target with the
+// accepted range and the sample it was judged on, and its verdict (ok, OFF,
+// or n/a when there was too little to judge); the items' notes follow,
+// numbered, each once.
+func auditBlock(w io.Writer, items []metrics.AuditItem) error {
+	fmt.Fprintln(w, "\n  audit:")
+	tw := newTable(w, 0)
+	var notes []string
+	noteRef := map[string]int{}
+	for _, a := range items {
+		expected := a.Target
+		if a.HasRange() {
+			expected += ", accepted " + a.Accepted()
+			if a.N > 0 {
+				expected += ", n=" + Int(float64(a.N))
+			}
+		}
+		mark := ""
+		if a.Note != "" {
+			k, ok := noteRef[a.Note]
+			if !ok {
+				notes = append(notes, a.Note)
+				k = len(notes)
+				noteRef[a.Note] = k
+			}
+			mark = fmt.Sprintf(" [%d]", k)
+		}
+		fmt.Fprintf(tw, "    %s\t%.2f%s\t(expected %s)\t%s%s\n", a.Name, a.Value, a.Unit, expected, a.Status(), mark)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for i, n := range notes {
+		if _, err := fmt.Fprintf(w, "    [%d] %s\n", i+1, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Check writes a check of the schema at target (title is the workload's) —

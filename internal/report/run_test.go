@@ -39,8 +39,8 @@ func checkText(t *testing.T, out string, want, notWant []string) {
 func runResult() *metrics.RunResult {
 	r := &metrics.RunResult{Status: metrics.StatusCompleted, VUs: 8, Warehouses: 10, Mode: "procs", Isolation: "default",
 		Rampup: 10 * time.Second, Duration: time.Minute, Measured: 60 * time.Second, NOPM: 9000, TPM: 20000,
-		NewOrders: 9000, Commits: 20000, RolledBack: 90, DBNewOrders: 9001, NOPMDBCheck: 9001, DBCheckAgree: true,
-		DBCheckAllowance: 4, ServerTPM: -1, ClientCPU: 2 * time.Second, ClientCPUPerTxUS: 100}
+		NewOrders: 9000, Commits: 20000, RolledBack: 90, HasDBCheck: true, DBNewOrders: 9001, NOPMDBCheck: 9001, DBCheckAgree: true,
+		DBCheckAllowance: 4, ClientCPU: 2 * time.Second, ClientCPUPerTxUS: 100}
 	for _, n := range []string{"new_order", "payment"} {
 		r.Tx = append(r.Tx, metrics.TxSummary{Name: n, Count: 1000, Mean: time.Millisecond, P50: time.Millisecond,
 			P95: 2 * time.Millisecond, P99: 3 * time.Millisecond, Max: 9 * time.Millisecond, Errors: map[string]int64{}})
@@ -106,12 +106,12 @@ func TestRunResult(t *testing.T) {
 		},
 		{
 			name: "cross-check disagrees, server counter",
-			edit: func(r *metrics.RunResult) { r.DBCheckAgree, r.ServerTPM = false, 21000 },
+			edit: func(r *metrics.RunResult) { r.DBCheckAgree, r.HasServerTPM, r.ServerTPM = false, true, 21000 },
 			want: []string{"allowed: DISAGREES)", "TPM 20,000 (server-wide commits+rollbacks: 21,000/min)"},
 		},
 		{
 			name:    "no cross-check",
-			edit:    func(r *metrics.RunResult) { r.DBNewOrders, r.NOPMDBCheck = 0, 0 },
+			edit:    func(r *metrics.RunResult) { r.HasDBCheck, r.DBNewOrders, r.NOPMDBCheck = false, 0, 0 },
 			want:    []string{"NOPM 9,000 (not available)\n"},
 			notWant: []string{"agrees"},
 		},

@@ -161,7 +161,7 @@ func NoSection(j jobs.Job, what string) error {
 	switch {
 	case j.Status == metrics.StatusRunning:
 		why = ": it is still running"
-	case j.Status != metrics.StatusCompleted && j.Status != metrics.StatusInterrupted:
+	case j.Status != metrics.StatusCompleted && j.Status != metrics.StatusInterrupted && j.Status != metrics.StatusDegraded:
 		why = fmt.Sprintf(": it is %s", j.Status)
 	}
 	return fmt.Errorf("job %d (%s) has no %s%s", j.ID, j.Kind, what, why)

@@ -93,28 +93,28 @@ func StoredRunResult(w io.Writer, title string, j jobs.Job, r *metrics.RunResult
 	fmt.Fprintf(tw, "  setup\t%d warehouses, %d VUs, mode %s, isolation %s\n", r.Warehouses, r.VUs, r.Mode, r.Isolation)
 	if r.Measured == 0 {
 		fmt.Fprintf(tw, "  window\tnothing measured (stopped during ramp-up)\n")
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		return disruptionBlock(w, r.Disruption)
 	}
 	fmt.Fprintf(tw, "  window\t%.1f s measured (ramp-up %s not counted)\n", r.Measured.Seconds(), r.Rampup)
-	check := "database cross-check not available"
-	if r.DBNewOrders != 0 || r.NOPMDBCheck != 0 {
-		verdict := "agrees"
-		if !r.DBCheckAgree {
-			verdict = "DISAGREES"
-		}
+	// A check that could not be made is not available, with the reason:
+	// never a disagreement.
+	check := notAvailable("database cross-check not available", r.DBCheckUnavailable)
+	if r.HasDBCheck {
 		check = fmt.Sprintf("database: %s, %d vs %d New-Orders client-counted: %s",
-			Rate(r.NOPMDBCheck), r.DBNewOrders, r.NewOrders, verdict)
+			Rate(r.NOPMDBCheck), r.DBNewOrders, r.NewOrders, checkVerdict(r))
 	}
 	fmt.Fprintf(tw, "  NOPM\t%s\t(%s)\n", Rate(r.NOPM), check)
-	server := "server counter not available"
-	if r.ServerTPM >= 0 {
-		server = fmt.Sprintf("server-wide commits+rollbacks: %s/min", Rate(r.ServerTPM))
-	}
-	fmt.Fprintf(tw, "  TPM\t%s\t(%s)\n", Rate(r.TPM), server)
+	fmt.Fprintf(tw, "  TPM\t%s\t(%s)\n", Rate(r.TPM), serverTPMText(r, Rate))
 	fmt.Fprintf(tw, "  committed\t%s\t(%s New-Orders, %d rolled back, %d errors)\n",
 		Int(float64(r.Commits)), Int(float64(r.NewOrders)), r.RolledBack, r.Errors)
 	fmt.Fprintf(tw, "  client CPU\t%.1f µs per transaction\t(%.2f s over the window)\n", r.ClientCPUPerTxUS, r.ClientCPU.Seconds())
 	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := disruptionBlock(w, r.Disruption); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
@@ -122,16 +122,7 @@ func StoredRunResult(w io.Writer, title string, j jobs.Job, r *metrics.RunResult
 		return err
 	}
 	if len(r.Audit) > 0 {
-		fmt.Fprintln(w, "\n  audit:")
-		tw = newTable(w, 0)
-		for _, a := range r.Audit {
-			verdict := "ok"
-			if !a.OK {
-				verdict = "OFF"
-			}
-			fmt.Fprintf(tw, "    %s\t%.2f%s\t(expected %s)\t%s\n", a.Name, a.Value, a.Unit, a.Target, verdict)
-		}
-		if err := tw.Flush(); err != nil {
+		if err := auditBlock(w, r.Audit); err != nil {
 			return err
 		}
 	}

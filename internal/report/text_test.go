@@ -47,13 +47,15 @@ func TestStoredRunResult(t *testing.T) {
 		},
 		{
 			name: "disagreeing cross-check and NaN rates",
-			edit: func(r *metrics.RunResult) { r.DBCheckAgree, r.NOPM, r.ServerTPM = false, math.NaN(), 21000 },
+			edit: func(r *metrics.RunResult) {
+				r.DBCheckAgree, r.NOPM, r.HasServerTPM, r.ServerTPM = false, math.NaN(), true, 21000
+			},
 			want: []string{"NOPM - (database: 9,001, 9001 vs 9000 New-Orders client-counted: DISAGREES)\n",
 				"(server-wide commits+rollbacks: 21,000/min)"},
 		},
 		{
 			name:    "no cross-check",
-			edit:    func(r *metrics.RunResult) { r.DBNewOrders, r.NOPMDBCheck = 0, 0 },
+			edit:    func(r *metrics.RunResult) { r.HasDBCheck, r.DBNewOrders, r.NOPMDBCheck = false, 0, 0 },
 			want:    []string{"(database cross-check not available)"},
 			notWant: []string{"agrees"},
 		},

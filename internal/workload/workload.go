@@ -68,6 +68,13 @@ type Probe struct {
 	// HasServerCommits.
 	ServerCommits    int64
 	HasServerCommits bool
+	// Session identifies the session the probe read through: it changes
+	// when the prober had to open a new one (the old one was lost, perhaps
+	// because the server restarted and reset its counters).
+	Session uint64
+	// Attempts is how many tries the read took (1 when the session was
+	// fine).
+	Attempts int
 }
 
 // Prober is implemented by runners that can read the database's own counters,
@@ -75,6 +82,10 @@ type Probe struct {
 type Prober interface {
 	// HeadlineTx is the transaction type whose commits Probe.Headline counts.
 	HeadlineTx() int
+	// Probe reads the counters. A session lost since the last probe (a
+	// server restart) is re-opened like a virtual user's, retrying with
+	// backoff until ctx's deadline; an error means the values could not be
+	// read by then, and the engine reports them as missing.
 	Probe(ctx context.Context) (Probe, error)
 }
 
@@ -83,8 +94,9 @@ type Prober interface {
 type Auditor interface {
 	// MarkAudit starts the audited window.
 	MarkAudit()
-	// Audit reports on the window since MarkAudit, given per-type counts of
-	// completed transactions (commits plus designed rollbacks) and designed
-	// rollbacks.
-	Audit(completed, rolledBack []int64) []metrics.AuditItem
+	// Audit reports on the window since MarkAudit, given per type the
+	// completed transactions (commits plus designed rollbacks), the designed
+	// rollbacks, and the transactions that failed (after any retries) by
+	// error class. Completed plus failed is what the VUs attempted.
+	Audit(completed, rolledBack []int64, failed []map[string]int64) []metrics.AuditItem
 }

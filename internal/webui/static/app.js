@@ -153,6 +153,13 @@
   function workloadOf(job) { return job.workload || 'tprocc'; }
   function workloadLabel(w) { return WORKLOAD_LABEL[w] || w || '—'; }
   function dbLabel(job) { return [job.db_kind, job.db_version].filter(Boolean).join(' ') || '—'; }
+  // targetLabel shows a job's target by the name the server gave it (its
+  // config's "target"), else as recorded (a URL without its password).
+  function targetLabel(job, cfg) {
+    const name = cfg && cfg.target;
+    if (!name && !job.target) return null;
+    return h('div', { class: 'target mono', title: job.target || '' }, name || job.target);
+  }
   function isTPROCH(result) { return !!result && (Array.isArray(result.queries) || result.workload === 'tproch'); }
 
   // setupText summarises a job's size from its config: VUs, streams, warehouses, scale.
@@ -237,7 +244,9 @@
       const token = getToken();
       const headers = { Accept: 'application/json' };
       if (token) headers.Authorization = 'Bearer ' + token;
-      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      // The server refuses a state-changing request that is not
+      // application/json, even without a body (POST …/stop, DELETE).
+      if (body !== undefined || (method !== 'GET' && method !== 'HEAD')) headers['Content-Type'] = 'application/json';
       let res;
       try {
         res = await fetch(path, {
@@ -604,7 +613,7 @@
       h('div', { class: 'toolbar' },
         filterSelect('kind', 'Kind', ['build', 'run', 'check', 'drop']),
         filterSelect('workload', 'Workload', ['tprocc', 'tproch']),
-        filterSelect('status', 'Status', ['running', 'completed', 'failed', 'interrupted', 'abandoned']),
+        filterSelect('status', 'Status', ['running', 'completed', 'degraded', 'failed', 'interrupted', 'abandoned']),
         h('span', { class: 'spacer' }),
         h('button', { type: 'button', class: 'btn', testid: 'refresh-button', onclick: () => load() }, 'Refresh')),
       errorBox,
@@ -660,7 +669,7 @@
       h('td', { class: 'num' }, h('a', { href, testid: 'job-link-' + job.id }, '#' + job.id)),
       h('td', null, job.kind || '—'),
       h('td', null, job.workload ? workloadLabel(job.workload) : '—'),
-      h('td', null, h('div', null, dbLabel(job)), job.target ? h('div', { class: 'target mono', title: job.target }, job.target) : null),
+      h('td', null, h('div', null, dbLabel(job)), targetLabel(job, det && det.config)),
       h('td', { testid: 'job-setup-' + job.id }, setupText(job, det && det.config) || (det ? '—' : '…')),
       h('td', { class: 'num', testid: 'job-headline-' + job.id },
         hl ? [h('b', null, hl.text), ' ', h('span', { class: 'muted' }, hl.unit)]
@@ -730,8 +739,10 @@
   // ---------------------------------------------------------------- new job
 
   const FIELDS = [
-    { name: 'db', label: 'Database URL', type: 'text', placeholder: 'empty = embedded default',
-      help: 'e.g. postgres://user:pass@host:5432/tpcc or mysql://…', show: () => true },
+    { name: 'db', label: 'Target', type: 'target',
+      help: 'the databases this server names (GET /api/targets), or the embedded default', show: () => true },
+    { name: 'force', label: 'Replace existing schema', type: 'checkbox', value: false,
+      help: 'drop an existing schema first (asks you to confirm)', show: k => k === 'build' },
     { name: 'warehouses', label: 'Warehouses', type: 'number', min: 1, value: '1',
       help: 'TPROC-C warehouses (each about 80 MB)', show: (k, w) => w === 'tprocc' && k === 'build' },
     { name: 'scale', label: 'Scale factor', type: 'number', min: 0, step: 'any', value: '1',
@@ -758,6 +769,10 @@
     { name: 'refresh', label: 'Refresh functions', type: 'checkbox', value: false,
       help: 'run RF1/RF2 (changes the data for good)', show: (k, w) => w === 'tproch' && k === 'run' },
   ];
+  // OTHER_TARGET is the target select's "type a URL or path" choice.
+  // (A target's name starts with a letter or digit: it cannot be this.)
+  const OTHER_TARGET = '__other__';
+  const DB_KIND_LABEL = { postgres: 'PostgreSQL', mysql: 'MariaDB/MySQL', sqlite: 'SQLite', duckdb: 'DuckDB' };
   // Field names the server may report for an error, mapped to form fields.
   const FIELD_ALIASES = { vus: 'vu', scale_factor: 'scale', sf: 'scale', url: 'db', target: 'db' };
 
@@ -765,10 +780,11 @@
     document.title = 'New job · Sledge';
     const inputs = {}, errors = {}, rows = {};
     const kindSel = h('select', { id: 'f-kind', name: 'kind', testid: 'input-kind' },
-      h('option', { value: 'run' }, 'run — benchmark'), h('option', { value: 'build' }, 'build — create and load the schema'));
+      h('option', { value: 'run' }, 'run — benchmark'), h('option', { value: 'build' }, 'build — create and load the schema'),
+      h('option', { value: 'check' }, 'check — row counts and consistency'), h('option', { value: 'drop' }, 'drop — delete the schema'));
     const wlSel = h('select', { id: 'f-workload', name: 'workload', testid: 'input-workload' },
       h('option', { value: 'tprocc' }, 'TPROC-C (OLTP)'), h('option', { value: 'tproch' }, 'TPROC-H (analytics)'));
-    kindSel.value = params.get('kind') === 'build' ? 'build' : 'run';
+    kindSel.value = ['build', 'check', 'drop'].includes(params.get('kind')) ? params.get('kind') : 'run';
     wlSel.value = params.get('workload') === 'tproch' ? 'tproch' : 'tprocc';
     const general = h('div', { testid: 'new-job-error', id: 'new-job-error' });
     const submit = h('button', { type: 'submit', class: 'btn btn-primary', id: 'new-job-submit', testid: 'new-job-submit' }, 'Start job');
@@ -782,10 +798,23 @@
       return row;
     }
 
+    // The target: a select of the server's named targets and the embedded
+    // default, and — where the server allows it — a URL or path typed in.
+    let target = null;
     const fieldEls = FIELDS.map(f => {
       let control;
       const common = { id: 'f-' + f.name, name: f.name, testid: 'input-' + f.name };
-      if (f.type === 'select') {
+      if (f.type === 'target') {
+        const sel = h('select', common, h('option', { value: '' }, 'embedded default (in the server\'s data directory)'));
+        const other = h('input', {
+          type: 'text', id: 'f-db-other', name: 'db_other', testid: 'input-db-other', spellcheck: 'false', autocomplete: 'off',
+          'aria-label': 'Database URL or file', hidden: true,
+        });
+        sel.addEventListener('change', () => { other.hidden = sel.value !== OTHER_TARGET; clearError(f.name); if (!other.hidden) other.focus(); });
+        other.addEventListener('input', () => clearError(f.name));
+        control = h('span', { class: 'target-control' }, sel, other);
+        target = { sel, other };
+      } else if (f.type === 'select') {
         control = h('select', common, f.options.map(([v, l]) => h('option', { value: v }, l)));
         control.value = f.value;
       } else if (f.type === 'checkbox') {
@@ -798,7 +827,7 @@
       }
       const input = control.tagName === 'SPAN' ? control.firstChild : control;
       const p = params.get(f.api || f.name);
-      if (p != null) { if (f.type === 'checkbox') input.checked = p === 'true'; else input.value = p; }
+      if (p != null && f.type !== 'target') { if (f.type === 'checkbox') input.checked = p === 'true'; else input.value = p; }
       inputs[f.name] = input;
       input.addEventListener('input', () => clearError(f.name));
       return fieldRow(f.name, f.label, control, f.help);
@@ -816,7 +845,29 @@
 
     function updateVisible() {
       for (const f of FIELDS) rows[f.name].hidden = !f.show(kindSel.value, wlSel.value);
-      submit.textContent = kindSel.value === 'build' ? 'Start build' : 'Start run';
+      submit.textContent = { build: 'Start build', check: 'Start check', drop: 'Drop schema' }[kindSel.value] || 'Start run';
+      submit.classList.toggle('btn-danger-solid', kindSel.value === 'drop');
+    }
+
+    // The targets the server offers (names and kinds, never URLs).
+    const alive = aliveToken();
+    api('GET', '/api/targets').then(tl => {
+      if (!alive()) return;
+      const named = (tl && Array.isArray(tl.targets)) ? tl.targets : [];
+      for (const t of named) target.sel.append(h('option', { value: t.name, testid: 'target-option-' + t.name }, `${t.name} (${DB_KIND_LABEL[t.kind] || t.kind})`));
+      offerOther(tl && tl.allow_any, tl && tl.embedded);
+    }, e => {
+      if (!alive()) return;
+      general.replaceChildren(alertBox('warn', 'Could not load the server\'s targets: ' + e.message));
+      offerOther(true, true);
+    });
+    function offerOther(any, embedded) {
+      if (!any && !embedded) return;
+      target.sel.append(h('option', { value: OTHER_TARGET }, any ? 'other: a database URL or file…' : 'other: an embedded database file in the data directory…'));
+      target.other.placeholder = any ? 'postgres://user:pass@host:5432/tpcc, mysql://…, sqlite:PATH' : 'sqlite:NAME.db or duckdb:NAME.duckdb (inside the server\'s data directory)';
+      const want = params.get('db');
+      if (want && [...target.sel.options].some(o => o.value === want && o.value !== OTHER_TARGET)) target.sel.value = want;
+      else if (want) { target.sel.value = OTHER_TARGET; target.other.value = want; target.other.hidden = false; }
     }
     kindSel.addEventListener('change', () => { clearErrors(); updateVisible(); });
     wlSel.addEventListener('change', () => { clearErrors(); updateVisible(); });
@@ -835,6 +886,12 @@
         const input = inputs[f.name];
         const key = f.api || f.name;
         if (f.type === 'checkbox') { body[key] = input.checked; continue; }
+        if (f.type === 'target') {
+          const v = input.value === OTHER_TARGET ? target.other.value.trim() : input.value;
+          if (input.value === OTHER_TARGET && !v) { showError(f.name, 'Enter a database URL or file.'); return; }
+          if (v) body[key] = v;
+          continue;
+        }
         const v = input.value.trim();
         if (v === '') continue;
         if (f.type === 'number') {
@@ -842,6 +899,17 @@
           if (!isFinite(n)) { showError(f.name, 'Enter a number.'); return; }
           body[key] = n;
         } else body[key] = v;
+      }
+      // A drop, or a build that drops an existing schema, is sent only
+      // once the user has confirmed it, and says so.
+      if (body.kind === 'drop' || (body.kind === 'build' && body.force)) {
+        const where = body.db || 'the embedded default database';
+        const what = workloadLabel(body.workload);
+        const msg = body.kind === 'drop'
+          ? `Drop the ${what} schema in ${where}? Its tables and data are deleted.`
+          : `Build with "Replace existing schema": the ${what} schema in ${where}, if there is one, is dropped first and its data deleted. Go on?`;
+        if (!window.confirm(msg)) return;
+        body.confirm = true;
       }
       submit.disabled = true;
       try {
@@ -903,7 +971,8 @@
         buttons),
       h('div', { class: 'meta' },
         h('span', null, 'Database ', h('b', { testid: 'job-db' }, dbLabel(job))),
-        job.target ? h('span', null, 'Target ', h('b', { class: 'mono', testid: 'job-target' }, job.target)) : null,
+        job.target_name ? h('span', null, 'Target ', h('b', { class: 'mono', testid: 'job-target-name', title: job.target || '' }, job.target_name))
+          : job.target ? h('span', null, 'Target ', h('b', { class: 'mono', testid: 'job-target' }, job.target)) : null,
         h('span', null, 'Started ', h('b', null, fmtDate(job.started_at))),
         job.ended_at ? h('span', null, 'Ended ', h('b', null, fmtDate(job.ended_at))) : null,
         h('span', null, job.status === 'running' ? 'Running for ' : 'Took ', durEl)),
@@ -1079,7 +1148,8 @@
   async function jobFinished(job, alive) {
     const id = job.id;
     const [res, ser, cfg, outp] = await Promise.all([
-      settle(get(`/api/jobs/${id}/result`, null)),
+      // Only runs have a result (asking for a build's would be a 404).
+      job.kind === 'run' ? settle(get(`/api/jobs/${id}/result`, null)) : Promise.resolve({ data: null }),
       settle(get(`/api/jobs/${id}/series`, [])),
       settle(get(`/api/jobs/${id}/config`, {})),
       settle(get(`/api/jobs/${id}/output`, [])),
@@ -1116,6 +1186,7 @@
       },
     }, 'Delete');
 
+    if (config.target) job.target_name = config.target;
     const parts = [jobHeader(job, [dlJSON, dlCSV, delBtn])];
     if (loadErrors.length) parts.push(alertBox('warn', 'Some data could not be loaded: ' + loadErrors.join('; '), 'load-errors'));
     if (result && isTPROCH(result)) parts.push(tprochResult(result));
@@ -1133,6 +1204,35 @@
     if (charts) charts.update(series);
   }
 
+  // disruptionBox is the notice at the top of a run whose database was out
+  // of service (or could not be read by the monitor): when sessions were
+  // lost and service resumed, what failed meanwhile, the intervals without
+  // commits. Times are seconds since the run started.
+  function disruptionBox(d, status) {
+    if (!d || typeof d !== 'object') return null;
+    const s = v => isNum(v) ? v.toFixed(1) + ' s' : '—';
+    const items = [];
+    (d.outages || []).forEach((o, i) => {
+      const lost = Object.entries(o.lost || {}).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${fmtNum(v)}`).join(', ') || 'none';
+      items.push(h('li', { testid: 'disruption-outage-' + (i + 1) },
+        `Outage ${i + 1}: sessions lost at ${s(o.start_s)}`,
+        o.recovered ? `, service resumed at ${s(o.resumed_s)} — time to recover ${s(o.time_to_recover_s)}` : ', not recovered by the end of the run',
+        `; ${fmtNum(o.vus)} VU${o.vus === 1 ? '' : 's'} affected; failed meanwhile: ${lost}`));
+    });
+    const idle = d.idle_intervals || [];
+    if (idle.length) {
+      items.push(h('li', { testid: 'disruption-idle' },
+        `${idle.length} measured interval${idle.length === 1 ? '' : 's'} without a commit: ` +
+        idle.map(iv => '#' + iv.seq).join(', ')));
+    }
+    (d.monitor_gaps || []).forEach((g, i) => items.push(h('li', { testid: 'disruption-monitor-' + (i + 1) },
+      `The database's counters could not be read at the ${g.edge} (${s(g.at_s)}): ${g.error}`)));
+    const title = status === 'degraded' ? 'Degraded run: ' : 'Disruption: ';
+    return h('div', { class: 'alert alert-warn alert-disruption', role: 'status', testid: 'result-disruption' },
+      h('b', null, title + (d.headline || 'the database was out of service')),
+      items.length ? h('ul', null, items) : null);
+  }
+
   function warningsBox(ws) {
     if (!Array.isArray(ws) || !ws.length) return null;
     return h('div', { class: 'alert alert-warn', testid: 'result-warnings' },
@@ -1145,16 +1245,26 @@
         Object.keys(r.transactions || {}).filter(n => !TX_ORDER.includes(n))));
     const txs = names.map(n => [n, (r.transactions || {})[n] || {}]);
     const total = txs.reduce((s, [, t]) => s + (t.count || 0), 0);
-    const agree = r.db_check_agree;
+    // The database's count is compared only when it was measured: an absent
+    // one (null) is "not available" with the reason, never a disagreement.
+    const hasCheck = isNum(r.nopm_db_check) && typeof r.db_check_agree === 'boolean';
+    const agree = hasCheck ? r.db_check_agree : null;
+    const checkReason = r.db_check_unavailable || 'not measured';
+    const hasServer = isNum(r.server_tpm) && r.server_tpm >= 0;
 
     const cards = h('div', { class: 'cards' },
       card('NOPM', fmtNum(r.nopm), { testid: 'result-nopm', headline: true, hint: 'New-Orders per minute' }),
       card('TPM', fmtNum(r.tpm), { testid: 'result-tpm', headline: true, hint: 'transactions per minute' }),
-      card('NOPM (database count)', fmtNum(r.nopm_db_check), {
+      card('NOPM (database count)', hasCheck ? fmtNum(r.nopm_db_check) : 'not available', {
         testid: 'result-nopm-db-check',
-        hint: agree === true ? 'agrees with the client' : agree === false ? 'differs from the client count' : null,
+        small: !hasCheck,
+        hint: !hasCheck ? checkReason
+          : agree ? 'agrees with the client' : 'differs from the client count',
       }),
-      card('Server TPM', isNum(r.server_tpm) && r.server_tpm >= 0 ? fmtNum(r.server_tpm) : 'n/a', { testid: 'result-server-tpm', hint: 'commits + rollbacks, server-wide' }),
+      card('Server TPM', hasServer ? fmtNum(r.server_tpm) : 'n/a', {
+        testid: 'result-server-tpm',
+        hint: hasServer ? 'commits + rollbacks, server-wide' : (r.server_tpm_unavailable || 'not available'),
+      }),
       card('Virtual users', fmtNum(r.vu), { testid: 'result-vu' }),
       card('Warehouses', fmtNum(r.warehouses), { testid: 'result-warehouses' }),
       card('Mode / isolation', `${r.mode || '—'} / ${r.isolation || 'default'}`, { testid: 'result-mode', small: true }),
@@ -1183,6 +1293,7 @@
     const logBox = h('input', { type: 'checkbox', testid: 'latency-log', id: 'latency-log', onchange: e => latChart.setLog(e.target.checked) });
 
     return h('div', { class: 'stack', testid: 'result', id: 'result' },
+      disruptionBox(r.disruption, r.status),
       warningsBox(r.warnings),
       cards,
       panel('Transactions', 'tx-panel', h('div', { style: 'overflow-x:auto' }, txTable)),

@@ -1,0 +1,527 @@
+package app
+
+// Fault-injection tests on real servers: a private PostgreSQL or MariaDB
+// sandbox that the test starts itself, so that it can stop and start it in
+// the middle of a run. Each builds one warehouse through the job service,
+// runs it with a few VUs and 1 s intervals, and checks what the service
+// returned, what the repository kept and what the JSON and text say.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/output"
+	"github.com/sledge-bench/sledge/internal/report"
+	"github.com/sledge-bench/sledge/internal/sandbox"
+)
+
+// faultServer is a private database server the test can stop and start.
+type faultServer struct {
+	kind string
+	url  string // the test's database
+	stop func(ctx context.Context) error
+	// start starts the server again on the same directory (and port).
+	start func(ctx context.Context) error
+}
+
+// needServer skips the test where the server is not installed, except in CI
+// where a missing server must not silently turn these tests green.
+func needServer(t *testing.T, err error) {
+	t.Helper()
+	if errors.Is(err, sandbox.ErrNotInstalled) {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI is set but the server is missing: %v", err)
+		}
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serverDir is a fresh directory the server's system user can reach
+// (t.TempDir is private), removed at the end.
+func serverDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sledge-faults-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func startPostgres(t *testing.T) *faultServer {
+	t.Helper()
+	_, err := sandbox.FindBinaries()
+	needServer(t, err)
+	dir := serverDir(t)
+	opts := sandbox.Options{Settings: map[string]string{"shared_buffers": "128MB"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := sandbox.StartPostgres(ctx, dir, opts)
+	if err != nil {
+		os.RemoveAll(dir)
+		t.Fatal(err)
+	}
+	// Should the test binary die, the watchdog stops the server (wherever
+	// it was restarted) and removes the directory.
+	stopNow, err := p.StopOnExit(true)
+	if err != nil {
+		p.Stop(context.Background())
+		os.RemoveAll(dir)
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if q, err := sandbox.Open(dir); err == nil {
+			q.Stop(context.Background())
+		}
+		stopNow()
+		os.RemoveAll(dir)
+	})
+	if err := p.CreateDatabase(ctx, "faults"); err != nil {
+		t.Fatal(err)
+	}
+	return &faultServer{
+		kind: "postgres", url: p.URL("faults"),
+		stop: func(ctx context.Context) error {
+			q, err := sandbox.Open(dir)
+			if err != nil {
+				return err
+			}
+			return q.Stop(ctx)
+		},
+		start: func(ctx context.Context) error {
+			q, err := sandbox.StartPostgres(ctx, dir, opts)
+			if err == nil && q.Port() != p.Port() {
+				err = errors.New("restarted on another port")
+			}
+			return err
+		},
+	}
+}
+
+func startMariaDB(t *testing.T) *faultServer {
+	t.Helper()
+	_, err := sandbox.EnsureMariaDB(t.Context(), t.Logf)
+	needServer(t, err)
+	dir := serverDir(t)
+	opts := sandbox.Options{Settings: map[string]string{"innodb-buffer-pool-size": "128M"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	m, err := sandbox.StartMariaDB(ctx, dir, opts)
+	if err != nil {
+		os.RemoveAll(dir)
+		t.Fatal(err)
+	}
+	stopNow, err := m.StopOnExit(true)
+	if err != nil {
+		m.Stop(context.Background())
+		os.RemoveAll(dir)
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if q, err := sandbox.OpenMariaDB(dir); err == nil {
+			q.Stop(context.Background())
+		}
+		stopNow()
+		os.RemoveAll(dir)
+	})
+	if err := m.CreateDatabase(ctx, "faults"); err != nil {
+		t.Fatal(err)
+	}
+	return &faultServer{
+		kind: "mariadb", url: m.URL("faults"),
+		stop: func(ctx context.Context) error {
+			q, err := sandbox.OpenMariaDB(dir)
+			if err != nil {
+				return err
+			}
+			return q.Stop(ctx)
+		},
+		start: func(ctx context.Context) error {
+			q, err := sandbox.StartMariaDB(ctx, dir, opts)
+			if err == nil && q.Port() != m.Port() {
+				err = errors.New("restarted on another port")
+			}
+			return err
+		},
+	}
+}
+
+// faultService is a job service over a fresh repository of the test's own
+// (no process settings, so that tests may run in parallel).
+func faultService(t *testing.T) (*Service, *jobs.Repo) {
+	t.Helper()
+	repo, err := jobs.Open(context.Background(), filepath.Join(t.TempDir(), "jobs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { repo.Close() })
+	return New(Options{Repo: repo, Version: "test", Hub: output.NewHub()}), repo
+}
+
+// console is a job's console that lets the test wait for a line.
+type console struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	waits map[string]chan struct{}
+	start time.Time
+}
+
+func newConsole() *console { return &console{waits: map[string]chan struct{}{}} }
+
+func (c *console) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.buf.Write(p)
+	for s, ch := range c.waits {
+		if strings.Contains(c.buf.String(), s) {
+			close(ch)
+			delete(c.waits, s)
+		}
+	}
+	return len(p), nil
+}
+
+// when returns a channel closed once the console has printed s.
+func (c *console) when(s string) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan struct{})
+	if strings.Contains(c.buf.String(), s) {
+		close(ch)
+	} else {
+		c.waits[s] = ch
+	}
+	return ch
+}
+
+func (c *console) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
+}
+
+// buildOne builds one warehouse on the server through the service.
+func buildOne(t *testing.T, svc *Service, url string) {
+	t.Helper()
+	spec := config.New(config.KindBuild)
+	spec.DB, spec.Warehouses, spec.Workers = url, 1, 2
+	start := time.Now()
+	var out bytes.Buffer
+	o, err := svc.Run(context.Background(), Request{Spec: spec, Console: &out})
+	if err != nil || o.Status != metrics.StatusCompleted {
+		t.Fatalf("build: %+v %v\n%s", o, err, out.String())
+	}
+	t.Logf("built 1 warehouse in %s", time.Since(start).Round(100*time.Millisecond))
+}
+
+// runSpec is a run of 4 VUs with 1 s intervals.
+func runSpec(url string, rampup, duration time.Duration) config.Spec {
+	spec := config.New(config.KindRun)
+	spec.DB, spec.VU = url, 4
+	spec.Rampup, spec.Duration, spec.Interval = config.Duration(rampup), config.Duration(duration), config.Duration(time.Second)
+	return spec
+}
+
+// outage stops the server when the console prints after, waits delay first,
+// keeps it down for down (0: start it again at once) and reports when the
+// stop began and when the server was back.
+type outage struct {
+	after        string
+	delay, down  time.Duration
+	stopped, up  time.Time
+	stopErr, err error
+	done         chan struct{}
+}
+
+func (o *outage) inject(t *testing.T, srv *faultServer, con *console) {
+	o.done = make(chan struct{})
+	ready := con.when(o.after)
+	go func() {
+		defer close(o.done)
+		select {
+		case <-ready:
+		case <-time.After(2 * time.Minute):
+			o.err = errors.New("the run never printed " + o.after)
+			return
+		}
+		time.Sleep(o.delay)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		o.stopped = time.Now()
+		if o.stopErr = srv.stop(ctx); o.stopErr != nil {
+			return
+		}
+		time.Sleep(time.Until(o.stopped.Add(o.down)))
+		o.err = srv.start(ctx)
+		o.up = time.Now()
+		t.Logf("%s: stopped at +0, back after %s", srv.kind, o.up.Sub(o.stopped).Round(10*time.Millisecond))
+	}()
+}
+
+func (o *outage) wait(t *testing.T) {
+	t.Helper()
+	<-o.done
+	if o.stopErr != nil || o.err != nil {
+		t.Fatalf("stop: %v; start: %v", o.stopErr, o.err)
+	}
+}
+
+// finished is what a run left: the service's outcome, the repository's
+// job and result, and their JSON and text.
+type finished struct {
+	o      Outcome
+	res    *metrics.RunResult
+	job    jobs.Job
+	json   map[string]any
+	text   string
+	output string
+}
+
+func runJob(t *testing.T, svc *Service, repo *jobs.Repo, spec config.Spec, con *console) finished {
+	t.Helper()
+	ctx := context.Background()
+	o, err := svc.Run(ctx, Request{Spec: spec, Console: con})
+	if err != nil || o.Run == nil {
+		t.Fatalf("run: %+v %v\n%s", o, err, con.String())
+	}
+	f := finished{o: o, output: con.String()}
+	if f.res, err = repo.RunResult(ctx, o.ID); err != nil || f.res == nil {
+		t.Fatalf("stored result: %v, %v", f.res, err)
+	}
+	if f.job, err = repo.Get(ctx, o.ID); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := report.WriteJSON(&b, report.ToResult(o.ID, f.res)); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b.Bytes(), &f.json); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := report.StoredRunResult(&b, "TPROC-C", f.job, f.res); err != nil {
+		t.Fatal(err)
+	}
+	f.text = b.String()
+	t.Logf("%s\n%s", f.text, f.output)
+	return f
+}
+
+// requireStatus checks the status everywhere it is kept.
+func (f finished) requireStatus(t *testing.T, want string) {
+	t.Helper()
+	if f.o.Status != want || f.o.Run.Status != want || f.res.Status != want || f.job.Status != want || f.json["status"] != want {
+		t.Errorf("status: outcome %s, result %s, stored %s, job %s, JSON %v; want %s",
+			f.o.Status, f.o.Run.Status, f.res.Status, f.job.Status, f.json["status"], want)
+	}
+}
+
+// requireAgreeingCheck: the cross-check is present and agrees, in the
+// stored result and in the JSON.
+func (f finished) requireAgreeingCheck(t *testing.T) {
+	t.Helper()
+	r := f.res
+	if !r.HasDBCheck || !r.DBCheckAgree || r.DBNewOrders <= 0 || r.DBCheckUnavailable != "" {
+		t.Errorf("cross-check: present %v agree %v, database %d vs client %d New-Orders ±%d (%q)",
+			r.HasDBCheck, r.DBCheckAgree, r.DBNewOrders, r.NewOrders, r.DBCheckAllowance, r.DBCheckUnavailable)
+	}
+	if f.json["db_check_agree"] != true || f.json["db_check_unavailable"] != nil {
+		t.Errorf("JSON: db_check_agree %v, db_check_unavailable %v", f.json["db_check_agree"], f.json["db_check_unavailable"])
+	}
+}
+
+// requireOutage checks the account of the one outage the test caused: it
+// began when the server was stopped, service resumed after it was back, and
+// the time to recover is that of the truth within one interval.
+func (f finished) requireOutage(t *testing.T, o *outage, interval time.Duration) metrics.Outage {
+	t.Helper()
+	d := f.res.Disruption
+	if d == nil || len(d.Outages) != 1 {
+		t.Fatalf("disruption %+v, want one outage", d)
+	}
+	out := d.Outages[0]
+	truth := o.up.Sub(o.stopped)
+	if !out.Recovered || !d.Recovered() {
+		t.Fatalf("outage %+v not recovered", out)
+	}
+	ttr := out.TimeToRecover()
+	t.Logf("outage: time to recover %s, the server was stopped for %s", ttr.Round(time.Millisecond), truth.Round(time.Millisecond))
+	if ttr < truth-interval || ttr > truth+interval {
+		t.Errorf("time to recover %s, the truth %s: want it within one interval (%s)", ttr, truth, interval)
+	}
+	if out.VUs < 1 || d.VUsAffected() != out.VUs || out.Lost["connection"] < 1 {
+		t.Errorf("outage: %d VUs, %d affected, lost %v", out.VUs, d.VUsAffected(), out.Lost)
+	}
+	for _, c := range d.Connections {
+		if !c.Reconnected || c.Attempts < 1 || c.ReconnectedAt < c.LostAt {
+			t.Errorf("connection event %+v: want reconnected", c)
+		}
+	}
+	if !strings.Contains(f.text, "disruption:") || !strings.Contains(f.text, "time to recover") {
+		t.Errorf("the stored result's text has no disruption block")
+	}
+	jd, ok := f.json["disruption"].(map[string]any)
+	if !ok || jd["recovered"] != true || jd["time_to_recover_s"] == nil {
+		t.Errorf("JSON disruption = %v", f.json["disruption"])
+	}
+	return out
+}
+
+// (a) A restart in the middle of the window: the VUs and the monitor
+// reconnect; the cross-check, read at the edges after the restart, is
+// present and agrees; the run is degraded, and its time to recover is the
+// truth's within one interval.
+func testRestartMidWindow(t *testing.T, srv *faultServer) {
+	svc, repo := faultService(t)
+	buildOne(t, svc, srv.url)
+	con := newConsole()
+	o := &outage{after: "measuring for", delay: 3 * time.Second}
+	o.inject(t, srv, con)
+	f := runJob(t, svc, repo, runSpec(srv.url, 2*time.Second, 12*time.Second), con)
+	o.wait(t)
+	f.requireStatus(t, metrics.StatusDegraded)
+	f.requireAgreeingCheck(t)
+	f.requireOutage(t, o, time.Second)
+	if f.res.HasServerTPM {
+		t.Errorf("server TPM %.0f across a restart, which resets the server's counters", f.res.ServerTPM)
+	}
+}
+
+// (b) The server down for 20 s of a 36 s window: degraded, the outage and
+// the transactions it lost reported, its intervals without commits listed.
+func testLongOutage(t *testing.T, srv *faultServer) {
+	svc, repo := faultService(t)
+	buildOne(t, svc, srv.url)
+	con := newConsole()
+	o := &outage{after: "measuring for", delay: 6 * time.Second, down: 20 * time.Second}
+	o.inject(t, srv, con)
+	f := runJob(t, svc, repo, runSpec(srv.url, 2*time.Second, 36*time.Second), con)
+	o.wait(t)
+	f.requireStatus(t, metrics.StatusDegraded)
+	f.requireAgreeingCheck(t)
+	out := f.requireOutage(t, o, time.Second)
+	d := f.res.Disruption
+	// The intervals wholly inside the outage had no commit: at least 18 of
+	// the 20 one-second intervals it spans.
+	if len(d.IdleIntervals) < 18 {
+		t.Errorf("%d intervals without commits listed, want at least 18: %+v", len(d.IdleIntervals), d.IdleIntervals)
+	}
+	for _, iv := range d.IdleIntervals {
+		if iv.Start < out.Start-time.Second || iv.End > out.Resumed+time.Second {
+			t.Errorf("idle interval %+v outside the outage %s..%s", iv, out.Start, out.Resumed)
+		}
+	}
+	// The stored series agrees: those intervals have no commits.
+	ivs, err := repo.Intervals(context.Background(), f.o.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle := map[int]bool{}
+	for _, iv := range d.IdleIntervals {
+		idle[iv.Seq] = true
+	}
+	for _, iv := range ivs {
+		var n int64
+		for _, tx := range iv.Tx {
+			n += tx.Count
+		}
+		if iv.Length <= 0 || (iv.Phase == metrics.PhaseMeasure && (n == 0) != idle[iv.Seq]) {
+			t.Errorf("interval %d (%s, %s long, %d commits): listed idle %v", iv.Seq, iv.Phase, iv.Length, n, idle[iv.Seq])
+		}
+	}
+	if !strings.Contains(f.text, "no commits") {
+		t.Error("the text does not list the intervals without commits")
+	}
+	if jd := f.json["disruption"].(map[string]any); len(jd["idle_intervals"].([]any)) != len(d.IdleIntervals) {
+		t.Errorf("JSON idle_intervals = %v", jd["idle_intervals"])
+	}
+}
+
+// (c) The server stopped during ramp-up and still down when the window opens:
+// the run still has a result; the cross-check is absent with the reason (the
+// window-start probe could not be read), never "disagrees".
+func testDownAtWindowStart(t *testing.T, srv *faultServer) {
+	svc, repo := faultService(t)
+	buildOne(t, svc, srv.url)
+	con := newConsole()
+	// The VUs have connected well before the stop; the window opens 2.5 s
+	// after it, and the server is down 8 s: past the window-start probe's
+	// deadline (2 s).
+	o := &outage{after: "ramp-up 4s", delay: 1500 * time.Millisecond, down: 8 * time.Second}
+	o.inject(t, srv, con)
+	f := runJob(t, svc, repo, runSpec(srv.url, 4*time.Second, 12*time.Second), con)
+	o.wait(t)
+	f.requireStatus(t, metrics.StatusDegraded)
+	r := f.res
+	if r.HasDBCheck || r.DBCheckAgree || r.DBNewOrders != 0 || !strings.Contains(r.DBCheckUnavailable, "window start") {
+		t.Errorf("cross-check present %v agree %v db %d (%q): want absent, because of the window start",
+			r.HasDBCheck, r.DBCheckAgree, r.DBNewOrders, r.DBCheckUnavailable)
+	}
+	for _, k := range []string{"nopm_db_check", "db_new_orders", "db_check_agree", "server_tpm"} {
+		if f.json[k] != nil {
+			t.Errorf("JSON %s = %v, want null", k, f.json[k])
+		}
+	}
+	if s, _ := f.json["db_check_unavailable"].(string); !strings.Contains(s, "window start") {
+		t.Errorf("JSON db_check_unavailable = %v", f.json["db_check_unavailable"])
+	}
+	for _, w := range r.Warnings {
+		if strings.Contains(w, "New-Orders in the window") {
+			t.Errorf("warning %q: an absent check does not disagree", w)
+		}
+	}
+	if strings.Contains(f.text, "DISAGREES") || !strings.Contains(f.text, "database cross-check not available: ") {
+		t.Errorf("the text does not say the check is not available, with the reason")
+	}
+	d := r.Disruption
+	if d == nil || len(d.MonitorGaps) == 0 || d.MonitorGaps[0].Edge != metrics.EdgeWindowStart {
+		t.Fatalf("disruption %+v: want the window start's monitor gap", d)
+	}
+	if len(d.Outages) != 1 || !d.Outages[0].Recovered || d.Outages[0].Start >= d.WindowStart {
+		t.Errorf("outages %+v: want one from the ramp-up, recovered in the window (%s..%s)", d.Outages, d.WindowStart, d.WindowEnd)
+	}
+	if r.Measured < 11*time.Second || r.Measured > 13*time.Second {
+		t.Errorf("measured %s, want the 12 s window", r.Measured)
+	}
+}
+
+func TestFaultRestartMidWindowPostgres(t *testing.T) {
+	faultTest(t, startPostgres, testRestartMidWindow)
+}
+func TestFaultRestartMidWindowMariaDB(t *testing.T) { faultTest(t, startMariaDB, testRestartMidWindow) }
+func TestFaultLongOutagePostgres(t *testing.T)      { faultTest(t, startPostgres, testLongOutage) }
+func TestFaultLongOutageMariaDB(t *testing.T)       { faultTest(t, startMariaDB, testLongOutage) }
+func TestFaultDownAtWindowStartPostgres(t *testing.T) {
+	faultTest(t, startPostgres, testDownAtWindowStart)
+}
+func TestFaultDownAtWindowStartMariaDB(t *testing.T) {
+	faultTest(t, startMariaDB, testDownAtWindowStart)
+}
+
+// faultTest runs a scenario on a server of its own. Each test owns its
+// server, so they may run in parallel.
+func faultTest(t *testing.T, server func(*testing.T) *faultServer, scenario func(*testing.T, *faultServer)) {
+	if testing.Short() {
+		t.Skip("starts a server, builds and runs with faults")
+	}
+	t.Parallel()
+	start := time.Now()
+	scenario(t, server(t))
+	t.Logf("took %s", time.Since(start).Round(100*time.Millisecond))
+}

@@ -1,0 +1,85 @@
+package metrics
+
+import (
+	"testing"
+	"time"
+)
+
+// TestNoZeroLengthInterval: a tick that would make an interval of no length
+// makes none, and the events wait for the next tick; events that ended after
+// a tick wait for the next interval.
+func TestNoZeroLengthInterval(t *testing.T) {
+	c := NewCollector([]string{"a"}, 0)
+	rec := c.NewRecorder()
+	c.StartWindow(0)
+	rec.Record(Event{End: 50 * time.Millisecond, Latency: time.Millisecond})
+	rec.Record(Event{End: 150 * time.Millisecond, Latency: time.Millisecond})
+	iv, ok := c.Tick(100*time.Millisecond, PhaseMeasure)
+	if !ok || iv.Length != 100*time.Millisecond || iv.Tx[0].Count != 1 {
+		t.Fatalf("first tick: %v %+v, want 100ms with the one event that ended in it", ok, iv)
+	}
+	if iv, ok := c.Tick(100*time.Millisecond, PhaseMeasure); ok {
+		t.Fatalf("a second tick at the same instant made interval %+v", iv)
+	}
+	if iv, ok := c.Tick(90*time.Millisecond, PhaseMeasure); ok {
+		t.Fatalf("a tick before the last made interval %+v", iv)
+	}
+	iv, ok = c.Tick(200*time.Millisecond, PhaseMeasure)
+	if !ok || iv.Seq != 2 || iv.Length != 100*time.Millisecond || iv.Tx[0].Count != 1 || iv.TPM != 600 {
+		t.Fatalf("next tick: %v %+v, want seq 2, 100ms, the held-over event, TPM 600", ok, iv)
+	}
+	c.EndWindow(200 * time.Millisecond)
+	rec.Record(Event{End: 199 * time.Millisecond, Latency: time.Millisecond}) // recorded late
+	rec.Record(Event{End: 201 * time.Millisecond, Latency: time.Millisecond}) // after the window
+	c.Drain()
+	if n := c.Summaries()[0].Count; n != 3 {
+		t.Fatalf("window count %d, want 3 (the late recording in, the event after the window out)", n)
+	}
+}
+
+// Overlaps, InWindow and the account's sums.
+func TestDisruptionAccount(t *testing.T) {
+	s := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+	cases := []struct {
+		o    Outage
+		want bool
+	}{
+		{Outage{Start: s(1), Resumed: s(4), Recovered: true}, false},  // over before the window
+		{Outage{Start: s(1), Resumed: s(6), Recovered: true}, true},   // into the window
+		{Outage{Start: s(1)}, true},                                   // never recovered
+		{Outage{Start: s(12), Resumed: s(20), Recovered: true}, true}, // in it
+		{Outage{Start: s(31)}, false},                                 // after it
+	}
+	for _, c := range cases {
+		if got := c.o.Overlaps(s(5), s(30)); got != c.want {
+			t.Errorf("%+v overlaps 5..30 s: %v, want %v", c.o, got, c.want)
+		}
+		if got := c.o.Overlaps(s(5), 0); got {
+			t.Errorf("%+v overlaps a window that never opened", c.o)
+		}
+	}
+	d := &Disruption{WindowStart: s(5), WindowEnd: s(30), Outages: []Outage{
+		{Start: s(10), Resumed: s(12), Recovered: true, Lost: map[string]int64{"connection": 2}},
+		{Start: s(20), Resumed: s(27), Recovered: true, Lost: map[string]int64{"connection": 1, "other": 3}},
+	}, Connections: []ConnectionEvent{{VU: 1}, {VU: 2}, {VU: 1}}}
+	if first, ok := d.FirstError(); !ok || first != s(10) {
+		t.Errorf("first error %s %v", first, ok)
+	}
+	if r, ok := d.Resumed(); !ok || r != s(27) {
+		t.Errorf("resumed %s %v", r, ok)
+	}
+	if ttr, ok := d.LongestTimeToRecover(); !ok || ttr != s(7) {
+		t.Errorf("longest time to recover %s %v", ttr, ok)
+	}
+	if l := d.Lost(); l["connection"] != 3 || l["other"] != 3 || d.VUsAffected() != 2 || !d.InWindow() {
+		t.Errorf("lost %v, affected %d, in window %v", l, d.VUsAffected(), d.InWindow())
+	}
+	d.Outages[1].Recovered = false
+	if _, ok := d.Resumed(); ok || d.Recovered() {
+		t.Error("an outage not recovered: resumed all the same")
+	}
+	var none *Disruption
+	if _, ok := none.FirstError(); ok || !none.Recovered() || none.InWindow() || none.VUsAffected() != 0 {
+		t.Error("a nil account is not empty")
+	}
+}

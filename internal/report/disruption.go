@@ -1,0 +1,259 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"strings"
+
+	"github.com/sledge-bench/sledge/internal/metrics"
+)
+
+// maxSessionLines bounds the lost sessions listed one per line; the rest
+// are summed up.
+const maxSessionLines = 12
+
+// notAvailable words a value that could not be measured: label, and the
+// reason when there is one.
+func notAvailable(label, reason string) string {
+	if reason == "" {
+		return label
+	}
+	return label + ": " + reason
+}
+
+// reasonOr is why a value is absent, "not available" when nobody said.
+func reasonOr(reason string) string {
+	if reason == "" {
+		return "not available"
+	}
+	return reason
+}
+
+// checkVerdict words the cross-check's verdict.
+func checkVerdict(r *metrics.RunResult) string {
+	if r.DBCheckAgree {
+		return "agrees"
+	}
+	return "DISAGREES"
+}
+
+// serverTPMText is the server's TPM as the TPM line gives it, or why there
+// is none.
+func serverTPMText(r *metrics.RunResult, rate func(float64) string) string {
+	if r.HasServerTPM {
+		return fmt.Sprintf("server-wide commits+rollbacks: %s/min", rate(r.ServerTPM))
+	}
+	return notAvailable("server counter not available", r.ServerTPMUnavailable)
+}
+
+// secs renders a time on the run's clock.
+func secs(d interface{ Seconds() float64 }) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+
+// lostText words lost transactions by class, largest first: "connection 8,
+// other 2".
+func lostText(lost map[string]int64) string {
+	if len(lost) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, cls := range metrics.SortedErrorClasses(lost) {
+		parts = append(parts, fmt.Sprintf("%s %d", cls, lost[cls]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// DisruptionHeadline sums a disruption up in one line, for the block's
+// head and for front ends that show one line.
+func DisruptionHeadline(d *metrics.Disruption) string {
+	window := ""
+	if d.WindowEnd > 0 {
+		window = fmt.Sprintf(" (window %.1f–%.1f s)", d.WindowStart.Seconds(), d.WindowEnd.Seconds())
+	}
+	switch {
+	case d.InWindow():
+		return "the database was out of service during the measured window" + window
+	case len(d.Outages) > 0:
+		return "sessions were lost outside the measured window" + window
+	}
+	return "the monitor could not read the database's counters" + window
+}
+
+// disruptionBlock writes a run's disruption account: each outage with when
+// it began, when every VU was back and service resumed (its time to
+// recover), the VUs it hit and what it lost; the measured intervals without
+// commits; each lost session; and the monitor's probes that failed. Times are
+// on the run's clock. Nothing for a run without one.
+func disruptionBlock(w io.Writer, d *metrics.Disruption) error {
+	if d == nil {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n  disruption: %s\n", DisruptionHeadline(d))
+	tw := newTable(&b, 0)
+	for i, o := range d.Outages {
+		when := "lost at " + secs(o.Start)
+		if d.WindowEnd > 0 && o.Start >= d.WindowStart && o.Start <= d.WindowEnd {
+			when += fmt.Sprintf(" (%.1f s into the window)", (o.Start - d.WindowStart).Seconds())
+		}
+		switch {
+		case o.Recovered:
+			when += fmt.Sprintf(", every VU back at %s, service resumed at %s: time to recover %s",
+				secs(o.AllBack), secs(o.Resumed), secs(o.TimeToRecover()))
+		case o.Reconnected:
+			when += fmt.Sprintf(", every VU back at %s, no commit after: not recovered", secs(o.AllBack))
+		default:
+			when += ", not recovered by the end of the run"
+		}
+		fmt.Fprintf(tw, "    outage %d\t%s\n", i+1, when)
+		fmt.Fprintf(tw, "    \t%s lost their sessions; failed meanwhile: %s\n", Plural(o.VUs, "VU"), lostText(o.Lost))
+	}
+	if n := len(d.IdleIntervals); n > 0 {
+		// Runs of consecutive intervals as ranges: #13–#32 #40.
+		var seqs []string
+		for i := 0; i < n; {
+			j := i
+			for j+1 < n && d.IdleIntervals[j+1].Seq == d.IdleIntervals[j].Seq+1 {
+				j++
+			}
+			a, z := d.IdleIntervals[i], d.IdleIntervals[j]
+			if i == j {
+				seqs = append(seqs, fmt.Sprintf("#%d (%.1f–%.1f s)", a.Seq, a.Start.Seconds(), a.End.Seconds()))
+			} else {
+				seqs = append(seqs, fmt.Sprintf("#%d–#%d (%.1f–%.1f s)", a.Seq, z.Seq, a.Start.Seconds(), z.End.Seconds()))
+			}
+			i = j + 1
+		}
+		fmt.Fprintf(tw, "    no commits\t%s: %s\n", Plural(n, "measured interval"), strings.Join(seqs, ", "))
+	}
+	for i, c := range d.Connections {
+		label := ""
+		if i == 0 {
+			label = "sessions"
+		}
+		if i == maxSessionLines {
+			fmt.Fprintf(tw, "    \t… and %d more\n", len(d.Connections)-i)
+			break
+		}
+		back := fmt.Sprintf("not back (%s)", Plural(c.Attempts, "attempt"))
+		if c.Reconnected {
+			back = fmt.Sprintf("back at %s after %s", secs(c.ReconnectedAt), Plural(c.Attempts, "attempt"))
+		}
+		fmt.Fprintf(tw, "    %s\tvu %d lost at %s, %s\n", label, c.VU, secs(c.LostAt), back)
+	}
+	for i, g := range d.MonitorGaps {
+		label := ""
+		if i == 0 {
+			label = "monitor"
+		}
+		fmt.Fprintf(tw, "    %s\t%s (%s): not read: %s\n", label, g.Edge, secs(g.At), g.Error)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// DisruptionJSON is a run's disruption account in `jobs show ID result
+// --format json` and the API; times are seconds since the run started.
+type DisruptionJSON struct {
+	Headline     string  `json:"headline"`
+	WindowStartS float64 `json:"window_start_s"`
+	WindowEndS   float64 `json:"window_end_s"` // 0: the run ended before its window opened
+	// InWindow says an outage touched the measured window (the run is
+	// degraded).
+	InWindow bool `json:"in_window"`
+	// FirstErrorS is the first connection error; null when no session was
+	// lost (only the monitor's probes failed).
+	FirstErrorS *float64 `json:"first_error_s"`
+	// Recovered says every outage ended with service resumed;
+	// ServiceResumedS is when, after the last (null when not recovered).
+	Recovered       bool     `json:"recovered"`
+	ServiceResumedS *float64 `json:"service_resumed_s"`
+	// TimeToRecoverS is the longest outage's first commit after it minus its
+	// first connection error; null when not recovered.
+	TimeToRecoverS *float64           `json:"time_to_recover_s"`
+	VUsAffected    int                `json:"vus_affected"`
+	Lost           map[string]int64   `json:"lost"` // failed during the outages, by class
+	Outages        []OutageJSON       `json:"outages"`
+	IdleIntervals  []IdleIntervalJSON `json:"idle_intervals"` // measured intervals without commits
+	Connections    []ConnectionJSON   `json:"connections"`
+	MonitorGaps    []MonitorGapJSON   `json:"monitor_gaps"`
+}
+
+// OutageJSON is one outage of a disruption.
+type OutageJSON struct {
+	StartS         float64          `json:"start_s"`
+	AllBackS       *float64         `json:"all_back_s"` // every VU had a session again; null: not by the end
+	ResumedS       *float64         `json:"resumed_s"`  // first commit after; null: not recovered
+	Recovered      bool             `json:"recovered"`
+	TimeToRecoverS *float64         `json:"time_to_recover_s"`
+	VUs            int              `json:"vus"`
+	Lost           map[string]int64 `json:"lost"`
+}
+
+// IdleIntervalJSON is a measured interval without commits.
+type IdleIntervalJSON struct {
+	Seq    int     `json:"seq"`
+	StartS float64 `json:"start_s"`
+	EndS   float64 `json:"end_s"`
+}
+
+// ConnectionJSON is one lost session of a virtual user.
+type ConnectionJSON struct {
+	VU           int      `json:"vu"`
+	LostS        float64  `json:"lost_s"`
+	ReconnectedS *float64 `json:"reconnected_s"` // null: not back when the run stopped
+	Attempts     int      `json:"attempts"`
+}
+
+// MonitorGapJSON is a window-edge probe that could not be read.
+type MonitorGapJSON struct {
+	Edge  string  `json:"edge"` // window start | window end
+	AtS   float64 `json:"at_s"`
+	Error string  `json:"error"`
+}
+
+func optSeconds(ok bool, d interface{ Seconds() float64 }) *float64 {
+	if !ok {
+		return nil
+	}
+	s := d.Seconds()
+	return &s
+}
+
+// ToDisruption is the JSON shape of a disruption account; nil for none.
+func ToDisruption(d *metrics.Disruption) *DisruptionJSON {
+	if d == nil {
+		return nil
+	}
+	first, hasFirst := d.FirstError()
+	resumed, hasResumed := d.Resumed()
+	ttr, hasTTR := d.LongestTimeToRecover()
+	out := &DisruptionJSON{
+		Headline: DisruptionHeadline(d), WindowStartS: d.WindowStart.Seconds(), WindowEndS: d.WindowEnd.Seconds(),
+		InWindow: d.InWindow(), FirstErrorS: optSeconds(hasFirst, first), Recovered: d.Recovered(),
+		ServiceResumedS: optSeconds(hasResumed, resumed), TimeToRecoverS: optSeconds(hasTTR, ttr),
+		VUsAffected: d.VUsAffected(), Lost: d.Lost(),
+		Outages: []OutageJSON{}, IdleIntervals: []IdleIntervalJSON{}, Connections: []ConnectionJSON{}, MonitorGaps: []MonitorGapJSON{},
+	}
+	for _, o := range d.Outages {
+		lost := map[string]int64{}
+		maps.Copy(lost, o.Lost)
+		out.Outages = append(out.Outages, OutageJSON{StartS: o.Start.Seconds(), AllBackS: optSeconds(o.Reconnected, o.AllBack),
+			ResumedS: optSeconds(o.Recovered, o.Resumed), Recovered: o.Recovered,
+			TimeToRecoverS: optSeconds(o.Recovered, o.TimeToRecover()), VUs: o.VUs, Lost: lost})
+	}
+	for _, iv := range d.IdleIntervals {
+		out.IdleIntervals = append(out.IdleIntervals, IdleIntervalJSON{Seq: iv.Seq, StartS: iv.Start.Seconds(), EndS: iv.End.Seconds()})
+	}
+	for _, c := range d.Connections {
+		out.Connections = append(out.Connections, ConnectionJSON{VU: c.VU, LostS: c.LostAt.Seconds(),
+			ReconnectedS: optSeconds(c.Reconnected, c.ReconnectedAt), Attempts: c.Attempts})
+	}
+	for _, g := range d.MonitorGaps {
+		out.MonitorGaps = append(out.MonitorGaps, MonitorGapJSON{Edge: g.Edge, AtS: g.At.Seconds(), Error: g.Error})
+	}
+	return out
+}

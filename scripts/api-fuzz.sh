@@ -8,7 +8,8 @@
 #
 # POST operations are excluded: every valid POST /api/jobs body would start a
 # real benchmark. Their validation and errors are covered by
-# cmd/sledge/serve_test.go.
+# internal/server's tests. State-changing requests (DELETE) carry
+# Content-Type: application/json, as the server requires of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EXAMPLES=${EXAMPLES:-50}
@@ -27,4 +28,5 @@ for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/api/openapi.json" >/dev/
 cd "$work" # schemathesis keeps its state in ./.schemathesis
 "$work/venv/bin/schemathesis" run "http://127.0.0.1:$port/api/openapi.json" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+  --header "Content-Type: application/json" \
   --exclude-method POST --max-examples "$EXAMPLES"

@@ -2,11 +2,18 @@
 // system's Chromium: no browser download). cmd/sledge/browser_test.go starts
 // a server on a fresh repository and runs this script against it:
 //
-//   node ui.mjs URL ARTIFACT_DIR     (or $SLEDGE_URL, $SLEDGE_ARTIFACTS)
+//   node ui.mjs URL ARTIFACT_DIR [OTHER_URL]   (or $SLEDGE_URL, $SLEDGE_ARTIFACTS, $SLEDGE_OTHER_URL)
 //
-// $CHROMIUM names the browser (default /usr/bin/chromium). It starts a
-// TPROC-C run from the form, watches it live, stops it, checks the result
-// page, runs a second short job, and compares the two; a screenshot of every
+// $CHROMIUM names the browser (default /usr/bin/chromium). With OTHER_URL
+// (a server of another origin whose page at / holds forms aimed at
+// ?api=URL) it first has that page — and the same page on URL's host, the
+// same site but another origin — send forms and no-cors fetches to the API,
+// and checks that the server refused them all and no job appeared. Then it
+// starts a TPROC-C run from the form (the target select: the embedded
+// default), watches it live, stops it, checks the result page, runs a
+// second short job, and compares the two; then builds on the server's
+// named target "scratch" with "Replace existing schema" and drops it, each
+// only after confirming (declining sends nothing). A screenshot of every
 // page goes to ARTIFACT_DIR. Any failure exits 1 with a message and a
 // screenshot of the page it happened on (failure.png). Console errors,
 // uncaught exceptions and requests to any other origin fail the test too.
@@ -22,6 +29,7 @@ if (!/^https?:\/\//.test(base)) {
 }
 mkdirSync(artifacts, { recursive: true });
 const origin = new URL(base).origin;
+const other = (process.argv[4] || process.env.SLEDGE_OTHER_URL || '').replace(/\/+$/, '');
 const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
 
 const t0 = Date.now();
@@ -95,6 +103,61 @@ async function main() {
     await shot('01-jobs-empty.png');
   });
 
+  if (other) await step('a page of another origin cannot start jobs (forms, no-cors fetches)', async () => {
+    // Its own browser context: the requests it makes are not the UI's.
+    const evilCtx = await browser.newContext({ viewport: { width: 900, height: 600 } });
+    const evil = await evilCtx.newPage();
+    const answers = [];
+    evilCtx.on('response', r => {
+      if (r.url().startsWith(base + '/')) answers.push({ what: `${r.request().method()} ${r.url().slice(base.length)}`, status: r.status() });
+    });
+    const sameSite = new URL(other);
+    sameSite.hostname = new URL(base).hostname;
+    const spec = JSON.stringify({ kind: 'run', vu: 1, rampup: '0s', duration: '1m' });
+    for (const o of [other, sameSite.origin]) {
+      await evil.goto(`${o}/?api=${encodeURIComponent(base)}`);
+      for (const id of ['form-text', 'form-urlencoded', 'form-multipart']) {
+        const answered = evil.waitForResponse(r => r.url() === base + '/api/jobs', { timeout: 10000 });
+        await evil.evaluate(id => document.getElementById(id).submit(), id);
+        const r = await answered;
+        check(r.status() === 403, `${o}: ${id} to /api/jobs answered ${r.status()}, want 403`);
+      }
+      // no-cors: the page may send it (the answer is opaque to it). A JSON
+      // content type is not allowed in no-cors mode: the browser sends
+      // text/plain instead.
+      const before = answers.length;
+      const fetched = await evil.evaluate(async ({ api, spec }) => {
+        const out = [];
+        for (const headers of [{}, { 'Content-Type': 'application/json' }]) {
+          try {
+            const r = await fetch(api + '/api/jobs', { mode: 'no-cors', method: 'POST', headers, body: spec });
+            out.push(r.type);
+          } catch (e) { out.push('error: ' + e.message); }
+        }
+        return out;
+      }, { api: base, spec });
+      check(fetched.every(x => x === 'opaque'), `${o}: no-cors fetches gave ${JSON.stringify(fetched)}, want opaque answers`);
+      const deadline = Date.now() + 5000;
+      while (answers.length < before + 2 && Date.now() < deadline) await evil.waitForTimeout(100);
+      check(answers.length >= before + 2, `${o}: the browser saw ${answers.length - before} answers to 2 no-cors fetches`);
+      log(`  ${o}: forms and no-cors fetches sent`);
+    }
+    const bad = answers.filter(a => a.status !== 403);
+    check(bad.length === 0, `requests from another origin were not refused: ${JSON.stringify(bad)}`);
+    log(`  ${answers.length} requests from other origins, all answered 403`);
+    await evil.waitForTimeout(300);
+    const file = path.join(artifacts, '01b-other-origin.png');
+    await evil.screenshot({ path: file, fullPage: true });
+    log('  screenshot ' + file);
+    await evilCtx.close();
+    // Nothing happened: no job, and the UI still shows none.
+    const res = await page.request.get(base + '/api/jobs');
+    const list = await res.json();
+    check(res.status() === 200 && Array.isArray(list) && list.length === 0, `after the other origin's requests: ${res.status()} ${JSON.stringify(list)}`);
+    await page.reload();
+    await page.locator(sel('jobs-empty')).waitFor();
+  });
+
   await step('new-job form: TPROC-C run on the embedded default', async () => {
     await page.locator(sel('new-job-button')).click();
     await page.waitForURL(/#\/new$/);
@@ -102,7 +165,16 @@ async function main() {
     await form.waitFor();
     await form.locator(sel('input-kind')).selectOption('run');
     await form.locator(sel('input-workload')).selectOption('tprocc');
-    await form.locator(sel('input-db')).fill('');
+    // The target is a select of the server's named targets (names and
+    // kinds, never URLs) and the embedded default.
+    await form.locator(`${sel('input-db')} option[value="scratch"]`).waitFor({ state: 'attached' });
+    const options = await form.locator(`${sel('input-db')} option`).allTextContents();
+    log('  targets offered: ' + JSON.stringify(options));
+    check(options.length >= 3 && /embedded default/.test(options[0]) && options.some(o => /^scratch \(SQLite\)$/.test(o)) &&
+      options.some(o => /^bench-pg \(PostgreSQL\)$/.test(o)), `target options ${JSON.stringify(options)}`);
+    const html = await page.content();
+    check(!/topsecret|127\.0\.0\.1:1\b|scratch\.db/.test(html), 'the page shows a named target\'s URL');
+    await form.locator(sel('input-db')).selectOption('');
     await form.locator(sel('input-vu')).fill('2');
     await form.locator(sel('input-rampup')).fill('1s');
     await form.locator(sel('input-duration')).fill('20s');
@@ -219,6 +291,64 @@ async function main() {
     await page.locator(`${sel('compare-chart')} canvas`).first().waitFor();
     await page.waitForTimeout(500);
     await shot('07-compare.png');
+  });
+
+  await step('build on the named target "scratch", replacing a schema: only after confirming', async () => {
+    await page.goto(base + '/#/new');
+    const form = page.locator(sel('new-job-form'));
+    await form.waitFor();
+    await form.locator(sel('input-kind')).selectOption('build');
+    await form.locator(`${sel('input-db')} option[value="scratch"]`).waitFor({ state: 'attached' });
+    await form.locator(sel('input-db')).selectOption('scratch');
+    await form.locator(sel('input-warehouses')).fill('1');
+    await form.locator(sel('input-force')).check();
+    await shot('08-build-named-target.png');
+    // Declined: nothing is sent.
+    const posts = [];
+    const onReq = r => { if (r.method() === 'POST' && r.url() === base + '/api/jobs') posts.push(r); };
+    page.on('request', onReq);
+    let asked = '';
+    page.once('dialog', d => { asked = d.message(); d.dismiss(); });
+    await page.locator(sel('new-job-submit')).click();
+    await page.waitForTimeout(500);
+    check(/scratch/.test(asked) && /dropped/.test(asked), `the confirmation said ${JSON.stringify(asked)}`);
+    check(posts.length === 0 && /#\/new$/.test(page.url()), `declining still sent ${posts.length} request(s) (page ${page.url()})`);
+    // Accepted: sent with "confirm": true.
+    page.once('dialog', d => d.accept());
+    await page.locator(sel('new-job-submit')).click();
+    await page.waitForURL(/#\/jobs\/\d+$/, { timeout: 30000 });
+    page.off('request', onReq);
+    check(posts.length === 1, `${posts.length} POSTs after accepting`);
+    const sent = posts[0].postDataJSON();
+    check(sent.confirm === true && sent.force === true && sent.db === 'scratch', `sent ${JSON.stringify(sent)}`);
+    await waitText('job-status', s => s === 'completed', 'status "completed"', 60000);
+    await waitText('job-target-name', s => s === 'scratch', 'the target by its name "scratch"');
+    await page.waitForTimeout(300);
+    await shot('09-build-named-done.png');
+  });
+
+  await step('drop the schema in "scratch": only after confirming', async () => {
+    await page.goto(base + '/#/new');
+    const form = page.locator(sel('new-job-form'));
+    await form.waitFor();
+    await form.locator(sel('input-kind')).selectOption('drop');
+    await form.locator(`${sel('input-db')} option[value="scratch"]`).waitFor({ state: 'attached' });
+    await form.locator(sel('input-db')).selectOption('scratch');
+    check((await page.locator(sel('new-job-submit')).textContent()).trim() === 'Drop schema', 'the submit button does not say "Drop schema"');
+    await shot('10-drop-form.png');
+    let asked = '';
+    page.once('dialog', d => { asked = d.message(); d.accept(); });
+    await page.locator(sel('new-job-submit')).click();
+    await page.waitForURL(/#\/jobs\/\d+$/, { timeout: 30000 });
+    check(/^Drop the TPROC-C schema in scratch\?/.test(asked), `the confirmation said ${JSON.stringify(asked)}`);
+    await waitText('job-status', s => s === 'completed', 'status "completed"', 60000);
+    const jobs = await (await page.request.get(base + '/api/jobs')).json();
+    check(jobs.length === 5, `${jobs.length} jobs, want 5 (first-run build, two runs, build, drop): ${JSON.stringify(jobs.map(j => [j.id, j.kind, j.status]))}`);
+    await page.goto(base + '/#/');
+    await page.locator(sel('jobs-table')).waitFor();
+    await waitText('job-status-' + jobs[0].id, s => s === 'completed', 'the drop listed as completed');
+    await page.waitForTimeout(300);
+    await shot('11-jobs-final.png');
   });
 
   check(consoleErrors.length === 0, `the browser console has ${consoleErrors.length} error(s):\n  ${consoleErrors.join('\n  ')}`);

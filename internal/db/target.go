@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -45,28 +46,44 @@ func ParseTarget(s string) (Target, error) {
 			return Target{}, fmt.Errorf("database %s: no database name in URL (mysql://user@host:port/dbname)", Redact(s))
 		}
 		return Target{Kind: MySQL, DSN: s}, nil
-	case strings.HasPrefix(s, "duckdb://"):
-		return fileTarget(DuckDB, strings.TrimPrefix(s, "duckdb://"))
-	case strings.HasPrefix(s, "duckdb:"):
-		return fileTarget(DuckDB, strings.TrimPrefix(s, "duckdb:"))
-	case strings.HasPrefix(s, "sqlite://"):
-		return sqliteTarget(strings.TrimPrefix(s, "sqlite://"))
-	case strings.HasPrefix(s, "sqlite:"):
-		return sqliteTarget(strings.TrimPrefix(s, "sqlite:"))
 	}
-	switch strings.ToLower(filepath.Ext(s)) {
-	case ".db", ".sqlite", ".sqlite3":
-		return sqliteTarget(s)
-	case ".duckdb":
-		return fileTarget(DuckDB, s)
+	if k, path, ok := EmbeddedPath(s); ok {
+		return fileTarget(k, path)
 	}
 	if i := strings.Index(s, "://"); i > 0 {
 		return Target{}, fmt.Errorf("database %s: unsupported database %q (supported: postgres, mysql, mariadb, sqlite, duckdb)", Redact(s), s[:i])
 	}
-	return Target{}, fmt.Errorf("database %q: not a database URL (postgres://…, mysql://…) or SQLite file (sqlite:PATH, *.db)", s)
+	return Target{}, fmt.Errorf("database %q: not a database URL (postgres://…, mysql://…) or SQLite file (sqlite:PATH, *.db)", redactLoose(s))
 }
 
-func sqliteTarget(path string) (Target, error) { return fileTarget(SQLite, path) }
+// EmbeddedPath reports whether s names an embedded engine's database file
+// as ParseTarget reads it (sqlite:PATH, sqlite://PATH, duckdb:PATH,
+// duckdb://PATH, a bare path ending in .db, .sqlite, .sqlite3 or .duckdb)
+// and returns its kind and the path as written: not made absolute, not
+// checked. It touches nothing: a caller can decide where a path may lie
+// (app.TargetPolicy) before anything is created there.
+func EmbeddedPath(s string) (k Kind, path string, ok bool) {
+	for _, p := range []string{"postgres://", "postgresql://", "mysql://", "mariadb://"} {
+		if strings.HasPrefix(s, p) {
+			return "", "", false
+		}
+	}
+	for _, p := range []struct {
+		prefix string
+		kind   Kind
+	}{{"duckdb://", DuckDB}, {"duckdb:", DuckDB}, {"sqlite://", SQLite}, {"sqlite:", SQLite}} {
+		if rest, found := strings.CutPrefix(s, p.prefix); found {
+			return p.kind, rest, true
+		}
+	}
+	switch strings.ToLower(filepath.Ext(s)) {
+	case ".db", ".sqlite", ".sqlite3":
+		return SQLite, s, true
+	case ".duckdb":
+		return DuckDB, s, true
+	}
+	return "", "", false
+}
 
 // fileTarget is an embedded engine's database file.
 func fileTarget(k Kind, path string) (Target, error) {
@@ -74,7 +91,7 @@ func fileTarget(k Kind, path string) (Target, error) {
 		return Target{}, fmt.Errorf("database %s: needs a file path, e.g. %s:/tmp/bench.%s", k, k, k)
 	}
 	if i := strings.IndexByte(path, '?'); i >= 0 {
-		return Target{}, fmt.Errorf("database %s:%s: options after '?' are not supported; Sledge sets what it needs itself", k, path)
+		return Target{}, fmt.Errorf("database %s:%s: options after '?' are not supported; Sledge sets what it needs itself", k, path[:i])
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -183,6 +200,29 @@ func Redact(dsn string) string {
 	}
 	return u.String()
 }
+
+// redactLoose hides what looks like a password in something that is not a
+// URL (a mistyped one, a libpq "key=value" string) before it is quoted in an
+// error: the value of every password=… (quoted or not), and the part
+// between ':' and '@' of user:password@host.
+func redactLoose(s string) string {
+	out := passwordParam.ReplaceAllStringFunc(s, func(m string) string {
+		loc := passwordParam.FindStringSubmatchIndex(m)
+		if loc[4] == loc[5] {
+			return m // password= with nothing after it
+		}
+		return m[:loc[3]] + "xxxxx"
+	})
+	if at := strings.LastIndexByte(out, '@'); at > 0 {
+		if colon := strings.IndexByte(out[:at], ':'); colon >= 0 {
+			out = out[:colon+1] + "xxxxx" + out[at:]
+		}
+	}
+	return out
+}
+
+// passwordParam is password=VALUE in a URL query or a libpq string.
+var passwordParam = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&;]*)`)
 
 func redactErr(err error, dsn string) error {
 	msg := strings.ReplaceAll(err.Error(), dsn, Redact(dsn))

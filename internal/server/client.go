@@ -60,7 +60,9 @@ func (c *Client) call(ctx context.Context, method, path string, body any, out an
 	if err != nil {
 		return err
 	}
-	if body != nil {
+	if body != nil || (method != http.MethodGet && method != http.MethodHead) {
+		// The server refuses a state-changing request that is not
+		// application/json, even with an empty body (POST …/stop).
 		req.Header.Set("Content-Type", "application/json")
 	}
 	c.authorize(req)

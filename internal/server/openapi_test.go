@@ -23,7 +23,7 @@ func TestOpenAPIDocumentCoversTheRoutes(t *testing.T) {
 		"/api/jobs": {"get", "post"}, "/api/jobs/{id}": {"get", "delete"}, "/api/jobs/{id}/stop": {"post"},
 		"/api/jobs/{id}/result": {"get"}, "/api/jobs/{id}/timing": {"get"}, "/api/jobs/{id}/series": {"get"},
 		"/api/jobs/{id}/audit": {"get"}, "/api/jobs/{id}/config": {"get"}, "/api/jobs/{id}/output": {"get"},
-		"/api/jobs/{id}/events": {"get"},
+		"/api/jobs/{id}/events": {"get"}, "/api/targets": {"get"},
 	}
 	for p, methods := range want {
 		for _, m := range methods {
@@ -144,7 +144,7 @@ func TestOpenAPIRequestIsTheSpec(t *testing.T) {
 	if string(s.AdditionalProperties) != "false" {
 		t.Error("the request schema allows unknown fields, which the server refuses")
 	}
-	for _, f := range []string{"kind", "workload", "db", "warehouses", "scale", "workers", "force", "engine", "loader",
+	for _, f := range []string{"kind", "workload", "db", "warehouses", "scale", "workers", "force", "confirm", "engine", "loader",
 		"seed", "vu", "rampup", "duration", "interval", "mode", "isolation", "exec_mode", "max_retries", "pacing",
 		"pacing_scale", "random_home", "client_cpus", "streams", "query_sets", "refresh", "validate"} {
 		if _, ok := s.Properties[f]; !ok {
@@ -162,4 +162,36 @@ func TestOpenAPIJobIsTheJobJSON(t *testing.T) {
 		t.Fatal("GET /api/jobs/{id} has no application/json answer")
 	}
 	checkSameFields(t, "the Job schema", doc.resolve(t, resp.Schema), reflect.TypeOf(report.JobJSON{}))
+}
+
+// TestOpenAPITargetsAndRefusals: GET /api/targets answers server.Targets,
+// and every operation documents the guard's 403 (the state-changing ones
+// its content type and origin rules).
+func TestOpenAPITargetsAndRefusals(t *testing.T) {
+	doc := parseOpenAPI(t)
+	resp, ok := doc.Paths["/api/targets"]["get"].Responses["200"].Content["application/json"]
+	if !ok {
+		t.Fatal("GET /api/targets has no application/json answer")
+	}
+	checkSameFields(t, "the Targets schema", doc.resolve(t, resp.Schema), reflect.TypeOf(Targets{}))
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			if _, ok := op.Responses["403"]; !ok {
+				t.Errorf("%s %s does not document 403", method, path)
+			}
+		}
+	}
+	var raw struct {
+		Info struct {
+			Description string `json:"description"`
+		} `json:"info"`
+	}
+	if err := json.Unmarshal(openAPIDoc, &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Content-Type: application/json", "Origin", "Sec-Fetch-Site", "Host"} {
+		if !strings.Contains(raw.Info.Description, want) {
+			t.Errorf("the document's description does not mention %s", want)
+		}
+	}
 }

@@ -28,6 +28,11 @@ type Config struct {
 	// TLSCert and TLSKey are PEM files; together they make Serve speak
 	// HTTPS.
 	TLSCert, TLSKey string
+	// AllowedHosts are names (NAME or NAME:PORT) the server answers to
+	// besides its listen address (and, on loopback, localhost, 127.0.0.1
+	// and [::1]): a reverse proxy's public names (--host). Any other Host
+	// header is refused, which defeats DNS rebinding.
+	AllowedHosts []string
 }
 
 // shutdownGrace is how long Serve waits for the jobs to stop and the
@@ -47,7 +52,7 @@ func Serve(ctx context.Context, w io.Writer, svc *app.Service, store Store, hub 
 	if token == "" {
 		token = os.Getenv("SLEDGE_TOKEN")
 	}
-	host, _, err := net.SplitHostPort(cfg.Listen)
+	host, port, err := net.SplitHostPort(cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen address %q: %w", cfg.Listen, err)
 	}
@@ -60,6 +65,19 @@ func Serve(ctx context.Context, w io.Writer, svc *app.Service, store Store, hub 
 		fmt.Fprintf(w, "listening beyond loopback: API token (shown once): %s\n", token)
 	}
 	s := New(svc, store, hub, token)
+	hosts := cfg.AllowedHosts
+	if host != "" && net.ParseIP(host) == nil {
+		// A listen address given by name answers to that name (with its
+		// port, unless it is chosen at listen time).
+		name := cfg.Listen
+		if port == "0" || port == "" {
+			name = host
+		}
+		hosts = append([]string{name}, hosts...)
+	}
+	if err := s.SetAllowedHosts(hosts); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen address %q: %w", cfg.Listen, err)

@@ -7,6 +7,13 @@
 // records is read back from the jobs repository (Store); what a running job
 // reports live (intervals, its end) comes from the output hub, so watching a
 // job (the event stream, /metrics) never polls the repository.
+//
+// Every request first passes the guard (guard.go): a Host the server does
+// not answer to, and a state-changing request from another site (not
+// application/json, a foreign Origin or Sec-Fetch-Site), are refused with
+// 403 before any handler runs. Which databases a job may use is the job
+// service's target policy (app.TargetPolicy); a target outside it is 403
+// naming db.
 package server
 
 import (
@@ -59,6 +66,9 @@ type Server struct {
 	store Store
 	hub   *output.Hub
 	token string
+	// hosts are the names the server answers to besides the address a
+	// connection came in on (SetAllowedHosts).
+	hosts []hostPattern
 
 	// base is the context jobs run under: it outlives the request that
 	// started them and ends with Shutdown.
@@ -92,6 +102,7 @@ func (s *Server) Handler() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(openAPIDoc)
 	})
+	mux.HandleFunc("GET /api/targets", s.listTargets)
 	mux.HandleFunc("GET /api/jobs", s.listJobs)
 	mux.HandleFunc("POST /api/jobs", s.startJob)
 	mux.HandleFunc("GET /api/jobs/{id}", s.withJob(s.getJob))
@@ -113,7 +124,7 @@ func (s *Server) Handler() http.Handler {
 	reg.MustRegister(newJobCollector(s.hub))
 	top.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	top.Handle("/", webui.Handler())
-	return s.auth(top)
+	return s.guard(s.auth(top))
 }
 
 // auth checks the bearer token on every API request when one is set. The UI
@@ -236,7 +247,8 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 
 // startJob is POST /api/jobs: the body is a config.Spec. Nothing invalid
 // becomes a job: a body that does not decode or a spec the service refuses
-// is 400 naming the field, a target that cannot be used is 422.
+// is 400 naming the field, a target outside the server's target policy 403
+// (field db), a target that cannot be used 422.
 func (s *Server) startJob(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
@@ -259,6 +271,13 @@ func (s *Server) startJob(w http.ResponseWriter, r *http.Request) {
 	}
 	j, err := s.svc.Start(s.base, app.Request{Spec: spec})
 	if err != nil {
+		var pe *app.PolicyError
+		if errors.As(err, &pe) {
+			// Outside the server's target policy: nothing was created or
+			// dialled.
+			apiError(w, http.StatusForbidden, pe.Field(), err.Error())
+			return
+		}
 		if fe := config.Fields(err); len(fe) > 0 {
 			apiError(w, http.StatusBadRequest, fe[0].Field, err.Error())
 			return
@@ -270,6 +289,25 @@ func (s *Server) startJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeAPI(w, http.StatusCreated, Created{ID: strconv.FormatInt(j.ID, 10)})
+}
+
+// Targets is the answer to GET /api/targets: what a job's db may name.
+type Targets struct {
+	// Targets are the targets the server names: name and kind, never the
+	// URL.
+	Targets []app.NamedTarget `json:"targets"`
+	// Embedded says a job may also name an embedded database inside the
+	// server's data directory (sqlite:PATH, duckdb:PATH; relative paths
+	// are taken there) or leave db out for the workload's default.
+	Embedded bool `json:"embedded"`
+	// AllowAny says the server takes any target (--allow-any-target, or
+	// no policy at all).
+	AllowAny bool `json:"allow_any"`
+}
+
+func (s *Server) listTargets(w http.ResponseWriter, r *http.Request) {
+	named, any := s.svc.Targets()
+	writeAPI(w, http.StatusOK, Targets{Targets: named, Embedded: true, AllowAny: any})
 }
 
 // firstField is the field of err's first field error ("" for none).

@@ -79,11 +79,31 @@ type apiClient struct {
 	token string
 }
 
+// do sends a request as the API's clients do: a state-changing one as
+// application/json (the server refuses anything else).
 func (c apiClient) do(method, path, body string) (int, []byte) {
+	c.t.Helper()
+	var header http.Header
+	if method != "GET" && method != "HEAD" {
+		header = http.Header{"Content-Type": {"application/json"}}
+	}
+	return c.doWith(method, path, body, header)
+}
+
+// doWith sends a request with exactly these headers (and the token); a
+// "Host" entry sets the Host header.
+func (c apiClient) doWith(method, path, body string, header http.Header) (int, []byte) {
 	c.t.Helper()
 	req, err := http.NewRequest(method, c.base+path, strings.NewReader(body))
 	if err != nil {
 		c.t.Fatal(err)
+	}
+	for k, vs := range header {
+		if http.CanonicalHeaderKey(k) == "Host" {
+			req.Host = vs[0]
+			continue
+		}
+		req.Header[http.CanonicalHeaderKey(k)] = vs
 	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)

@@ -8,8 +8,7 @@ import (
 )
 
 func newDatagenCmd() *cobra.Command {
-	req := app.DatagenRequest{Spec: config.New("")}
-	req.Spec.Workload = "tproch"
+	req := app.NewDatagen()
 	cmd := &cobra.Command{
 		Use:   "datagen",
 		Short: "Write the generated data to flat files instead of a database",
@@ -31,6 +30,6 @@ data is dbgen's, TPROC-C data is the same for the same --seed.`,
 	fl.IntVarP(&req.Spec.Warehouses, "warehouses", "w", req.Spec.Warehouses, "TPROC-C warehouses")
 	fl.Uint64Var(&req.Spec.Seed, "seed", config.DefaultBuildSeed, "TPROC-C generator seed")
 	fl.StringVar(&req.Dir, "out", "", "directory for the files (created; existing .tbl files are overwritten)")
-	fl.IntVar(&req.Workers, "workers", 0, "parallel writers, one file per table each (default: number of CPUs)")
+	fl.IntVar(&req.Spec.Workers, "workers", 0, "parallel writers, one file per table each (default: number of CPUs)")
 	return cmd
 }

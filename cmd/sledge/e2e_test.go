@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -204,8 +205,13 @@ func TestInterruptedRunIsStored(t *testing.T) {
 	var out bytes.Buffer
 	root.SetOut(&out)
 	root.SetArgs([]string{"run", "--vu", "2", "--rampup", "1s", "--duration", "1h", "--interval", "1s"})
-	if err := root.ExecuteContext(ctx); err != nil {
-		t.Fatalf("interrupted run: %v\n%s", err, out.String())
+	// The result is printed, and the command ends with status 130.
+	var exit exitError
+	if err := root.ExecuteContext(ctx); !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
+		t.Fatalf("interrupted run: %v, want exit status %d\n%s", err, exitInterrupted, out.String())
+	}
+	if !strings.Contains(out.String(), "TPROC-C result") {
+		t.Errorf("no result printed:\n%s", out.String())
 	}
 	run := latest(t, jobs.KindRun)
 	if run["status"] != metrics.StatusInterrupted {
@@ -293,7 +299,7 @@ func TestEndToEndTPROCH(t *testing.T) {
 			t.Errorf("query %v", q)
 		}
 	}
-	sledgeOK(t, "drop", "--workload", "tproch")
+	sledgeOK(t, "drop", "--yes", "--workload", "tproch")
 	if _, err := sledge(t, "run", "--workload", "tproch"); err == nil || !strings.Contains(err.Error(), "sledge build --workload tproch") {
 		t.Errorf("run after drop: %v", err)
 	}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/server"
 )
 
@@ -32,6 +34,7 @@ func bindTargetFlags(fl *pflag.FlagSet, s *config.Spec) {
 
 func newBuildCmd(g *globals) *cobra.Command {
 	s := config.New(config.KindBuild)
+	var yes bool
 	cmd := &cobra.Command{
 		Use:   "build",
 		Short: "Create a workload's schema and load it (TPROC-C by default, TPROC-H with --workload tproch)",
@@ -41,18 +44,36 @@ TPROC-H: dbgen's data for --scale), build keys and indexes, gather statistics
 and, for TPROC-C on PostgreSQL and MariaDB/MySQL, install the server-side
 routines used by --mode procs. The build is recorded as a job.
 
-A database that already holds the workload's schema is refused unless --force.`,
+On PostgreSQL and MariaDB/MySQL a database that does not exist yet is
+created first, with the target's own login (connected to the server's
+default database: postgres, information_schema); when that login may not
+create databases, the error says what to run as an administrator.
+
+A database that already holds the workload's schema is refused unless
+--force, which drops it first: on a terminal the build asks before it does;
+without one (a script, a pipe) --force needs --yes.`,
 		Example: `  sledge build                                         # embedded SQLite, 1 warehouse
   sledge build --db postgres://u:p@127.0.0.1:5432/tpcc --warehouses 10 --workers 4
   sledge build --workload tproch --scale 1              # embedded DuckDB`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s.Confirm = s.Force // --force is the user's word that the old schema may go
+			s.Confirm = false
+			if s.Force {
+				// --force may drop a schema: the user's word that it may go.
+				ok, err := confirm(cmd, g, s, yes, func(title string, t string) string {
+					return fmt.Sprintf("Drop any %s schema in %s and build it again? [y/N] ", title, t)
+				})
+				if err != nil {
+					return err
+				}
+				s.Confirm = ok
+			}
 			return runJobCmd(cmd, g, s)
 		},
 	}
 	fl := cmd.Flags()
 	bindTargetFlags(fl, &s)
+	fl.BoolVarP(&yes, "yes", "y", false, "with --force: do not ask for confirmation (needed when there is no terminal)")
 	fl.IntVarP(&s.Warehouses, "warehouses", "w", s.Warehouses, "TPROC-C warehouses (each adds about 500,000 rows, ~80 MB)")
 	fl.Float64Var(&s.Scale, "scale", s.Scale, "TPROC-H scale factor: 1, 10, 30, 100, … (fractional ones such as 0.01 or 0.1 for tests, labelled as such)")
 	fl.IntVar(&s.Workers, "workers", s.Workers, "parallel loading sessions (default: number of CPUs; TPROC-C: at most --warehouses)")
@@ -156,43 +177,86 @@ func newDropCmd(g *globals) *cobra.Command {
 		Use:   "drop",
 		Short: "Drop a workload's tables and routines",
 		Long: `Drop every table and routine Sledge created for the workload (a partially
-built schema too). Asks for confirmation on a terminal unless --yes.`,
+built schema too). On a terminal it asks first, and only "y" or "yes"
+drops; without a terminal (a script, a pipe) it needs --yes.`,
+		Example: `  sledge drop --db postgres://u:p@127.0.0.1:5432/tpcc
+  sledge drop --yes --db postgres://…      # in a script`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !yes && isTerminal(os.Stdin) {
-				if err := confirmDrop(cmd, g, s); err != nil {
-					return err
-				}
+			ok, err := confirm(cmd, g, s, yes, func(title string, t string) string {
+				return fmt.Sprintf("Drop all %s tables in %s? [y/N] ", title, t)
+			})
+			if err != nil {
+				return err
 			}
-			s.Confirm = true
+			s.Confirm = ok
 			return runJobCmd(cmd, g, s)
 		},
 	}
 	bindTargetFlags(cmd.Flags(), &s)
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation (needed when there is no terminal)")
 	return cmd
 }
 
-// confirmDrop asks before a drop, naming what it will drop.
-func confirmDrop(cmd *cobra.Command, g *globals, s config.Spec) error {
-	var question string
-	err := withService(cmd.Context(), g, func(svc *app.Service) error {
-		wl, t, err := svc.Resolve(s)
-		if err != nil {
-			return flagErrors(err)
+// confirmInput is where a confirmation is read from: the process's stdin
+// (a variable for tests).
+var confirmInput = func() *os.File { return os.Stdin }
+
+// confirm decides whether a destructive job (drop, build --force) may
+// proceed, and so the spec's Confirm: --yes says so; otherwise on a
+// terminal it asks the question (naming the workload and target) and only
+// "y" or "yes", in any case, proceeds; without a terminal nobody can
+// answer, so it fails and asks for --yes. A refusal is an error: no job is
+// created.
+func confirm(cmd *cobra.Command, g *globals, s config.Spec, yes bool, question func(title, target string) string) (bool, error) {
+	what := cmd.Name()
+	if what == "build" {
+		what = "build --force"
+	}
+	if yes {
+		return true, nil
+	}
+	in := confirmInput()
+	if !isTerminal(in) {
+		return false, fmt.Errorf("%s asks for confirmation: run it with --yes when there is no terminal", what)
+	}
+	var q string
+	if _, remote, _ := remoteFor(g); remote {
+		// The server resolves the target: name what was given.
+		t := db.Redact(s.DB)
+		if t == "" {
+			t = "the server's default database"
 		}
-		question = fmt.Sprintf("Drop all %s tables in %s? [y/N] ", wl.Title(), t)
-		return nil
-	})
-	if err != nil {
-		return err
+		q = question(s.Workload, t)
+	} else {
+		// Resolving reads no repository and touches no database. It
+		// validates the spec too, as if confirmed (the question is whether
+		// it is).
+		named := s
+		named.Confirm = true
+		wl, t, err := app.New(app.Options{OwnsProcess: true}).Resolve(named)
+		if err != nil {
+			return false, flagErrors(err)
+		}
+		q = question(wl.Title(), t.String())
 	}
-	fmt.Fprint(cmd.ErrOrStderr(), question)
-	answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+	fmt.Fprint(cmd.ErrOrStderr(), q)
+	answered := make(chan string, 1)
+	go func() {
+		answer, _ := bufio.NewReader(in).ReadString('\n')
+		answered <- answer
+	}()
+	var answer string
+	select {
+	case answer = <-answered:
+	case <-cmd.Context().Done(): // Ctrl-C at the question
+		fmt.Fprintln(cmd.ErrOrStderr())
+		return false, fmt.Errorf("%s not confirmed: interrupted", what)
+	}
 	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-		return errors.New("not dropped")
+		return false, fmt.Errorf("%s not confirmed: nothing done", what)
 	}
-	return nil
+	return true, nil
 }
 
 // runJobCmd runs a spec here, or on the server named by --server.
@@ -206,6 +270,12 @@ func runJobCmd(cmd *cobra.Command, g *globals, s config.Spec) error {
 	}
 	return withService(ctx, g, func(svc *app.Service) error {
 		o, err := svc.Run(ctx, app.Request{Spec: s, Console: w, ProgressTTY: progressTTY()})
+		if o.Status == metrics.StatusInterrupted {
+			// What it measured is printed and stored (as interrupted)
+			// already; the status tells a script it did not complete.
+			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s job %d interrupted\n", s.Kind, o.ID)
+			return exitError{code: exitInterrupted}
+		}
 		if err != nil {
 			return flagErrors(err)
 		}
@@ -245,8 +315,11 @@ func remoteJob(ctx context.Context, w io.Writer, c *server.Client, s config.Spec
 	if err != nil {
 		return flagErrors(err)
 	}
-	if status != "completed" {
-		return exitError{code: 1}
+	switch status {
+	case metrics.StatusCompleted, metrics.StatusDegraded:
+		return nil
+	case metrics.StatusInterrupted:
+		return exitError{code: exitInterrupted}
 	}
-	return nil
+	return exitError{code: 1}
 }

@@ -114,7 +114,15 @@ func runJobsList(cmd *cobra.Command, g *globals, f *listFlags) error {
 		}
 		return report.JobsJSONTable(w, list)
 	}
-	repo, err := openRepo(ctx, g)
+	repo, err := openExistingRepo(ctx, g)
+	if errors.Is(err, jobs.ErrNoRepository) {
+		// Nothing has been recorded yet: no jobs, and nothing created.
+		if f.format == formatJSON {
+			return report.WriteJSON(w, []report.JobJSON{})
+		}
+		fmt.Fprintln(w, err)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -198,7 +206,7 @@ its own object (queries, refreshes, stream totals, power, throughput …).`,
 				}
 			}
 			ctx := cmd.Context()
-			repo, err := openRepo(ctx, g)
+			repo, err := openExistingRepo(ctx, g)
 			if err != nil {
 				return err
 			}
@@ -236,7 +244,7 @@ checked) is refused unless --force.`,
 				ids = append(ids, id)
 			}
 			ctx := cmd.Context()
-			repo, err := openRepo(ctx, g)
+			repo, err := openExistingRepo(ctx, g)
 			if err != nil {
 				return err
 			}

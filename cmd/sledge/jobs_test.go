@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -353,15 +354,40 @@ func TestJobsDelete(t *testing.T) {
 	}
 }
 
+// A repository that does not exist has no jobs: listing says so (exit 0),
+// show and delete fail, and none of them creates the file or its
+// directory.
 func TestJobsEmptyRepo(t *testing.T) {
 	t.Setenv("SLEDGE_HOME", t.TempDir())
-	path := filepath.Join(t.TempDir(), "sub", "jobs.db")
+	t.Setenv("SLEDGE_REPO", "")
+	root := t.TempDir()
+	path := filepath.Join(root, "sub", "jobs.db")
 	out, err := sledge(t, "--repo", path, "jobs", "--format", "json")
 	if err != nil || strings.TrimSpace(out) != "[]" {
-		t.Fatalf("empty repo JSON = %q, %v; want []", out, err)
+		t.Fatalf("missing repo JSON = %q, %v; want []", out, err)
 	}
 	out, err = sledge(t, "--repo", path, "jobs")
-	if err != nil || !strings.Contains(out, "no jobs") {
-		t.Fatalf("empty repo text = %q, %v", out, err)
+	if err != nil || strings.TrimSpace(out) != "no jobs repository at "+path {
+		t.Fatalf("missing repo text = %q, %v", out, err)
+	}
+	if _, err := sledge(t, "--repo", path, "jobs", "list", "--kind", "run"); err != nil {
+		t.Fatalf("jobs list: %v", err)
+	}
+	for _, args := range [][]string{{"jobs", "show", "1"}, {"jobs", "show", "1", "result"}, {"jobs", "delete", "1"}} {
+		_, err := sledge(t, append([]string{"--repo", path}, args...)...)
+		if !errors.Is(err, jobs.ErrNoRepository) || !strings.Contains(fmt.Sprint(err), "no jobs repository at "+path) {
+			t.Errorf("%v on a missing repository: %v", args, err)
+		}
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 0 {
+		t.Errorf("jobs commands created %v in %s", ents, root)
+	}
+	// The default repository (in the data directory) is not created either.
+	out, err = sledge(t, "jobs")
+	if err != nil || !strings.HasPrefix(out, "no jobs repository at ") {
+		t.Errorf("default repository: %q, %v", out, err)
+	}
+	if ents, _ := os.ReadDir(os.Getenv("SLEDGE_HOME")); len(ents) != 0 {
+		t.Errorf("jobs created %v in the data directory", ents)
 	}
 }

@@ -40,6 +40,12 @@ func main() {
 	keepSysmonAwake()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// The first Ctrl-C stops the job cleanly (what it measured is stored
+		// and printed); a second one ends the process at once, as usual.
+		<-ctx.Done()
+		stop()
+	}()
 	err := newRootCmd().ExecuteContext(ctx)
 	if err != nil {
 		var exit interface{ ExitCode() int }
@@ -47,9 +53,17 @@ func main() {
 			os.Exit(exit.ExitCode())
 		}
 		fmt.Fprintln(os.Stderr, "sledge:", err)
+		if ctx.Err() != nil {
+			os.Exit(exitInterrupted) // stopped by the signal, not failed on its own
+		}
 		os.Exit(1)
 	}
 }
+
+// exitInterrupted is the exit status of a command stopped by SIGINT or
+// SIGTERM (128 + SIGINT, the shell's convention), whatever it stored and
+// printed first: a script can tell an interrupted job from a completed one.
+const exitInterrupted = 130
 
 // exitError ends the process with a code after the command printed its own
 // report (e.g. a consistency check that found violations).
@@ -97,6 +111,17 @@ func openRepo(ctx context.Context, g *globals) (*jobs.Repo, error) {
 		return nil, err
 	}
 	return jobs.Open(ctx, path)
+}
+
+// openExistingRepo opens the jobs repository as openRepo does, for commands
+// that read it or delete from it: it creates nothing, and an error matching
+// jobs.ErrNoRepository says "no jobs repository at PATH".
+func openExistingRepo(ctx context.Context, g *globals) (*jobs.Repo, error) {
+	path, err := config.RepoPath(g.repo)
+	if err != nil {
+		return nil, err
+	}
+	return jobs.OpenExisting(ctx, path)
 }
 
 // withService opens the repository and runs fn with a job service that owns

@@ -114,6 +114,16 @@ type Options struct {
 	// Bulk marks a session used for loading data: drivers may relax durability
 	// settings that only matter for committed user transactions.
 	Bulk bool
+	// MustExist opens an embedded database file (SQLite, DuckDB) only if it
+	// exists: a job that reads or changes a built schema must not leave an
+	// empty file (or directory) behind. The error then matches
+	// fs.ErrNotExist (errors.Is). Servers ignore it.
+	MustExist bool
+	// DriverLog receives the driver library's own diagnostics about this
+	// session (go-sql-driver/mysql logs a connection the server closed),
+	// one short line each, instead of the library printing them to stderr.
+	// Nil: they are counted per process and dropped.
+	DriverLog func(msg string)
 }
 
 // Driver opens sessions for one database family and knows its errors.

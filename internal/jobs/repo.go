@@ -15,6 +15,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,8 +37,8 @@ const (
 )
 
 // Statuses lists every job status.
-var Statuses = []string{metrics.StatusRunning, metrics.StatusCompleted, metrics.StatusInterrupted,
-	metrics.StatusFailed, metrics.StatusAbandoned}
+var Statuses = []string{metrics.StatusRunning, metrics.StatusCompleted, metrics.StatusDegraded,
+	metrics.StatusInterrupted, metrics.StatusFailed, metrics.StatusAbandoned}
 
 // ErrNotFound is matched (errors.Is) by the error for a job id that is not in
 // the repository.
@@ -56,7 +57,7 @@ const busyTimeoutMS = 30000
 // migrations are the schema scripts in order: migrations[i] brings the
 // repository from user_version i to i+1. Append, never edit. An array, so
 // that SchemaVersion is a constant.
-var migrations = [...]string{schemaV1, schemaV2, schemaV3, schemaV4}
+var migrations = [...]string{schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6}
 
 //go:embed schema_v1.sql
 var schemaV1 string
@@ -69,6 +70,12 @@ var schemaV3 string
 
 //go:embed schema_v4.sql
 var schemaV4 string
+
+//go:embed schema_v5.sql
+var schemaV5 string
+
+//go:embed schema_v6.sql
+var schemaV6 string
 
 // SchemaVersion is the schema version this build of Sledge writes.
 const SchemaVersion = len(migrations)
@@ -89,6 +96,50 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create directory for jobs repository %s: %w", path, err)
 	}
+	return open(ctx, path, "")
+}
+
+// ErrNoRepository is matched (errors.Is) by OpenExisting's error for a
+// repository file that does not exist, "no jobs repository at PATH"; that
+// error matches fs.ErrNotExist too.
+var ErrNoRepository = errors.New("no jobs repository")
+
+type noRepositoryError struct{ path string }
+
+func (e noRepositoryError) Error() string { return "no jobs repository at " + e.path }
+
+func (e noRepositoryError) Is(target error) bool {
+	return target == ErrNoRepository || target == fs.ErrNotExist
+}
+
+// OpenExisting opens the repository at path for the commands that only read
+// it or change what it holds (list, show, delete): it creates nothing, no
+// file and no directory, and fails with ErrNoRepository ("no jobs
+// repository at PATH") when there is none. An older schema is migrated as
+// by Open.
+func OpenExisting(ctx context.Context, path string) (*Repo, error) {
+	if path == "" {
+		return nil, errors.New("open jobs repository: no path")
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, noRepositoryError{path}
+	} else if err != nil {
+		return nil, fmt.Errorf("open jobs repository %s: %w", path, err)
+	}
+	// mode=rw: should the file go between the look above and the open,
+	// SQLite fails rather than creating an empty one.
+	r, err := open(ctx, path, "&mode=rw")
+	if err != nil {
+		if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
+			return nil, noRepositoryError{path}
+		}
+		return nil, err
+	}
+	return r, nil
+}
+
+// open opens the repository file with extra DSN parameters.
+func open(ctx context.Context, path, params string) (*Repo, error) {
 	// _txlock=immediate: a write transaction takes the write lock at BEGIN
 	// and waits for it under busy_timeout; a deferred one that upgrades from
 	// read to write could fail at once with SQLITE_BUSY. Read-only
@@ -97,7 +148,7 @@ func Open(ctx context.Context, path string) (*Repo, error) {
 	// the last lines, never corrupt) and avoids an fsync per console line.
 	dsn := "file:" + path + "?_txlock=immediate" +
 		fmt.Sprintf("&_pragma=busy_timeout(%d)", busyTimeoutMS) +
-		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)" + params
 	sqldb, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open jobs repository %s: %w", path, err)
@@ -430,10 +481,11 @@ func (r *Repo) AddConfig(ctx context.Context, id int64, kv map[string]string) er
 }
 
 // Finish records how the job ended: status is one of the final statuses
-// (completed, interrupted, failed, abandoned).
+// (completed, degraded, interrupted, failed, abandoned).
 func (r *Repo) Finish(ctx context.Context, id int64, status string, errText string) error {
 	switch status {
-	case metrics.StatusCompleted, metrics.StatusInterrupted, metrics.StatusFailed, metrics.StatusAbandoned:
+	case metrics.StatusCompleted, metrics.StatusDegraded, metrics.StatusInterrupted, metrics.StatusFailed,
+		metrics.StatusAbandoned:
 	default:
 		return fmt.Errorf("finish job %d: %q is not a final status", id, status)
 	}
@@ -626,6 +678,7 @@ func (r *Repo) reapAbandoned(ctx context.Context, id int64) error {
 // that deleting works even on a connection without foreign keys enforced.
 var childTables = []string{
 	"job_interval_tx", "job_interval_vu", "job_interval", "job_timing", "job_error", "job_retry", "job_audit", "job_result",
+	"job_outage_lost", "job_outage", "job_connection_event", "job_idle_interval", "job_monitor_gap", "job_disruption",
 	"job_tproch_query", "job_tproch_refresh", "job_tproch_result",
 	"job_build_table", "job_build", "job_check", "job_output", "job_system", "job_config",
 }

@@ -444,9 +444,10 @@ func (h *hammer) datagen(ctx context.Context, w io.Writer) error {
 		}
 		return def
 	}
-	req := app.DatagenRequest{Spec: config.New(config.KindBuild), Dir: dg("directory", filepath.Join(os.TempDir(), "sledge-datagen"))}
+	req := app.NewDatagen()
+	req.Dir = dg("directory", filepath.Join(os.TempDir(), "sledge-datagen"))
 	var err error
-	if req.Workers, err = strconv.Atoi(dg("virtual_users", "0")); err != nil {
+	if req.Spec.Workers, err = strconv.Atoi(dg("virtual_users", "0")); err != nil {
 		return failed(w, fmt.Errorf("dgset virtual_users %q: want a whole number", h.st.DG["virtual_users"]), nil)
 	}
 	if h.tpch() {

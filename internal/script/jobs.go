@@ -488,7 +488,7 @@ func (r *run) rows(j jobs.Job, vu int) error {
 			rows = append(rows, rowT{0, "Error: " + j.Error})
 		}
 		switch j.Status {
-		case metrics.StatusCompleted:
+		case metrics.StatusCompleted, metrics.StatusDegraded:
 			rows = append(rows, rowT{0, "Vuser 1:FINISHED SUCCESS"})
 		case metrics.StatusInterrupted:
 			rows = append(rows, rowT{0, "Vuser 1:FINISHED INTERRUPTED"})

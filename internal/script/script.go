@@ -24,7 +24,6 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
-	"github.com/sledge-bench/sledge/internal/metrics"
 )
 
 // TclPrelude is HammerDB's command set in Tcl: `sledge cli` runs tclsh with
@@ -114,7 +113,7 @@ func failed(w io.Writer, err error, name func(field string) string) error {
 // completed and found nothing wrong (a check's failed condition, a failed
 // TPROC-H query).
 func finish(w io.Writer, o app.Outcome, err error) error {
-	if err == nil && o.Status != metrics.StatusCompleted {
+	if err == nil && !o.OK() {
 		err = o.Err // interrupted: why it stopped
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/db/drivers"
 )
@@ -165,53 +166,22 @@ func driverModule(k db.Kind) string {
 }
 
 // ensureDatabase creates the target database (and, on PostgreSQL, its owner
-// with the benchmark's password) as HammerDB's build does, through an
-// administrator's session: PostgreSQL's default database (pg_defaultdbase)
-// as the superuser (pg_superuser, pg_superuserpass), MariaDB/MySQL's mysql
-// database as the benchmark's user. A database that can be reached already
-// is left alone.
+// with the benchmark's password) as HammerDB's build does, through the job
+// service's app.EnsureDatabase with HammerDB's administrator: PostgreSQL's
+// default database (pg_defaultdbase) as the superuser (pg_superuser,
+// pg_superuserpass); on MariaDB/MySQL the benchmark's user. A database that
+// can be reached already is left alone.
 func ensureDatabase(ctx context.Context, w io.Writer, h *hammer) error {
 	t, err := db.ParseTarget(h.url())
 	if err != nil {
 		return err
 	}
-	name, owner, password, err := t.Login()
-	if err != nil {
-		return err
-	}
-	var at db.Target
+	var admin app.AdminLogin
 	if h.prefix == "pg_" {
 		su, supass := h.superuser() // read first: these settings are used, whether needed or not
-		at, err = db.AdminTarget(t, h.get("defaultdbase", "postgres"), su, supass)
-	} else {
-		at, err = db.AdminTarget(t, "mysql", "", "")
+		admin = app.AdminLogin{Database: h.get("defaultdbase", "postgres"), User: su, Password: supass}
 	}
-	if err != nil {
-		return err
-	}
-	drv, err := drivers.For(t.Kind)
-	if err != nil {
-		return err
-	}
-	if c, err := drv.Connect(ctx, t, db.Options{}); err == nil {
-		c.Close(context.Background())
-		return nil // it exists and we can reach it
-	}
-	admin, ok := drv.(db.Admin)
-	if !ok {
-		return nil // nothing to create it with: the build says why it cannot connect
-	}
-	c, err := drv.Connect(ctx, at, db.Options{})
-	if err != nil {
-		return fmt.Errorf("connect as an administrator to create database %s: %w", name, err)
-	}
-	defer c.Close(context.Background())
-	created, err := admin.CreateDatabase(ctx, c, name, owner, password)
-	if err != nil {
-		return err
-	}
-	if created {
-		fmt.Fprintf(w, "created database %s\n", name)
-	}
-	return nil
+	return app.EnsureDatabase(ctx, t, admin, func(format string, args ...any) {
+		fmt.Fprintf(w, format+"\n", args...)
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -37,14 +38,23 @@ type instance struct {
 	refs      int
 }
 
-func acquire(path string) (*instance, error) {
+// acquire opens path (or shares the instance open already), creating the
+// file and its directory unless mustExist.
+func acquire(path string, mustExist bool) (*instance, error) {
 	instances.Lock()
 	defer instances.Unlock()
 	if in, ok := instances.m[path]; ok {
 		in.refs++
 		return in, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if mustExist {
+		// DuckDB has no open mode that refuses to create the file: look first.
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, noDatabaseError(path)
+		} else if err != nil {
+			return nil, fmt.Errorf("database %s: %w", path, err)
+		}
+	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create directory for %s: %w", path, err)
 	}
 	c, err := duckdb.NewConnector(path, nil)
@@ -71,6 +81,12 @@ func release(path string, in *instance) error {
 	return err
 }
 
+// noDatabaseError is "no database at PATH"; it matches fs.ErrNotExist.
+type noDatabaseError string
+
+func (e noDatabaseError) Error() string        { return "no database at " + string(e) }
+func (e noDatabaseError) Is(target error) bool { return target == fs.ErrNotExist }
+
 // Connect opens one session. DuckDB runs every transaction with snapshot
 // isolation; other levels are refused rather than silently ignored.
 func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, error) {
@@ -79,7 +95,7 @@ func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, 
 	default:
 		return nil, fmt.Errorf("DuckDB runs every transaction with snapshot isolation; --isolation %s is not available", o.Isolation)
 	}
-	in, err := acquire(t.DSN)
+	in, err := acquire(t.DSN, o.MustExist)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,7 +80,58 @@ func Config(dsn string) (*gomysql.Config, error) {
 	}
 	cfg.Timeout = 10 * time.Second
 	cfg.AllowNativePasswords = true
+	cfg.Logger = driverLog{}
 	return cfg, nil
+}
+
+// driverLog takes what go-sql-driver/mysql logs ("packets.go:58 unexpected
+// EOF" when the server closed a connection, a malformed packet …), which it
+// would otherwise print to stderr as "[mysql] …" lines in the middle of a
+// run's output. Nothing is printed: a message goes, as a short cause, to
+// the session's db.Options.DriverLog, or is counted in DroppedMessages.
+type driverLog struct{ sink func(string) }
+
+func (l driverLog) Print(v ...any) {
+	msg := LogCause(fmt.Sprint(v...))
+	if l.sink == nil {
+		dropped.Add(1)
+		return
+	}
+	l.sink(msg)
+}
+
+// dropped counts the driver's messages no session took.
+var dropped atomic.Int64
+
+// DroppedMessages is how many messages of the driver library this process
+// received that no session's db.Options.DriverLog took (never printed).
+func DroppedMessages() int64 { return dropped.Load() }
+
+func init() {
+	// The library's default logger for whatever has no Config (and a
+	// Config made elsewhere): silent too.
+	_ = gomysql.SetLogger(driverLog{})
+}
+
+// logPosition is the "packets.go:58 " the library puts before a message.
+var logPosition = regexp.MustCompile(`^\S+\.go:\d+ +`)
+
+// LogCause words a message of the driver library as its cause: a
+// connection the server closed (EOF, reset) is "connection closed by the
+// server", whatever the library's wording; others lose their source
+// position.
+func LogCause(msg string) string {
+	msg = strings.TrimSpace(logPosition.ReplaceAllString(msg, ""))
+	lower := strings.ToLower(msg)
+	switch {
+	case strings.Contains(lower, "eof"), strings.Contains(lower, "connection reset"),
+		strings.Contains(lower, "broken pipe"), strings.Contains(lower, "closed network connection"),
+		strings.Contains(lower, "bad idle connection"), strings.Contains(lower, "invalid connection"):
+		return "connection closed by the server"
+	case strings.Contains(lower, "unexpected sequence nr"):
+		return "packets out of sequence"
+	}
+	return msg
 }
 
 // Connect opens one session. The isolation level is set for the session so
@@ -93,6 +145,7 @@ func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, 
 	if o.AppName != "" {
 		cfg.ConnectionAttributes = "program_name:" + strings.ReplaceAll(o.AppName, ",", " ")
 	}
+	cfg.Logger = driverLog{sink: o.DriverLog}
 	connector, err := gomysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", db.Redact(t.DSN), err)
@@ -153,6 +206,7 @@ const (
 	crConnHostError     = 2003
 	erUnknownComError   = 1047
 	erLockAbortedOnKill = 1689
+	erBadDB             = 1049
 )
 
 // Classify maps server error numbers, then SQLSTATE, then common failures.
@@ -182,6 +236,13 @@ func (Driver) Classify(err error) db.ErrorClass {
 		return db.ClassConnection
 	}
 	return db.ClassOther
+}
+
+// MissingDatabase reports whether err says the database a session was to
+// connect to does not exist (ER_BAD_DB_ERROR, "Unknown database").
+func (Driver) MissingDatabase(err error) bool {
+	var me *gomysql.MySQLError
+	return errors.As(err, &me) && me.Number == erBadDB
 }
 
 // Version returns "MariaDB 10.11.6" or "MySQL 8.0.36".

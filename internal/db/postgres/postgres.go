@@ -11,6 +11,7 @@ import (
 	"math"
 	"net"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,7 +60,7 @@ func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, 
 	}
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", db.Redact(t.DSN), err)
+		return nil, fmt.Errorf("connect to %s: %w", db.Redact(t.DSN), connectError(err))
 	}
 	conn := &Conn{c: c}
 	if o.ExecMode != db.Simple {
@@ -67,6 +68,56 @@ func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, 
 	}
 	return conn, nil
 }
+
+// connectError reports the attempt that matters of a failed connection.
+// pgx makes one attempt per address and TLS mode (sslmode=prefer, the
+// default, tries TLS first, then a plain connection) and joins their errors
+// in a pgconn.ConnectError: on a server without TLS every error then began
+// with "tls error: server refused TLS connection", followed by the plain
+// attempt's real reason (wrong password, no such database). Attempts that
+// only found the server refusing TLS and were followed by another attempt,
+// and repeated messages, are left out; the error chain keeps the
+// ConnectError (and so every attempt's error) for errors.Is/As.
+func connectError(err error) error {
+	var ce *pgconn.ConnectError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	joined, ok := ce.Unwrap().(interface{ Unwrap() []error })
+	if !ok {
+		return err
+	}
+	attempts := joined.Unwrap()
+	var kept []string
+	for i, a := range attempts {
+		if i < len(attempts)-1 && strings.Contains(a.Error(), "server refused TLS connection") {
+			continue
+		}
+		if msg := a.Error(); !slices.Contains(kept, msg) {
+			kept = append(kept, msg)
+		}
+	}
+	if len(kept) == 0 {
+		return err
+	}
+	return &reportedConnectError{
+		msg: fmt.Sprintf("failed to connect to `user=%s database=%s`: %s", ce.Config.User, ce.Config.Database, strings.Join(kept, "; ")),
+		err: err,
+	}
+}
+
+// reportedConnectError is a ConnectError worded by connectError.
+type reportedConnectError struct {
+	msg string
+	err error
+}
+
+func (e *reportedConnectError) Error() string { return e.msg }
+func (e *reportedConnectError) Unwrap() error { return e.err }
+
+// MissingDatabase reports whether err says the database a session was to
+// connect to does not exist (SQLSTATE 3D000).
+func (Driver) MissingDatabase(err error) bool { return db.SQLState(err) == "3D000" }
 
 // Classify maps PostgreSQL errors by SQLSTATE.
 func (Driver) Classify(err error) db.ErrorClass {

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,14 +28,19 @@ func (Driver) Kind() db.Kind { return db.SQLite }
 // SQLITE_BUSY. Generous: with many VUs the queue for the lock is long.
 const busyTimeoutMS = 30000
 
-// Connect opens the file (creating its directory) as one session in WAL mode.
+// Connect opens the file as one session in WAL mode, creating it and its
+// directory unless o.MustExist.
 func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, error) {
 	switch o.Isolation {
 	case db.DefaultIsolation, db.Serializable:
 	default:
 		return nil, fmt.Errorf("SQLite runs every transaction serializable; --isolation %s is not available", o.Isolation)
 	}
-	if err := os.MkdirAll(filepath.Dir(t.DSN), 0o755); err != nil {
+	if o.MustExist {
+		if err := mustExist(t.DSN); err != nil {
+			return nil, err
+		}
+	} else if err := os.MkdirAll(filepath.Dir(t.DSN), 0o755); err != nil {
 		return nil, fmt.Errorf("create directory for %s: %w", t.DSN, err)
 	}
 	sync := "NORMAL"
@@ -43,6 +49,11 @@ func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, 
 	}
 	dsn := "file:" + t.DSN + "?_pragma=busy_timeout(" + fmt.Sprint(busyTimeoutMS) + ")" +
 		"&_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")&_pragma=foreign_keys(0)"
+	if o.MustExist {
+		// SQLite's own URI parameter: open read-write, never create (the
+		// file may have gone since the look above).
+		dsn += "&mode=rw"
+	}
 	pool, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", t.DSN, err)
@@ -53,9 +64,27 @@ func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, 
 	conn, err := pool.Conn(ctx)
 	if err != nil {
 		pool.Close()
+		if o.MustExist {
+			if nerr := mustExist(t.DSN); nerr != nil {
+				return nil, nerr // removed since the look above
+			}
+		}
 		return nil, fmt.Errorf("open %s: %w", t.DSN, err)
 	}
 	return &Conn{pool: pool, conn: conn, stmts: map[string]*sql.Stmt{}}, nil
+}
+
+// mustExist is the error of a database file that does not exist (matching
+// fs.ErrNotExist), nil when it does.
+func mustExist(path string) error {
+	_, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return noDatabaseError(path)
+	}
+	if err != nil {
+		return fmt.Errorf("database %s: %w", path, err)
+	}
+	return nil
 }
 
 // Classify maps SQLite result codes. SQLITE_BUSY/LOCKED are lock conflicts
@@ -206,3 +235,9 @@ var (
 	_ db.Conn   = (*Conn)(nil)
 	_ db.Driver = Driver{}
 )
+
+// noDatabaseError is "no database at PATH"; it matches fs.ErrNotExist.
+type noDatabaseError string
+
+func (e noDatabaseError) Error() string        { return "no database at " + string(e) }
+func (e noDatabaseError) Is(target error) bool { return target == fs.ErrNotExist }

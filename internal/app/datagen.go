@@ -21,30 +21,30 @@ import (
 
 // DatagenRequest asks for a workload's data as flat files.
 type DatagenRequest struct {
-	// Spec gives the workload and its size (warehouses, scale, seed).
+	// Spec gives the workload, its size (warehouses, scale), seed and
+	// workers (parallel writers; 0: one per CPU), checked by the rules of a
+	// build of the same data.
 	Spec config.Spec
 	// Dir receives the files (created; existing files are overwritten).
 	Dir string
-	// Workers is how many files are written at once (0: one per CPU).
-	Workers int
+}
+
+// NewDatagen is a request with the defaults of datagen: TPROC-H, dbgen's
+// workload, unless the caller names another.
+func NewDatagen() DatagenRequest {
+	s := config.New(config.KindBuild)
+	s.Workload = config.DefaultDatagenWorkload
+	return DatagenRequest{Spec: s}
 }
 
 // Datagen writes a workload's data as flat files, dbgen style, and reports
 // on w. It is not a job: nothing is recorded.
 func Datagen(ctx context.Context, w io.Writer, req DatagenRequest) error {
-	var errs config.FieldErrors
+	spec := req.Spec
+	spec.Kind, spec.Force = config.KindBuild, false // the same data as a build's, by a build's rules
+	wl, errs := checkSpec(spec)
 	if req.Dir == "" {
 		errs = append(errs, config.FieldError{Field: "out", Msg: "out: a directory for the files is required"})
-	}
-	if req.Spec.Warehouses < 1 {
-		errs = append(errs, config.FieldError{Field: "warehouses", Msg: fmt.Sprintf("warehouses must be at least 1 (got %d)", req.Spec.Warehouses)})
-	}
-	if !(req.Spec.Scale > 0) {
-		errs = append(errs, config.FieldError{Field: "scale", Msg: fmt.Sprintf("scale must be positive (got %g)", req.Spec.Scale)})
-	}
-	wl, err := workload.Lookup(req.Spec.Workload)
-	if err != nil {
-		errs = append(errs, config.FieldError{Field: "workload", Msg: "workload " + err.Error()})
 	}
 	if len(errs) > 0 {
 		return errs
@@ -53,11 +53,11 @@ func Datagen(ctx context.Context, w io.Writer, req DatagenRequest) error {
 	if !ok {
 		return config.FieldErrors{{Field: "workload", Msg: fmt.Sprintf("workload %s does not generate data files", wl.Name())}}
 	}
-	workers := req.Workers
+	workers := spec.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	files, err := dg.DataFiles(req.Spec, workers)
+	files, err := dg.DataFiles(spec, workers)
 	if err != nil {
 		return err
 	}

@@ -133,7 +133,8 @@ func TestServiceFirstRunBuildsEmbedded(t *testing.T) {
 		t.Fatalf("run: %+v %v\n%s", o, err, out.String())
 	}
 	list, _ := repo.List(context.Background(), jobs.ListFilter{})
-	if len(list) != 2 || list[1].Kind != "build" || list[0].Kind != "run" || !strings.Contains(out.String(), "building 1 warehouse first") {
+	if len(list) != 2 || list[1].Kind != "build" || list[0].Kind != "run" || list[0].ID != o.ID ||
+		!strings.Contains(out.String(), "building 1 warehouse first") {
 		t.Errorf("jobs %+v\n%s", list, out.String())
 	}
 }
@@ -243,13 +244,19 @@ func TestServiceProcessSettings(t *testing.T) {
 	}
 	owner := New(Options{OwnsProcess: true})
 	runtime.GOMAXPROCS(runtime.NumCPU())
-	owner.decideClientCPUs(config.Spec{VU: 1})
+	owner.decideClientCPUs(config.Spec{VU: 1}, false)
 	if got := runtime.GOMAXPROCS(0); got != 1 {
 		t.Errorf("after the first run's decision: %d", got)
 	}
-	owner.decideClientCPUs(config.Spec{VU: 10000})
+	owner.decideClientCPUs(config.Spec{VU: 10000}, false)
 	if got := runtime.GOMAXPROCS(0); got != 1 {
 		t.Errorf("a second run changed GOMAXPROCS to %d", got)
+	}
+	// An embedded database works inside the client: all cores by default.
+	embedded := New(Options{OwnsProcess: true})
+	embedded.decideClientCPUs(config.Spec{VU: 4}, true)
+	if got := runtime.GOMAXPROCS(0); got != runtime.NumCPU() {
+		t.Errorf("embedded run: GOMAXPROCS %d, want all %d", got, runtime.NumCPU())
 	}
 }
 

@@ -39,23 +39,3 @@ func RepoPath(flag string) (string, error) {
 	}
 	return filepath.Join(d, "jobs.db"), nil
 }
-
-// DefaultTPROCCDatabase is the embedded SQLite database `sledge run` uses when
-// no --db is given.
-func DefaultTPROCCDatabase() (string, error) {
-	d, err := DataDir()
-	if err != nil {
-		return "", err
-	}
-	return "sqlite:" + filepath.Join(d, "tprocc.sqlite"), nil
-}
-
-// DefaultTPROCHDatabase is the embedded DuckDB database TPROC-H uses when no
-// --db is given.
-func DefaultTPROCHDatabase() (string, error) {
-	d, err := DataDir()
-	if err != nil {
-		return "", err
-	}
-	return "duckdb:" + filepath.Join(d, "tproch.duckdb"), nil
-}

@@ -25,25 +25,28 @@ var Kinds = []string{KindBuild, KindRun, KindCheck, KindDrop}
 // DefaultWorkload is the workload of a spec that names none.
 const DefaultWorkload = "tprocc"
 
+// DefaultDatagenWorkload is the workload `datagen` writes when it is named
+// none: flat files are dbgen's tradition.
+const DefaultDatagenWorkload = "tproch"
+
 // Spec is one job as every front end asks for it: the CLI binds its flags
 // onto it, the HTTP API decodes its body into it, the HammerDB front ends
 // map their settings onto it. Its JSON form is the API's request body; the
 // JSON names are also the field names of FieldError.
 //
-// Zero values of fields whose default is not zero mean "the default" only
-// where zero is not a valid setting (vu, warehouses, scale, query_sets …);
-// durations keep zero as a value ("rampup": "0s"), so New fills them and a
-// decoder that starts from New keeps what the body leaves out.
+// New fills every default; a decoder that starts from New (Decode) keeps
+// what a body leaves out, and a value a body gives — zero included — is
+// that value, checked by the same rules as a CLI flag.
 type Spec struct {
 	Kind     string `json:"kind"`
-	Workload string `json:"workload,omitempty"`
+	Workload string `json:"workload"`
 	// DB is the target: a URL or embedded file; empty means $SLEDGE_DB,
 	// else the workload's embedded database.
 	DB string `json:"db,omitempty"`
 
 	// Build.
-	Warehouses int     `json:"warehouses,omitempty"`
-	Scale      float64 `json:"scale,omitempty"`
+	Warehouses int     `json:"warehouses"`
+	Scale      float64 `json:"scale"`
 	Workers    int     `json:"workers,omitempty"` // 0: the workload's choice
 	Force      bool    `json:"force,omitempty"`
 	Engine     string  `json:"engine,omitempty"`
@@ -60,16 +63,16 @@ type Spec struct {
 	Seed uint64 `json:"seed,omitempty"`
 
 	// Run.
-	VU          int      `json:"vu,omitempty"`
+	VU          int      `json:"vu"`
 	Rampup      Duration `json:"rampup"`
 	Duration    Duration `json:"duration"`
 	Interval    Duration `json:"interval"`
-	Mode        string   `json:"mode,omitempty"`
+	Mode        string   `json:"mode"`
 	Isolation   string   `json:"isolation,omitempty"`
-	ExecMode    string   `json:"exec_mode,omitempty"`
+	ExecMode    string   `json:"exec_mode"`
 	MaxRetries  int      `json:"max_retries,omitempty"`
-	Pacing      string   `json:"pacing,omitempty"`
-	PacingScale float64  `json:"pacing_scale,omitempty"`
+	Pacing      string   `json:"pacing"`
+	PacingScale float64  `json:"pacing_scale"`
 	RandomHome  bool     `json:"random_home,omitempty"`
 	// ClientCPUs is how many cores the client's goroutines may use
 	// (GOMAXPROCS). It is a setting of the process, decided once by the
@@ -78,7 +81,7 @@ type Spec struct {
 
 	// Analytic runs.
 	Streams   int  `json:"streams,omitempty"`
-	QuerySets int  `json:"query_sets,omitempty"`
+	QuerySets int  `json:"query_sets"`
 	Refresh   bool `json:"refresh,omitempty"`
 	// Validation runs every query with the specification's validation
 	// parameters and checks the answers.
@@ -141,7 +144,6 @@ func Decode(b []byte) (Spec, error) {
 	if dec.More() {
 		return Spec{}, FieldErrors{{Msg: "body: more than one JSON value"}}
 	}
-	s.fillZeroDefaults()
 	return s, nil
 }
 
@@ -169,38 +171,6 @@ func decodeError(b []byte, err error) error {
 		return FieldErrors{{Field: name, Msg: fmt.Sprintf("unknown field %q", name)}}
 	}
 	return FieldErrors{{Msg: "body: " + err.Error()}}
-}
-
-// fillZeroDefaults treats an explicit zero as "the default" for settings
-// where zero is not a valid value (the API's historic behaviour).
-func (s *Spec) fillZeroDefaults() {
-	if s.Workload == "" {
-		s.Workload = DefaultWorkload
-	}
-	if s.Warehouses == 0 {
-		s.Warehouses = DefaultWarehouses
-	}
-	if s.Scale == 0 {
-		s.Scale = DefaultScale
-	}
-	if s.VU == 0 {
-		s.VU = DefaultVUs
-	}
-	if s.Mode == "" {
-		s.Mode = DefaultMode
-	}
-	if s.ExecMode == "" {
-		s.ExecMode = DefaultExecMode
-	}
-	if s.Pacing == "" {
-		s.Pacing = DefaultPacing
-	}
-	if s.PacingScale == 0 {
-		s.PacingScale = DefaultPacingScale
-	}
-	if s.QuerySets == 0 {
-		s.QuerySets = DefaultQuerySets
-	}
 }
 
 // BuildSeed is the generator seed a build uses.

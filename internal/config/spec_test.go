@@ -107,13 +107,17 @@ func TestDecode(t *testing.T) {
 	if s.VU != 8 || s.Rampup != 0 || s.Duration.D() != 2*time.Minute || s.Seed != 7 {
 		t.Errorf("decoded %+v", s)
 	}
-	// What the body leaves out keeps its default; a zero where zero is not
-	// valid means the default too.
+	// What the body leaves out keeps its default.
 	if s.Interval.D() != DefaultInterval || s.Mode != DefaultMode || s.QuerySets != 1 {
 		t.Errorf("defaults lost: %+v", s)
 	}
-	if s, _ := Decode([]byte(`{"kind":"run","vu":0,"duration":30}`)); s.VU != DefaultVUs || s.Duration.D() != 30*time.Second {
-		t.Errorf("vu 0 / duration 30: %+v", s)
+	// A zero the body gives is a zero, refused as the CLI refuses --vu 0.
+	s, err = Decode([]byte(`{"kind":"run","vu":0,"duration":30}`))
+	if err != nil || s.VU != 0 || s.Duration.D() != 30*time.Second {
+		t.Errorf("vu 0 / duration 30: %+v %v", s, err)
+	}
+	if f := Fields(s.Validate()); len(f) != 1 || f[0].Field != "vu" {
+		t.Errorf("vu 0 validates as %v", f)
 	}
 	for _, c := range []struct{ body, field string }{
 		{`{"kind":"run","vu":"two"}`, "vu"},

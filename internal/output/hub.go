@@ -60,8 +60,8 @@ func (h *Hub) Open(id int64, workload string) Sink {
 	return hubSink{h: h, id: id}
 }
 
-// Subscribe returns a running job's intervals so far and a channel of what
-// follows; the channel gets an end event (Interval nil) and is closed when
+// Subscribe returns a running job's intervals so far (the per-VU rows only
+// in the latest) and a channel of what follows; the channel gets an end event (Interval nil) and is closed when
 // the job ends. ok is false when the job is not running in this process.
 // cancel unsubscribes.
 func (h *Hub) Subscribe(id int64) (past []metrics.Interval, events <-chan Event, cancel func(), ok bool) {
@@ -110,6 +110,12 @@ func (h *Hub) publish(id int64, iv metrics.Interval) {
 	j, ok := h.live[id]
 	if !ok {
 		return
+	}
+	// History for late subscribers, without the per-VU rows: those matter
+	// only for the latest interval, and kept for every interval they would
+	// grow with VUs × the run's length (10,000 VUs for an hour: ~170 MB).
+	if n := len(j.intervals); n > 0 {
+		j.intervals[n-1].VUs = nil
 	}
 	j.intervals = append(j.intervals, iv)
 	for _, t := range iv.Tx {

@@ -61,6 +61,9 @@ func (f *Fanout) Logf(format string, args ...any) { f.Line(fmt.Sprintf(format, a
 func (f *Fanout) Line(text string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.closed {
+		return // the job has ended: its sinks are gone
+	}
 	for _, s := range f.sinks {
 		s.Line(text)
 	}
@@ -74,6 +77,9 @@ func (f *Fanout) Text(text string) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.closed {
+		return
+	}
 	for _, line := range strings.Split(text, "\n") {
 		for _, s := range f.sinks {
 			s.Line(line)
@@ -85,6 +91,9 @@ func (f *Fanout) Text(text string) {
 func (f *Fanout) Interval(iv metrics.Interval) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.closed {
+		return
+	}
 	line := report.IntervalLine(iv, f.headTx)
 	for _, s := range f.sinks {
 		s.Line(line)

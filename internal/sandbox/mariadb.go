@@ -607,6 +607,11 @@ func (m *MariaDB) installDB(ctx context.Context, st mariaDBState) error {
 		// production servers on the output.
 		"--cross-bootstrap",
 	}
+	tmpdir, err := m.tmpDir()
+	if err != nil {
+		return err
+	}
+	args = append(args, "--tmpdir="+tmpdir)
 	if m.asRoot {
 		args = append(args, "--user=root")
 	}
@@ -681,6 +686,9 @@ func (m *MariaDB) launch(settings map[string]string) (*serverProcess, error) {
 		return nil, err
 	}
 	// Not CommandContext: the server outlives the call, and this process.
+	if _, err := m.tmpDir(); err != nil { // a sandbox made before it had one
+		return nil, err
+	}
 	cmd := exec.Command(m.bins.Server, m.serverArgs(settings)...)
 	// mariadbd works in its data directory; postmasterAlive recognizes it by
 	// that, from the start.
@@ -718,6 +726,7 @@ func (m *MariaDB) serverArgs(settings map[string]string) []string {
 		// The socket belongs to the sandbox, out of the way of any system
 		// server's.
 		"--socket=" + m.socketPath(),
+		"--tmpdir=" + filepath.Join(m.dir, mariaDBTmpName),
 		"--pid-file=" + filepath.Join(m.dir, mariaDBPIDName),
 		"--log-error=" + m.LogFile(),
 		"--skip-name-resolve",
@@ -857,6 +866,20 @@ func (m *MariaDB) readState() (mariaDBState, error) {
 		return st, fmt.Errorf("read %s: %w", mariaDBStateName, err)
 	}
 	return st, nil
+}
+
+// mariaDBTmpName is the sandbox's own directory for the server's temporary
+// files: several sandboxes bootstrapping at once must not share /tmp.
+const mariaDBTmpName = "tmp"
+
+// tmpDir creates the sandbox's temporary directory, owned by the server's
+// user, and returns it.
+func (m *MariaDB) tmpDir() (string, error) {
+	dir := filepath.Join(m.dir, mariaDBTmpName)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return dir, m.acct.chown(dir)
 }
 
 func (m *MariaDB) writeState(st mariaDBState) error {

@@ -101,7 +101,9 @@ def _spec(kind, workload, db=None, **fields):
     warehouses, workers, scale, max_retries, isolation, seed, ...). Fields
     that are None are left out: the engine's defaults apply. Durations become
     Go duration strings ("30s")."""
-    spec = {"kind": kind, "workload": workload}
+    spec = {"kind": kind}
+    if workload is not None:
+        spec["workload"] = workload
     if db is not None:
         spec["db"] = db
     for k, v in fields.items():
@@ -213,14 +215,15 @@ def _check_warehouses(res, warehouses):
 # ---------------------------------------------------------------- run/build
 
 
-def run(db=None, vu=4, duration="1m", rampup="10s", workload="tprocc", mode=None, warehouses=None,
+def run(db=None, vu=None, duration=None, rampup=None, workload=None, mode=None, warehouses=None,
         server=None, *, token=None, binary=None, repo=None, quiet=False, poll=1.0, **other):
     """Run a workload on the Go engine and return its Result.
 
     db: a URL (postgres://user:pass@host:port/db, mysql://..., sqlite:PATH) or
     None for the engine's default. vu: virtual users. duration, rampup: Go
     duration strings ("1m", "10s") or seconds. workload: tprocc or tproch.
-    mode: procs, sql or auto. warehouses: the run uses the schema as built;
+    mode: procs, sql or auto. Settings left as None take the engine's
+    defaults (the job spec's: 4 VUs, 10s ramp-up, 1m window, tprocc). warehouses: the run uses the schema as built;
     when given it is checked against the result (a warning if it differs).
     Other keywords are passed on as fields of the job's spec, the HTTP API's
     JSON keys (max_retries=3, isolation="serializable", seed=7,
@@ -262,18 +265,21 @@ def result(job_id, *, binary=None, repo=None):
     return Result.from_json(job_id, raw)
 
 
-def build(db=None, warehouses=1, workers=None, workload="tprocc", scale=None, server=None, *,
+def build(db=None, warehouses=None, workers=None, workload=None, scale=None, server=None, *,
           token=None, binary=None, repo=None, quiet=False, poll=1.0, **other):
     """Build a schema on the Go engine and return its Job.
 
-    warehouses (TPROC-C) or scale (TPROC-H scale factor) size it; workers
-    are the parallel loading sessions (default: the engine's). Other
-    keywords are spec fields (force=True, engine="InnoDB",
-    loader="insert", seed=...). server/token/binary/repo/quiet/poll as for
-    run(). Raises SledgeError when the build fails.
+    warehouses (TPROC-C) or scale (TPROC-H scale factor) size it (default:
+    the engine's, 1); workers are the parallel loading sessions (default:
+    the engine's). Other keywords are spec fields (force=True,
+    engine="InnoDB", loader="insert", seed=...); force=True drops an
+    existing schema, which the call confirms by itself (confirm=True).
+    server/token/binary/repo/quiet/poll as for run(). Raises SledgeError
+    when the build fails.
     """
-    tproch = str(workload).lower().replace("-", "") in ("tproch", "tpch")
-    spec = _spec("build", workload, db, warehouses=None if warehouses is None or tproch else int(warehouses),
+    if other.get("force") and "confirm" not in other:
+        other["confirm"] = True  # asking for force is the confirmation
+    spec = _spec("build", workload, db, warehouses=None if warehouses is None else int(warehouses),
                  workers=None if workers is None else int(workers), scale=None if scale is None else float(scale),
                  **other)
     if server:

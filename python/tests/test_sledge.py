@@ -397,7 +397,7 @@ def test_run_via_binary(fake, capsys):
     # The spec goes on stdin as JSON, in the HTTP API's keys; no text is scraped.
     assert fake.calls()[0]["argv"] == ["cli", "job"]
     assert json.loads(fake.calls()[0]["stdin"]) == {
-        "kind": "run", "workload": "tprocc", "db": "postgres://u:p@h/tpcc", "vu": 8, "rampup": "5s",
+        "kind": "run", "db": "postgres://u:p@h/tpcc", "vu": 8, "rampup": "5s",
         "duration": "30s", "max_retries": 3, "random_home": True,
     }
     out = capsys.readouterr().out
@@ -414,8 +414,7 @@ def test_run_via_binary_defaults_and_failure(fake):
     assert "job 4 failed" in str(ei.value)
     assert "database went away" in str(ei.value)
     assert fake.calls()[0]["argv"] == ["cli", "job"]
-    assert json.loads(fake.calls()[0]["stdin"]) == {"kind": "run", "workload": "tprocc", "vu": 4, "rampup": "10s",
-                                                    "duration": "1m"}
+    assert json.loads(fake.calls()[0]["stdin"]) == {"kind": "run"}  # the engine's defaults apply
 
 
 def test_run_via_binary_invalid_spec(fake):
@@ -452,8 +451,8 @@ def test_build_via_binary(fake):
     j = sledge.build(db="postgres://x", warehouses=2, workers=2, force=True, quiet=True)
     assert (j.job_id, j.kind, j.status) == ("8", "build", "completed")
     assert fake.calls()[0]["argv"] == ["cli", "job"]
-    assert json.loads(fake.calls()[0]["stdin"]) == {"kind": "build", "workload": "tprocc", "db": "postgres://x",
-                                                    "warehouses": 2, "workers": 2, "force": True}
+    assert json.loads(fake.calls()[0]["stdin"]) == {"kind": "build", "db": "postgres://x",
+                                                    "warehouses": 2, "workers": 2, "force": True, "confirm": True}
     sledge.build(workload="tproch", scale=0.01, quiet=True)
     assert json.loads(fake.calls()[2]["stdin"]) == {"kind": "build", "workload": "tproch", "scale": 0.01}
 
@@ -471,7 +470,7 @@ def test_binary_and_http_send_the_same_spec(fake, api):
         fn(server=api["url"], poll=0.01, **kw)
     sent = [json.loads(c["stdin"]) for c in fake.calls() if c["argv"] == ["cli", "job"]]
     assert sent == api["posts"]
-    assert sent[0] == {"kind": "run", "workload": "tprocc", "db": "sqlite:/tmp/x.db", "vu": 3, "rampup": "0s",
+    assert sent[0] == {"kind": "run", "db": "sqlite:/tmp/x.db", "vu": 3, "rampup": "0s",
                        "duration": "90s", "mode": "sql", "interval": "5s", "seed": 7}
 
 
@@ -548,7 +547,7 @@ def test_run_via_http(api):
     r = sledge.run(db=TRICKY, vu=2, duration="1m", rampup=0, mode="sql", server=api["url"], token="s3cret", poll=0.01)
     assert (r.job_id, r.status, r.nopm) == ("17", "completed", 1234.5)
     assert r.transactions["payment"]["count"] == 98
-    assert api["posts"] == [{"kind": "run", "workload": "tprocc", "db": TRICKY, "vu": 2, "rampup": "0s",
+    assert api["posts"] == [{"kind": "run", "db": TRICKY, "vu": 2, "rampup": "0s",
                              "duration": "1m", "mode": "sql"}]
     assert api["polls"] == 3
     assert api["gets"][-1] == "/api/jobs/17/result"
@@ -576,7 +575,7 @@ def test_run_via_http_errors(api):
 def test_build_via_http(api):
     j = sledge.build(db="postgres://x", warehouses=3, workers=2, server=api["url"], poll=0.01)
     assert (j.job_id, j.kind, j.status) == ("17", "build", "completed")
-    assert api["posts"] == [{"kind": "build", "workload": "tprocc", "db": "postgres://x", "warehouses": 3, "workers": 2}]
+    assert api["posts"] == [{"kind": "build", "db": "postgres://x", "warehouses": 3, "workers": 2}]
 
 
 # ------------------------------------------------------ scripts end to end

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/workload"
 )
@@ -170,27 +171,11 @@ func Check(w io.Writer, title, target string, rep workload.CheckReport) (failed 
 	}
 	tw.Flush()
 	fmt.Fprintln(&b)
-	tw = newTable(&b, 0)
-	for _, c := range rep.Conditions {
-		verdict := "PASS"
-		switch {
-		case c.Skipped:
-			verdict = "skip"
-		case !c.Passed:
-			verdict = fmt.Sprintf("FAIL (%d violations)", c.Violations)
-			failed++
-		}
-		note := ""
-		if c.Note != "" {
-			note = " — " + c.Note
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s%s\n", c.Name, verdict, c.Description, note)
+	items := make([]jobs.CheckItem, len(rep.Conditions))
+	for i, c := range rep.Conditions {
+		items[i] = jobs.CheckItem(c)
 	}
-	tw.Flush()
-	if failed > 0 {
-		fmt.Fprintf(&b, "\n%d conditions failed\n", failed)
-	} else {
-		fmt.Fprintf(&b, "\nall conditions hold\n")
-	}
+	_ = CheckItems(&b, items)
+	failed = rep.Failed()
 	return failed, writeLines(w, b.String())
 }

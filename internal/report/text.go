@@ -213,7 +213,8 @@ func Build(w io.Writer, b *jobs.BuildResult) error {
 	return tw.Flush()
 }
 
-// CheckItems writes a stored check's conditions and their verdicts.
+// CheckItems writes a check's conditions and their verdicts (a live check's
+// through Check, a stored one's directly).
 func CheckItems(w io.Writer, items []jobs.CheckItem) error {
 	tw := newTable(w, 0)
 	failed := 0

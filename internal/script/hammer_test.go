@@ -76,7 +76,7 @@ func TestSpecMapping(t *testing.T) {
 			s.DB, s.Workload = "postgres://h:hp@localhost:5432/tpch01?sslmode=disable", "tproch"
 			s.Scale, s.Workers = 0.1, 3
 		}},
-		{"maria TPROC-H build, older benchmark name", state("maria", "TPC-H", "1", "tpch.maria_scale_fact", "10"), "buildschema", config.KindBuild, func(s *config.Spec) {
+		{"maria TPROC-H build, older benchmark name", state("maria", "TPC-H" /* HammerDB's old name, a TPC trademark: accepted as input */, "1", "tpch.maria_scale_fact", "10"), "buildschema", config.KindBuild, func(s *config.Spec) {
 			s.DB, s.Workload = "mysql://root:mysql@127.0.0.1:3306/tpch", "tproch"
 			s.Scale, s.Workers = 10, 1
 		}},

@@ -35,9 +35,14 @@ type Config struct {
 	AllowedHosts []string
 }
 
-// shutdownGrace is how long Serve waits for the jobs to stop and the
-// connections to close once ctx ends.
-const shutdownGrace = 30 * time.Second
+// shutdownGrace is how long Serve waits for the jobs to stop once ctx ends:
+// longer than the engine's grace for transactions in flight (30 s), so that
+// a job whose VUs must be cancelled still records its end before the
+// repository closes. The HTTP server then gets httpGrace of its own.
+const (
+	shutdownGrace = 45 * time.Second
+	httpGrace     = 5 * time.Second
+)
 
 // Serve serves the API of svc on cfg.Listen until ctx ends, then stops the
 // running jobs (recorded as interrupted), waits for them and closes the
@@ -111,5 +116,7 @@ func Serve(ctx context.Context, w io.Writer, svc *app.Service, store Store, hub 
 	shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	s.Shutdown(shutdown)
-	return srv.Shutdown(shutdown)
+	closing, cancelHTTP := context.WithTimeout(context.Background(), httpGrace)
+	defer cancelHTTP()
+	return srv.Shutdown(closing)
 }

@@ -25,7 +25,7 @@ data is dbgen's, TPROC-C data is the same for the same --seed.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&req.Spec.Workload, "workload", req.Spec.Workload, workloadFlagHelp(req.Spec.Workload))
+	fl.StringVar(&req.Spec.Workload, "workload", req.Spec.Workload, workloadFlagHelp())
 	fl.Float64Var(&req.Spec.Scale, "scale", req.Spec.Scale, "TPROC-H scale factor")
 	fl.IntVarP(&req.Spec.Warehouses, "warehouses", "w", req.Spec.Warehouses, "TPROC-C warehouses")
 	fl.Uint64Var(&req.Spec.Seed, "seed", config.DefaultBuildSeed, "TPROC-C generator seed")

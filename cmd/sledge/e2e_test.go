@@ -106,6 +106,11 @@ func TestEndToEndSQLiteDefault(t *testing.T) {
 			t.Errorf("run output lacks %q:\n%s", want, out)
 		}
 	}
+	// A newcomer's first run ends clean: the defaults suit the embedded
+	// database (it works inside the client, which keeps all cores for it).
+	if strings.Contains(strings.ToLower(out), "warning") {
+		t.Errorf("the first run on the embedded default warns:\n%s", out)
+	}
 	build, run := latest(t, jobs.KindBuild), latest(t, jobs.KindRun)
 	for _, j := range []map[string]any{build, run} {
 		requireKeys(t, "job", j, "id", "kind", "workload", "status", "started_at")

@@ -29,7 +29,7 @@ const dbFlagHelp = "database: postgres://user:pass@host:port/dbname, mysql://use
 
 func bindTargetFlags(fl *pflag.FlagSet, s *config.Spec) {
 	fl.StringVar(&s.DB, "db", s.DB, dbFlagHelp)
-	fl.StringVar(&s.Workload, "workload", s.Workload, workloadFlagHelp(s.Workload))
+	fl.StringVar(&s.Workload, "workload", s.Workload, workloadFlagHelp())
 }
 
 func newBuildCmd(g *globals) *cobra.Command {

@@ -77,18 +77,25 @@ func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "sledge",
 		Short: "Build, run and compare database benchmarks (TPROC-C and TPROC-H)",
-		Long: `Sledge builds a TPROC-C schema (an OLTP workload derived from the TPC-C
-specification), drives it with many parallel virtual users, reports NOPM, TPM,
-latency percentiles and errors, and stores every job in a repository.
+		Long: `Sledge builds and runs two workloads against real databases and stores every
+job in a repository:
 
-With no --db, Sledge uses an embedded SQLite database in its data directory
-($SLEDGE_HOME, else $XDG_DATA_HOME/sledge, else ~/.local/share/sledge).`,
+  TPROC-C  OLTP, derived from the TPC-C specification: many parallel virtual
+           users; NOPM, TPM, latency percentiles, errors by class
+  TPROC-H  analytics, derived from the TPC-H specification: the 22 queries in
+           power and throughput tests; query times and their geometric mean
+
+Databases: PostgreSQL, MariaDB/MySQL, SQLite and DuckDB. With no --db, Sledge
+uses an embedded database in its data directory ($SLEDGE_HOME, else
+$XDG_DATA_HOME/sledge, else ~/.local/share/sledge): SQLite for TPROC-C,
+DuckDB for TPROC-H. Results are not audited TPC results and are not
+comparable with them.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&g.repo, "repo", "", "jobs repository file (default $SLEDGE_REPO, else <data dir>/jobs.db)")
-	root.PersistentFlags().StringVar(&g.server, "server", "", "drive a `sledge serve` at this URL (run, build, jobs) instead of working here (default $SLEDGE_SERVER; token from $SLEDGE_TOKEN)")
+	root.PersistentFlags().StringVar(&g.server, "server", "", "URL of a sledge serve to drive (run, build, jobs) instead of working here, e.g. http://127.0.0.1:8080 (default $SLEDGE_SERVER; token from $SLEDGE_TOKEN)")
 	root.AddCommand(
 		newBuildCmd(g),
 		newRunCmd(g),
@@ -169,9 +176,14 @@ func flagErrors(err error) error {
 	return errors.New(strings.Join(msgs, "\n"))
 }
 
-// workloadFlagHelp lists the registered workloads.
-func workloadFlagHelp(def string) string {
-	return "workload: " + strings.Join(workload.Names(), " or ") + " (default " + def + ")"
+// workloadFlagHelp lists the registered workloads (cobra adds the default).
+func workloadFlagHelp() string {
+	var names []string
+	for _, n := range workload.Names() {
+		w, _ := workload.Lookup(n)
+		names = append(names, n+" ("+w.Title()+")")
+	}
+	return "workload: " + strings.Join(names, " or ")
 }
 
 // isTerminal reports whether f is an interactive terminal (for progress

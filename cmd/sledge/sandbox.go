@@ -30,6 +30,15 @@ scratch database for tests.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newSandboxEngineCmd(postgresSandbox), newSandboxEngineCmd(mariaDBSandbox))
+	// --repo and --server mean nothing to a sandbox: keep them out of its help.
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		for _, name := range []string{"repo", "server"} {
+			if f := c.InheritedFlags().Lookup(name); f != nil {
+				f.Hidden = true
+			}
+		}
+		c.Root().HelpFunc()(c, args)
+	})
 	return cmd
 }
 

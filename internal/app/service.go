@@ -423,6 +423,11 @@ func settings(p *plan) map[string]string {
 		} {
 			kv[k] = v
 		}
+		if sp.Iterations > 0 {
+			// An iteration run has no ramp-up and no duration: record what ran.
+			kv["iterations"], kv["rampup"] = strconv.Itoa(sp.Iterations), "0s"
+			delete(kv, "duration")
+		}
 	}
 	for k, v := range p.req.Settings {
 		kv[k] = v
@@ -688,6 +693,10 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 	}
 	cfg := engine.Config{VUs: sp.VU, Rampup: sp.Rampup.D(), Duration: sp.Duration.D(), Interval: sp.Interval.D(),
 		MaxRetries: sp.MaxRetries, Pacing: sp.PacingFactor(), InProcessDB: e.p.target.Kind == db.SQLite}
+	if sp.Iterations > 0 {
+		// The spec's ramp-up and duration are not used (config.Spec.Iterations).
+		cfg.Iterations, cfg.Rampup, cfg.Duration = sp.Iterations, 0, 0
+	}
 	res, err := engine.Run(ctx, run, cfg, e.out)
 	if err != nil {
 		return Outcome{Status: metrics.StatusFailed, Err: fmt.Errorf("run: %w", err)}

@@ -74,6 +74,16 @@ type Spec struct {
 	Pacing      string   `json:"pacing"`
 	PacingScale float64  `json:"pacing_scale"`
 	RandomHome  bool     `json:"random_home,omitempty"`
+	// Iterations makes the run an iteration run (HammerDB's test driver
+	// with total_iterations): each VU runs this many transactions, then
+	// stops, and the run ends when every VU is done; its result is the
+	// elapsed time from the VUs' start to the last one's end and the rates
+	// over it. An iteration is one transaction drawn and run to its end —
+	// committed, rolled back by design, or failed (after its retries) —
+	// as HammerDB counts the passes of its loop. Rampup and Duration are
+	// not used: like HammerDB's test driver, an iteration run has no
+	// ramp-up and measures from the start. 0 (the default): a timed run.
+	Iterations int `json:"iterations,omitempty"`
 	// ClientCPUs is how many cores the client's goroutines may use
 	// (GOMAXPROCS). It is a setting of the process, decided once by the
 	// process that runs the job; 0 lets that process choose.
@@ -258,7 +268,9 @@ func (s Spec) Validate() error {
 		add(s.VU < 1, "vu", "must be at least 1 (got %d)", s.VU)
 		add(s.VU > MaxVUs, "vu", "%d is more than %d virtual users", s.VU, MaxVUs)
 		add(s.Rampup < 0, "rampup", "must not be negative (got %s)", s.Rampup)
-		add(s.Duration <= 0, "duration", "must be positive (got %s)", s.Duration)
+		add(s.Iterations < 0, "iterations", "must not be negative (got %d; 0 is a timed run)", s.Iterations)
+		// An iteration run ends when its VUs are done: no duration is used.
+		add(s.Iterations == 0 && s.Duration <= 0, "duration", "must be positive (got %s)", s.Duration)
 		add(time.Duration(s.Interval) < MinInterval, "interval", "must be at least %s (got %s)", MinInterval, s.Interval)
 		add(s.MaxRetries < 0 || s.MaxRetries > MaxRetriesLimit, "max_retries", "must be in 0..%d (got %d)", MaxRetriesLimit, s.MaxRetries)
 		_, err := db.ParseIsolation(s.Isolation)

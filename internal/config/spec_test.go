@@ -52,6 +52,8 @@ func TestValidateFieldErrors(t *testing.T) {
 		{"vu too many", KindRun, func(s *Spec) { s.VU = MaxVUs + 1 }, "vu", "more than"},
 		{"rampup", KindRun, func(s *Spec) { s.Rampup = Duration(-time.Second) }, "rampup", "negative"},
 		{"duration", KindRun, func(s *Spec) { s.Duration = 0 }, "duration", "positive"},
+		{"iterations negative", KindRun, func(s *Spec) { s.Iterations = -1 }, "iterations", "negative"},
+		{"iterations negative, no duration", KindRun, func(s *Spec) { s.Iterations, s.Duration = -3, 0 }, "iterations", "(got -3"},
 		{"interval", KindRun, func(s *Spec) { s.Interval = Duration(time.Millisecond) }, "interval", "at least 100ms"},
 		{"max_retries", KindRun, func(s *Spec) { s.MaxRetries = 1000 }, "max_retries", "0..255"},
 		{"isolation", KindRun, func(s *Spec) { s.Isolation = "chaos" }, "isolation", "serializable"},
@@ -96,6 +98,54 @@ func TestValidateOnlyTheKindsFields(t *testing.T) {
 	r.VU, r.Duration = 0, 0
 	if n := len(Fields(r.Validate())); n != 2 {
 		t.Errorf("two bad settings gave %d errors", n)
+	}
+}
+
+// TestValidateIterations: an iteration run ends when its VUs are done, so
+// its duration is not used (not even checked) and its ramp-up (default
+// included) is ignored; a timed run still needs a duration.
+func TestValidateIterations(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  func(*Spec)
+		want []string // the fields refused
+	}{
+		{"defaults", func(s *Spec) { s.Iterations = 1000 }, nil},
+		{"no duration", func(s *Spec) { s.Iterations, s.Duration = 1, 0 }, nil},
+		{"negative duration", func(s *Spec) { s.Iterations, s.Duration = 5, Duration(-time.Second) }, nil},
+		{"ramp-up given", func(s *Spec) { s.Iterations, s.Rampup = 5, Duration(time.Minute) }, nil},
+		{"paced", func(s *Spec) { s.Iterations, s.Pacing, s.PacingScale = 5, "spec", 0.01 }, nil},
+		{"timed without duration", func(s *Spec) { s.Duration = 0 }, []string{"duration"}},
+		{"negative with a bad vu", func(s *Spec) { s.Iterations, s.VU = -1, 0 }, []string{"vu", "iterations"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := New(KindRun)
+			c.set(&s)
+			var got []string
+			for _, f := range Fields(s.Validate()) {
+				got = append(got, f.Field)
+			}
+			if strings.Join(got, ",") != strings.Join(c.want, ",") {
+				t.Errorf("fields refused %v, want %v", got, c.want)
+			}
+		})
+	}
+	// A build ignores a run's settings, iterations included.
+	b := New(KindBuild)
+	b.Iterations = -1
+	if err := b.Validate(); err != nil {
+		t.Errorf("build with negative iterations: %v", err)
+	}
+	// The API body carries it by its JSON name; absent, it is a timed run.
+	s, err := Decode([]byte(`{"kind":"run","iterations":250}`))
+	if err != nil || s.Iterations != 250 || s.Validate() != nil {
+		t.Errorf("decoded %+v, %v", s, err)
+	}
+	if s, _ := Decode([]byte(`{"kind":"run"}`)); s.Iterations != 0 {
+		t.Errorf("iterations %d by default, want 0 (a timed run)", s.Iterations)
+	}
+	if _, err := Decode([]byte(`{"kind":"run","iterations":"many"}`)); len(Fields(err)) != 1 || Fields(err)[0].Field != "iterations" {
+		t.Errorf("iterations \"many\": %v", err)
 	}
 }
 

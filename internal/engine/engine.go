@@ -31,6 +31,15 @@ type Config struct {
 	Rampup   time.Duration // not counted
 	Duration time.Duration // the measured window
 	Interval time.Duration // monitor tick
+	// Iterations, when positive, makes an iteration run (HammerDB's test
+	// driver): each VU runs this many transactions and stops, and the run
+	// ends when all are done. The window opens as the VUs start and closes
+	// at the end of the last one's last transaction; Rampup must be 0 and
+	// Duration is not used. An iteration is a transaction run to its end,
+	// whatever its outcome — committed, rolled back by design, or failed
+	// after its retries — as HammerDB counts the passes of its loop (its
+	// attempts); MaxRetries retries within one iteration.
+	Iterations int
 	// MaxRetries retries serialization failures and deadlocks up to this many
 	// times; a retried transaction counts once and its latency includes the
 	// retries.
@@ -57,7 +66,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("VUs must be at most 10000 (got %d)", c.VUs)
 	case c.Rampup < 0:
 		return fmt.Errorf("ramp-up must not be negative (got %s)", c.Rampup)
-	case c.Duration <= 0:
+	case c.Iterations < 0:
+		return fmt.Errorf("iterations must not be negative (got %d)", c.Iterations)
+	case c.Iterations > 0 && c.Rampup > 0:
+		return fmt.Errorf("an iteration run has no ramp-up (got %s): it measures from the start", c.Rampup)
+	case c.Iterations == 0 && c.Duration <= 0:
 		return fmt.Errorf("duration must be positive (got %s)", c.Duration)
 	case c.Interval < 100*time.Millisecond:
 		return fmt.Errorf("reporting interval must be at least 100ms (got %s)", c.Interval)
@@ -97,6 +110,10 @@ type run struct {
 	logged  [db.NumClasses]atomic.Int32
 	pace    []paceSums // per transaction type, in paced runs
 	track   *tracker   // lost sessions and outages, as the VUs report them
+	// finished is, in an iteration run, when each VU ended its last
+	// iteration (0: it did not); each VU writes its own slot, the monitor
+	// reads them once every VU has returned.
+	finished []time.Duration
 
 	// Used by the monitor goroutine only.
 	prober workload.Prober
@@ -149,11 +166,17 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 	r := &run{cfg: cfg, wl: wl, out: out, col: metrics.NewCollector(wl.TxNames(), headline),
 		stopped: make(chan struct{}), pace: make([]paceSums, len(wl.TxNames())), prober: prober}
 	r.track = newTracker(r)
+	if cfg.Iterations > 0 {
+		r.finished = make([]time.Duration, cfg.VUs)
+	}
 	recs := make([]*metrics.Recorder, cfg.VUs)
 	for i := range recs {
 		recs[i] = r.col.NewRecorder()
 	}
 	res := &metrics.RunResult{VUs: cfg.VUs, Rampup: cfg.Rampup, Duration: cfg.Duration, Status: metrics.StatusCompleted}
+	if cfg.Iterations > 0 {
+		res.Iterations, res.Duration = cfg.Iterations, 0
+	}
 	var w window
 	openWindow := func(at time.Duration) {
 		w.open, w.start = true, at
@@ -167,6 +190,11 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 			auditor.MarkAudit()
 		}
 		r.col.StartWindow(w.start)
+		if cfg.Iterations > 0 {
+			out.Logf("iteration run: each of the %d virtual users runs %d transactions, then stops; no ramp-up, measuring until the last is done",
+				cfg.VUs, cfg.Iterations)
+			return
+		}
 		out.Logf("measuring for %s", cfg.Duration)
 	}
 
@@ -199,11 +227,35 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 			r.vu(vuCtx, vu, time.Duration(vu)*stagger, recs[vu], fatal)
 		}(i)
 	}
+	vusDone := make(chan struct{})
+	go func() { wg.Wait(); close(vusDone) }()
+	// In an iteration run the VUs' end is the run's end; a timed run's VUs
+	// end only when stopped (a nil channel never fires).
+	var iterationsDone <-chan struct{}
+	if cfg.Iterations > 0 {
+		iterationsDone = vusDone
+	}
 	if cfg.Rampup > 0 {
 		out.Logf("ramp-up %s: %d virtual users starting", cfg.Rampup, cfg.VUs)
 	}
 
 	var failure error
+	// finish ends an iteration run once every VU has returned: with a
+	// failure when one could not connect, else at the last VU's end.
+	finish := func() {
+		select {
+		case failure = <-fatal:
+			res.Status = metrics.StatusFailed
+			return
+		default:
+		}
+		w.end = r.closeWindow(ctx, &w, r.lastFinished(w.start), true)
+		if !r.tick(w.end, metrics.PhaseMeasure) {
+			// A boundary tick came between the last VU's end and this: what
+			// was recorded after it goes into a last, short interval.
+			r.tick(r.clock(), metrics.PhaseMeasure)
+		}
+	}
 	next := nextBoundary(0, w.open, w.start, cfg)
 	timer := time.NewTimer(next - r.clock())
 	defer timer.Stop()
@@ -211,14 +263,19 @@ loop:
 	for {
 		select {
 		case <-timer.C:
+			if isClosed(iterationsDone) {
+				// Done before this boundary: its last interval ends there.
+				finish()
+				break loop
+			}
 			at := next // the boundary this tick is for; the clock may be a little later
 			switch {
 			case !w.open && at >= cfg.Rampup:
 				openWindow(at)
 				r.tick(w.start, metrics.PhaseRampup)
 				at = w.start
-			case w.open && at >= w.start+cfg.Duration:
-				w.end = r.closeWindow(ctx, &w, at)
+			case w.open && cfg.Iterations == 0 && at >= w.start+cfg.Duration:
+				w.end = r.closeWindow(ctx, &w, at, false)
 				r.tick(w.end, metrics.PhaseMeasure)
 				break loop
 			case w.open:
@@ -233,7 +290,7 @@ loop:
 			res.Status = metrics.StatusInterrupted
 			out.Logf("interrupted after %s: stopping, keeping what was measured", now.Round(time.Second))
 			if w.open {
-				w.end = r.closeWindow(context.WithoutCancel(ctx), &w, now)
+				w.end = r.closeWindow(context.WithoutCancel(ctx), &w, now, false)
 				r.tick(w.end, metrics.PhaseMeasure)
 			} else {
 				r.tick(now, metrics.PhaseRampup)
@@ -243,6 +300,9 @@ loop:
 			failure = err
 			res.Status = metrics.StatusFailed
 			break loop
+		case <-iterationsDone:
+			finish()
+			break loop
 		}
 	}
 	cpu1 := processCPU()
@@ -250,14 +310,12 @@ loop:
 	// Stop the VUs: they finish the transaction in hand, then the rest is cut.
 	r.stop.Store(true)
 	close(r.stopped)
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-vusDone:
 	case <-time.After(cfg.StopGrace):
 		out.Logf("virtual users still busy after %s: cancelling their transactions", cfg.StopGrace)
 		cancelVUs()
-		<-done
+		<-vusDone
 	}
 	if failure != nil {
 		return nil, failure
@@ -299,11 +357,12 @@ loop:
 }
 
 // tick makes the interval that ends at t and reports it; a measured interval
-// without commits is noted for the disruption account.
-func (r *run) tick(t time.Duration, phase string) {
+// without commits is noted for the disruption account. It reports false when
+// t is not after the previous tick (no interval is made).
+func (r *run) tick(t time.Duration, phase string) bool {
 	iv, ok := r.col.Tick(t, phase)
 	if !ok {
-		return
+		return false
 	}
 	if phase == metrics.PhaseMeasure {
 		var commits int64
@@ -315,6 +374,28 @@ func (r *run) tick(t time.Duration, phase string) {
 		}
 	}
 	r.out.Interval(iv)
+	return true
+}
+
+// isClosed reports whether ch is closed (false for a nil channel).
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// lastFinished is when the last VU of an iteration run ended its last
+// iteration, on the run's clock, and not before the window's start. Read
+// only once every VU has returned.
+func (r *run) lastFinished(start time.Duration) time.Duration {
+	end := start
+	for _, f := range r.finished {
+		end = max(end, f)
+	}
+	return end
 }
 
 // probeTimeout is how long a window-edge probe may take, re-opening a lost
@@ -345,11 +426,13 @@ func (r *run) probe(ctx context.Context, edge string, at time.Duration) (workloa
 // closeWindow ends the measured window at the boundary at — or, when the
 // database is probed, at the instant its count was read — and returns the
 // window's end. The end is probed only when the start was: the check needs
-// both.
-func (r *run) closeWindow(ctx context.Context, w *window, at time.Duration) time.Duration {
+// both. settled says nothing runs any more (every VU of an iteration run is
+// done, its last at at): the window then ends at at, and the probe, made
+// after it, reads the count at that end.
+func (r *run) closeWindow(ctx context.Context, w *window, at time.Duration, settled bool) time.Duration {
 	end := at
 	if r.prober != nil && w.err0 == nil {
-		if w.p1, w.err1 = r.probe(ctx, metrics.EdgeWindowEnd, at); w.err1 == nil {
+		if w.p1, w.err1 = r.probe(ctx, metrics.EdgeWindowEnd, at); w.err1 == nil && !settled {
 			end = max(at, r.since(w.p1.At, at))
 		}
 	}
@@ -517,10 +600,14 @@ func nextBoundary(now time.Duration, measuring bool, winStart time.Duration, cfg
 		return min(n, cfg.Rampup)
 	}
 	k := (now-winStart)/cfg.Interval + 1
+	if cfg.Iterations > 0 {
+		return winStart + k*cfg.Interval // the VUs' end closes the window, not a boundary
+	}
 	return min(winStart+k*cfg.Interval, winStart+cfg.Duration)
 }
 
-// vu is one virtual user's life: connect, then transactions until stopped.
+// vu is one virtual user's life: connect, then transactions until stopped or,
+// in an iteration run, until it has run its iterations.
 func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.Recorder, fatal chan<- error) {
 	defer rec.SetState(metrics.VUStopped)
 	if delay > 0 {
@@ -547,6 +634,8 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 	if paced {
 		rng = rand.New(rand.NewPCG(uint64(vu), uint64(time.Now().UnixNano())))
 	}
+	// An int compare per transaction: the hot path stays free of locks.
+	iterations, done := r.cfg.Iterations, 0
 	for !r.stop.Load() {
 		tx := w.Next()
 		var keying, thinkMean time.Duration
@@ -592,6 +681,8 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 			e.Outcome = metrics.Failed(cls)
 		}
 		rec.Record(e)
+		done++
+		last := done == iterations // never in a timed run (iterations 0)
 		switch {
 		case e.Outcome == metrics.Committed:
 			r.track.committed(e.End)
@@ -602,6 +693,9 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 				break
 			}
 			ev := r.track.lost(vu, e.End, cls)
+			if last {
+				break // its work is done: it needs no new session
+			}
 			rec.SetState(metrics.VUReconnecting)
 			ok, attempts := r.reconnect(ctx, vu, w)
 			r.track.reconnected(ev, ok, r.clock(), attempts)
@@ -609,6 +703,12 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 				return
 			}
 			rec.SetState(metrics.VURunning)
+		}
+		if last {
+			// Its last think time is not waited: nothing follows it, and it
+			// would only lengthen the elapsed time.
+			r.finished[vu] = e.End
+			return
 		}
 		if paced {
 			th := r.scaled(thinkTime(rng, thinkMean))

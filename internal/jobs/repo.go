@@ -57,7 +57,7 @@ const busyTimeoutMS = 30000
 // migrations are the schema scripts in order: migrations[i] brings the
 // repository from user_version i to i+1. Append, never edit. An array, so
 // that SchemaVersion is a constant.
-var migrations = [...]string{schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6}
+var migrations = [...]string{schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7}
 
 //go:embed schema_v1.sql
 var schemaV1 string
@@ -76,6 +76,9 @@ var schemaV5 string
 
 //go:embed schema_v6.sql
 var schemaV6 string
+
+//go:embed schema_v7.sql
+var schemaV7 string
 
 // SchemaVersion is the schema version this build of Sledge writes.
 const SchemaVersion = len(migrations)

@@ -197,14 +197,14 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 		if _, err := tx.ExecContext(ctx, `INSERT INTO job_result (job_id, status, vus, warehouses, mode,
 			isolation, rampup_s, duration_s, measured_s, nopm, tpm, new_orders, commits, errors, rolled_back,
 			db_new_orders, nopm_db_check, db_check_agree, server_tpm, client_cpu_s, client_cpu_per_tx_us, warnings,
-			db_check_allowance, db_check_unavailable, server_tpm_unavailable)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			db_check_allowance, db_check_unavailable, server_tpm_unavailable, iterations)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			id, res.Status, res.VUs, res.Warehouses, res.Mode, res.Isolation,
 			secs(res.Rampup), secs(res.Duration), secs(res.Measured), nullNaN(res.NOPM), nullNaN(res.TPM),
 			res.NewOrders, res.Commits, res.Errors, res.RolledBack,
 			dbNewOrders, nopmDBCheck, dbCheckAgree, serverTPM,
 			secs(res.ClientCPU), nullNaN(res.ClientCPUPerTxUS), strings.Join(warnings, "\n"),
-			dbCheckAllowance, redactText(res.DBCheckUnavailable), redactText(res.ServerTPMUnavailable)); err != nil {
+			dbCheckAllowance, redactText(res.DBCheckUnavailable), redactText(res.ServerTPMUnavailable), res.Iterations); err != nil {
 			return err
 		}
 		if err := saveDisruption(ctx, tx, id, res.Disruption); err != nil {
@@ -265,12 +265,12 @@ func (r *Repo) RunResult(ctx context.Context, id int64) (*metrics.RunResult, err
 		err := tx.QueryRowContext(ctx, `SELECT status, vus, warehouses, mode, isolation, rampup_s, duration_s,
 			measured_s, nopm, tpm, new_orders, commits, errors, rolled_back, db_new_orders, nopm_db_check,
 			db_check_agree, server_tpm, client_cpu_s, client_cpu_per_tx_us, warnings,
-			db_check_allowance, db_check_unavailable, server_tpm_unavailable
+			db_check_allowance, db_check_unavailable, server_tpm_unavailable, iterations
 			FROM job_result WHERE job_id = ?`, id).Scan(
 			&x.Status, &x.VUs, &x.Warehouses, &x.Mode, &x.Isolation, &rampup, &duration, &measured,
 			nanFloat{&x.NOPM}, nanFloat{&x.TPM}, &x.NewOrders, &x.Commits, &x.Errors, &x.RolledBack, &dbNewOrders,
 			nanFloat{&x.NOPMDBCheck}, &dbCheckAgree, &serverTPM, &cpu, nanFloat{&x.ClientCPUPerTxUS}, &warnings,
-			&allowance, &x.DBCheckUnavailable, &x.ServerTPMUnavailable)
+			&allowance, &x.DBCheckUnavailable, &x.ServerTPMUnavailable, &x.Iterations)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}

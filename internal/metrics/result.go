@@ -191,8 +191,12 @@ type RunResult struct {
 	PacedCeiling float64
 
 	Rampup   time.Duration // configured
-	Duration time.Duration // configured
+	Duration time.Duration // configured; 0 in an iteration run
 	Measured time.Duration // the actual measured wall-clock window
+	// Iterations is, in an iteration run, the transactions each VU ran
+	// (its window is the elapsed time from the VUs' start to the last one's
+	// end, with no ramp-up); 0 in a timed run.
+	Iterations int
 
 	// From client-counted commits over Measured.
 	NOPM       float64

@@ -90,7 +90,11 @@ type ResultJSON struct {
 	Isolation   string  `json:"isolation"`
 	RampupS     float64 `json:"rampup_s"`
 	DurationS   float64 `json:"duration_s"`            // the measured window
-	ConfiguredS float64 `json:"configured_duration_s"` // --duration
+	ConfiguredS float64 `json:"configured_duration_s"` // --duration; 0 in an iteration run
+	// Iterations is the transactions each VU ran in an iteration run (its
+	// duration_s is the elapsed time from the start to the last VU's end);
+	// 0 in a timed run.
+	Iterations int `json:"iterations"`
 	// Client-counted over the measured window.
 	NOPM       Float `json:"nopm"`
 	TPM        Float `json:"tpm"`
@@ -208,7 +212,7 @@ func Transactions(txs []metrics.TxSummary, withHistogram bool) (map[string]TxJSO
 func ToResult(id int64, r *metrics.RunResult) ResultJSON {
 	out := ResultJSON{
 		JobID: id, Status: r.Status, VU: r.VUs, Warehouses: r.Warehouses, Mode: r.Mode, Isolation: r.Isolation,
-		RampupS: r.Rampup.Seconds(), DurationS: r.Measured.Seconds(), ConfiguredS: r.Duration.Seconds(),
+		RampupS: r.Rampup.Seconds(), DurationS: r.Measured.Seconds(), ConfiguredS: r.Duration.Seconds(), Iterations: r.Iterations,
 		NOPM: Float(r.NOPM), TPM: Float(r.TPM), NewOrders: r.NewOrders, Commits: r.Commits,
 		Errors: r.Errors, RolledBack: r.RolledBack,
 		ClientCPUS: r.ClientCPU.Seconds(), ClientCPUPerTxUS: Float(r.ClientCPUPerTxUS),

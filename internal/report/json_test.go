@@ -139,6 +139,17 @@ func TestToResult(t *testing.T) {
 	if m = object(t, ToResult(7, r)); m["server_tpm"] != 21000.0 {
 		t.Errorf("server_tpm = %v, want 21000", m["server_tpm"])
 	}
+	// A timed run says iterations 0; an iteration run its count per VU,
+	// with the elapsed time as its duration and no configured one.
+	if m["iterations"] != 0.0 {
+		t.Errorf("timed run: iterations = %v, want 0", m["iterations"])
+	}
+	r.Iterations, r.Rampup, r.Duration, r.Measured = 250, 0, 0, 12*time.Second
+	m = object(t, ToResult(7, r))
+	if m["iterations"] != 250.0 || m["duration_s"] != 12.0 || m["configured_duration_s"] != 0.0 || m["rampup_s"] != 0.0 {
+		t.Errorf("iteration run: iterations %v, duration_s %v, configured_duration_s %v, rampup_s %v",
+			m["iterations"], m["duration_s"], m["configured_duration_s"], m["rampup_s"])
+	}
 }
 
 func TestTransactions(t *testing.T) {

@@ -22,6 +22,16 @@ func PacingLabel(p float64) string {
 	return fmt.Sprintf("paced with keying and think times scaled ×%g (not the specification's)", p)
 }
 
+// WindowText says what a run's measured window was: a timed run's length
+// after its ramp-up, or an iteration run's elapsed time and its count.
+func WindowText(r *metrics.RunResult) string {
+	if r.Iterations > 0 {
+		return fmt.Sprintf("%.1f s elapsed: iteration run, %s per VU (no ramp-up; from the start to the last VU's end)",
+			r.Measured.Seconds(), Plural(r.Iterations, "transaction"))
+	}
+	return fmt.Sprintf("%.1f s measured (ramp-up %s not counted)", r.Measured.Seconds(), r.Rampup)
+}
+
 // RunResult writes the final report of an OLTP run as it ends (title is the
 // workload's, "TPROC-C"), against the database version at target. embedded
 // says the database engine runs inside Sledge, so that its work counts as
@@ -42,7 +52,7 @@ func RunResult(w io.Writer, title string, id int64, target, version string, r *m
 		_ = disruptionBlock(&b, r.Disruption)
 		return writeLines(w, b.String())
 	}
-	fmt.Fprintf(tw, "  window\t%.1f s measured (ramp-up %s not counted)\n", r.Measured.Seconds(), r.Rampup)
+	fmt.Fprintf(tw, "  window\t%s\n", WindowText(r))
 	// A check that could not be made is not available, with the reason:
 	// never a disagreement.
 	check := notAvailable("not available", r.DBCheckUnavailable)

@@ -89,6 +89,16 @@ func TestRunResult(t *testing.T) {
 			},
 		},
 		{
+			name: "iteration run",
+			edit: func(r *metrics.RunResult) {
+				r.Iterations, r.Rampup, r.Duration, r.Measured = 1000, 0, 0, 42300*time.Millisecond
+			},
+			want: []string{
+				"window 42.3 s elapsed: iteration run, 1000 transactions per VU (no ramp-up; from the start to the last VU's end)\n",
+			},
+			notWant: []string{"measured (ramp-up"},
+		},
+		{
 			name:    "paced without a ceiling",
 			edit:    func(r *metrics.RunResult) { r.Pacing = 1 },
 			notWant: []string{"efficiency"},

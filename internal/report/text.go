@@ -98,7 +98,7 @@ func StoredRunResult(w io.Writer, title string, j jobs.Job, r *metrics.RunResult
 		}
 		return disruptionBlock(w, r.Disruption)
 	}
-	fmt.Fprintf(tw, "  window\t%.1f s measured (ramp-up %s not counted)\n", r.Measured.Seconds(), r.Rampup)
+	fmt.Fprintf(tw, "  window\t%s\n", WindowText(r))
 	// A check that could not be made is not available, with the reason:
 	// never a disagreement.
 	check := notAvailable("database cross-check not available", r.DBCheckUnavailable)

@@ -40,6 +40,13 @@ func TestStoredRunResult(t *testing.T) {
 			notWant: []string{"efficiency", "database PostgreSQL", "errors by class"},
 		},
 		{
+			name: "iteration run",
+			edit: func(r *metrics.RunResult) {
+				r.Iterations, r.Rampup, r.Duration, r.Measured = 1, 0, 0, 1500*time.Millisecond
+			},
+			want: []string{"window 1.5 s elapsed: iteration run, 1 transaction per VU (no ramp-up; from the start to the last VU's end)\n"},
+		},
+		{
 			name:    "nothing measured",
 			edit:    func(r *metrics.RunResult) { r.Measured = 0 },
 			want:    []string{"window nothing measured (stopped during ramp-up)\n"},

@@ -249,7 +249,7 @@ func TestRunRejectsBadInput(t *testing.T) {
 		{[]string{"run", "--db", "mysql://u@127.0.0.1:1/x", "--duration", "1s"}, "connect"},
 		{[]string{"run", "--db", "mysql://u@127.0.0.1:1/"}, "database name"},
 		{[]string{"build", "--db", "sqlite:" + filepath.Join(t.TempDir(), "e.db"), "--engine", "InnoDB"}, "--engine"},
-		{[]string{"build", "--db", "sqlite:" + filepath.Join(t.TempDir(), "l.db"), "--loader", "stream"}, "--loader insert"},
+		{[]string{"build", "--db", "sqlite:" + filepath.Join(t.TempDir(), "l.db"), "--loader", "stream"}, "--loader stream: sqlite cannot load streams"},
 		{[]string{"build", "--loader", "bulk"}, "unknown loader"},
 		{[]string{"run", "--db", "sqlite:" + filepath.Join(t.TempDir(), "empty.db")}, "sledge build"},
 		{[]string{"run", "--db", "postgres://nobody@127.0.0.1:1/x", "--duration", "1s"}, "connect"},

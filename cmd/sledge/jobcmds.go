@@ -104,6 +104,14 @@ spec: then each VU emulates a terminal operator, waiting the keying time
 before and a think time after every transaction, and the result reports the
 efficiency against the paced ceiling of 12.86 NOPM per warehouse.
 
+With --iterations N, an iteration run (HammerDB's test driver with
+total_iterations): each VU runs N transactions, then stops, and the run
+ends when every VU is done. There is no ramp-up and no --duration: NOPM and
+TPM are over the elapsed time from the VUs' start to the last one's end. A
+failed transaction counts as an iteration (HammerDB counts its attempts);
+--max-retries retries within one. With --pacing spec each iteration is
+paced (the last think time is not waited).
+
 With --workload tproch: the TPROC-H power test (and with --streams N the
 throughput test), reporting per-query times and the geometric mean.
 
@@ -114,6 +122,7 @@ warehouse first if it does not exist.`,
 		Example: `  sledge run
   sledge run --db postgres://u:p@127.0.0.1:5432/tpcc --vu 8 --rampup 1m --duration 5m
   sledge run --db postgres://… --mode sql --isolation serializable --max-retries 3
+  sledge run --db postgres://… --vu 4 --iterations 1000   # time 4 x 1000 transactions
   sledge run --workload tproch --streams 2 --refresh`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -128,6 +137,9 @@ warehouse first if it does not exist.`,
 				}
 				defer pprof.StopCPUProfile()
 			}
+			if err := unusedByIterations(cmd.Flags(), s); err != nil {
+				return err
+			}
 			return runJobCmd(cmd, g, s)
 		},
 	}
@@ -136,6 +148,7 @@ warehouse first if it does not exist.`,
 	fl.IntVar(&s.VU, "vu", s.VU, "virtual users: concurrent sessions, each running one transaction at a time")
 	fl.DurationVar((*time.Duration)(&s.Rampup), "rampup", s.Rampup.D(), "ramp-up before the measured window (not counted)")
 	fl.DurationVar((*time.Duration)(&s.Duration), "duration", s.Duration.D(), "length of the measured window")
+	fl.IntVar(&s.Iterations, "iterations", s.Iterations, "TPROC-C: run N transactions per VU, then stop (an iteration run, as HammerDB's test driver's total_iterations): no ramp-up and no --duration; the result is the elapsed time and the rates over it. 0: a timed run")
 	fl.DurationVar((*time.Duration)(&s.Interval), "interval", s.Interval.D(), "how often to print and store a progress line")
 	fl.StringVar(&s.Mode, "mode", s.Mode, "procs: one server-side routine call per transaction (PostgreSQL, MariaDB/MySQL); sql: the statements from the client in one transaction; auto: procs where available")
 	fl.IntVar(&s.MaxRetries, "max-retries", s.MaxRetries, "retry a transaction that failed with a serialization failure or deadlock up to N times (counted once; latency includes retries)")
@@ -152,6 +165,30 @@ warehouse first if it does not exist.`,
 	fl.BoolVar(&s.Refresh, "refresh", s.Refresh, "TPROC-H: run the refresh functions (RF1 and RF2 around the power test, a refresh stream in the throughput test); they change the data for good")
 	fl.BoolVar(&s.Validation, "validate", s.Validation, "TPROC-H: use the specification's validation parameters for every query")
 	return cmd
+}
+
+// unusedByIterations refuses --rampup or --duration typed with --iterations:
+// an iteration run uses neither (config.Spec.Iterations), and a flag the user
+// typed is not silently ignored. Other front ends send a whole spec, where
+// these settings hold their defaults; they are ignored there.
+func unusedByIterations(fl *pflag.FlagSet, s config.Spec) error {
+	if s.Iterations <= 0 {
+		return nil
+	}
+	var msgs []string
+	// --rampup 0s says what an iteration run does: it is no conflict.
+	for _, f := range []struct {
+		name  string
+		given bool
+	}{{"rampup", fl.Changed("rampup") && s.Rampup != 0}, {"duration", fl.Changed("duration")}} {
+		if f.given {
+			msgs = append(msgs, "--"+f.name+" is not used by an iteration run (--iterations): it has no ramp-up and ends when every VU has run its transactions")
+		}
+	}
+	if msgs == nil {
+		return nil
+	}
+	return errors.New(strings.Join(msgs, "\n"))
 }
 
 func newCheckCmd(g *globals) *cobra.Command {

@@ -164,7 +164,7 @@ build or check. Sections:
 ` + help.String() + `
 JSON (--format json): result is an object with status, vu, warehouses, mode,
 isolation, rampup_s, duration_s (the measured window), configured_duration_s,
-nopm, tpm, new_orders, commits, errors, rolled_back, db_new_orders,
+iterations (per VU in an iteration run, 0 in a timed one), nopm, tpm, new_orders, commits, errors, rolled_back, db_new_orders,
 nopm_db_check, db_check_agree, server_tpm (null when not available),
 client_cpu_s, client_cpu_per_tx_us, warnings (array), audit (array of name,
 value, unit, target, ok), transactions (an object keyed by transaction name,

@@ -147,11 +147,15 @@ func withService(ctx context.Context, g *globals, fn func(*app.Service) error) e
 var flagOf = map[string]string{"confirm": "yes"}
 
 // flagErrors words the job service's field errors as this front end's
-// flags: field "max_retries" is --max-retries; a target error is --db's.
+// flags: field "max_retries" is --max-retries; a target error is --db's; what
+// a job found about its workload's schema gets the command that deals with it.
 func flagErrors(err error) error {
 	var te app.TargetError
 	if errors.As(err, &te) {
 		return fmt.Errorf("--db: %w", te.Err)
+	}
+	if advice := schemaAdvice(err); advice != "" {
+		return fmt.Errorf("%w: %s", err, advice)
 	}
 	fields := config.Fields(err)
 	if fields == nil {
@@ -174,6 +178,29 @@ func flagErrors(err error) error {
 		}
 	}
 	return errors.New(strings.Join(msgs, "\n"))
+}
+
+// schemaAdvice says which command deals with what a job found about its
+// workload's schema (a workload.SchemaError), "" for other errors.
+func schemaAdvice(err error) string {
+	var se *workload.SchemaError
+	if !errors.As(err, &se) {
+		return ""
+	}
+	build := "sledge build"
+	if se.Workload != "" && se.Workload != config.DefaultWorkload {
+		build += " --workload " + se.Workload
+	}
+	switch {
+	case errors.Is(err, workload.ErrSchemaExists):
+		return "use --force to drop it and build again (with --yes where there is no terminal), or `" +
+			strings.Replace(build, "build", "drop", 1) + "`"
+	case errors.Is(err, workload.ErrNoSchema):
+		return "run `" + build + "` first"
+	case errors.Is(err, workload.ErrSchemaUnusable):
+		return "run `" + build + " --force` to replace it"
+	}
+	return ""
 }
 
 // workloadFlagHelp lists the registered workloads (cobra adds the default).

@@ -44,19 +44,23 @@ func defaultDatabase(k db.Kind) string {
 // database that does not exist from other connection failures.
 type missingDatabaser interface{ MissingDatabase(err error) bool }
 
-// EnsureDatabase makes sure the database a server target names exists,
-// creating it through admin when it does not (on PostgreSQL owned by the
-// target's user, created as a login role with the target's password if
-// missing; see db.Admin) and saying so on logf ("created database NAME").
-// It is the build's first step in the job service, with the target's own
-// login, and the HammerDB front end's (buildschema) with its superuser.
+// EnsureDatabase makes sure the database a server target names exists and
+// can be built in, creating it through admin when it does not (on PostgreSQL
+// owned by the target's user, created as a login role with the target's
+// password if missing; see db.Admin) and saying so on logf ("created database
+// NAME"). It is the build's first step in the job service, with the target's
+// own login, and the HammerDB front end's (buildschema) with its superuser.
 //
-// A target that can be reached is left alone, as are embedded targets (their
-// build creates the file). With the target's own login (admin.User "") only a
-// database the server says does not exist is created, and when that login
-// cannot create it the error says what to run instead; an explicit
-// administrator is also tried when the target cannot be reached for another
-// reason (its owner may not exist yet either, as in HammerDB's build).
+// A database that exists is used as it is: whether it already holds the
+// workload's schema is the build's own check. Embedded targets are left
+// alone (their build creates the file). With the target's own login
+// (admin.User "") only a database the server says does not exist is
+// created, and when that login cannot create it the error says what to run
+// instead. An explicit administrator does what HammerDB's build does with a
+// database a DBA created: it is also tried when the target cannot be reached
+// for another reason (its owner may not exist yet), and on PostgreSQL it
+// adopts an existing database for the target's user (db.Adopter: a missing
+// owner is created, an empty database is given to it), saying so on logf.
 func EnsureDatabase(ctx context.Context, t db.Target, admin AdminLogin, logf func(format string, args ...any)) error {
 	drv, err := drivers.For(t.Kind)
 	if err != nil {
@@ -73,7 +77,18 @@ func ensureDatabase(ctx context.Context, drv db.Driver, t db.Target, admin Admin
 	c, reachErr := drv.Connect(ctx, t, db.Options{AppName: "sledge build"})
 	if reachErr == nil {
 		c.Close(context.Background())
-		return nil // it exists and can be reached
+		if admin.User == "" {
+			return nil // it exists and can be reached
+		}
+		// HammerDB's build prepares an existing database for its user
+		// even when that user can log in to it; an administrator that
+		// cannot log in changes nothing (the build says what it lacks),
+		// but a preparation that failed is said: the build's own error
+		// (say, no right to create tables) would not tell why.
+		if err := adoptDatabase(ctx, drv, t, admin, logf); err != nil && !errors.Is(err, errAdminLogin) && logf != nil {
+			logf("warning: %v", err)
+		}
+		return nil
 	}
 	if ctx.Err() != nil {
 		return reachErr
@@ -114,11 +129,53 @@ func ensureDatabase(ctx context.Context, drv db.Driver, t db.Target, admin Admin
 		}
 		return cannotCreate(t.Kind, name, owner, who, err)
 	}
-	if created && logf != nil {
-		logf("created database %s", name)
+	if created {
+		if logf != nil {
+			logf("created database %s", name)
+		}
+		return nil
 	}
 	// Not created: it exists (made meanwhile, or the target failed for
-	// another reason, which the job's own connection reports).
+	// another reason, which the job's own connection reports). An explicit
+	// administrator may make it usable: the target's owner may be missing.
+	if admin.User != "" {
+		return adoptDatabase(ctx, drv, t, admin, logf)
+	}
+	return nil
+}
+
+// adoptDatabase has admin, connected to t's database itself, make that
+// database ready for t's user (see db.Adopter), and says what it did on
+// logf: "using the existing database NAME (created role …, made … its
+// owner)". Drivers without owners need nothing.
+// errAdminLogin marks an administrator who could not log in to the database.
+var errAdminLogin = errors.New("connect as an administrator")
+
+func adoptDatabase(ctx context.Context, drv db.Driver, t db.Target, admin AdminLogin, logf func(string, ...any)) error {
+	adopter, ok := drv.(db.Adopter)
+	if !ok {
+		return nil
+	}
+	name, owner, password, err := t.Login()
+	if err != nil {
+		return err
+	}
+	at, err := db.AdminTarget(t, name, admin.User, admin.Password)
+	if err != nil {
+		return err
+	}
+	ac, err := drv.Connect(ctx, at, db.Options{AppName: "sledge build"})
+	if err != nil {
+		return fmt.Errorf("%w (%s, database %s) to prepare it for %s: %w", errAdminLogin, admin.User, name, owner, err)
+	}
+	defer ac.Close(context.Background())
+	did, err := adopter.AdoptDatabase(ctx, ac, owner, password)
+	if len(did) > 0 && logf != nil {
+		logf("using the existing database %s (%s)", name, strings.Join(did, ", "))
+	}
+	if err != nil {
+		return fmt.Errorf("prepare database %s for %s: %w", name, owner, err)
+	}
 	return nil
 }
 

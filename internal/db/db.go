@@ -153,6 +153,21 @@ type Admin interface {
 	CreateDatabase(ctx context.Context, admin Conn, name, owner, password string) (created bool, err error)
 }
 
+// Adopter is implemented by drivers of servers whose databases have owners
+// (PostgreSQL): it makes a database that exists already (a DBA created it)
+// ready for the benchmark's login to build in, as Admin.CreateDatabase makes
+// a new one. Find it with a type assertion on a Driver.
+type Adopter interface {
+	// AdoptDatabase works through admin, a session of an administrator
+	// connected to the existing database itself. It creates a missing owner
+	// as a login role with password (as CreateDatabase does) and, while the
+	// database holds no tables outside the system schemas and owner neither
+	// owns it nor is a member of the role that does, makes owner its owner.
+	// A database that holds tables keeps its owner. It reports what it did
+	// ("created role bench"), nothing when it found the database ready.
+	AdoptDatabase(ctx context.Context, admin Conn, owner, password string) (did []string, err error)
+}
+
 // ServerCommitCounter is implemented by sessions whose server keeps a commit
 // counter (PostgreSQL's pg_stat_database). The value is server-wide: it counts
 // every session's transactions, not only Sledge's.

@@ -53,6 +53,16 @@ class Result:
             transactions=raw.get("transactions") or {},
         )
 
+    @property
+    def iterations(self):
+        """Transactions per VU of an iteration run; 0 for a timed run."""
+        return self.raw.get("iterations") or 0
+
+    @property
+    def elapsed_s(self):
+        """The measured window in seconds: an iteration run's elapsed time."""
+        return self.raw.get("duration_s")
+
 
 @dataclasses.dataclass
 class Job:
@@ -216,7 +226,7 @@ def _check_warehouses(res, warehouses):
 
 
 def run(db=None, vu=None, duration=None, rampup=None, workload=None, mode=None, warehouses=None,
-        server=None, *, token=None, binary=None, repo=None, quiet=False, poll=1.0, **other):
+        server=None, *, iterations=None, token=None, binary=None, repo=None, quiet=False, poll=1.0, **other):
     """Run a workload on the Go engine and return its Result.
 
     db: a URL (postgres://user:pass@host:port/db, mysql://..., sqlite:PATH) or
@@ -225,6 +235,11 @@ def run(db=None, vu=None, duration=None, rampup=None, workload=None, mode=None, 
     mode: procs, sql or auto. Settings left as None take the engine's
     defaults (the job spec's: 4 VUs, 10s ramp-up, 1m window, tprocc). warehouses: the run uses the schema as built;
     when given it is checked against the result (a warning if it differs).
+    iterations: TPROC-C, an iteration run (HammerDB's test driver with
+    total_iterations): each VU runs this many transactions, then stops, and
+    the run ends when all are done; rampup and duration are not used, and
+    the Result's elapsed_s is the time from the start to the last VU's end
+    (NOPM and TPM over it). None or 0: a timed run.
     Other keywords are passed on as fields of the job's spec, the HTTP API's
     JSON keys (max_retries=3, isolation="serializable", seed=7,
     random_home=True, interval="5s", ...).
@@ -237,7 +252,7 @@ def run(db=None, vu=None, duration=None, rampup=None, workload=None, mode=None, 
     status checks (server mode only).
     """
     spec = _spec("run", workload, db, vu=None if vu is None else int(vu), rampup=rampup, duration=duration,
-                 mode=mode, **other)
+                 mode=mode, iterations=None if iterations is None else int(iterations), **other)
     if server:
         c = _Client(server, token)
         job_id = c.start(spec)
@@ -259,8 +274,9 @@ def run(db=None, vu=None, duration=None, rampup=None, workload=None, mode=None, 
 def result(job_id, *, binary=None, repo=None):
     """The Result of a run already in the repository (for example the job id
     vurun() returned): Sledge's own figures, where jobs(id, 'result') gives
-    HammerDB's lines."""
-    job_id = str(job_id).strip()
+    HammerDB's lines. HammerDB's answer itself ("Benchmark Run jobid=7")
+    is accepted too."""
+    job_id = str(job_id).strip().rsplit("jobid=", 1)[-1].strip()
     raw = call_json(["jobs", "show", job_id, "result"], binary=binary, repo=repo)
     return Result.from_json(job_id, raw)
 

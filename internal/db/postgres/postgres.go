@@ -174,21 +174,10 @@ func (Driver) CreateDatabase(ctx context.Context, admin db.Conn, name, owner, pa
 	}
 	create := "CREATE DATABASE " + ident
 	if owner != "" {
-		role := pgx.Identifier{owner}.Sanitize()
-		if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", owner).Scan(&exists); err != nil {
+		if _, err := ensureRole(ctx, admin, owner, password); err != nil {
 			return fail(err)
 		}
-		if !exists {
-			stmt := "CREATE ROLE " + role + " LOGIN"
-			if password != "" {
-				stmt += " PASSWORD " + quoteLiteral(password)
-			}
-			_, err := admin.Exec(ctx, stmt)
-			if err != nil && db.SQLState(err) != "42710" { // duplicate_object: created meanwhile
-				return fail(fmt.Errorf("create role %s: %w", role, err))
-			}
-		}
-		create += " OWNER " + role
+		create += " OWNER " + pgx.Identifier{owner}.Sanitize()
 	}
 	if _, err := admin.Exec(ctx, create); err != nil {
 		if db.SQLState(err) == "42P04" { // duplicate_database: created meanwhile
@@ -197,6 +186,74 @@ func (Driver) CreateDatabase(ctx context.Context, admin db.Conn, name, owner, pa
 		return fail(err)
 	}
 	return true, nil
+}
+
+// ensureRole creates role owner as a login with password unless it exists,
+// and reports whether it did.
+func ensureRole(ctx context.Context, admin db.Conn, owner, password string) (bool, error) {
+	role := pgx.Identifier{owner}.Sanitize()
+	var exists bool
+	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", owner).Scan(&exists); err != nil {
+		return false, fmt.Errorf("look up role %s: %w", role, err)
+	}
+	if exists {
+		return false, nil
+	}
+	stmt := "CREATE ROLE " + role + " LOGIN"
+	if password != "" {
+		stmt += " PASSWORD " + quoteLiteral(password)
+	}
+	if _, err := admin.Exec(ctx, stmt); err != nil {
+		if db.SQLState(err) == "42710" { // duplicate_object: created meanwhile
+			return false, nil
+		}
+		return false, fmt.Errorf("create role %s: %w", role, err)
+	}
+	return true, nil
+}
+
+// AdoptDatabase makes the existing database admin is connected to ready for
+// owner's build (see db.Adopter), as HammerDB's build does with an empty
+// database a DBA created: since PostgreSQL 15 only the database's owner may
+// create tables in its public schema, so a login that does not own it could
+// not build there.
+func (Driver) AdoptDatabase(ctx context.Context, admin db.Conn, owner, password string) ([]string, error) {
+	switch {
+	case owner == "":
+		return nil, nil
+	case strings.ContainsRune(owner, 0):
+		return nil, errors.New("adopt database: the owner's name holds a NUL byte")
+	case strings.ContainsRune(password, 0):
+		return nil, errors.New("adopt database: the password holds a NUL byte")
+	}
+	var did []string
+	created, err := ensureRole(ctx, admin, owner, password)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		did = append(did, "created role "+owner)
+	}
+	var (
+		name   string
+		owns   bool
+		tables int64
+	)
+	// Superusers count as members of every role: they need nothing.
+	err = admin.QueryRow(ctx, `SELECT d.datname, pg_has_role($1, d.datdba, 'MEMBER'),
+		(SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema'))
+		FROM pg_catalog.pg_database d WHERE d.datname = current_database()`, owner).Scan(&name, &owns, &tables)
+	if err != nil {
+		return did, fmt.Errorf("read the owner of the current database: %w", err)
+	}
+	if owns || tables > 0 {
+		return did, nil
+	}
+	ident, role := pgx.Identifier{name}.Sanitize(), pgx.Identifier{owner}.Sanitize()
+	if _, err := admin.Exec(ctx, "ALTER DATABASE "+ident+" OWNER TO "+role); err != nil {
+		return did, fmt.Errorf("make %s the owner of database %s: %w", role, ident, err)
+	}
+	return append(did, "made "+owner+" its owner"), nil
 }
 
 // quoteLiteral makes s (without NUL bytes) a string constant. The escape

@@ -12,8 +12,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/sqlfile"
+	"github.com/sledge-bench/sledge/internal/workload"
 )
 
 // maxWarehouses bounds --warehouses: W_ID and the key widths are sized for it,
@@ -74,9 +76,9 @@ const (
 	LoaderInsert = "insert" // batched multi-row INSERTs from one writer
 )
 
-// ErrSchemaExists is wrapped by Build's error when the database already holds
-// a TPROC-C schema and Force is not set.
-var ErrSchemaExists = errors.New("database already holds a TPROC-C schema")
+// ErrSchemaExists is wrapped by Build's error (a workload.SchemaError) when
+// the database already holds a TPROC-C schema and Force is not set.
+var ErrSchemaExists = workload.ErrSchemaExists
 
 func (o *BuildOptions) validate() error {
 	if o.Warehouses < 1 || o.Warehouses > maxWarehouses {
@@ -177,7 +179,8 @@ func (b *builder) run(ctx context.Context, rep *BuildReport) error {
 			if m, err := ReadMeta(ctx, main); err == nil {
 				what = plural(m.Warehouses, "warehouse")
 			}
-			return fmt.Errorf("%w (%s); use --force to drop and rebuild, or `sledge drop`", ErrSchemaExists, what)
+			return &workload.SchemaError{Err: ErrSchemaExists, Workload: Name,
+				Msg: fmt.Sprintf("database already holds a TPROC-C schema (%s)", what)}
 		}
 		b.prog.phase("drop", 0, 0)
 		if err := Drop(ctx, main, b.kind); err != nil {
@@ -267,7 +270,7 @@ func (b *builder) useStreams(ctx context.Context, main db.Conn) (bool, error) {
 		}
 		if on == 0 {
 			if b.opts.Loader == LoaderStream {
-				return false, errors.New("the server has local_infile=OFF, so LOAD DATA LOCAL INFILE is refused: SET GLOBAL local_infile = 1, or build with --loader insert")
+				return false, config.FieldError{Field: "loader", Msg: "loader stream: the server has local_infile=OFF, so LOAD DATA LOCAL INFILE is refused: SET GLOBAL local_infile = 1, or build with the insert loader"}
 			}
 			canStream = false
 		}
@@ -277,7 +280,7 @@ func (b *builder) useStreams(ctx context.Context, main db.Conn) (bool, error) {
 		return false, nil
 	case LoaderStream:
 		if !canStream {
-			return false, fmt.Errorf("%s cannot load streams; use --loader insert", b.kind)
+			return false, config.FieldError{Field: "loader", Msg: fmt.Sprintf("loader stream: %s cannot load streams; build with the insert loader", b.kind)}
 		}
 	}
 	return canStream, nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/workload"
 )
 
 // sledge_meta is a key/value table written by the build. It lets a run find
@@ -98,12 +99,13 @@ func describe(ctx context.Context, conn db.Conn) (db.Kind, string, error) {
 	return db.SQLite, name, nil
 }
 
-// ErrNoSchema is wrapped by ReadMeta's error when the database holds no
-// TPROC-C schema.
-var ErrNoSchema = errors.New("no TPROC-C schema")
+// ErrNoSchema is wrapped by ReadMeta's error (a workload.SchemaError) when
+// the database holds no TPROC-C schema.
+var ErrNoSchema = workload.ErrNoSchema
 
 // ReadMeta reads what the build recorded. A database without the schema, or
-// with a build that never finished, is an error that says what to do.
+// with a build that never finished, is a workload.SchemaError: the front end
+// says what to do.
 func ReadMeta(ctx context.Context, conn db.Conn) (Meta, error) {
 	kind, name, err := describe(ctx, conn)
 	if err != nil {
@@ -114,7 +116,8 @@ func ReadMeta(ctx context.Context, conn db.Conn) (Meta, error) {
 		return Meta{}, err
 	}
 	if n == 0 {
-		return Meta{}, fmt.Errorf("%w found in %s: run `sledge build` first", ErrNoSchema, name)
+		return Meta{}, &workload.SchemaError{Err: ErrNoSchema, Workload: Name,
+			Msg: fmt.Sprintf("no TPROC-C schema found in %s", name)}
 	}
 	rows, err := conn.Query(ctx, `SELECT "key", value FROM sledge_meta`)
 	if err != nil {
@@ -134,11 +137,12 @@ func ReadMeta(ctx context.Context, conn db.Conn) (Meta, error) {
 		return Meta{}, fmt.Errorf("read sledge_meta in %s: %w", name, err)
 	}
 	if w := kv["workload"]; w != "tprocc" {
-		return Meta{}, fmt.Errorf("%w found in %s: sledge_meta describes workload %q: run `sledge build --force` to replace it",
-			ErrNoSchema, name, w)
+		return Meta{}, &workload.SchemaError{Err: workload.ErrSchemaUnusable, Workload: Name,
+			Msg: fmt.Sprintf("no TPROC-C schema found in %s: sledge_meta describes workload %q", name, w)}
 	}
 	if kv["state"] != stateReady {
-		return Meta{}, fmt.Errorf("the TPROC-C build in %s did not finish: run `sledge build --force` to rebuild it", name)
+		return Meta{}, &workload.SchemaError{Err: workload.ErrSchemaUnusable, Workload: Name,
+			Msg: fmt.Sprintf("the TPROC-C build in %s did not finish", name)}
 	}
 	m, err := parseMeta(kv)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/workload"
@@ -84,7 +85,7 @@ func NewRunner(ctx context.Context, drv db.Driver, t db.Target, o RunOptions) (*
 	case mode == ModeAuto:
 		mode = ModeSQL
 	case mode == ModeProcs && !q.hasProcs():
-		return nil, fmt.Errorf("%s has no server-side routines in Sledge; use --mode sql", drv.Kind())
+		return nil, config.FieldError{Field: "mode", Msg: fmt.Sprintf("mode procs: %s has no server-side routines in Sledge; run in sql mode", drv.Kind())}
 	}
 	mon, err := drv.Connect(ctx, t, db.Options{AppName: "sledge monitor"})
 	if err != nil {

@@ -227,7 +227,11 @@ func (r *oltpRun) Settings() map[string]string {
 }
 
 func (r *oltpRun) Describe() string {
-	return fmt.Sprintf("%s, %s, mode %s", plural(r.Warehouses(), "warehouse"), plural(r.spec.VU, "VU"), r.Mode())
+	d := fmt.Sprintf("%s, %s, mode %s", plural(r.Warehouses(), "warehouse"), plural(r.spec.VU, "VU"), r.Mode())
+	if n := r.spec.Iterations; n > 0 {
+		d += fmt.Sprintf(", %s per VU (an iteration run)", plural(n, "transaction"))
+	}
+	return d
 }
 
 func (r *oltpRun) Notes() []string {

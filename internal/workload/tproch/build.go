@@ -17,6 +17,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/sqlfile"
+	"github.com/sledge-bench/sledge/internal/workload"
 )
 
 // BuildOptions configure a TPROC-H build.
@@ -50,9 +51,9 @@ type BuildReport struct {
 	FinishedAt time.Time
 }
 
-// ErrSchemaExists is wrapped by Build's error when the database already holds
-// a TPROC-H schema and Force is not set.
-var ErrSchemaExists = errors.New("database already holds a TPROC-H schema")
+// ErrSchemaExists is wrapped by Build's error (a workload.SchemaError) when
+// the database already holds a TPROC-H schema and Force is not set.
+var ErrSchemaExists = workload.ErrSchemaExists
 
 // metaTable records the build: scale factor, state and how many refresh
 // pairs have run (the database evolves: every run uses new refresh sets).
@@ -141,7 +142,7 @@ func (b *builder) run(ctx context.Context, rep *BuildReport) error {
 	}
 	if exists {
 		if !b.opts.Force {
-			return fmt.Errorf("%w; use --force to drop and rebuild, or `sledge drop --workload tproch`", ErrSchemaExists)
+			return &workload.SchemaError{Err: ErrSchemaExists, Workload: Name, Msg: "database already holds a TPROC-H schema"}
 		}
 		b.prog.phase("drop", 0, 0)
 		if err := Drop(ctx, main, b.kind); err != nil {
@@ -502,8 +503,9 @@ type Meta struct {
 	Ready        bool
 }
 
-// ErrNoSchema is wrapped by ReadMeta's error when there is no TPROC-H build.
-var ErrNoSchema = errors.New("no TPROC-H schema")
+// ErrNoSchema is wrapped by ReadMeta's error (a workload.SchemaError) when
+// there is no TPROC-H build.
+var ErrNoSchema = workload.ErrNoSchema
 
 // ReadMeta reads the build record.
 func ReadMeta(ctx context.Context, c db.Conn, k db.Kind) (Meta, error) {
@@ -513,7 +515,7 @@ func ReadMeta(ctx context.Context, c db.Conn, k db.Kind) (Meta, error) {
 		return m, err
 	}
 	if !exists {
-		return m, fmt.Errorf("%w here: run `sledge build --workload tproch` first", ErrNoSchema)
+		return m, &workload.SchemaError{Err: ErrNoSchema, Workload: Name, Msg: "no TPROC-H schema here"}
 	}
 	rows, err := c.Query(ctx, `SELECT "key", value FROM `+metaTable)
 	if err != nil {
@@ -537,7 +539,7 @@ func ReadMeta(ctx context.Context, c db.Conn, k db.Kind) (Meta, error) {
 	m.RefreshPairs, _ = strconv.Atoi(kv["refresh_pairs"])
 	m.Ready = kv["state"] == "ready"
 	if !m.Ready {
-		return m, errors.New("the TPROC-H build did not finish: rebuild with `sledge build --workload tproch --force`")
+		return m, &workload.SchemaError{Err: workload.ErrSchemaUnusable, Workload: Name, Msg: "the TPROC-H build did not finish"}
 	}
 	return m, nil
 }

@@ -56,6 +56,12 @@ func (Workload) Validate(s config.Spec) config.FieldErrors {
 	if s.Kind == config.KindBuild && s.Scale > 0 && s.Scale < minSF {
 		return config.FieldErrors{{Field: "scale", Msg: fmt.Sprintf("scale must be at least %g (got %g)", minSF, s.Scale)}}
 	}
+	// An iteration run counts OLTP transactions per VU; the analytic tests
+	// have their own count (query_sets).
+	if s.Kind == config.KindRun && s.Iterations != 0 {
+		return config.FieldErrors{{Field: "iterations",
+			Msg: "iterations applies to TPROC-C runs only: a TPROC-H run is a power test and, with streams, a throughput test of query_sets each"}}
+	}
 	return nil
 }
 

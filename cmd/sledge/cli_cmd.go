@@ -42,7 +42,8 @@ Ctrl-C at the prompt drops the line; while a command runs it stops the job
 
 HammerDB's parameter names (pg_*, maria_*, mysql_* keys of the connection,
 tpcc and tpch dicts) map onto Sledge's options; a key Sledge cannot honour is
-accepted with a one-line notice. See the README for the table. jobs answers
+accepted with a one-line notice, an unknown dictionary or key is refused with
+HammerDB's message. See the README for the table. jobs answers
 from Sledge's repository with HammerDB's sub-commands and JSON/text shapes
 (type help jobs at the prompt); librarycheck connects to every configured
 database and prints its server version.`,
@@ -101,7 +102,35 @@ database and prints its server version.`,
 			})
 		},
 	}
-	cmd.AddCommand(do, job, newCLIJobsCmd(g))
+	cmd.AddCommand(do, job, newCLIJobsCmd(g), newCLIKeysCmd())
+	return cmd
+}
+
+// newCLIKeysCmd prints HammerDB's key table (internal/script/keys.go), the
+// one source the front ends check diset and giset against: as JSON for the
+// Python front end, as Tcl for the Tcl prelude (which `sledge cli` gives
+// the table itself; --tcl serves a prelude run without it).
+func newCLIKeysCmd() *cobra.Command {
+	var tcl bool
+	cmd := &cobra.Command{
+		Use:    "keys [--tcl]",
+		Short:  "Print HammerDB's dictionaries, keys, defaults and what Sledge does with each (used by the Tcl and Python front ends)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if tcl {
+				_, err := io.WriteString(cmd.OutOrStdout(), script.TclKeys())
+				return err
+			}
+			b, err := script.KeysJSON()
+			if err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(b)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&tcl, "tcl", false, "print the table as Tcl source")
 	return cmd
 }
 
@@ -146,7 +175,8 @@ func runTcl(ctx context.Context, g *globals, scriptPath string) error {
 	}
 	defer os.RemoveAll(dir)
 	prelude := filepath.Join(dir, "hammerdb.tcl")
-	if err := os.WriteFile(prelude, []byte(script.TclPrelude), 0o644); err != nil {
+	// The key table first: the prelude's diset and giset check against it.
+	if err := os.WriteFile(prelude, []byte(script.TclKeys()+script.TclPrelude), 0o644); err != nil {
 		return err
 	}
 	args := []string{prelude}
@@ -187,10 +217,13 @@ func runPython(ctx context.Context, scriptPath string) error {
 	var args []string
 	if scriptPath != "" {
 		// The HammerDB commands are importable unqualified, as in HammerDB.
-		args = []string{"-c", "import runpy, sys; from sledge.hammerdb import *; sys.argv = [sys.argv[1]]; " +
-			"runpy.run_path(sys.argv[0], init_globals={k: v for k, v in globals().items() if not k.startswith('__')}, run_name='__main__')", scriptPath}
+		// The script starts with what HammerDB's Python CLI gives it: the
+		// commands, tclpy, HammerDB's print and help, os and sys.
+		args = []string{"-c", "import runpy, sys; from sledge.hammerdb import script_namespace; sys.argv = [sys.argv[1]]; " +
+			"runpy.run_path(sys.argv[0], init_globals=script_namespace(), run_name='__main__')", scriptPath}
 	} else {
-		args = []string{"-i", "-c", "from sledge.hammerdb import *; import sledge; print('sledge Python prompt: HammerDB commands and the sledge module are loaded')"}
+		args = []string{"-i", "-c", "from sledge.hammerdb import script_namespace; globals().update(script_namespace()); import sledge; " +
+			"print('sledge Python prompt: HammerDB commands and the sledge module are loaded; help() lists the commands')"}
 	}
 	cmd := exec.CommandContext(ctx, py, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr

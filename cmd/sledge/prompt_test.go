@@ -161,7 +161,7 @@ func TestPromptLineEditing(t *testing.T) {
 	s.send("puts dropped\x03")
 	s.waitFor(`sledge> `, n+1, 10*time.Second)
 	s.line("help")
-	s.waitFor(`vurun \(returns the job id\)`, 1, 10*time.Second)
+	s.waitFor(`vurun +run the workload; returns "Benchmark Run jobid=ID"`, 1, 10*time.Second)
 	// Ctrl-D on an empty line leaves.
 	s.send("\x04")
 	select {

@@ -23,34 +23,68 @@ type series struct {
 
 var palette = []string{"#2f6fb0", "#e07b39", "#3a9a5b", "#b8446a", "#7a5bb0"}
 
-// chart is `jobs ID getchart TYPE`.
-func (r *run) chart(j jobs.Job, kind string) error {
-	var page string
-	var err error
-	switch strings.ToLower(kind) {
-	case "result":
-		page, err = r.resultChart(j)
-	case "timing":
-		page, err = r.timingChart(j)
-	case "tcount":
-		page, err = r.tcountChart(j)
-	case "metrics":
-		r.println("Chart for jobid %d not available, Jobid has no metric data", j.ID)
-		return nil
-	default:
+// chartMissing is what HammerDB says when a job has no data for a chart
+// (an unknown job has none either). For metrics HammerDB's own check looks
+// for another message than the one it stores, so it always ends at its
+// later test: "insufficient metrics data".
+var chartMissing = map[string]string{
+	"result":  noResult,
+	"timing":  noTiming,
+	"tcount":  noTcount,
+	"metrics": "Jobid has insufficient metrics data",
+}
+
+// chartOf is `jobs ID getchart TYPE`: the chart page is returned.
+func (r *run) chartOf(arg, kind string) error {
+	kind = strings.ToLower(kind)
+	missing, ok := chartMissing[kind]
+	if !ok {
 		r.println("Error: Usage: jobs jobid getchart [ result | timing | tcount | metrics | profile | diff:pid ]")
 		return nil
 	}
+	j, found, err := r.lookup(arg)
 	if err != nil {
 		return err
 	}
+	page := ""
+	if found {
+		if page, err = r.chartPage(j, kind); err != nil {
+			return err
+		}
+	}
 	if page == "" {
-		r.println("Chart for jobid %d not available, Jobid has no %s data", j.ID, map[string]string{
-			"result": "test result", "timing": "timing", "tcount": "transaction counter"}[strings.ToLower(kind)])
+		r.println("Chart for jobid %s not available, %s", arg, missing)
 		return nil
 	}
 	r.ret = page
 	return nil
+}
+
+// chartPart is a chart: its title and SVG; zero when there is no data.
+type chartPart struct{ title, svg string }
+
+// chartPage is a job's chart of a kind as a page; "" when it has no data
+// for it.
+func (r *run) chartPage(j jobs.Job, kind string) (string, error) {
+	c, err := r.chartOfKind(j, kind)
+	if err != nil || c.svg == "" {
+		return "", err
+	}
+	return page(c.title, c.svg), nil
+}
+
+func (r *run) chartOfKind(j jobs.Job, kind string) (chartPart, error) {
+	switch kind {
+	case "result":
+		return r.resultChart(j)
+	case "timing":
+		return r.timingChart(j)
+	case "tcount":
+		return r.tcountChart(j)
+	case "metrics":
+		return r.metricsChart(j)
+	}
+	return chartPart{}, nil
 }
 
 // profileChart is `jobs PID getchart profile` and `jobs PID getchart
@@ -118,15 +152,19 @@ func (r *run) profileChart(pidArg, kind string) error {
 	return nil
 }
 
-func (r *run) resultChart(j jobs.Job) (string, error) {
+func (r *run) resultChart(j jobs.Job) (chartPart, error) {
 	if j.Kind != jobs.KindRun {
-		return "", nil
+		return chartPart{}, nil
 	}
-	product, version := productVersion(j)
+	_, version := productVersion(j)
+	product, err := r.dbName(j)
+	if err != nil {
+		return chartPart{}, err
+	}
 	if j.Workload == "tproch" {
 		res, err := r.Repo.AnalyticResult(r.ctx, j.ID)
 		if err != nil || res == nil {
-			return "", err
+			return chartPart{}, err
 		}
 		var cats []string
 		s := series{name: "power test seconds"}
@@ -137,26 +175,30 @@ func (r *run) resultChart(j jobs.Job) (string, error) {
 			}
 		}
 		if len(cats) == 0 {
-			return "", nil
+			return chartPart{}, nil
 		}
-		return page(fmt.Sprintf("Job %d: TPROC-H query times on %s %s (geometric mean %.3f s)", j.ID, product, version, res.GeomeanS),
-			barChart(cats, []series{s}, "seconds")), nil
+		return chartPart{fmt.Sprintf("Job %d: TPROC-H query times on %s %s (geometric mean %.3f s)", j.ID, product, version, res.GeomeanS),
+			barChart(cats, []series{s}, "seconds")}, nil
 	}
 	res, err := r.Repo.RunResult(r.ctx, j.ID)
 	if err != nil || res == nil {
-		return "", err
+		return chartPart{}, err
 	}
-	return page(fmt.Sprintf("Job %d: TPROC-C on %s %s, %d virtual users", j.ID, product, version, res.VUs),
-		barChart([]string{"NOPM", "TPM"}, []series{{"result", []float64{res.NOPM, res.TPM}}}, "per minute")), nil
+	return chartPart{fmt.Sprintf("Job %d: TPROC-C on %s %s, %d virtual users", j.ID, product, version, res.VUs),
+		barChart([]string{"NOPM", "TPM"}, []series{{"result", []float64{res.NOPM, res.TPM}}}, "per minute")}, nil
 }
 
-func (r *run) timingChart(j jobs.Job) (string, error) {
-	if j.Kind != jobs.KindRun || j.Workload == "tproch" {
-		return "", nil
+func (r *run) timingChart(j jobs.Job) (chartPart, error) {
+	if j.Kind == jobs.KindRun && j.Workload == "tproch" {
+		// HammerDB's TPROC-H timing chart is the query times.
+		return r.resultChart(j)
+	}
+	if j.Kind != jobs.KindRun {
+		return chartPart{}, nil
 	}
 	res, err := r.Repo.RunResult(r.ctx, j.ID)
 	if err != nil || res == nil {
-		return "", err
+		return chartPart{}, err
 	}
 	var cats []string
 	ss := []series{{name: "p50 ms"}, {name: "p95 ms"}, {name: "p99 ms"}}
@@ -166,7 +208,7 @@ func (r *run) timingChart(j jobs.Job) (string, error) {
 		}
 		h, err := hdrhistogram.Decode(tx.Histogram)
 		if err != nil {
-			return "", fmt.Errorf("timing chart of job %d: %w", j.ID, err)
+			return chartPart{}, fmt.Errorf("timing chart of job %d: %w", j.ID, err)
 		}
 		cats = append(cats, hammerTx[tx.Name])
 		for i, q := range []float64{50, 95, 99} {
@@ -174,26 +216,48 @@ func (r *run) timingChart(j jobs.Job) (string, error) {
 		}
 	}
 	if len(cats) == 0 {
-		return "", nil
+		return chartPart{}, nil
 	}
-	return page(fmt.Sprintf("Job %d: response times", j.ID), barChart(cats, ss, "ms")), nil
+	return chartPart{fmt.Sprintf("Job %d: response times", j.ID), barChart(cats, ss, "ms")}, nil
 }
 
-func (r *run) tcountChart(j jobs.Job) (string, error) {
+func (r *run) tcountChart(j jobs.Job) (chartPart, error) {
 	if j.Kind != jobs.KindRun || j.Workload == "tproch" {
-		return "", nil
+		return chartPart{}, nil
 	}
 	ivs, err := r.Repo.Intervals(r.ctx, j.ID)
 	if err != nil || len(ivs) == 0 {
-		return "", err
+		return chartPart{}, err
 	}
 	xs := make([]float64, len(ivs))
 	ys := make([]float64, len(ivs))
 	for i, iv := range ivs {
 		xs[i], ys[i] = iv.Elapsed.Seconds(), iv.TPM
 	}
-	product, _ := productVersion(j)
-	return page(fmt.Sprintf("Job %d: %s transactions per minute", j.ID, product), lineChart(xs, ys, "seconds", "TPM")), nil
+	db, err := r.dbName(j)
+	if err != nil {
+		return chartPart{}, err
+	}
+	return chartPart{fmt.Sprintf("Job %d: %s transactions per minute", j.ID, db), lineChart(xs, ys, "seconds", "TPM")}, nil
+}
+
+// metricsChart charts the server's CPU use, when the repository keeps it.
+func (r *run) metricsChart(j jobs.Job) (chartPart, error) {
+	o, err := r.metricsObject(j)
+	if err != nil || len(o) < 2 {
+		return chartPart{}, err
+	}
+	mr := r.Repo.(MetricsRepository) // metricsObject found samples
+	samples, err := mr.Metrics(r.ctx, j.ID)
+	if err != nil || len(samples) < 2 {
+		return chartPart{}, err
+	}
+	xs := make([]float64, len(samples))
+	ys := make([]float64, len(samples))
+	for i, m := range samples {
+		xs[i], ys[i] = m.At.Sub(samples[0].At).Seconds(), 100-m.Idle
+	}
+	return chartPart{fmt.Sprintf("Job %d: server CPU busy %%", j.ID), lineChart(xs, ys, "seconds", "CPU %")}, nil
 }
 
 const (

@@ -1,12 +1,17 @@
 package script
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +19,9 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/workload"
 )
 
 // Do runs one HammerDB action with the session state st: buildschema,
@@ -24,6 +32,12 @@ import (
 // ExitError{1} when the action failed; no SLEDGE-JOB line is printed for a
 // job that was never created. It is `sledge cli do ACTION`, the Tcl and
 // Python front ends' contract.
+//
+// A job's output is shown as HammerDB shows its virtual users' (see
+// vuserOutput): "Vuser 1:" lines between every VU's RUNNING and FINISHED
+// lines, a run's "N Active Virtual Users configured" and "TEST RESULT"
+// lines last (stored with the job's output too, as HammerDB's jobs ID 1 has
+// them), and with vuset logtotemp 1 HammerDB's log file as well.
 func Do(ctx context.Context, w io.Writer, svc *app.Service, action string, st *State) error {
 	h, err := newHammer(st)
 	if err != nil {
@@ -46,78 +60,124 @@ func Do(ctx context.Context, w io.Writer, svc *app.Service, action string, st *S
 	if err := svc.Validate(spec); err != nil {
 		return failed(w, err, h.setting)
 	}
-	if action == "buildschema" {
-		if err := ensureDatabase(ctx, w, h); err != nil {
-			return failed(w, err, nil)
-		}
+	h.report(w)
+	log := h.openLog(w)
+	o, err := h.job(ctx, w, svc, action, spec, log)
+	if lerr := log.Close(); lerr != nil {
+		fmt.Fprintf(w, "Error: %v\n", lerr) // before the SLEDGE-JOB line, which is the last
 	}
-	h.reportUnused(w)
-	out := w
-	if action == "vurun" && h.vu("showoutput") == "0" {
-		out = io.Discard
-	}
-	o, err := svc.Run(ctx, app.Request{Spec: spec, Console: out, Settings: h.settings()})
 	if o.ID == 0 {
 		return failed(w, err, h.setting)
 	}
-	if action == "vurun" && o.Run != nil {
-		// HammerDB's line, naming the product the server reported.
-		if j, jerr := svc.Repo().Get(context.WithoutCancel(ctx), o.ID); jerr == nil {
-			fmt.Fprintln(w, TestResult(j, o.Run))
+	return finish(w, o, err, wording{name: h.setting, advice: h.schemaAdvice})
+}
+
+// job runs the action's job (buildschema first makes sure of its database)
+// with its output shown, and logged to log, as HammerDB's virtual users'.
+func (h *hammer) job(ctx context.Context, w io.Writer, svc *app.Service, action string, spec config.Spec, log *hammerLog) (app.Outcome, error) {
+	out := newVuserOutput(w, vusers(spec), action != "vurun" || h.vu("showoutput") != "0", log)
+	if action == "buildschema" {
+		if err := ensureDatabase(ctx, out, h); err != nil {
+			out.finish(metrics.StatusFailed)
+			return app.Outcome{}, err
 		}
 	}
-	return finish(w, o, err)
+	settings := h.settings()
+	settings[ConfigDB] = h.product // HammerDB names jobs by the db chosen, not the server's product
+	o, err := svc.Run(ctx, app.Request{Spec: spec, Console: out, Settings: settings})
+	if o.ID != 0 && action == "vurun" && o.Run != nil {
+		h.closeRun(ctx, w, svc, out, o)
+	}
+	out.finish(cmp.Or(o.Status, metrics.StatusFailed))
+	return o, err
+}
+
+// closeRun ends a TPROC-C run's VU 1 output with HammerDB's result lines,
+// naming the database as the script chose it ("MySQL TPM" after dbset db
+// mysql, whatever the server is), and stores them with the job's output.
+func (h *hammer) closeRun(ctx context.Context, w io.Writer, svc *app.Service, out *vuserOutput, o app.Outcome) {
+	lines := []string{fmt.Sprintf("%d Active Virtual Users configured", o.Run.VUs), TestResult(h.product, o.Run)}
+	stored := make([]jobs.OutputLine, len(lines))
+	for i, l := range lines {
+		out.line(l)
+		stored[i] = jobs.OutputLine{Line: l}
+	}
+	if err := svc.Repo().AppendOutputLines(context.WithoutCancel(ctx), o.ID, stored); err != nil {
+		fmt.Fprintf(w, "Warning: %v\n", err)
+	}
+}
+
+// schemaAdvice is what a script can do about what a job found about the
+// workload's schema, in HammerDB's commands and settings; "" for other
+// errors.
+func (h *hammer) schemaAdvice(err error) string {
+	dbase := "dbase"
+	if h.tpch() {
+		dbase = "tpch_dbase"
+	}
+	switch {
+	case errors.Is(err, workload.ErrSchemaExists):
+		// HammerDB: "Database tpcc exists but is not empty, specify a new
+		// or empty database name".
+		return "run deleteschema first to drop it, or " + h.diset(dbase) + " a new or empty database"
+	case errors.Is(err, workload.ErrNoSchema):
+		return "run buildschema first"
+	case errors.Is(err, workload.ErrSchemaUnusable):
+		return "run deleteschema, then buildschema"
+	}
+	return ""
 }
 
 // hammer resolves HammerDB keys for the chosen database.
 type hammer struct {
 	st      *State
-	prefix  string // pg_ | maria_ | mysql_
-	product string // PostgreSQL | MariaDB | MySQL
+	keys    Database // the key table of the chosen database
+	prefix  string   // pg_ | maria_ | mysql_
+	product string   // PostgreSQL | MariaDB | MySQL
+	action  string   // the action whose spec was asked for (spec)
 	notices []string
-	used    map[string]bool // dict.key of every setting read
 }
 
 func newHammer(st *State) (*hammer, error) {
-	h := &hammer{st: st, used: map[string]bool{}}
-	switch strings.ToLower(st.DB) {
-	case "", "pg", "postgres", "postgresql":
-		h.prefix, h.product = "pg_", "PostgreSQL"
-	case "maria", "mariadb":
-		h.prefix, h.product = "maria_", "MariaDB"
-	case "mysql":
-		h.prefix, h.product = "mysql_", "MySQL"
-	default:
+	keys, ok := DatabaseNamed(st.DB)
+	if !ok {
 		return nil, fmt.Errorf("dbset db %s: Sledge drives pg, maria and mysql (and its embedded databases through its own CLI)", st.DB)
 	}
-	return h, nil
+	return &hammer{st: st, keys: keys, prefix: keys.Prefix, product: keys.Product}, nil
 }
 
 // dictOrder is where a key is looked up: HammerDB's connection dict, then the
 // benchmarks'.
 var dictOrder = []string{"connection", "tpcc", "tpch"}
 
-// get returns a key (without prefix) from the connection, tpcc or tpch dict.
-func (h *hammer) get(key, def string) string {
+// get returns a key (without prefix) from the connection, tpcc or tpch
+// dict, else HammerDB's default from the key table; fallback only stands
+// for a key the table does not have.
+func (h *hammer) get(key, fallback string) string {
 	for _, d := range dictOrder {
 		if v, ok := h.st.Dicts[d][h.prefix+key]; ok {
-			h.used[d+"."+h.prefix+key] = true
 			return v
 		}
 	}
-	return def
+	if k, ok := h.keys.Lookup(h.keys.DictOf(h.prefix+key), h.prefix+key); ok {
+		return k.Default
+	}
+	return fallback
 }
 
+// value is a key's setting or HammerDB's default.
+func (h *hammer) value(key string) string { return h.get(key, "") }
+
 // diset names the setting of a key (without prefix) as a script sets it:
-// "diset tpcc pg_count_ware", in the dict that holds it, else the
-// benchmark's dict.
+// "diset tpcc pg_count_ware", in the dict that holds it, else HammerDB's
+// dict of the key, else the benchmark's dict.
 func (h *hammer) diset(key string) string {
 	for _, d := range dictOrder {
 		if _, ok := h.st.Dicts[d][h.prefix+key]; ok {
 			return "diset " + d + " " + h.prefix + key
 		}
 	}
-	return "diset " + h.benchDict() + " " + h.prefix + key
+	return "diset " + cmp.Or(h.keys.DictOf(h.prefix+key), h.benchDict()) + " " + h.prefix + key
 }
 
 // benchDict is the dict of the chosen benchmark's settings.
@@ -141,8 +201,12 @@ func (h *hammer) tpch() bool {
 	return bm == "TPCH" || bm == "TPROCH"
 }
 
+// notice records a notice of the mapping; each is printed once.
 func (h *hammer) notice(format string, args ...any) {
-	h.notices = append(h.notices, fmt.Sprintf(format, args...))
+	n := fmt.Sprintf(format, args...)
+	if !slices.Contains(h.notices, n) {
+		h.notices = append(h.notices, n)
+	}
 }
 
 func truthy(s string) bool {
@@ -156,39 +220,60 @@ func truthy(s string) bool {
 // url builds the target database URL from the connection settings.
 func (h *hammer) url() string {
 	user, pass, dbase := "user", "pass", "dbase"
-	def := "tpcc"
 	if h.tpch() {
 		user, pass, dbase = "tpch_user", "tpch_pass", "tpch_dbase"
-		def = "tpch"
 	}
-	switch h.prefix {
-	case "pg_":
-		u := &url.URL{Scheme: "postgres", Host: h.get("host", "localhost") + ":" + h.get("port", "5432"),
-			Path: "/" + h.get(dbase, def)}
-		u.User = url.UserPassword(h.get(user, def), h.get(pass, def))
-		q := url.Values{}
-		if !truthy(h.get("sslmode_require", "false")) {
-			q.Set("sslmode", "disable")
+	host := net.JoinHostPort(h.value("host"), h.value("port"))
+	q := url.Values{}
+	if h.prefix == "pg_" {
+		u := &url.URL{Scheme: "postgres", Host: host, Path: "/" + h.value(dbase)}
+		u.User = url.UserPassword(h.value(user), h.value(pass))
+		if mode := strings.TrimSpace(h.value("sslmode")); mode != "" {
+			q.Set("sslmode", mode)
 		}
 		u.RawQuery = q.Encode()
 		return u.String()
-	default:
-		u := &url.URL{Scheme: "mysql", Path: "/" + h.get(dbase, def)}
-		u.User = url.UserPassword(h.get(user, "root"), h.get(pass, "mysql"))
-		if sock := h.get("socket", ""); sock != "" && sock != "null" {
-			u.RawQuery = url.Values{"socket": {sock}}.Encode()
-		} else {
-			u.Host = h.get("host", "127.0.0.1") + ":" + h.get("port", "3306")
-		}
-		return u.String()
 	}
+	u := &url.URL{Scheme: "mysql", Path: "/" + h.value(dbase), User: url.User(h.value(user))}
+	if p := h.value(pass); !strings.EqualFold(p, "null") { // HammerDB's "no password"
+		u.User = url.UserPassword(h.value(user), p)
+	}
+	if sock, ok := h.socket(); ok {
+		q.Set("socket", sock)
+	} else {
+		u.Host = host
+	}
+	if b, _ := boolValue(h.value("ssl")); b {
+		q.Set("tls", "true")
+		h.notice("%s %s: TLS, the server's certificate checked against the system's CA certificates "+
+			"(HammerDB's %sssl_* CA path, CA file, client certificate, key and cipher are not used)", h.diset("ssl"), h.value("ssl"), h.prefix)
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
-// minutes reads a HammerDB duration in minutes (fractions allowed here).
-// Its value is checked by the spec's rules (a negative ramp-up is refused
-// there, worded as this setting).
-func (h *hammer) minutes(key, def string) (config.Duration, error) {
-	v := h.get(key, def)
+// socket is the Unix socket HammerDB connects MariaDB and MySQL through:
+// the socket setting, when the host is 127.0.0.1 or localhost and the
+// socket is not "null". HammerDB would then fail without the socket; Sledge
+// connects over TCP instead when it does not exist here, and says so.
+func (h *hammer) socket() (string, bool) {
+	host, sock := h.value("host"), strings.TrimSpace(h.value("socket"))
+	if (host != "127.0.0.1" && !strings.EqualFold(host, "localhost")) || sock == "" || strings.EqualFold(sock, "null") {
+		return "", false
+	}
+	if _, err := os.Stat(sock); err != nil {
+		h.notice("%s %s: no such socket here: connecting over TCP to %s (HammerDB connects to %s through the socket)",
+			h.diset("socket"), sock, net.JoinHostPort(host, h.value("port")), host)
+		return "", false
+	}
+	return sock, true
+}
+
+// minutes reads a HammerDB duration in minutes (fractions allowed, as in
+// HammerDB). Its value is checked by the spec's rules (a negative ramp-up
+// is refused there, worded as this setting).
+func (h *hammer) minutes(key string) (config.Duration, error) {
+	v := h.value(key)
 	m, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil {
 		return 0, fmt.Errorf("%s %q: want minutes", h.diset(key), v)
@@ -196,8 +281,8 @@ func (h *hammer) minutes(key, def string) (config.Duration, error) {
 	return config.Duration(m * float64(time.Minute)), nil
 }
 
-func (h *hammer) intKey(key, def string) (int, error) {
-	v := h.get(key, def)
+func (h *hammer) intKey(key string) (int, error) {
+	v := h.value(key)
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil {
 		return 0, fmt.Errorf("%s %q: want a whole number", h.diset(key), v)
@@ -205,8 +290,8 @@ func (h *hammer) intKey(key, def string) (int, error) {
 	return n, nil
 }
 
-func (h *hammer) floatKey(key, def string) (float64, error) {
-	v := h.get(key, def)
+func (h *hammer) floatKey(key string) (float64, error) {
+	v := h.value(key)
 	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil {
 		return 0, fmt.Errorf("%s %q: want a number", h.diset(key), v)
@@ -215,11 +300,13 @@ func (h *hammer) floatKey(key, def string) (float64, error) {
 }
 
 // spec maps the session's settings onto the job an action runs: the
-// settings of the chosen database and benchmark on top of Sledge's
-// defaults. It reads the state only (the keys it reads are not reported as
-// unused, see reportUnused); the spec's own rules are the job service's.
+// settings of the chosen database and benchmark, HammerDB's defaults from
+// the key table for the keys not set, on top of Sledge's defaults. It reads
+// the state only (the notices it records are printed by report); the
+// spec's own rules are the job service's.
 func (h *hammer) spec(action string) (config.Spec, error) {
 	var s config.Spec
+	h.action = action
 	switch action {
 	case "buildschema":
 		s = config.New(config.KindBuild)
@@ -244,21 +331,21 @@ func (h *hammer) spec(action string) (config.Spec, error) {
 	var err error
 	switch {
 	case s.Kind == config.KindBuild && h.tpch():
-		if s.Scale, err = h.floatKey("scale_fact", "1"); err != nil {
+		if s.Scale, err = h.floatKey("scale_fact"); err != nil {
 			return s, err
 		}
-		if s.Workers, err = h.intKey("num_tpch_threads", "1"); err != nil {
+		if s.Workers, err = h.intKey("num_tpch_threads"); err != nil {
 			return s, err
 		}
 	case s.Kind == config.KindBuild:
-		if s.Warehouses, err = h.intKey("count_ware", "1"); err != nil {
+		if s.Warehouses, err = h.intKey("count_ware"); err != nil {
 			return s, err
 		}
-		if s.Workers, err = h.intKey("num_vu", "1"); err != nil {
+		if s.Workers, err = h.intKey("num_vu"); err != nil {
 			return s, err
 		}
 		if h.prefix != "pg_" {
-			h.get("no_stored_procs", "false") // read: procedures are installed either way
+			s.Engine = strings.TrimSpace(h.value("storage_engine"))
 		}
 	case s.Kind == config.KindRun:
 		return s, h.runSpec(&s)
@@ -278,38 +365,16 @@ func (h *hammer) runSpec(s *config.Spec) error {
 		if vus > 1 {
 			s.Streams = vus // HammerDB's VUs are the query streams
 		}
-		if s.QuerySets, err = h.intKey("total_querysets", "1"); err != nil {
+		if s.QuerySets, err = h.intKey("total_querysets"); err != nil {
 			return err
 		}
-		s.Refresh = truthy(h.get("refresh_on", "false"))
-		h.get("degree_of_parallel", "")
-	} else {
-		driver := h.get("driver", "test")
-		timed := driver == "timed"
-		if !timed {
-			h.notice("%sdriver %s: Sledge runs are timed; using a 0 ramp-up and a 1-minute window unless rampup/duration are set", h.prefix, driver)
-		}
-		if s.Rampup, err = h.minutes("rampup", map[bool]string{true: "2", false: "0"}[timed]); err != nil {
-			return err
-		}
-		if s.Duration, err = h.minutes("duration", map[bool]string{true: "5", false: "1"}[timed]); err != nil {
-			return err
-		}
-		if d := s.Duration.D(); d < 10*time.Second {
-			s.Interval = config.Duration(max(time.Second, d/3))
-		}
-		if h.prefix != "pg_" && truthy(h.get("no_stored_procs", "false")) {
-			s.Mode = "sql"
-		}
-		if truthy(h.get("keyandthink", "false")) {
-			s.Pacing, s.PacingScale = "spec", 1
-		}
-		h.get("count_ware", "")
-		h.get("num_vu", "")
+		s.Refresh = truthy(h.value("refresh_on"))
+	} else if err := h.oltpSpec(s); err != nil {
+		return err
 	}
+	// logtotemp, unique and timestamps are honoured by Do (HammerDB's log).
 	notes := map[string]string{"delay": "VUs start together after the ramp-up stagger", "repeat": "not applicable",
-		"iterations": "runs are timed", "logtotemp": "output is stored with the job (sledge jobs show ID output)",
-		"unique": "not applicable", "timestamps": "output lines are stored with times"}
+		"iterations": "each VU runs the driver once (HammerDB would run the whole driver script that many times)"}
 	keys := make([]string, 0, len(notes))
 	for k := range notes {
 		keys = append(keys, k)
@@ -321,6 +386,56 @@ func (h *hammer) runSpec(s *config.Spec) error {
 		}
 	}
 	return nil
+}
+
+// oltpSpec maps the TPROC-C driver's settings: HammerDB's timed driver is a
+// timed run; its test driver runs total_iterations transactions per VU
+// (an iteration run, without ramp-up or duration).
+func (h *hammer) oltpSpec(s *config.Spec) error {
+	var err error
+	switch driver := strings.ToLower(strings.TrimSpace(h.value("driver"))); driver {
+	case "timed":
+		if s.Rampup, err = h.minutes("rampup"); err != nil {
+			return err
+		}
+		if s.Duration, err = h.minutes("duration"); err != nil {
+			return err
+		}
+		if d := s.Duration.D(); d < 10*time.Second {
+			s.Interval = config.Duration(max(time.Second, d/3))
+		}
+		if n := h.value("total_iterations"); !isDefault(n, h.keyDefault("total_iterations")) {
+			h.notice("%s %s: a timed run ends at its duration: VUs do not stop after %s transactions (HammerDB's timed driver would stop such a VU early)",
+				h.diset("total_iterations"), n, n)
+		}
+	case "test":
+		if s.Iterations, err = h.intKey("total_iterations"); err != nil {
+			return err
+		}
+		s.Rampup = 0 // HammerDB's test driver measures from the start
+	default:
+		return fmt.Errorf("%s %q: want timed or test", h.diset("driver"), driver)
+	}
+	s.Mode = "procs" // HammerDB's PostgreSQL driver calls its routines, whatever pg_storedprocs says
+	if h.prefix != "pg_" && truthy(h.value("no_stored_procs")) {
+		s.Mode = "sql"
+	}
+	if truthy(h.value("keyandthink")) {
+		s.Pacing, s.PacingScale = "spec", 1
+	}
+	// HammerDB gives each VU a random home warehouse unless allwarehouse.
+	s.RandomHome = !truthy(h.value("allwarehouse"))
+	if !s.RandomHome {
+		h.notice("%s %s: each VU keeps one home warehouse, the VUs spread evenly over the warehouses "+
+			"(HammerDB would give each VU a share of all warehouses and a new one for every transaction)", h.diset("allwarehouse"), h.value("allwarehouse"))
+	}
+	return nil
+}
+
+// keyDefault is HammerDB's default of a key (without prefix).
+func (h *hammer) keyDefault(key string) string {
+	k, _ := h.keys.Lookup(h.keys.DictOf(h.prefix+key), h.prefix+key)
+	return k.Default
 }
 
 var vuDefaults = map[string]string{"vu": "1", "delay": "500", "repeat": "500", "iterations": "1", "showoutput": "1",
@@ -356,6 +471,13 @@ func (h *hammer) setting(field string) string {
 		if h.prefix != "pg_" {
 			return h.diset("no_stored_procs")
 		}
+		return h.diset("storedprocs")
+	case "iterations":
+		return h.diset("total_iterations")
+	case "random_home":
+		return h.diset("allwarehouse")
+	case "engine":
+		return h.diset("storage_engine")
 	}
 	return field
 }
@@ -372,67 +494,99 @@ func (h *hammer) settings() map[string]string {
 			}
 		}
 	}
-	if h.st.ProfileID > 0 {
-		kv[ConfigProfileID] = strconv.Itoa(h.st.ProfileID)
+	if id := h.profileID(); id > 0 {
+		kv[ConfigProfileID] = strconv.Itoa(id)
 	}
 	return kv
 }
 
-// unsupported lists keys Sledge accepts but does not honour, with why ("":
-// read elsewhere, no notice).
-var unsupported = map[string]string{
-	"total_iterations":   "runs are timed: the iteration count is not used",
-	"allwarehouse":       "VUs are spread evenly over the warehouses (use sledge run --random-home for random ones)",
-	"raiseerror":         "errors are always counted by class and the VU carries on",
-	"timeprofile":        "latency histograms are always recorded",
-	"partition":          "tables are not partitioned",
-	"vacuum":             "the build freezes and analyzes; no vacuum after runs",
-	"dritasnap":          "not applicable",
-	"oracompat":          "not applicable",
-	"pg_storedprocs":     "PostgreSQL always uses Sledge's functions in procs mode",
-	"async_scale":        "not implemented",
-	"async_client":       "not implemented",
-	"async_verbose":      "not implemented",
-	"async_delay":        "not implemented",
-	"connect_pool":       "one session per VU",
-	"tablespace":         "the default tablespace is used",
-	"degree_of_parallel": "the database's own parallelism settings apply",
-	"history_pk":         "not implemented",
-	"purge":              "not implemented",
-	"prepared":           "statements are always prepared",
-	"rowcount":           "not applicable",
-	"storage_engine":     "use sledge build --engine",
-	"no_stored_procs":    "",
-	"timedriver":         "",
+// profileID is the performance profile runs are recorded under: the
+// session's (jobs profileid N), else giset commandline jobs_profile_id N,
+// which HammerDB's jobs profileid sets.
+func (h *hammer) profileID() int {
+	if h.st.ProfileID > 0 {
+		return h.st.ProfileID
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(h.st.Dicts["commandline"]["jobs_profile_id"])); err == nil && n > 0 {
+		return n
+	}
+	return 0
 }
 
-// reportUnused prints a notice for every setting of the database's dicts
-// that no mapping read, then the mapping's own notices.
-func (h *hammer) reportUnused(w io.Writer) {
-	var keys []string
-	for d, kv := range h.st.Dicts {
-		for k := range kv {
-			if !strings.HasPrefix(k, h.prefix) || h.used[d+"."+k] {
-				continue
-			}
-			keys = append(keys, d+"."+k)
+// report prints the action's notices, each once: first every setting the
+// key table says Sledge does not honour, where it concerns the action and
+// differs from HammerDB's default, in the table's order; then any setting
+// that is not a HammerDB key (the front ends refuse those, other clients of
+// `cli do` may not); then the mapping's own notices.
+func (h *hammer) report(w io.Writer) {
+	for _, d := range h.keys.Dicts {
+		if d.Name != "connection" && d.Name != h.benchDict() {
+			continue // HammerDB's other benchmark's settings are not used
 		}
+		h.reportDict(w, "diset", d, h.st.Dicts[d.Name])
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		d, key, _ := strings.Cut(k, ".")
-		why, ok := unsupported[strings.TrimPrefix(key, h.prefix)]
-		if !ok {
-			why = "not used by Sledge"
+	for _, d := range GenericDicts() {
+		h.reportDict(w, "giset", d, h.st.Dicts[d.Name])
+	}
+	for _, name := range slices.Sorted(maps.Keys(h.st.Dicts)) {
+		for _, k := range slices.Sorted(maps.Keys(h.st.Dicts[name])) {
+			if why := h.unknown(name, k); why != "" {
+				fmt.Fprintf(w, "Notice: %s %s %s %s: %s: ignored\n", h.setCommand(name), name, k, h.st.Dicts[name][k], why)
+			}
 		}
-		if why == "" {
-			continue
-		}
-		fmt.Fprintf(w, "Notice: %s = %s is accepted but not honoured: %s\n", k, h.st.Dicts[d][key], why)
 	}
 	for _, n := range h.notices {
 		fmt.Fprintf(w, "Notice: %s\n", n)
 	}
+}
+
+// reportDict prints the notices of one dictionary's settings.
+func (h *hammer) reportDict(w io.Writer, set string, d Dict, values map[string]string) {
+	for _, k := range d.Keys {
+		v, ok := values[k.Name]
+		if !ok || k.Treatment != Notice || !h.concerns(k.When) || isDefault(v, k.Default) {
+			continue
+		}
+		fmt.Fprintf(w, "Notice: %s %s %s %s: %s\n", set, d.Name, k.Name, v, k.Sledge)
+	}
+}
+
+// concerns says whether keys used when (Always, Build, Run) concern the
+// action.
+func (h *hammer) concerns(when string) bool {
+	switch when {
+	case Build:
+		return h.action == "buildschema"
+	case Run:
+		return h.action == "vurun"
+	}
+	return true
+}
+
+// unknown says why a setting is not a HammerDB key ("" when it is one, or
+// belongs to another database: HammerDB keeps each database's dictionaries).
+func (h *hammer) unknown(dict, key string) string {
+	if !slices.Contains(dictOrder, dict) {
+		if _, ok := lookup(GenericDicts(), dict, key); ok {
+			return ""
+		}
+		return "not a HammerDB generic key"
+	}
+	if !strings.HasPrefix(key, h.prefix) {
+		return ""
+	}
+	if h.keys.DictOf(key) != "" {
+		return "" // in another dictionary than HammerDB's, the mapping still finds it
+	}
+	return "not a HammerDB key of " + h.product
+}
+
+// setCommand is the command that sets a dictionary's keys.
+func (h *hammer) setCommand(dict string) string {
+	if slices.Contains(dictOrder, dict) {
+		return "diset"
+	}
+	return "giset"
 }
 
 // datagen is datagenrun: the benchmark's data as flat files (dgset

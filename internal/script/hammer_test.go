@@ -47,84 +47,92 @@ func TestSpecMapping(t *testing.T) {
 		want   func(s *config.Spec) // changes to config.New(kind)
 	}{
 		{"pg build defaults", state("pg", "TPROC-C", "1"), "buildschema", config.KindBuild, func(s *config.Spec) {
-			s.DB = "postgres://tpcc:tpcc@localhost:5432/tpcc?sslmode=disable"
+			s.DB = "postgres://tpcc:tpcc@localhost:5432/tpcc?sslmode=prefer"
 			s.Warehouses, s.Workers = 1, 1
 		}},
 		{"pg build", state("pg", "TPROC-C", "1", "connection.pg_host", "db1", "connection.pg_port", "5433",
 			"tpcc.pg_user", "bench", "tpcc.pg_pass", "p@ss word", "tpcc.pg_dbase", "tpcc4",
 			"tpcc.pg_count_ware", "4", "tpcc.pg_num_vu", "2", "tpcc.pg_superuser", "admin"), "buildschema", config.KindBuild, func(s *config.Spec) {
-			s.DB = "postgres://bench:p%40ss%20word@db1:5433/tpcc4?sslmode=disable"
+			s.DB = "postgres://bench:p%40ss%20word@db1:5433/tpcc4?sslmode=prefer"
 			s.Warehouses, s.Workers = 4, 2
 		}},
-		{"pg build with TLS", state("pg", "TPROC-C", "1", "connection.pg_sslmode_require", "true"), "buildschema", config.KindBuild, func(s *config.Spec) {
-			s.DB = "postgres://tpcc:tpcc@localhost:5432/tpcc"
+		{"pg build with TLS", state("pg", "TPROC-C", "1", "connection.pg_sslmode", "require"), "buildschema", config.KindBuild, func(s *config.Spec) {
+			s.DB = "postgres://tpcc:tpcc@localhost:5432/tpcc?sslmode=require"
 			s.Warehouses, s.Workers = 1, 1
 		}},
 		{"maria build", state("maria", "TPROC-C", "1", "connection.maria_host", "db2", "tpcc.maria_count_ware", "8",
 			"tpcc.maria_num_vu", "4", "tpcc.maria_no_stored_procs", "true"), "buildschema", config.KindBuild, func(s *config.Spec) {
-			s.DB = "mysql://root:mysql@db2:3306/tpcc"
-			s.Warehouses, s.Workers = 8, 4
+			s.DB = "mysql://root:maria@db2:3306/tpcc"
+			s.Warehouses, s.Workers, s.Engine = 8, 4, "innodb"
 		}},
-		{"mysql build over a socket", state("mysql", "TPROC-C", "1", "connection.mysql_socket", "/run/mysqld/mysqld.sock",
-			"tpcc.mysql_user", "u", "tpcc.mysql_pass", "p", "tpcc.mysql_count_ware", "2"), "buildschema", config.KindBuild, func(s *config.Spec) {
-			s.DB = "mysql://u:p@/tpcc?socket=%2Frun%2Fmysqld%2Fmysqld.sock"
-			s.Warehouses, s.Workers = 2, 1
+		{"mysql build, socket null: TCP", state("mysql", "TPROC-C", "1", "connection.mysql_socket", "null",
+			"tpcc.mysql_user", "u", "tpcc.mysql_pass", "p", "tpcc.mysql_count_ware", "2", "tpcc.mysql_storage_engine", "MyRocks"), "buildschema", config.KindBuild, func(s *config.Spec) {
+			s.DB = "mysql://u:p@127.0.0.1:3306/tpcc"
+			s.Warehouses, s.Workers, s.Engine = 2, 1, "MyRocks"
 		}},
 		{"pg TPROC-H build", state("pg", "TPROC-H", "1", "tpch.pg_scale_fact", "0.1", "tpch.pg_num_tpch_threads", "3",
 			"tpch.pg_tpch_user", "h", "tpch.pg_tpch_pass", "hp", "tpch.pg_tpch_dbase", "tpch01",
 			"tpcc.pg_count_ware", "9"), "buildschema", config.KindBuild, func(s *config.Spec) {
-			s.DB, s.Workload = "postgres://h:hp@localhost:5432/tpch01?sslmode=disable", "tproch"
+			s.DB, s.Workload = "postgres://h:hp@localhost:5432/tpch01?sslmode=prefer", "tproch"
 			s.Scale, s.Workers = 0.1, 3
 		}},
-		{"maria TPROC-H build, older benchmark name", state("maria", "TPC-H" /* HammerDB's old name, a TPC trademark: accepted as input */, "1", "tpch.maria_scale_fact", "10"), "buildschema", config.KindBuild, func(s *config.Spec) {
-			s.DB, s.Workload = "mysql://root:mysql@127.0.0.1:3306/tpch", "tproch"
+		{"maria TPROC-H build, older benchmark name", state("maria", "TPC-H" /* HammerDB's old name, a TPC trademark: accepted as input */, "1", "tpch.maria_scale_fact", "10",
+			"connection.maria_socket", "null"), "buildschema", config.KindBuild, func(s *config.Spec) {
+			s.DB, s.Workload = "mysql://root:maria@127.0.0.1:3306/tpch", "tproch"
 			s.Scale, s.Workers = 10, 1
 		}},
 		{"pg check", state("pg", "TPROC-C", "1", "tpcc.pg_dbase", "x"), "checkschema", config.KindCheck, func(s *config.Spec) {
-			s.DB = "postgres://tpcc:tpcc@localhost:5432/x?sslmode=disable"
+			s.DB = "postgres://tpcc:tpcc@localhost:5432/x?sslmode=prefer"
 		}},
-		{"mysql TPROC-H delete", state("mysql", "TPROC-H", "1"), "deleteschema", config.KindDrop, func(s *config.Spec) {
-			s.DB, s.Workload, s.Confirm = "mysql://root:mysql@127.0.0.1:3306/tpch", "tproch", true
+		{"mysql TPROC-H delete", state("mysql", "TPROC-H", "1", "connection.mysql_host", "localhost", "connection.mysql_socket", "NULL"), "deleteschema", config.KindDrop, func(s *config.Spec) {
+			s.DB, s.Workload, s.Confirm = "mysql://root:mysql@localhost:3306/tpch", "tproch", true
 		}},
 		{"pg vurun timed, minutes with decimals", state("pg", "TPROC-C", "8", "tpcc.pg_driver", "timed",
 			"tpcc.pg_rampup", "0.5", "tpcc.pg_duration", "1.5"), "vurun", config.KindRun, func(s *config.Spec) {
-			s.DB = "postgres://tpcc:tpcc@localhost:5432/tpcc?sslmode=disable"
+			s.DB = "postgres://tpcc:tpcc@localhost:5432/tpcc?sslmode=prefer"
 			s.VU, s.Rampup, s.Duration = 8, minutes(0.5), minutes(1.5)
+			s.Mode, s.RandomHome = "procs", true
 		}},
-		{"pg vurun timed defaults", state("pg", "TPROC-C", "2", "tpcc.pg_driver", "timed"), "vurun", config.KindRun, func(s *config.Spec) {
-			s.DB = "postgres://tpcc:tpcc@localhost:5432/tpcc?sslmode=disable"
+		{"pg vurun defaults: HammerDB's timed driver", state("pg", "TPROC-C", "2"), "vurun", config.KindRun, func(s *config.Spec) {
+			s.DB = "postgres://tpcc:tpcc@localhost:5432/tpcc?sslmode=prefer"
 			s.VU, s.Rampup, s.Duration = 2, minutes(2), minutes(5)
+			s.Mode, s.RandomHome = "procs", true
 		}},
-		{"pg vurun test driver", state("pg", "TPROC-C", "1"), "vurun", config.KindRun, func(s *config.Spec) {
-			s.DB = "postgres://tpcc:tpcc@localhost:5432/tpcc?sslmode=disable"
-			s.VU, s.Rampup, s.Duration = 1, 0, minutes(1)
+		{"pg vurun test driver: an iteration run", state("pg", "TPROC-C", "1", "tpcc.pg_driver", "test", "tpcc.pg_total_iterations", "1000",
+			"tpcc.pg_rampup", "3"), "vurun", config.KindRun, func(s *config.Spec) {
+			s.DB = "postgres://tpcc:tpcc@localhost:5432/tpcc?sslmode=prefer"
+			s.VU, s.Rampup, s.Iterations = 1, 0, 1000
+			s.Mode, s.RandomHome = "procs", true
 		}},
 		{"short run: shorter intervals", state("pg", "TPROC-C", "1", "tpcc.pg_driver", "timed", "tpcc.pg_rampup", "0",
 			"tpcc.pg_duration", "0.1"), "vurun", config.KindRun, func(s *config.Spec) {
-			s.DB = "postgres://tpcc:tpcc@localhost:5432/tpcc?sslmode=disable"
+			s.DB = "postgres://tpcc:tpcc@localhost:5432/tpcc?sslmode=prefer"
 			s.VU, s.Rampup, s.Duration, s.Interval = 1, 0, config.Duration(6*time.Second), config.Duration(2*time.Second)
+			s.Mode, s.RandomHome = "procs", true
 		}},
 		{"maria_no_stored_procs: mode sql", state("maria", "TPROC-C", "4", "tpcc.maria_driver", "timed", "tpcc.maria_rampup", "0",
-			"tpcc.maria_duration", "1", "tpcc.maria_no_stored_procs", "true"), "vurun", config.KindRun, func(s *config.Spec) {
-			s.DB = "mysql://root:mysql@127.0.0.1:3306/tpcc"
-			s.VU, s.Rampup, s.Duration, s.Mode = 4, 0, minutes(1), "sql"
+			"tpcc.maria_duration", "1", "tpcc.maria_no_stored_procs", "true", "connection.maria_host", "db2"), "vurun", config.KindRun, func(s *config.Spec) {
+			s.DB = "mysql://root:maria@db2:3306/tpcc"
+			s.VU, s.Rampup, s.Duration, s.Mode, s.RandomHome = 4, 0, minutes(1), "sql", true
 		}},
 		{"pg_no_stored_procs is not PostgreSQL's", state("pg", "TPROC-C", "1", "tpcc.pg_no_stored_procs", "true"), "vurun", config.KindRun, func(s *config.Spec) {
-			s.DB = "postgres://tpcc:tpcc@localhost:5432/tpcc?sslmode=disable"
-			s.VU, s.Rampup, s.Duration = 1, 0, minutes(1)
+			s.DB = "postgres://tpcc:tpcc@localhost:5432/tpcc?sslmode=prefer"
+			s.VU, s.Rampup, s.Duration = 1, minutes(2), minutes(5)
+			s.Mode, s.RandomHome = "procs", true
 		}},
 		{"mysql keyandthink: paced", state("mysql", "TPROC-C", "10", "tpcc.mysql_keyandthink", "true",
-			"tpcc.mysql_driver", "timed", "tpcc.mysql_rampup", "1", "tpcc.mysql_duration", "10"), "vurun", config.KindRun, func(s *config.Spec) {
-			s.DB = "mysql://root:mysql@127.0.0.1:3306/tpcc"
+			"tpcc.mysql_driver", "timed", "tpcc.mysql_rampup", "1", "tpcc.mysql_duration", "10", "connection.mysql_host", "db3"), "vurun", config.KindRun, func(s *config.Spec) {
+			s.DB = "mysql://root:mysql@db3:3306/tpcc"
 			s.VU, s.Rampup, s.Duration, s.Pacing, s.PacingScale = 10, minutes(1), minutes(10), "spec", 1
+			s.Mode, s.RandomHome = "procs", true
 		}},
 		{"pg TPROC-H vurun: VUs are streams", state("pg", "TPROC-H", "4", "tpch.pg_total_querysets", "2",
 			"tpch.pg_refresh_on", "true"), "vurun", config.KindRun, func(s *config.Spec) {
-			s.DB, s.Workload = "postgres://tpch:tpch@localhost:5432/tpch?sslmode=disable", "tproch"
+			s.DB, s.Workload = "postgres://tpch:tpch@localhost:5432/tpch?sslmode=prefer", "tproch"
 			s.VU, s.Streams, s.QuerySets, s.Refresh = 4, 4, 2, true
 		}},
-		{"maria TPROC-H vurun, one VU: the power test only", state("maria", "TPROC-H", "1"), "vurun", config.KindRun, func(s *config.Spec) {
-			s.DB, s.Workload = "mysql://root:mysql@127.0.0.1:3306/tpch", "tproch"
+		{"maria TPROC-H vurun, one VU: the power test only", state("maria", "TPROC-H", "1", "connection.maria_host", "db2"), "vurun", config.KindRun, func(s *config.Spec) {
+			s.DB, s.Workload = "mysql://root:maria@db2:3306/tpch", "tproch"
 			s.VU = 1
 		}},
 	} {
@@ -291,9 +299,9 @@ func TestSettingsRecorded(t *testing.T) {
 	}
 }
 
-func TestUnusedSettingsReported(t *testing.T) {
+func TestNoticesReported(t *testing.T) {
 	st := state("pg", "TPROC-C", "2", "tpcc.pg_driver", "test", "tpcc.pg_allwarehouse", "true", "tpcc.pg_odd", `a {b} $c`,
-		"tpcc.pg_count_ware", "4", "tpcc.maria_odd", "x")
+		"tpcc.pg_count_ware", "4", "tpcc.maria_odd", "x", "tpcc.pg_connect_pool", "true", "nodict.k", "v")
 	st.VU["delay"] = "20"
 	h, err := newHammer(st)
 	if err != nil {
@@ -303,10 +311,12 @@ func TestUnusedSettingsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	h.reportUnused(&out)
-	want := "Notice: tpcc.pg_allwarehouse = true is accepted but not honoured: VUs are spread evenly over the warehouses (use sledge run --random-home for random ones)\n" +
-		"Notice: tpcc.pg_odd = a {b} $c is accepted but not honoured: not used by Sledge\n" +
-		"Notice: pg_driver test: Sledge runs are timed; using a 0 ramp-up and a 1-minute window unless rampup/duration are set\n" +
+	h.report(&out)
+	want := "Notice: diset tpcc pg_connect_pool true: connection pools are not implemented: one session per VU\n" +
+		"Notice: giset nodict k v: not a HammerDB generic key: ignored\n" +
+		"Notice: diset tpcc pg_odd a {b} $c: not a HammerDB key of PostgreSQL: ignored\n" +
+		"Notice: diset tpcc pg_allwarehouse true: each VU keeps one home warehouse, the VUs spread evenly over the warehouses " +
+		"(HammerDB would give each VU a share of all warehouses and a new one for every transaction)\n" +
 		"Notice: vuset delay 20: VUs start together after the ramp-up stagger\n"
 	if out.String() != want {
 		t.Errorf("notices\n%s\nwant\n%s", out.String(), want)

@@ -55,7 +55,12 @@ namespace eval ::sledge {
     }
 
     # action runs `sledge cli do NAME`, echoes its output as it comes and
-    # returns the job id from its last line (SLEDGE-JOB id status).
+    # returns {ID STATUS} from its last line (SLEDGE-JOB id status), empty
+    # when no job was created. Like HammerDB it never stops the script: a
+    # failure is printed ("Error: ..." lines from the engine, or one here if
+    # the engine said nothing) and the script carries on. Each line goes out
+    # as one `puts` argument, so a script that renames puts (HammerDB's
+    # stdout-redirect proc) captures it.
     proc action {name} {
         variable bin; variable lastjob
         set f [open [list | $bin cli do $name 2>@1] r+]
@@ -64,18 +69,38 @@ namespace eval ::sledge {
         chan close $f write
         set id ""
         set status ""
+        set errors 0
         while {[gets $f line] >= 0} {
             if {[regexp {^SLEDGE-JOB (\d+) (\S+)$} $line -> id status]} { continue }
+            if {[string match "Error:*" $line]} { incr errors }
             puts $line
             flush stdout
         }
-        if {[catch {close $f} err]} {
-            if {$id ne "" && $id ne "0"} { set lastjob $id }
-            if {$status ne ""} { set status " ($status)" }
-            error "$name failed$status: see the output above"
+        if {[catch {close $f} err] && !$errors} {
+            if {$status ne ""} {
+                puts "Error: $name failed ($status)"
+            } else {
+                puts "Error: $name failed: [lindex [split $err \n] 0]"
+            }
         }
-        if {$id ne "" && $id ne "0"} { set lastjob $id }
-        return $id
+        if {$id eq "0"} { set id "" }
+        if {$id ne ""} { set lastjob $id }
+        return [list $id $status]
+    }
+
+    # answer is what HammerDB's buildschema, checkschema, deleteschema and
+    # vurun return: "WHAT jobid=ID", or "WHAT (No jobid)" when no job exists.
+    proc answer {what id} {
+        if {$id eq ""} { return "$what (No jobid)" }
+        return "$what jobid=$id"
+    }
+
+    # tmpdir is where HammerDB puts its files: $TMP, else the system's.
+    proc tmpdir {} {
+        foreach v {TMP TMPDIR} {
+            if {[info exists ::env($v)] && [file isdirectory $::env($v)]} { return $::env($v) }
+        }
+        return /tmp
     }
 
     proc sledge {args} {
@@ -84,116 +109,629 @@ namespace eval ::sledge {
     }
 }
 
-proc dbset {what value} {
+# dbset answers as HammerDB does ("Database set to PostgreSQL", "Benchmark
+# set to TPROC-C for PostgreSQL"). A database Sledge cannot drive stops the
+# script: carrying on would run the script's work against another database.
+proc dbset {args} {
+    if {[llength $args] != 2} { puts {Usage: dbset [db|bm] value}; return }
+    lassign $args what value
     switch -- $what {
         db {
             switch -- [string tolower $value] {
-                pg - maria - mysql { set ::sledge::db [string tolower $value] }
+                pg - postgres - postgresql { set ::sledge::db pg }
+                maria - mariadb { set ::sledge::db maria }
+                mysql { set ::sledge::db mysql }
                 default { error "dbset db $value: Sledge drives pg, maria and mysql" }
             }
+            puts "Database set to [::sledge::product]"
         }
         bm {
             switch -- [string toupper [string map {- ""} $value]] {
                 TPCC - TPROCC { set ::sledge::bm TPROC-C }
                 TPCH - TPROCH { set ::sledge::bm TPROC-H }
-                default { error "dbset bm $value: want TPROC-C or TPROC-H" }
+                default {
+                    puts "Unknown benchmark [string toupper $value], choose one from TPROC-C TPROC-H (or compatible names TPC-C TPC-H)"
+                    return
+                }
             }
+            puts "Benchmark set to $::sledge::bm for [::sledge::product]"
         }
-        default { error "usage: dbset db pg|maria|mysql or dbset bm TPROC-C|TPROC-H" }
+        default { puts "Error: invalid option"; puts {Usage: dbset [db|bm] value} }
     }
-    puts "Value $value for $what set"
+    return
 }
 
-proc diset {d key value} {
-    if {![dict exists $::sledge::dicts $d]} { dict set ::sledge::dicts $d {} }
+proc ::sledge::product {} {
+    return [dict get {pg PostgreSQL maria MariaDB mysql MySQL} $::sledge::db]
+}
+
+# HammerDB's dictionaries and their defaults: ::sledge::keytable (db ->
+# {product P dicts {DICT {KEY DEFAULT ...} ...}}) and ::sledge::generictable
+# (DICT -> {KEY DEFAULT ...}), from Go's key table (internal/script/keys.go).
+# `sledge cli` defines them before this file runs; without them they are
+# asked of the binary.
+if {![info exists ::sledge::keytable]} {
+    eval [exec -ignorestderr $::sledge::bin cli keys --tcl]
+}
+
+# ::sledge::setting is the session's value of a key, else HammerDB's default
+# (table: the database's dictionaries or the generic ones).
+proc ::sledge::setting {table d key} {
+    if {[dict exists $::sledge::dicts $d $key]} { return [dict get $::sledge::dicts $d $key] }
+    return [dict get $table $d $key]
+}
+
+proc ::sledge::dbdicts {} { return [dict get $::sledge::keytable $::sledge::db dicts] }
+
+# diset changes a key of the current database's dictionaries as HammerDB
+# does: an unknown dictionary or key, a value equal to the current one, or a
+# driver other than test or timed is reported and changes nothing, and the
+# script carries on.
+proc diset {args} {
+    set rdbms [::sledge::product]
+    if {[llength $args] != 3} {
+        puts "Error: Invalid number of arguments\nUsage: diset dict key value"
+        puts "Type \"print dict\" for valid dictionaries and keys for $rdbms"
+        return
+    }
+    lassign $args d key value
+    set table [::sledge::dbdicts]
+    if {![dict exists $table $d]} {
+        puts {Usage: diset dict key value}
+        puts "Dictionary \"$d\" for $rdbms does not exist"
+        puts "Type \"print dict\" for valid dictionaries and keys for $rdbms"
+        return
+    }
+    if {![dict exists $table $d $key]} {
+        set in ""
+        dict for {name keys} $table {
+            if {[dict exists $keys $key]} { set in $name; break }
+        }
+        if {$in ne ""} {
+            puts "Dictionary \"$d\" for $rdbms exists but key \"$key\" doesn't, key \"$key\" is in the \"$in\" dictionary"
+        } else {
+            puts "Dictionary \"$d\" for $rdbms exists but key \"$key\" doesn't, key \"$key\" cannot be found in any $rdbms dictionary"
+        }
+        puts "Type \"print dict\" for valid dictionaries and keys for $rdbms"
+        return
+    }
+    set value [concat $value]
+    set previous [::sledge::setting $table $d $key]
+    if {$previous eq $value} {
+        puts "Value $value for $d:$key is the same as existing value $previous, no change made"
+        return
+    }
+    if {[string match *driver $key] && $value ne "test" && $value ne "timed"} {
+        puts "Error: Driver script must be either \"test\" or \"timed\""
+        return
+    }
     dict set ::sledge::dicts $d $key $value
-    puts "Changed $d:$key to $value for $::sledge::db"
+    puts "Changed $d:$key from $previous to $value for $rdbms"
+    return
 }
 
-proc giset {d key value} { diset $d $key $value }
-
-proc dgset {key value} {
-    dict set ::sledge::dg $key $value
-    puts "Set datagen $key to $value"
-}
-
-proc vuset {key value} {
-    if {![dict exists $::sledge::vu $key]} {
-        error "vuset $key: want one of [join [dict keys $::sledge::vu] {, }]"
+# giset changes a key of HammerDB's generic dictionaries, with HammerDB's
+# checks and messages.
+proc giset {args} {
+    if {[llength $args] != 3} {
+        puts "Error: Invalid number of arguments\nUsage: giset dict key value"
+        puts "Type \"print generic\" for valid dictionaries and keys"
+        return
     }
-    if {$key eq "vu" && (![string is integer -strict $value] || $value < 1)} {
-        error "vuset vu $value: want a positive whole number"
+    lassign $args d key value
+    if {![dict exists $::sledge::generictable $d]} {
+        puts {Usage: giset dict key value}
+        puts "Type \"print generic\" for valid dictionaries and keys"
+        return
     }
-    dict set ::sledge::vu $key $value
+    if {![dict exists $::sledge::generictable $d $key]} {
+        puts "Dictionary \"$d\" exists but key \"$key\" doesn't"
+        puts "Type \"print generic\" for valid dictionaries and keys"
+        return
+    }
+    set value [concat $value]
+    set previous [::sledge::setting $::sledge::generictable $d $key]
+    if {$previous eq $value} {
+        puts "Value $value for $d:$key is the same as existing value $previous, no change made"
+        return
+    }
+    dict set ::sledge::dicts $d $key $value
+    puts "Changed $d:$key from $previous to $value for generic"
+    return
 }
 
-proc print {what} {
-    switch -- $what {
-        db { puts "Database set to $::sledge::db" }
-        bm { puts "Benchmark set to $::sledge::bm" }
-        dict {
-            dict for {name d} $::sledge::dicts {
-                puts "Dictionary Settings for $name"
-                dict for {k v} $d { puts "  $k = $v" }
+# ::sledge::pdict prints dictionaries of dictionaries (the current values of
+# table's dicts names) in HammerDB's layout: names and keys padded to the
+# longest, "name {", " key = value" lines, "}".
+proc ::sledge::pdict {table names} {
+    set width [::tcl::mathfunc::max {*}[lmap n $names {string length $n}]]
+    foreach name $names {
+        puts "[format %-*s $width $name] \{"
+        set keys [dict keys [dict get $table $name]]
+        set kw [::tcl::mathfunc::max 0 {*}[lmap k $keys {string length $k}]]
+        foreach k $keys {
+            puts " [format %-*s $kw $k] = [::sledge::setting $table $name $k]"
+        }
+        puts "\}"
+    }
+}
+
+# dgset takes HammerDB's options (vu, warehouse, scale_fact, directory) and
+# Sledge's own names for them (virtual_users, warehouses), with HammerDB's
+# checks and messages; a refused value is reported and the script carries on.
+proc dgset {args} {
+    set usage {Usage: dgset [vu|scale_fact|warehouse|directory]}
+    if {[llength $args] != 2} { puts "dgset - $usage"; return }
+    lassign $args key val
+    switch -- $key {
+        vu - virtual_users - warehouse - warehouses - scale_fact - directory {}
+        default { puts "Error: invalid option"; puts $usage; return }
+    }
+    set key [dict get {vu virtual_users virtual_users virtual_users warehouse warehouses warehouses warehouses
+        scale_fact scale_fact directory directory} $key]
+    set dg $::sledge::dg
+    switch -- $key {
+        virtual_users {
+            if {![string is integer -strict $val] || $val < 1 || $val > 1024} {
+                puts "The number of virtual users must be a positive integer less than 1024"
+                return
+            }
+            set wh [dict get $dg warehouses]
+            if {$::sledge::bm eq "TPROC-C" && $val > $wh} {
+                puts "Error:Build virtual users must be less than or equal to number of warehouses"
+                puts "You have $val virtual users building $wh warehouses"
+                dict set ::sledge::dg virtual_users $wh
+                return
+            }
+            puts "Set virtual users to $val for data generation"
+        }
+        warehouses {
+            if {![string is integer -strict $val] || $val < 1 || $val > 100000} {
+                puts "The number of warehouses must be a positive integer less than or equal to 100000"
+                return
             }
         }
-        vuconf { dict for {k v} $::sledge::vu { puts "$k = $v" } }
-        script { puts "Sledge runs its own TPROC-C/TPROC-H drivers: there is no driver script to print" }
-        datagen { dict for {k v} $::sledge::dg { puts "$k = $v" } }
-        default { error "usage: print db|bm|dict|vuconf|script|datagen" }
+        scale_fact {
+            set valid {1 10 30 100 300 1000 3000 10000 30000 100000}
+            if {$val ni $valid} { puts "Error: Scale Factor must be a value in $valid"; return }
+        }
+        directory {
+            if {![file isdirectory $val] || ![file writable $val]} {
+                puts "Files cannot be written to chosen directory you must create $val before generating data"
+                puts "Setting back to [dict get $dg directory]"
+                return
+            }
+        }
     }
+    dict set ::sledge::dg $key $val
+    return
 }
 
-proc loadscript {} { puts "Notice: loadscript: Sledge's drivers are built in; nothing to load" }
-proc buildschema {} { ::sledge::action buildschema; return }
-proc checkschema {} { ::sledge::action checkschema; return }
-proc deleteschema {} { ::sledge::action deleteschema; return }
+# vuset checks values as HammerDB does and answers with its messages: a
+# refused value is reported, set to HammerDB's default, and the script
+# carries on. `vuset vu vcpu` is one VU per CPU. The 0/1 settings also take
+# Tcl's booleans (true/false, yes/no, on/off), which mean 1 and 0.
+proc vuset {args} {
+    set usage {Usage: vuset [vu|delay|repeat|iterations|showoutput|logtotemp|unique|nobuff|timestamps] value}
+    if {[llength $args] != 2} { puts $usage; return }
+    lassign $args key val
+    if {$key ni {vu delay repeat iterations showoutput logtotemp unique nobuff timestamps}} {
+        puts "Error: invalid option"
+        puts $usage
+        return
+    }
+    if {$::sledge::created} {
+        puts "Error: Virtual Users exist, destroy with vudestroy before changing settings"
+        return
+    }
+    # label, least value, default: HammerDB's words and defaults.
+    set limits {
+        vu {{The number of virtual users} 1 1} delay {{User Delay(ms)} 0 500}
+        repeat {{Repeat Delay(ms)} 0 500} iterations {Iterations 1 1}
+        showoutput {{Show Output} 0 1} logtotemp {{Log Output} 0 0} unique {{Unique Log Name} 0 0}
+        nobuff {{No Log Buffer} 0 0} timestamps {{Log timestamps} 0 0}
+    }
+    lassign [dict get $limits $key] label least default
+    if {$key eq "vu" && $val eq "vcpu"} { set val [numberOfCPUs] }
+    set bad ""
+    if {$key in {showoutput logtotemp unique nobuff timestamps}} {
+        if {[string is boolean -strict $val]} {
+            set val [expr {[string is true $val] ? 1 : 0}]
+        } else {
+            set bad "$label must be 0 or 1"
+        }
+    } elseif {![string is integer -strict $val]} {
+        set bad "$label must be an integer"
+    } elseif {$val < $least} {
+        set bad "$label must be $least or greater"
+    }
+    if {$bad ne ""} {
+        puts $bad
+        puts "setting to value: $default"
+        set val $default
+    }
+    dict set ::sledge::vu $key $val
+    return
+}
+
+# print: HammerDB's forms. Those with nothing behind them in Sledge (script,
+# ci) say so in HammerDB's words.
+proc print {args} {
+    set usage {Usage: print [db|bm|ci|dict|generic|script|vuconf|vucreated|vustatus|vucomplete|datagen|tcconf]}
+    if {[llength $args] != 1} { puts $usage; return }
+    set what [lindex $args 0]
+    switch -- $what {
+        db {
+            puts "Database [::sledge::product] set.\nTo change do: dbset db prefix, one of:"
+            puts "PostgreSQL = pg MariaDB = maria MySQL = mysql"
+        }
+        bm { puts "Benchmark set to $::sledge::bm" }
+        ci { puts "CI Dictionary Settings\nNo CI configuration loaded" }
+        generic {
+            puts "Generic Dictionary Settings"
+            ::sledge::pdict $::sledge::generictable [dict keys $::sledge::generictable]
+        }
+        vucreated { puts "$::sledge::created Virtual Users created" }
+        vustatus { vustatus }
+        vucomplete { puts [vucomplete] }
+        tcconf {
+            set keys [dict keys [dict get $::sledge::generictable transaction_counter]]
+            set width [::tcl::mathfunc::max {*}[lmap k $keys {string length $k}]]
+            foreach k $keys {
+                puts "[format %-*s $width $k] = [::sledge::setting $::sledge::generictable transaction_counter $k]"
+            }
+        }
+        dict {
+            # HammerDB prints the connection dict and the benchmark's.
+            puts "Dictionary Settings for [::sledge::product]"
+            ::sledge::pdict [::sledge::dbdicts] [list connection [expr {$::sledge::bm eq "TPROC-H" ? "tpch" : "tpcc"}]]
+        }
+        vuconf {
+            foreach {label key} {{Virtual Users} vu {User Delay(ms)} delay {Repeat Delay(ms)} repeat
+                Iterations iterations {Show Output} showoutput {Log Output} logtotemp
+                {Unique Log Name} unique {No Log Buffer} nobuff {Log Timestamps} timestamps} {
+                puts "$label = [dict get $::sledge::vu $key]"
+            }
+        }
+        script {
+            if {$::sledge::custom ne ""} {
+                puts "Notice: print script: $::sledge::custom was named by customscript; Sledge cannot run driver scripts"
+            } else {
+                puts "Notice: print script: Sledge runs its own $::sledge::bm driver, built in: there is no driver script to print"
+            }
+        }
+        datagen {
+            set dg $::sledge::dg
+            if {$::sledge::bm eq "TPROC-C"} {
+                set size "[dict get $dg warehouses] warehouses"
+            } else {
+                set size "[dict get $dg scale_fact] scale factor"
+            }
+            puts "Data Generation set to build a $::sledge::bm schema for [::sledge::product] with $size with [dict get $dg virtual_users] virtual users in [dict get $dg directory]"
+        }
+        default { puts "Error: invalid option"; puts $usage }
+    }
+    return
+}
+
+# The script commands. Sledge runs its own drivers, built into the engine:
+# loadscript and clearscript select them, customscript names a HammerDB
+# driver script Sledge cannot run, and vurun then refuses (no job) rather
+# than measure Sledge's driver under the custom script's name.
+namespace eval ::sledge {
+    # nobuff (HammerDB's No Log Buffer): job output is stored unbuffered,
+    # so it only shows in print vuconf.
+    dict set ::sledge::vu nobuff 0
+    variable custom ""  ;# the file customscript named, until loadscript/clearscript
+    variable vustate "" ;# after a run: FINISH SUCCESS or FINISH FAILED
+    variable tc 0       ;# tcstart called (Sledge records the count either way)
+    variable wspid ""   ;# the sledge serve this session started with wsstart
+}
+
+# ::sledge::generic is a key of HammerDB's generic dictionaries (tcset,
+# metset and wsport keep theirs there, as HammerDB does, so giset and print
+# generic see them); ::sledge::setgeneric changes one.
+proc ::sledge::generic {d key} { return [setting $::sledge::generictable $d $key] }
+proc ::sledge::setgeneric {d key value} { dict set ::sledge::dicts $d $key $value }
+
+proc loadscript {} {
+    set ::sledge::custom ""
+    puts "Notice: loadscript: Sledge's $::sledge::bm driver is built in; nothing to load"
+}
+
+proc clearscript {} {
+    set ::sledge::custom ""
+    puts "Script cleared"
+}
+
+proc customscript {args} {
+    set file [lindex $args 0]
+    if {[llength $args] != 1 || ![file isfile $file] || [file extension $file] ne ".tcl"} {
+        puts "Usage: customscript scriptname.tcl"
+        return
+    }
+    set ::sledge::custom $file
+    puts "Notice: customscript $file: Sledge cannot run HammerDB driver scripts; vurun runs nothing until loadscript or clearscript selects Sledge's built-in $::sledge::bm driver"
+}
+
+proc custommonitor {args} {
+    if {[llength $args] != 1 || [lindex $args 0] ni {test timed}} {
+        puts "Usage: custommonitor test|timed"
+        return
+    }
+    puts "Notice: custommonitor [lindex $args 0]: Sledge cannot run custom scripts, so there is no monitor virtual user to add"
+}
+
+proc savescript {args} {
+    if {[llength $args] != 1} { puts "Usage: savescript filename"; return }
+    puts "Notice: savescript [lindex $args 0]: Sledge's drivers are built into the engine; there is no driver script to save (nothing written)"
+}
+
+proc distributescript {} {
+    puts "Notice: distributescript: Sledge runs in Local mode only (no Primary/Replica); there is nothing to distribute"
+}
+
+# Primary/Replica multi-client runs: Sledge has none yet, so it stays in
+# Local mode and says so; steprun runs nothing.
+proc switchmode {args} {
+    set mode [string tolower [lindex $args 0]]
+    switch -- $mode {
+        "" - current { puts "Mode currently set to Local" }
+        local { puts "Already in Local mode" }
+        primary - replica {
+            puts "Notice: switchmode [lindex $args 0]: Sledge has no Primary/Replica multi-client mode yet; staying in Local mode (runs use this machine's virtual users)"
+        }
+        default { puts "Error:Mode to switch to must be one of Local, Primary or Replica" }
+    }
+    return
+}
+
+proc steprun {} {
+    if {$::sledge::bm ne "TPROC-C"} {
+        puts "Error: Step Workload does not support $::sledge::bm"
+        return
+    }
+    puts "Notice: steprun: Sledge has no Primary/Replica step workload yet (HammerDB's config/steps.xml); nothing was run"
+}
+
+# The schema actions, as HammerDB's: refused while virtual users exist,
+# otherwise run as a job whose failure is printed, never raised.
+proc ::sledge::schema {action what verb} {
+    if {$::sledge::created} {
+        puts "Error: Cannot $verb schema with Virtual Users active, destroy Virtual Users first"
+        return
+    }
+    return [answer $what [lindex [action $action] 0]]
+}
+proc buildschema {} { return [::sledge::schema buildschema "Schema Build" build] }
+proc checkschema {} { return [::sledge::schema checkschema "Schema Check" check] }
+proc deleteschema {} { return [::sledge::schema deleteschema "Schema Delete" delete] }
 proc librarycheck {} { ::sledge::action librarycheck; return }
 proc datagenrun {} { ::sledge::action datagenrun; return }
 
 proc vucreate {} {
-    if {$::sledge::created} { error "Virtual Users exist, destroy with vudestroy before creating" }
+    if {$::sledge::created} {
+        puts "Error: Virtual Users exist, destroy with vudestroy before creating"
+        return
+    }
     set ::sledge::created [dict get $::sledge::vu vu]
-    puts "[dict get $::sledge::vu vu] Virtual Users Created"
+    set ::sledge::vustate ""
+    puts "$::sledge::created Virtual Users Created"
 }
 
 proc vudestroy {} {
-    if {!$::sledge::created} { puts "No Virtual Users found"; return }
+    if {!$::sledge::created} { puts "No Virtual Users found to destroy"; return }
     set ::sledge::created 0
+    set ::sledge::vustate ""
     puts "vudestroy success"
 }
 
+# vustatus prints one line per virtual user, as HammerDB does.
 proc vustatus {} {
-    if {!$::sledge::created} { return "No Virtual Users found" }
-    set s {}
-    for {set i 1} {$i <= $::sledge::created} {incr i} {
-        lappend s "$i = [expr {$::sledge::running ? {RUNNING} : {WAIT IDLE}}]"
+    if {!$::sledge::created} { puts "No Virtual Users found"; return }
+    if {$::sledge::running} {
+        set state RUNNING
+    } elseif {$::sledge::vustate ne ""} {
+        set state $::sledge::vustate
+    } else {
+        set state "WAIT IDLE"
     }
-    return [join $s \n]
-}
-
-proc vucomplete {} { return [expr {!$::sledge::running}] }
-
-proc vurun {} {
-    if {!$::sledge::created} { error "No Virtual Users found: vucreate first" }
-    set ::sledge::running 1
-    set code [catch {::sledge::action vurun} id]
-    set ::sledge::running 0
-    if {$code} { return -code error $id }
-    return $id
-}
-
-# runtimer waits until the run completes or SECONDS pass; vurun returns when
-# the job has ended, so there is nothing left to wait for.
-proc runtimer {seconds} {
-    if {![string is double -strict $seconds] || $seconds < 0} { error "runtimer $seconds: want seconds" }
+    for {set i 1} {$i <= $::sledge::created} {incr i} { puts "$i = $state" }
     return
 }
-proc waittocomplete {} { return }
-proc tcstart {} { puts "Notice: tcstart: Sledge always records the transaction counter (sledge jobs show ID tcount)" }
-proc tcstop {} { puts "Notice: tcstop: the transaction counter stops with the run" }
-proc tcstatus {} { return "Transaction Counter is recorded with every run" }
-proc tcset {key value} { puts "Notice: tcset $key $value: intervals are set with sledge run --interval" }
+
+# vucomplete: true once the virtual users' run has ended (vurun returns when
+# it has), false before a run and after vudestroy, as in HammerDB.
+proc vucomplete {} {
+    return [expr {$::sledge::created && !$::sledge::running && $::sledge::vustate ne "" ? "true" : "false"}]
+}
+
+# vurun runs the workload and returns HammerDB's "Benchmark Run jobid=ID"
+# (jobs takes that whole answer as the id too). It creates the virtual users
+# first if there are none, as HammerDB does. A run that fails is still a job:
+# its errors are printed and its id returned.
+proc vurun {} {
+    if {$::sledge::custom ne ""} {
+        puts "Error: vurun: the script loaded is $::sledge::custom (customscript): Sledge cannot run HammerDB driver scripts; loadscript selects Sledge's built-in $::sledge::bm driver"
+        return [::sledge::answer "Benchmark Run" ""]
+    }
+    if {!$::sledge::created} { vucreate }
+    set ::sledge::running 1
+    set code [catch {::sledge::action vurun} res]
+    set ::sledge::running 0
+    if {$code} { return -code error $res }
+    lassign $res id status
+    # A degraded run (faults recovered from) completed: success, as in Go.
+    set ::sledge::vustate [expr {$status in {completed degraded} ? "FINISH SUCCESS" : "FINISH FAILED"}]
+    return [::sledge::answer "Benchmark Run" $id]
+}
+
+# runtimer and waittocomplete wait for a run to end; vurun returns when the
+# job has ended, so there is nothing left to wait for. A value that is not
+# seconds is reported, not raised: HammerDB 6 ignores it.
+proc runtimer {args} {
+    set s [lindex $args 0]
+    if {[llength $args] != 1 || ![string is double -strict $s] || $s < 0} {
+        puts "Notice: runtimer [join $args]: want seconds; ignored (vurun returns when its run has ended)"
+    }
+    return
+}
+proc waittocomplete {args} { return }
+
+# The transaction counter: Sledge records every run's transaction count
+# (jobs ID tcount) whether or not tcstart was called; tcstart/tcstop only
+# change what tcstatus reports.
+proc tcstart {} {
+    if {$::sledge::tc} { puts "Transaction Counter thread already running"; return }
+    set ::sledge::tc 1
+    puts "Notice: tcstart: Sledge records the transaction count of every run (jobs ID tcount); no counter thread to start"
+}
+proc tcstop {} {
+    if {!$::sledge::tc} { puts "Transaction Counter is not running"; return }
+    set ::sledge::tc 0
+    puts "Stopping Transaction Counter"
+}
+proc tcstatus {} {
+    if {$::sledge::tc} {
+        puts "Transaction Counter thread running (Sledge records it with every run: jobs ID tcount)"
+    } else {
+        puts "Transaction Counter is not running (Sledge records it with every run anyway: jobs ID tcount)"
+    }
+    return
+}
+proc tcset {args} {
+    set usage {Usage: tcset [refreshrate|logtotemp|unique|timestamps] value}
+    if {[llength $args] != 2} { puts $usage; return }
+    lassign $args key val
+    set keys {refreshrate {tc_refresh_rate {refresh rate}} logtotemp {tc_log_to_temp {log to temp}}
+        unique {tc_unique_log_name {unique log name}} timestamps {tc_log_timestamps timestamps}}
+    if {![dict exists $keys $key]} { puts "Error: invalid option"; puts $usage; return }
+    lassign [dict get $keys $key] name label
+    if {$key eq "refreshrate"} {
+        if {![string is integer -strict $val] || $val <= 0 || $val >= 60} {
+            puts "Refresh rate must be an integer more than 0 secs and less than 60 secs"
+            set val 10
+        }
+    } elseif {[string is boolean -strict $val]} {
+        set val [expr {[string is true $val] ? 1 : 0}]
+    } else {
+        puts "[string totitle $label] must be 0 or 1"
+        set val 0
+    }
+    ::sledge::setgeneric transaction_counter $name $val
+    puts "Transaction Counter $label set to $val"
+    puts "Notice: tcset $key: kept for print tcconf; Sledge samples the count at each run's own interval"
+}
+
+# CPU metrics: HammerDB's metrics agent samples the OS (mpstat). Sledge has
+# no agent; each run records Sledge's own client CPU per transaction.
+proc metset {args} {
+    set usage {Usage: metset [agent_hostname|agent_id] value}
+    if {[llength $args] != 2} { puts $usage; return }
+    lassign $args key val
+    switch -- $key {
+        agent_id {
+            if {![string is integer -strict $val]} { puts "agent_id be an integer"; puts "setting to value: 10000"; set val 10000 }
+            puts "Metrics agent id set to $val"
+        }
+        agent_hostname { puts "Metrics agent hostname set to $val" }
+        default { puts "Error: invalid option"; puts $usage; return }
+    }
+    ::sledge::setgeneric metrics $key $val
+}
+proc metstart {} {
+    puts "Notice: metstart: Sledge does not sample OS CPU metrics (no metrics agent); each run records Sledge's own client CPU per transaction (sledge jobs show ID)"
+}
+proc metstatus {} {
+    puts "Notice: metstatus: CPU Metrics are not running on [info hostname] (Sledge has no metrics agent)"
+}
+proc metstop {} {
+    puts "Notice: metstop: No Metrics Agent detected on id: [::sledge::generic metrics agent_hostname]:[::sledge::generic metrics agent_id] (Sledge has no metrics agent)"
+}
+
+# The web service: `sledge serve` answers HammerDB's /jobs endpoints.
+# wsstart starts one on 127.0.0.1:wsport in the background (it keeps running
+# after the script, as HammerDB's does); wsstop stops the one this session
+# started.
+proc wsport {args} {
+    switch -- [llength $args] {
+        0 { puts "Web Service Port set to [::sledge::generic webservice ws_port]" }
+        1 {
+            if {![string is integer -strict $args] || $args < 1 || $args > 65535} {
+                puts "Error: Web Service port should be an integer"
+            } else {
+                ::sledge::setgeneric webservice ws_port $args
+                puts "Setting Web Service port to $args"
+            }
+        }
+        default { puts "Error :wsport accepts none or one integer argument" }
+    }
+    return
+}
+
+# ::sledge::wsprobe answers "" when something serves HTTP on the port, else
+# why not.
+proc ::sledge::wsprobe {port} {
+    package require http
+    if {[catch {http::geturl http://127.0.0.1:$port/api/openapi.json -timeout 2000} tok]} { return $tok }
+    set why ""
+    if {[http::status $tok] ne "ok"} { set why [http::status $tok] }
+    http::cleanup $tok
+    return $why
+}
+
+proc wsstart {} {
+    set port [::sledge::generic webservice ws_port]
+    if {[::sledge::wsprobe $port] eq ""} {
+        puts "Notice: wsstart: a web service already answers on port $port; not starting another"
+        return
+    }
+    set log [file join [::sledge::tmpdir] sledge-ws-$port.log]
+    set ::sledge::wspid [exec $::sledge::bin serve --listen 127.0.0.1:$port >>& $log < /dev/null &]
+    for {set i 0} {$i < 50 && [::sledge::wsprobe $port] ne ""} {incr i} { after 100 }
+    puts "Starting Sledge web service (sledge serve) on http://127.0.0.1:$port, pid $::sledge::wspid, output in $log"
+}
+
+proc wsstatus {} {
+    set port [::sledge::generic webservice ws_port]
+    set why [::sledge::wsprobe $port]
+    if {$why eq ""} {
+        puts "Web Service running: http://127.0.0.1:$port"
+    } else {
+        puts "Web Service not running: $why"
+    }
+}
+
+proc wsstop {} {
+    set port [::sledge::generic webservice ws_port]
+    if {$::sledge::wspid ne ""} {
+        catch {exec kill $::sledge::wspid}
+        for {set i 0} {$i < 50 && [::sledge::wsprobe $port] eq ""} {incr i} { after 100 }
+        puts "Stopping Web Service on port $port (sledge serve, pid $::sledge::wspid)"
+        set ::sledge::wspid ""
+    } elseif {[set why [::sledge::wsprobe $port]] eq ""} {
+        puts "Notice: wsstop: the web service on port $port was not started by this session; Sledge stops only its own"
+    } else {
+        puts "Web Service not running: $why"
+    }
+}
+
+# HammerDB's CI: pipelines that build databases from GitHub pushes. Sledge
+# has no CI service; these say so and the script carries on.
+proc ::sledge::noci {cmd} {
+    puts "Notice: $cmd: Sledge has no CI pipeline service (HammerDB's GitHub-webhook database builds); nothing done"
+}
+proc pipes {args} { ::sledge::noci pipes }
+proc pipe {args} { ::sledge::noci pipe }
+proc ci {args} { ::sledge::noci ci }
+proc citmp {} { ::sledge::noci citmp }
+proc cifix {} { ::sledge::noci cifix }
+proc ciset {args} { ::sledge::noci ciset }
+proc cilisten {} { ::sledge::noci cilisten }
+proc cistatus {} { ::sledge::noci cistatus }
+proc cistop {} { ::sledge::noci cistop }
+proc cireset {} { ::sledge::noci cireset }
+proc cipush {args} { ::sledge::noci cipush }
 
 proc numberOfCPUs {} {
     if {![catch {exec nproc} n]} { return $n }
@@ -205,12 +743,20 @@ proc numberOfCPUs {} {
 # returns "", except `jobs` alone (the summary table), `jobs joblist`,
 # `jobs ID getchart TYPE` (an HTML page) and `jobs diff` (the difference),
 # which return theirs. `jobs format` and `jobs profileid` change the session.
+#
+# The job id may be given as vurun's whole answer ("Benchmark Run jobid=ID"),
+# which HammerDB 6 scripts keep. The answer is printed with one `puts`
+# argument, as HammerDB does, so a script that renamed puts to redirect
+# stdout (HammerDB's generic result scripts) captures it.
 proc jobs {args} {
+    if {[regexp {(?:^|\s)jobid=(\S+)$} [lindex $args 0] -> id]} { lset args 0 $id }
     set out [exec -ignorestderr $::sledge::bin cli jobs --format $::sledge::jobsformat \
         --profileid $::sledge::profileid -- {*}$args]
     set i [string first "\x1e\n" $out]
     if {$i < 0} { error "jobs: unexpected answer from $::sledge::bin" }
-    puts -nonewline [string range $out 0 [expr {$i - 1}]]
+    set printed [string range $out 0 [expr {$i - 1}]]
+    if {[string index $printed end] eq "\n"} { set printed [string range $printed 0 end-1] }
+    if {$i > 0} { puts $printed }
     flush stdout
     set rest [string range $out [expr {$i + 2}] end]
     set nl [string first "\n" $rest]
@@ -226,8 +772,68 @@ proc jobs {args} {
 }
 interp alias {} job {} jobs
 
+# help: every HammerDB command, what it does in Sledge, one line each;
+# `help CMD` gives its usage too. The Python front end (sledge.hammerdb)
+# holds the same table; a test keeps them equal.
+set ::sledge::help {
+    buildschema {buildschema} {build the schema (diset count_ware, num_vu ...); returns "Schema Build jobid=ID"}
+    checkschema {checkschema} {check the TPROC-C schema; returns "Schema Check jobid=ID"}
+    ci {ci ?pipeid?} {notice: Sledge has no CI pipeline service}
+    cifix {cifix} {notice: Sledge has no CI pipeline service}
+    cilisten {cilisten} {notice: Sledge has no CI pipeline service}
+    cipush {cipush refname ?pipeline? ?workload? ?dbprefix? ?io_intensive?} {notice: Sledge has no CI pipeline service}
+    cireset {cireset} {notice: Sledge has no CI pipeline service}
+    ciset {ciset top section key value} {notice: Sledge has no CI pipeline service}
+    cistatus {cistatus} {notice: Sledge has no CI pipeline service}
+    cistop {cistop} {notice: Sledge has no CI pipeline service}
+    citmp {citmp} {notice: Sledge has no CI pipeline service}
+    clearscript {clearscript} {forget a customscript: vurun runs Sledge's built-in driver}
+    custommonitor {custommonitor test|timed} {notice: no custom scripts, so no monitor virtual user}
+    customscript {customscript scriptname.tcl} {notice: Sledge cannot run HammerDB driver scripts; vurun then runs nothing until loadscript}
+    datagenrun {datagenrun} {generate the data as flat files (dgset settings)}
+    dbset {dbset [db|bm] value} {db pg|maria|mysql, bm TPROC-C|TPROC-H (TPC-C/TPC-H accepted)}
+    deleteschema {deleteschema} {drop the schema; returns "Schema Delete jobid=ID"}
+    dgset {dgset [vu|scale_fact|warehouse|directory] value} {datagen settings}
+    diset {diset dict key value} {a database setting (dicts connection, tpcc, tpch), mapped onto Sledge's options}
+    distributescript {distributescript} {notice: Local mode only, nothing to distribute}
+    giset {giset dict key value} {a generic setting (e.g. giset commandline keepalive_margin 60)}
+    help {help ?command?} {this list, or one command's usage}
+    jobs {jobs ?jobid? ?option? ...} {HammerDB's jobs queries over Sledge's repository (help jobs); job is an alias}
+    librarycheck {librarycheck} {connect to every configured database and print its version}
+    loadscript {loadscript} {select Sledge's built-in driver (nothing to load)}
+    metset {metset [agent_hostname|agent_id] value} {kept for HammerDB scripts; Sledge has no metrics agent}
+    metstart {metstart} {notice: Sledge does not sample OS CPU metrics; runs record client CPU}
+    metstatus {metstatus} {CPU Metrics are not running (no metrics agent)}
+    metstop {metstop} {no metrics agent to stop}
+    numberOfCPUs {numberOfCPUs} {the number of CPUs (what vuset vu vcpu uses)}
+    pipe {pipe ?pipeid?} {notice: Sledge has no CI pipeline service}
+    pipes {pipes ?pipeid?} {notice: Sledge has no CI pipeline service}
+    print {print [db|bm|ci|dict|generic|script|vuconf|vucreated|vustatus|vucomplete|datagen|tcconf]} {print the settings}
+    quit {quit} {leave (exit works too)}
+    runtimer {runtimer seconds} {returns at once: vurun returns when its run has ended}
+    savescript {savescript filename} {notice: no driver script to save}
+    steprun {steprun} {notice: no Primary/Replica step workload yet; nothing run}
+    switchmode {switchmode [Local|Primary|Replica] ?PrimaryID? ?PrimaryHostname?} {notice: Sledge stays in Local mode}
+    tcset {tcset [refreshrate|logtotemp|unique|timestamps] value} {transaction counter settings (print tcconf)}
+    tcstart {tcstart} {Sledge records every run's transaction count anyway (jobs ID tcount)}
+    tcstatus {tcstatus} {whether tcstart was called; the count is recorded either way}
+    tcstop {tcstop} {the counter stops with each run}
+    vucomplete {vucomplete} {true once the virtual users' run has ended}
+    vucreate {vucreate} {create the virtual users (vuset vu)}
+    vudestroy {vudestroy} {destroy the virtual users}
+    vurun {vurun} {run the workload; returns "Benchmark Run jobid=ID" when it has ended}
+    vuset {vuset [vu|delay|repeat|iterations|showoutput|logtotemp|unique|nobuff|timestamps] value} {virtual user settings (vu vcpu: one per CPU)}
+    vustatus {vustatus} {the virtual users' status}
+    waittocomplete {waittocomplete} {returns at once: vurun returns when its run has ended}
+    wsport {wsport ?port?} {set or show the web service port}
+    wsstart {wsstart} {start sledge serve on 127.0.0.1:port in the background}
+    wsstatus {wsstatus} {whether a web service answers on the port}
+    wsstop {wsstop} {stop the web service this session started}
+}
+
 proc help {args} {
-    if {[lindex $args 0] eq "jobs"} {
+    set name [lindex $args 0]
+    if {$name eq "jobs" || $name eq "job"} {
         puts {jobs                      the jobs summary tables (returned)
 jobs joblist              the job ids (returned)
 jobs result               the results of all jobs
@@ -240,18 +846,26 @@ jobs JOBID getchart result|timing|tcount|metrics   an HTML chart (returned)
 jobs profileid ?ID|all?   the performance profile new runs are recorded under
 jobs profile ID           the runs of a profile
 jobs diff BASE COMP       compare two profiles (returns the difference)
-jobs PID getchart profile|diff:PID2   an HTML chart of profiles (returned)}
+jobs PID getchart profile|diff:PID2   an HTML chart of profiles (returned)
+JOBID may be vurun's whole answer ("Benchmark Run jobid=ID").}
         return
     }
-    puts {Sledge CLI: HammerDB's commands, driving Sledge's engine.
-  dbset db pg|maria|mysql      dbset bm TPROC-C|TPROC-H
-  diset DICT KEY VALUE         (dicts: connection, tpcc, tpch; e.g. diset tpcc pg_count_ware 4)
-  print db|bm|dict|vuconf      vuset vu N  (also delay, repeat, iterations, showoutput …)
-  buildschema  checkschema  deleteschema  librarycheck
-  vucreate  vurun (returns the job id)  vudestroy  vustatus  vucomplete
-  jobs  jobs joblist|result|timestamp  jobs format JSON|text  (help jobs for more)
-  dgset KEY VALUE  datagenrun  numberOfCPUs  runtimer SECONDS  quit
-Any other input is Tcl.}
+    if {$name ne ""} {
+        foreach {cmd usage what} $::sledge::help {
+            if {$cmd eq $name} {
+                puts "$cmd - Usage: $usage"
+                puts $what
+                return
+            }
+        }
+        puts "Error: invalid option"
+        puts "Usage: help \[[join [lmap {c u w} $::sledge::help {set c}] |]\]"
+        return
+    }
+    puts "Sledge CLI: HammerDB's commands, driving Sledge's engine."
+    puts "Type \"help command\" for more details on specific commands below\n"
+    foreach {cmd usage what} $::sledge::help { puts [format "  %-18s %s" $cmd $what] }
+    puts "\nAny other input is Tcl; vurun returns when its run has ended."
 }
 
 proc quit {} { exit 0 }

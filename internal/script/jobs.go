@@ -3,9 +3,12 @@
 // and tools written against HammerDB's jobs output keep working. The Tcl and
 // Python front ends of `sledge cli` call it through `sledge cli jobs`.
 //
-// Sledge's job ids are its repository's numbers, not HammerDB's hex strings;
-// everything else (key names, order, every number as a string, the text
-// layouts) follows HammerDB.
+// The shapes and units are HammerDB 6's. Sledge's job ids are its
+// repository's numbers, not HammerDB's hex strings; everything else (key
+// names, order, every number as a string, the text layouts, the messages)
+// follows HammerDB, and the differences that remain are listed in README.md.
+// HammerDB's web service (jobsweb.go, jobsreport.go) answers from the same
+// code.
 
 package script
 
@@ -14,8 +17,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +30,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
 )
@@ -47,7 +55,27 @@ type Repository interface {
 const (
 	ConfigPrefix    = "hammerdb."
 	ConfigProfileID = "hammerdb_profileid"
+	// ConfigDB is HammerDB's name of the database the script chose (dbset
+	// db): HammerDB labels a job by it ("MySQL" also for a MariaDB server
+	// driven through its mysql db), not by the server's product.
+	ConfigDB = "hammerdb_db"
 )
+
+// MetricSample is one server/OS sample of a job as HammerDB's metrics agent
+// records it: CPU shares in percent, I/O operations and megabytes per second.
+type MetricSample struct {
+	At                  time.Time
+	Usr, Sys, Irq, Idle float64
+	IOPS, MBps          float64
+}
+
+// MetricsRepository is a Repository that also keeps server/OS metric
+// samples of its jobs. Sledge's repository does not yet (jobs ID metrics
+// answers HammerDB's "no metric data"); one that does is answered in
+// HammerDB's metrics shape without any other change.
+type MetricsRepository interface {
+	Metrics(ctx context.Context, id int64) ([]MetricSample, error)
+}
 
 // Formats of "jobs format".
 const (
@@ -76,7 +104,7 @@ type Command struct {
 	Loc *time.Location
 }
 
-const usage = `Error: Usage: [ jobs | jobs format <fmt> | jobs disable <0|1> | jobs jobid | jobs jobid <command> [option] | jobs jobid timing <vuid|vu=n> | jobs jobid getchart [result|timing|tcount|metrics|profile|diff:pid] | jobs profileid [id] | jobs profile <id> | jobs diff basepid comppid [true|false] ] - type "help jobs"`
+const usage = `Error: Usage: [ jobs | jobs format <fmt> | jobs disable <0|1> | jobs jobid | jobs jobid save | jobs jobid <command> [option] | jobs jobid timing <vuid|vu=n> | jobs jobid getchart [result|timing|tcount|metrics|profile|diff:pid] | jobs profileid [id] | jobs profile <id> | jobs diff basepid comppid [true|false] ] - type "help jobs"`
 
 const twoWordUsage = `Jobs Two Parameter Usage: jobs jobid status or jobs jobid db or jobs jobid bm or jobid system or jobs jobid timestamp or jobs jobid dict or jobs jobid vuid or jobs jobid result or jobs jobid timing or jobs jobid delete or jobs jobid metrics or jobs jobid system`
 
@@ -159,19 +187,30 @@ func (r *run) dispatch(args []string) error {
 	}
 	switch len(args) {
 	case 1:
-		return r.onJob(args[0], func(j jobs.Job) error { return r.rows(j, -1) })
+		return r.onJob(args[0], -1, func(j jobs.Job) error { return r.rows(j, -1) })
 	case 2:
-		return r.onJob(args[0], func(j jobs.Job) error { return r.jobCommand(j, args[1]) })
+		if strings.EqualFold(args[1], "save") {
+			return r.save(args[0])
+		}
+		return r.onJob(args[0], checkedVU(args[1]), func(j jobs.Job) error { return r.jobCommand(j, args[1]) })
 	case 3:
 		switch strings.ToLower(args[1]) {
 		case "timing":
-			return r.onJob(args[0], func(j jobs.Job) error { return r.vuTiming(j, args[2]) })
+			n, ok := vuNumber(args[2])
+			if !ok {
+				r.println("Error: Usage: jobs jobid timing | jobs jobid timing vuid | jobs jobid timing vu=n")
+				return nil
+			}
+			// HammerDB answers from its timing table alone: an unknown job
+			// has no timing data either.
+			r.vuTiming(args[0], n)
+			return nil
 		case "getchart":
 			// For profile charts the first argument is a profile id.
 			if k := strings.ToLower(args[2]); k == "profile" || strings.HasPrefix(k, "diff:") {
 				return r.profileChart(args[0], args[2])
 			}
-			return r.onJob(args[0], func(j jobs.Job) error { return r.chart(j, args[2]) })
+			return r.chartOf(args[0], args[2])
 		}
 		r.println("Error: Jobs Three Parameter Usage: [ jobs jobid timing vuid | jobs jobid timing vu=n | jobs jobid getchart chart ]")
 		return nil
@@ -181,22 +220,53 @@ func (r *run) dispatch(args []string) error {
 	return nil
 }
 
-// onJob runs fn on the job named by arg, or says that there is no such job.
-func (r *run) onJob(arg string, fn func(jobs.Job) error) error {
-	id, err := strconv.ParseInt(strings.TrimSpace(arg), 10, 64)
-	if err != nil || id <= 0 {
-		r.println("Jobid %s does not exist", arg)
-		return nil
-	}
-	j, err := r.Repo.Get(r.ctx, id)
-	if errors.Is(err, jobs.ErrNotFound) {
-		r.println("Jobid %s does not exist", arg)
-		return nil
-	}
+// onJob runs fn on the job named by arg, or says that there is no such job
+// as HammerDB does: a command on a job first looks for the rows of one
+// virtual user (vu, see checkedVU), so its answer names it; vu < 0 (the
+// job's whole output) names none.
+func (r *run) onJob(arg string, vu int, fn func(jobs.Job) error) error {
+	j, ok, err := r.lookup(arg)
 	if err != nil {
 		return err
 	}
+	if !ok {
+		if vu < 0 {
+			r.println("Jobid %s does not exist", arg)
+		} else {
+			r.println("Jobid %s for virtual user %d does not exist", arg, vu)
+		}
+		return nil
+	}
 	return fn(j)
+}
+
+// lookup finds the job a command names; ok is false when there is none.
+func (r *run) lookup(arg string) (jobs.Job, bool, error) {
+	id, err := strconv.ParseInt(strings.TrimSpace(arg), 10, 64)
+	if err != nil || id <= 0 {
+		return jobs.Job{}, false, nil
+	}
+	j, err := r.Repo.Get(r.ctx, id)
+	if errors.Is(err, jobs.ErrNotFound) {
+		return jobs.Job{}, false, nil
+	}
+	if err != nil {
+		return jobs.Job{}, false, fmt.Errorf("jobs: read job %d: %w", id, err)
+	}
+	return j, true, nil
+}
+
+// checkedVU is the virtual user whose rows HammerDB looks for before
+// answering `jobs ID SUB`: the one named (VUID, vu=N), VU 1 for result
+// (where the TEST RESULT line is), else VU 0 (the status rows).
+func checkedVU(sub string) int {
+	if n, ok := vuNumber(sub); ok {
+		return n
+	}
+	if strings.EqualFold(sub, "result") {
+		return 1
+	}
+	return 0
 }
 
 func (r *run) jobCommand(j jobs.Job, sub string) error {
@@ -213,8 +283,7 @@ func (r *run) jobCommand(j jobs.Job, sub string) error {
 	case "tcount":
 		return r.tcount(j)
 	case "metrics":
-		r.show(object{{idString(j.ID), splitMessage("Jobid has no metric data")}}, false)
-		return nil
+		return r.metrics(j)
 	case "system":
 		return r.system(j)
 	case "timestamp":
@@ -224,12 +293,13 @@ func (r *run) jobCommand(j jobs.Job, sub string) error {
 		r.show(list{benchmark(j)}, true)
 		return nil
 	case "db":
-		product, version := productVersion(j)
-		v := list{product}
-		if version != "" {
-			v = append(v, version)
+		name, err := r.dbName(j)
+		if err != nil {
+			return err
 		}
-		r.show(v, true)
+		// HammerDB's answer is the name alone; the server's version is in
+		// the jobs summary and `sledge jobs show ID status`.
+		r.show(list{name}, true)
 		return nil
 	case "dict":
 		return r.dict(j)
@@ -248,6 +318,30 @@ func (r *run) jobCommand(j jobs.Job, sub string) error {
 		return nil
 	}
 	r.println("%s", twoWordUsage)
+	return nil
+}
+
+// save is `jobs ID save`: HammerDB 6 writes the job's result artifact (the
+// web service's summaryjson) to hdb_ID.json in the temporary directory.
+func (r *run) save(arg string) error {
+	j, ok, err := r.lookup(arg)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		r.println("Error: Jobid %s does not exist", arg)
+		return nil
+	}
+	a, err := r.webArtifact(j)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(os.TempDir(), "hdb_"+idString(j.ID)+".json")
+	if err := os.WriteFile(path, []byte(a.Body+"\n"), 0o644); err != nil {
+		r.println("Error: Could not save JSON report: %v", err)
+		return nil
+	}
+	r.println("Saved job report JSON to %s", path)
 	return nil
 }
 
@@ -279,13 +373,18 @@ func (r *run) format(args []string) error {
 
 func idString(id int64) string { return strconv.FormatInt(id, 10) }
 
-func (r *run) stamp(j jobs.Job) string {
-	t := j.StartedAt
-	if t.IsZero() {
-		t = j.CreatedAt
+// stamp is a job's timestamp: when it started (HammerDB's JOBMAIN time).
+func (r *run) stamp(j jobs.Job) string { return r.clock(jobStart(j)) }
+
+func jobStart(j jobs.Job) time.Time {
+	if j.StartedAt.IsZero() {
+		return j.CreatedAt
 	}
-	return t.In(r.Loc).Format("2006-01-02 15:04:05")
+	return j.StartedAt
 }
+
+// clock writes a time as HammerDB does: local time, whole seconds.
+func (r *run) clock(t time.Time) string { return t.In(r.Loc).Format("2006-01-02 15:04:05") }
 
 func benchmark(j jobs.Job) string {
 	if j.Workload == "tproch" {
@@ -305,6 +404,38 @@ func productVersion(j jobs.Job) (string, string) {
 		return f[0], ""
 	}
 	return f[0], strings.TrimPrefix(f[1], "v")
+}
+
+// dbName is HammerDB's name of a job's database (its JOBMAIN db, which
+// labels the TEST RESULT line, tcount and results).
+func (r *run) dbName(j jobs.Job) (string, error) {
+	cfg, err := r.Repo.Config(r.ctx, j.ID)
+	if err != nil {
+		return "", fmt.Errorf("jobs: settings of job %d: %w", j.ID, err)
+	}
+	return hammerDBName(j, cfg), nil
+}
+
+// hammerDBName is the database a `sledge cli` script chose (dbset db), as
+// recorded (ConfigDB) or, for jobs recorded without it, as the prefix of
+// its HammerDB keys says; for other jobs, the product the server reported.
+func hammerDBName(j jobs.Job, cfg map[string]string) string {
+	if v := cfg[ConfigDB]; v != "" {
+		return v
+	}
+	for _, p := range []struct{ prefix, name string }{{"pg_", "PostgreSQL"}, {"maria_", "MariaDB"}, {"mysql_", "MySQL"}} {
+		for k := range cfg {
+			rest, ok := strings.CutPrefix(k, ConfigPrefix)
+			if !ok {
+				continue
+			}
+			if _, key, _ := strings.Cut(rest, "."); strings.HasPrefix(key, p.prefix) {
+				return p.name
+			}
+		}
+	}
+	product, _ := productVersion(j)
+	return product
 }
 
 func kindProduct(kind string) string {
@@ -406,9 +537,10 @@ func (r *run) summary() error {
 				if err != nil {
 					return err
 				}
-				if res != nil && res.GeomeanS > 0 {
-					rw.metric = fmt.Sprintf("%.2f", res.GeomeanS)
-					rw.score, rw.scored = -res.GeomeanS, j.Status == metrics.StatusCompleted
+				// HammerDB's Geomean column: the first stream's first set.
+				if s, ok := firstSet(res); ok {
+					rw.metric = fmt.Sprintf("%.2f", s.geomean)
+					rw.score, rw.scored = -s.geomean, j.Status == metrics.StatusCompleted
 				}
 			}
 			h = append(h, rw)
@@ -419,6 +551,12 @@ func (r *run) summary() error {
 			rw.score, rw.scored = j.Headline.NOPM, j.Status == metrics.StatusCompleted
 		}
 		c = append(c, rw)
+	}
+	names := map[int64]string{}
+	for _, j := range all {
+		if names[j.ID], err = r.dbName(j); err != nil {
+			return err
+		}
 	}
 	var b strings.Builder
 	table := func(title, metric, empty string, rows []row) {
@@ -436,8 +574,8 @@ func (r *run) summary() error {
 			}
 		}
 		for i, rw := range rows {
-			product, version := productVersion(rw.j)
-			dbcol := product
+			_, version := productVersion(rw.j)
+			dbcol := names[rw.j.ID]
 			if version != "" {
 				dbcol += " (" + version + ")"
 			}
@@ -458,51 +596,137 @@ func (r *run) summary() error {
 
 // ------------------------------------------------------------ output rows
 
-// rows prints a job's console as HammerDB's virtual-user rows: VU 0 holds
-// the status lines, VU 1 the job's output (Sledge runs a job as one
-// process, which plays HammerDB's first virtual user). vu < 0: all rows.
+// vuRow is one row of HammerDB's job output: a virtual user and a line.
+type vuRow struct {
+	vu   int
+	line string
+}
+
+// jobRows is a job's output as HammerDB's virtual-user rows. VU 0 holds the
+// status lines. Sledge runs a job as one process, which plays HammerDB's
+// first virtual user: VU 1 holds the job's console and, for a TPROC-C run
+// whose console lacks them, HammerDB's closing lines ("N Active Virtual
+// Users configured", "TEST RESULT : …"). The query streams of a TPROC-H run
+// are HammerDB's virtual users, one VU per stream in stream order, each
+// with the lines HammerDB's VU prints for its stream (written from the
+// stored query times; VU 1's after the console).
+func (r *run) jobRows(j jobs.Job) ([]vuRow, error) {
+	out, err := r.Repo.Output(r.ctx, j.ID)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: output of job %d: %w", j.ID, err)
+	}
+	vus := [][]string{make([]string, 0, len(out))}
+	for _, l := range out {
+		vus[0] = append(vus[0], strings.TrimRight(l.Line, " \t\r"))
+	}
+	if j.Kind == jobs.KindRun && j.Workload == "tproch" {
+		res, err := r.Repo.AnalyticResult(r.ctx, j.ID)
+		if err != nil {
+			return nil, fmt.Errorf("jobs: result of job %d: %w", j.ID, err)
+		}
+		if res != nil {
+			for i, st := range analyticStreams(res) {
+				if i == 0 {
+					vus[0] = append(vus[0], st.lines()...)
+				} else {
+					vus = append(vus, st.lines())
+				}
+			}
+		}
+	} else if j.Kind == jobs.KindRun && !containsLine(vus[0], "TEST RESULT") {
+		closing, err := r.tproccResult(j)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range closing[min(2, len(closing)):] {
+			vus[0] = append(vus[0], tclText(l))
+		}
+	}
+	// The status lines name every virtual user the live console named.
+	n, err := r.statusVUs(j)
+	if err != nil {
+		return nil, err
+	}
+	n = max(n, len(vus))
+	var rows []vuRow
+	for k := range n {
+		rows = append(rows, vuRow{0, fmt.Sprintf("Vuser %d:RUNNING", k+1)})
+	}
+	for k, lines := range vus {
+		for _, l := range lines {
+			rows = append(rows, vuRow{k + 1, l})
+		}
+	}
+	if j.Status == metrics.StatusRunning {
+		return rows, nil
+	}
+	if j.Error != "" {
+		rows = append(rows, vuRow{0, "Error: " + j.Error})
+	}
+	end := "FAILED"
+	switch j.Status {
+	case metrics.StatusCompleted, metrics.StatusDegraded:
+		end = "SUCCESS"
+	case metrics.StatusInterrupted:
+		end = "INTERRUPTED"
+	}
+	for k := range n {
+		rows = append(rows, vuRow{0, fmt.Sprintf("Vuser %d:FINISHED %s", k+1, end)})
+	}
+	return append(rows, vuRow{0, "ALL VIRTUAL USERS COMPLETE"}), nil
+}
+
+// statusVUs is how many virtual users the job's console named (vusers),
+// from the settings recorded with it.
+func (r *run) statusVUs(j jobs.Job) (int, error) {
+	cfg, err := r.Repo.Config(r.ctx, j.ID)
+	if err != nil {
+		return 0, fmt.Errorf("jobs: settings of job %d: %w", j.ID, err)
+	}
+	number := func(key string) int {
+		n, _ := strconv.Atoi(cfg[key]) // absent: 0, as in a spec that leaves it unset
+		return n
+	}
+	return vusers(config.Spec{Kind: j.Kind, Workload: j.Workload, VU: number("vu"), Streams: number("streams"),
+		Iterations: number("iterations"), Workers: number("workers"), Warehouses: number("warehouses")}), nil
+}
+
+// containsLine tells whether a line holds text (the console may carry
+// HammerDB's "Vuser 1:" prefixes).
+func containsLine(lines []string, text string) bool {
+	for _, l := range lines {
+		if strings.Contains(l, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// vuLines are the lines of one virtual user (vu < 0: all rows).
+func vuLines(rows []vuRow, vu int) []vuRow {
+	var out []vuRow
+	for _, rw := range rows {
+		if vu < 0 || rw.vu == vu {
+			out = append(out, rw)
+		}
+	}
+	return out
+}
+
+// rows prints a job's rows (vu < 0: all of them), as HammerDB prints them:
+// pairs of VU and line in JSON, "Virtual User N: line" in text.
 func (r *run) rows(j jobs.Job, vu int) error {
-	if vu > 1 {
+	all, err := r.jobRows(j)
+	if err != nil {
+		return err
+	}
+	rows := vuLines(all, vu)
+	if vu >= 0 && len(rows) == 0 {
 		r.println("Jobid %d for virtual user %d does not exist", j.ID, vu)
 		return nil
 	}
-	type rowT struct {
-		vu   int
-		line string
-	}
-	var rows []rowT
-	if vu <= 0 {
-		rows = append(rows, rowT{0, "Vuser 1:RUNNING"})
-	}
-	if vu != 0 {
-		out, err := r.Repo.Output(r.ctx, j.ID)
-		if err != nil {
-			return err
-		}
-		for _, l := range out {
-			rows = append(rows, rowT{1, strings.TrimRight(l.Line, " \t\r")})
-		}
-	}
-	if vu <= 0 && j.Status != metrics.StatusRunning {
-		if j.Error != "" {
-			rows = append(rows, rowT{0, "Error: " + j.Error})
-		}
-		switch j.Status {
-		case metrics.StatusCompleted, metrics.StatusDegraded:
-			rows = append(rows, rowT{0, "Vuser 1:FINISHED SUCCESS"})
-		case metrics.StatusInterrupted:
-			rows = append(rows, rowT{0, "Vuser 1:FINISHED INTERRUPTED"})
-		default:
-			rows = append(rows, rowT{0, "Vuser 1:FINISHED FAILED"})
-		}
-		rows = append(rows, rowT{0, "ALL VIRTUAL USERS COMPLETE"})
-	}
 	if r.s.Format == FormatJSON {
-		v := make(list, 0, 2*len(rows))
-		for _, rw := range rows {
-			v = append(v, strconv.Itoa(rw.vu), rw.line)
-		}
-		r.show(v, false)
+		r.show(rowList(rows, true), false)
 		return nil
 	}
 	for _, rw := range rows {
@@ -511,122 +735,234 @@ func (r *run) rows(j jobs.Job, vu int) error {
 	return nil
 }
 
+// rowList is rows as HammerDB's JSON list: VU and line pairs, or the lines
+// alone.
+func rowList(rows []vuRow, withVU bool) list {
+	v := make(list, 0, 2*len(rows))
+	for _, rw := range rows {
+		if withVU {
+			v = append(v, strconv.Itoa(rw.vu))
+		}
+		v = append(v, rw.line)
+	}
+	return v
+}
+
 // ----------------------------------------------------------------- results
+
+const noResult = "Jobid has no test result"
 
 // result is `jobs ID result`: id, timestamp, the active virtual users and
 // the TEST RESULT line (TPROC-C), or the geometric mean and completion lines
-// (TPROC-H).
+// (TPROC-H). HammerDB reads them from VU 1's rows, so a job without any has
+// none.
 func (r *run) result(j jobs.Job) error {
-	v, err := r.resultLines(j)
+	all, err := r.jobRows(j)
 	if err != nil {
 		return err
 	}
-	if v == nil {
-		v = list{idString(j.ID), "Jobid has no test result"}
+	if len(vuLines(all, 1)) == 0 {
+		r.println("Jobid %d for virtual user 1 does not exist", j.ID)
+		return nil
+	}
+	v, err := r.resultValue(j)
+	if err != nil {
+		return err
 	}
 	r.show(v, true)
 	return nil
 }
 
+// resultValue is the result list, or [ID, "Jobid has no test result"].
+func (r *run) resultValue(j jobs.Job) (list, error) {
+	v, err := r.resultLines(j)
+	if err != nil || v != nil {
+		return v, err
+	}
+	return list{idString(j.ID), noResult}, nil
+}
+
+// resultLines is a run's result list; nil when it has none.
 func (r *run) resultLines(j jobs.Job) (list, error) {
 	if j.Kind != jobs.KindRun {
 		return nil, nil
 	}
-	if j.Workload == "tproch" {
-		res, err := r.Repo.AnalyticResult(r.ctx, j.ID)
-		if err != nil || res == nil {
-			return nil, err
-		}
-		var geo, done []string
-		for _, st := range analyticStreams(res) {
-			if st.returning > 0 {
-				geo = append(geo, fmt.Sprintf("Geometric mean of query times returning rows (%d) is \"%.5f\"", st.returning, st.geomean))
-			}
-			done = append(done, fmt.Sprintf("Completed %d query set(s) in %.0f seconds", st.sets, st.seconds))
-		}
-		v := list{idString(j.ID), r.stamp(j)}
-		if len(geo) > 0 {
-			v = append(v, strings.Join(geo, " "))
-		}
-		return append(v, strings.Join(done, " ")), nil
+	if j.Workload != "tproch" {
+		return r.tproccResult(j)
 	}
+	res, err := r.Repo.AnalyticResult(r.ctx, j.ID)
+	if err != nil || res == nil {
+		return nil, err
+	}
+	// Each stream's (and query set's) lines stay separate elements, the
+	// first stream's first: a parser reads one stream's sentence per
+	// element, never several joined into one string.
+	v := list{idString(j.ID), r.stamp(j)}
+	for _, st := range analyticStreams(res) {
+		for _, set := range st.sets {
+			if set.returning > 0 {
+				v = append(v, set.geometric())
+			}
+			v = append(v, set.completed())
+		}
+	}
+	if len(v) == 2 {
+		return nil, nil
+	}
+	return v, nil
+}
+
+// tproccResult is a TPROC-C run's result list; nil when it has none.
+func (r *run) tproccResult(j jobs.Job) (list, error) {
 	res, err := r.Repo.RunResult(r.ctx, j.ID)
 	if err != nil || res == nil {
 		return nil, err
 	}
+	db, err := r.dbName(j)
+	if err != nil {
+		return nil, err
+	}
 	return list{idString(j.ID), r.stamp(j),
-		fmt.Sprintf("%d Active Virtual Users configured", res.VUs), TestResult(j, res)}, nil
+		fmt.Sprintf("%d Active Virtual Users configured", res.VUs), TestResult(db, res)}, nil
 }
 
-// TestResult is the line HammerDB users grep for, naming the database
-// product the job's server reported.
-func TestResult(j jobs.Job, res *metrics.RunResult) string {
-	product, _ := productVersion(j)
-	return fmt.Sprintf("TEST RESULT : System achieved %.0f NOPM from %.0f %s TPM", res.NOPM, res.TPM, product)
+// TestResult is the line HammerDB users grep for, naming the database as
+// HammerDB does: db is HammerDB's name of the database the script chose
+// (dbset db mysql: "MySQL", also for a MariaDB server; see hammerDBName).
+func TestResult(db string, res *metrics.RunResult) string {
+	return fmt.Sprintf("TEST RESULT : System achieved %.0f NOPM from %.0f %s TPM", res.NOPM, res.TPM, db)
 }
 
-// streamSummary is one TPROC-H query stream as HammerDB reports a virtual
-// user: the geometric mean of the times of queries that returned rows.
-type streamSummary struct {
-	stream    int
+// streamRun is one TPROC-H query stream, which HammerDB runs as one
+// virtual user.
+type streamRun struct {
+	stream int
+	sets   []querySet
+}
+
+// querySet is one pass of a stream over the 22 queries: HammerDB reports
+// each with a "Completed" line and the geometric mean of the times of the
+// queries that returned rows.
+type querySet struct {
+	set       int
+	queries   []metrics.AnalyticQuery // in the stream's order
 	returning int
 	geomean   float64
-	sets      int
 	seconds   float64
 }
 
-func analyticStreams(res *metrics.AnalyticResult) []streamSummary {
-	by := map[int]*streamSummary{}
-	var order []int
-	logs := map[int]float64{}
-	for _, q := range res.Queries {
-		s := by[q.Stream]
-		if s == nil {
-			s = &streamSummary{stream: q.Stream}
-			by[q.Stream] = s
-			order = append(order, q.Stream)
+func (q querySet) completed() string {
+	// HammerDB's wall clock of the set in whole seconds; Sledge's is the sum
+	// of the set's query times.
+	return fmt.Sprintf("Completed %d query set(s) in %.0f seconds", q.set, q.seconds)
+}
+
+func (q querySet) geometric() string {
+	return fmt.Sprintf("Geometric mean of query times returning rows (%d) is \"%.5f\"", q.returning, q.geomean)
+}
+
+// lines are what HammerDB's virtual user prints for the stream.
+func (s streamRun) lines() []string {
+	var out []string
+	for _, set := range s.sets {
+		for _, q := range set.queries {
+			out = append(out, fmt.Sprintf("Executing Query %d (%d of 22)", q.Query, q.Position))
+			if q.Error != "" {
+				out = append(out, fmt.Sprintf("Query Failed : query %d : %s", q.Query, q.Error))
+				continue
+			}
+			out = append(out, fmt.Sprintf("query %d completed in %s seconds", q.Query, number(q.Seconds, 3)))
 		}
-		s.seconds += q.Seconds
-		s.sets = max(s.sets, q.Set, 1)
-		if q.Error == "" && q.Rows > 0 && q.Seconds > 0 {
-			s.returning++
-			logs[q.Stream] += math.Log(q.Seconds)
+		out = append(out, set.completed())
+		if set.returning > 0 {
+			out = append(out, set.geometric())
 		}
-	}
-	sort.Ints(order)
-	out := make([]streamSummary, 0, len(order))
-	for _, st := range order {
-		s := by[st]
-		if s.returning > 0 {
-			s.geomean = math.Exp(logs[st] / float64(s.returning))
-		}
-		out = append(out, *s)
 	}
 	return out
+}
+
+// analyticStreams groups a TPROC-H result by stream and query set, in
+// order. A query counts in the geometric mean when it returned rows, as in
+// HammerDB.
+func analyticStreams(res *metrics.AnalyticResult) []streamRun {
+	type key struct{ stream, set int }
+	sets := map[key]*querySet{}
+	streams := map[int][]int{}
+	for _, q := range res.Queries {
+		k := key{q.Stream, max(q.Set, 1)}
+		s := sets[k]
+		if s == nil {
+			s = &querySet{set: k.set}
+			sets[k] = s
+			streams[k.stream] = append(streams[k.stream], k.set)
+		}
+		s.queries = append(s.queries, q)
+		s.seconds += q.Seconds
+		if q.Error == "" && q.Rows > 0 && q.Seconds > 0 {
+			s.returning++
+			s.geomean += math.Log(q.Seconds)
+		}
+	}
+	order := make([]int, 0, len(streams))
+	for st := range streams {
+		order = append(order, st)
+	}
+	sort.Ints(order)
+	out := make([]streamRun, 0, len(order))
+	for _, st := range order {
+		run := streamRun{stream: st}
+		nums := streams[st]
+		sort.Ints(nums)
+		for _, n := range nums {
+			s := sets[key{st, n}]
+			sort.SliceStable(s.queries, func(a, b int) bool { return s.queries[a].Position < s.queries[b].Position })
+			if s.returning > 0 {
+				s.geomean = math.Exp(s.geomean / float64(s.returning))
+			}
+			run.sets = append(run.sets, *s)
+		}
+		out = append(out, run)
+	}
+	return out
+}
+
+// firstSet is the query set HammerDB's one-line TPROC-H summaries read: the
+// first stream's first (the first numbers of the joined result strings).
+func firstSet(res *metrics.AnalyticResult) (querySet, bool) {
+	if res == nil {
+		return querySet{}, false
+	}
+	streams := analyticStreams(res)
+	if len(streams) == 0 || len(streams[0].sets) == 0 || streams[0].sets[0].returning == 0 {
+		return querySet{}, false
+	}
+	return streams[0].sets[0], true
 }
 
 // resultObject is one job in `jobs result` and `jobs profile`.
 func (r *run) resultObject(j jobs.Job) (value, error) {
 	if j.Kind != jobs.KindRun {
-		return "Jobid has no test result", nil
+		return noResult, nil
 	}
-	product, _ := productVersion(j)
-	o := object{{"db", product}, {"bm", benchmark(j)}, {"tstamp", r.stamp(j)}}
+	db, err := r.dbName(j)
+	if err != nil {
+		return nil, err
+	}
+	o := object{{"db", db}, {"bm", benchmark(j)}, {"tstamp", r.stamp(j)}}
 	if j.Workload == "tproch" {
 		res, err := r.Repo.AnalyticResult(r.ctx, j.ID)
 		if err != nil {
 			return nil, err
 		}
-		streams := []streamSummary(nil)
-		if res != nil {
-			streams = analyticStreams(res)
+		if res == nil {
+			return noResult, nil
 		}
-		if len(streams) == 0 || streams[0].returning == 0 {
-			return "Jobid has no test result", nil
+		s, ok := firstSet(res)
+		if !ok {
+			return noResult, nil
 		}
-		s := streams[0]
 		o.add("queries", strconv.Itoa(s.returning))
-		o.add("querysets", strconv.Itoa(s.sets))
+		o.add("querysets", strconv.Itoa(s.set))
 		o.add("geomean", fmt.Sprintf("%.5f", s.geomean))
 		o.add("querytime", fmt.Sprintf("%.0f", s.seconds))
 		return o, nil
@@ -636,7 +972,7 @@ func (r *run) resultObject(j jobs.Job) (value, error) {
 		return nil, err
 	}
 	if res == nil {
-		return "Jobid has no test result", nil
+		return noResult, nil
 	}
 	o.add("activevu", strconv.Itoa(res.VUs))
 	o.add("nopm", fmt.Sprintf("%.0f", res.NOPM))
@@ -654,16 +990,24 @@ func (r *run) allResults() error {
 
 // showResults prints the jobs' result objects by job id.
 func (r *run) showResults(js []jobs.Job) error {
+	o, err := r.resultsObject(js)
+	if err != nil {
+		return err
+	}
+	r.show(o, false)
+	return nil
+}
+
+func (r *run) resultsObject(js []jobs.Job) (object, error) {
 	var o object
 	for _, j := range js {
 		v, err := r.resultObject(j)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		o.add(idString(j.ID), v)
 	}
-	r.show(o, false)
-	return nil
+	return o, nil
 }
 
 // ------------------------------------------------------------------ timing
@@ -674,25 +1018,53 @@ var hammerTx = map[string]string{
 	"stock_level": "SLEV", "order_status": "OSTAT",
 }
 
-// timing is `jobs ID timing`: per transaction over the measured window,
-// from its latency histogram. elapsed_ms is the virtual users' time (the
-// window times the number of VUs), so ratio_pct is the share of that time
-// spent in the transaction.
+const noTiming = "Jobid has no timing data"
+
+// timing is `jobs ID timing`: HammerDB's SUMMARY rows, one per transaction,
+// the highest ratio_pct first.
 func (r *run) timing(j jobs.Job) error {
-	noData := object{{idString(j.ID), splitMessage("Jobid has no timing data")}}
-	if j.Kind != jobs.KindRun || j.Workload == "tproch" {
-		r.showNoData(j, noData, "Jobid has no timing data")
-		return nil
-	}
-	res, err := r.Repo.RunResult(r.ctx, j.ID)
+	o, err := r.timingObject(j)
 	if err != nil {
 		return err
 	}
-	if res == nil || res.Measured <= 0 {
-		r.showNoData(j, noData, "Jobid has no timing data")
+	if o == nil {
+		r.showNoData(j, noTiming)
 		return nil
 	}
-	elapsed := float64(res.Measured.Microseconds()) / 1000 * float64(max(res.VUs, 1))
+	r.show(o, false)
+	return nil
+}
+
+// timingObject is the timing summary; nil when the job has none.
+//
+// HammerDB's summary over its virtual users (xtprof) adds up each VU's
+// calls and time spent in a transaction (calls, total_ms; avg_ms =
+// total_ms ÷ calls), takes min, max and percentiles over all VUs' samples,
+// reports the median VU's profiled wall time as elapsed_ms and the share of
+// all VUs' time spent in the transaction as ratio_pct = total_ms ÷
+// (elapsed_ms × VUs) × 100; sd is the samples' standard deviation (N-1;
+// 0 under three calls) in microseconds, the unit of HammerDB's published
+// jobs answers (its 6.0 CLI example too: avg_ms 5.765, sd 2437.527), which
+// scripts and parsers were written against.
+//
+// Sledge's histograms hold every VU's transactions of the measured window
+// together, which are those sums, extremes and percentiles directly; every
+// VU runs the whole window, so elapsed_ms is the window's wall time and
+// ratio_pct follows HammerDB's formula with it. Unlike HammerDB's, the
+// window excludes the ramp-up.
+func (r *run) timingObject(j jobs.Job) (object, error) {
+	if j.Kind != jobs.KindRun || j.Workload == "tproch" {
+		return nil, nil
+	}
+	res, err := r.Repo.RunResult(r.ctx, j.ID)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil || res.Measured <= 0 {
+		return nil, nil
+	}
+	elapsed := float64(res.Measured.Microseconds()) / 1000
+	vuTime := elapsed * float64(max(res.VUs, 1))
 	type txTiming struct {
 		name  string
 		ratio float64
@@ -705,12 +1077,16 @@ func (r *run) timing(j jobs.Job) error {
 		}
 		h, err := hdrhistogram.Decode(tx.Histogram)
 		if err != nil {
-			return fmt.Errorf("timing of job %d: decode %s histogram: %w", j.ID, tx.Name, err)
+			return nil, fmt.Errorf("timing of job %d: decode %s histogram: %w", j.ID, tx.Name, err)
 		}
 		ms := func(us float64) string { return number(us/1000, 3) }
 		q := func(p float64) string { return ms(float64(h.ValueAtQuantile(p))) }
 		total := h.Mean() * float64(h.TotalCount()) / 1000
-		ratio := total / elapsed * 100
+		ratio := total / vuTime * 100
+		sd := 0.0 // HammerDB's for fewer than three calls
+		if n := float64(h.TotalCount()); n > 2 {
+			sd = h.StdDev() * math.Sqrt(n/(n-1)) // the sample's (N-1), as HammerDB's
+		}
 		name := hammerTx[tx.Name]
 		if name == "" {
 			name = strings.ToUpper(tx.Name)
@@ -727,82 +1103,271 @@ func (r *run) timing(j jobs.Job) error {
 			{"p75_ms", q(75)},
 			{"p50_ms", q(50)},
 			{"p25_ms", q(25)},
-			{"sd", ms(h.StdDev())},
+			{"sd", number(sd, 3)}, // microseconds, as in HammerDB's published jobs answers
 			{"ratio_pct", number(ratio, 3)},
 		}})
 	}
 	if len(all) == 0 {
-		r.showNoData(j, noData, "Jobid has no timing data")
-		return nil
+		return nil, nil
 	}
 	sort.SliceStable(all, func(a, b int) bool { return all[a].ratio > all[b].ratio })
 	var o object
 	for _, t := range all {
 		o.add(t.name, t.obj)
 	}
+	return o, nil
+}
+
+// noData is HammerDB's "no data" value: [ID, message].
+func noData(j jobs.Job, msg string) list { return list{idString(j.ID), msg} }
+
+// showNoData prints HammerDB's "no data" answer. HammerDB compiles the
+// pair as a dictionary of dictionaries, so in JSON the message's words
+// become keys and values under the job id; in text it prints "ID {message}".
+func (r *run) showNoData(j jobs.Job, msg string) {
+	if r.s.Format == FormatJSON {
+		r.show(dictOfDicts(noData(j, msg)), false)
+		return
+	}
+	r.println("%s", tclText(noData(j, msg)))
+}
+
+// vuTiming is `jobs ID timing N`: Sledge keeps latency histograms per
+// transaction for all virtual users together, not per virtual user, so it
+// has HammerDB's answer for a VU without timing data.
+func (r *run) vuTiming(id string, n int) {
+	r.println("No Timing Data for VU %d for JOB %s: jobs jobid timing vuid", n, id)
+	r.println("Notice: Sledge records timings for all virtual users together: jobs %s timing", id)
+}
+
+const noTcount = "Jobid has no transaction counter data"
+
+// tcount is `jobs ID tcount`: HammerDB's transaction counter samples.
+func (r *run) tcount(j jobs.Job) error {
+	label, samples, err := r.tcountSamples(j)
+	if err != nil {
+		return err
+	}
+	if samples == nil {
+		r.showNoData(j, noTcount)
+		return nil
+	}
+	if r.s.Format == FormatJSON {
+		r.show(object{{label, tclDict(samples)}}, false)
+		return nil
+	}
+	// Text prints HammerDB's raw pairs, a repeated timestamp included.
+	r.println("%s", tclText(object{{label, samples}}))
+	return nil
+}
+
+// tcountSamples are a run's transaction counter samples in the layout of
+// HammerDB's published jobs answers: TPM → sample time, the first "0" at
+// the job's start, then one per interval (ramp-up included), labelled
+// "<db> tpm" with HammerDB's name of the database. nil when the job has
+// none.
+//
+// The samples are the keys, as in HammerDB's: two intervals with the same
+// TPM repeat a key, and HammerDB's JSON keeps the key once, where it first
+// appeared, with the later time (a Tcl dict), which tclDict reproduces; the
+// text format keeps every pair.
+func (r *run) tcountSamples(j jobs.Job) (string, object, error) {
+	if j.Kind != jobs.KindRun || j.Workload == "tproch" {
+		return "", nil, nil
+	}
+	ivs, err := r.Repo.Intervals(r.ctx, j.ID)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(ivs) == 0 {
+		return "", nil, nil
+	}
+	db, err := r.dbName(j)
+	if err != nil {
+		return "", nil, err
+	}
+	start := jobStart(j)
+	samples := object{{"0", r.clock(start)}}
+	for _, iv := range ivs {
+		samples.add(fmt.Sprintf("%.0f", iv.TPM), r.clock(start.Add(iv.Elapsed)))
+	}
+	return db + " tpm", samples, nil
+}
+
+// tclDict is o as a Tcl dict holds it: a repeated key keeps its first place
+// and takes the last value.
+func tclDict(o object) object {
+	at := map[string]int{}
+	var out object
+	for _, f := range o {
+		if i, ok := at[f.key]; ok {
+			out[i].val = f.val
+			continue
+		}
+		at[f.key] = len(out)
+		out = append(out, f)
+	}
+	return out
+}
+
+// dictOfDicts is a list as HammerDB's JSON writer compiles it (huddle
+// "dict * dict"): key, value pairs whose values are read as dicts of
+// strings, their words in pairs ("Jobid has no timing data" → {"Jobid":
+// "has", "no": "timing", "data": ""}).
+func dictOfDicts(l list) object {
+	var o object
+	for i := 0; i < len(l); i += 2 {
+		var v value = ""
+		if i+1 < len(l) {
+			v = l[i+1]
+		}
+		o.add(tclText(l[i]), dictOfStrings(v))
+	}
+	return tclDict(o)
+}
+
+// dictOfStrings reads a value as a Tcl dict of strings.
+func dictOfStrings(v value) object {
+	if o, ok := v.(object); ok {
+		return o
+	}
+	words := tclWords(tclText(v))
+	var o object
+	for i := 0; i < len(words); i += 2 {
+		val := ""
+		if i+1 < len(words) {
+			val = words[i+1]
+		}
+		o.add(words[i], val)
+	}
+	return tclDict(o)
+}
+
+// tclWords splits a Tcl list into its elements, reading braces, quotes and
+// backslashes as Tcl does.
+func tclWords(s string) []string {
+	var out []string
+	i, n := 0, len(s)
+	space := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' }
+	escaped := func(c byte) byte {
+		switch c {
+		case 'n':
+			return '\n'
+		case 't':
+			return '\t'
+		}
+		return c
+	}
+	for {
+		for i < n && space(s[i]) {
+			i++
+		}
+		if i >= n {
+			return out
+		}
+		if s[i] == '{' {
+			depth, start := 1, i+1
+			for i++; i < n && depth > 0; i++ {
+				switch s[i] {
+				case '\\':
+					i++
+				case '{':
+					depth++
+				case '}':
+					depth--
+				}
+			}
+			end := i - 1 // the closing brace
+			if depth > 0 {
+				end = n // unterminated: the rest
+			}
+			out = append(out, s[start:end])
+			continue
+		}
+		var b strings.Builder
+		quoted := s[i] == '"'
+		if quoted {
+			i++
+		}
+		for ; i < n && (quoted && s[i] != '"' || !quoted && !space(s[i])); i++ {
+			if s[i] == '\\' && i+1 < n {
+				i++
+				b.WriteByte(escaped(s[i]))
+				continue
+			}
+			b.WriteByte(s[i])
+		}
+		if quoted {
+			i++
+		}
+		out = append(out, b.String())
+	}
+}
+
+const (
+	noMetrics    = "Jobid has no metric data"
+	noSystemData = "Jobid has no system data"
+)
+
+// metrics is `jobs ID metrics`: the server's CPU and I/O samples by time,
+// when the repository keeps them.
+func (r *run) metrics(j jobs.Job) error {
+	o, err := r.metricsObject(j)
+	if err != nil {
+		return err
+	}
+	if o == nil {
+		r.showNoData(j, noMetrics)
+		return nil
+	}
 	r.show(o, false)
 	return nil
 }
 
-// showNoData prints HammerDB's "no data" answer: the message split into
-// pairs under the job id in JSON, "ID {message}" in text.
-func (r *run) showNoData(j jobs.Job, v object, msg string) {
-	if r.s.Format == FormatJSON {
-		r.show(v, false)
-		return
-	}
-	r.println("%s", tclText(object{{idString(j.ID), msg}}))
-}
-
-// vuTiming is `jobs ID timing N`: Sledge keeps latency histograms per
-// transaction for all virtual users together, not per virtual user.
-func (r *run) vuTiming(j jobs.Job, arg string) error {
-	n, ok := vuNumber(arg)
+// metricsObject is HammerDB's metrics shape (time → usr% sys% irq% idle%
+// iops mbps, the first sample of a second kept); nil without samples.
+func (r *run) metricsObject(j jobs.Job) (object, error) {
+	mr, ok := r.Repo.(MetricsRepository)
 	if !ok {
-		r.println("Error: Usage: jobs jobid timing | jobs jobid timing vuid | jobs jobid timing vu=n")
-		return nil
+		return nil, nil
 	}
-	r.println("No Timing Data for VU %d for JOB %d: jobs jobid timing vuid (Sledge records timings for all virtual users together: jobs %d timing)", n, j.ID, j.ID)
-	return nil
-}
-
-// tcount is `jobs ID tcount`: the transaction rate of each interval.
-func (r *run) tcount(j jobs.Job) error {
-	noData := object{{idString(j.ID), splitMessage("Jobid has no transaction counter data")}}
-	if j.Kind != jobs.KindRun || j.Workload == "tproch" {
-		r.showNoData(j, noData, "Jobid has no transaction counter data")
-		return nil
-	}
-	ivs, err := r.Repo.Intervals(r.ctx, j.ID)
+	samples, err := mr.Metrics(r.ctx, j.ID)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("jobs: metrics of job %d: %w", j.ID, err)
 	}
-	if len(ivs) == 0 {
-		r.showNoData(j, noData, "Jobid has no transaction counter data")
-		return nil
+	seen := map[string]bool{}
+	var o object
+	for _, m := range samples {
+		at := r.clock(m.At)
+		if seen[at] {
+			continue
+		}
+		seen[at] = true
+		o.add(at, object{{"usr%", number(m.Usr, 2)}, {"sys%", number(m.Sys, 2)}, {"irq%", number(m.Irq, 2)},
+			{"idle%", number(m.Idle, 2)}, {"iops", number(m.IOPS, 2)}, {"mbps", number(m.MBps, 2)}})
 	}
-	start := j.StartedAt
-	if start.IsZero() {
-		start = j.CreatedAt
-	}
-	var series object
-	for _, iv := range ivs {
-		series.add(start.Add(iv.Elapsed).In(r.Loc).Format("2006-01-02 15:04:05"), fmt.Sprintf("%.0f", iv.TPM))
-	}
-	product, _ := productVersion(j)
-	r.show(object{{product + " tpm", series}}, false)
-	return nil
+	return o, nil
 }
 
 // system is `jobs ID system`: the client machine, in HammerDB's keys.
 func (r *run) system(j jobs.Job) error {
-	sys, err := r.Repo.System(r.ctx, j.ID)
+	o, err := r.systemObject(j)
 	if err != nil {
 		return err
 	}
+	r.show(o, false)
+	return nil
+}
+
+// systemObject is the system data in HammerDB's keys and order, or
+// {jobid, message} when there is none.
+func (r *run) systemObject(j jobs.Job) (object, error) {
+	sys, err := r.Repo.System(r.ctx, j.ID)
+	if err != nil {
+		return nil, err
+	}
 	if len(sys) == 0 {
-		r.show(object{{"jobid", idString(j.ID)}, {"message", "Jobid has no system data"}}, false)
-		return nil
+		return object{{"jobid", idString(j.ID)}, {"message", noSystemData}}, nil
 	}
 	o := object{{"jobid", idString(j.ID)}}
 	for _, k := range []struct{ hammer, sledge string }{
@@ -826,74 +1391,121 @@ func (r *run) system(j jobs.Job) error {
 	if v := sys["os"]; v != "" {
 		o.add("extra", "platform "+v)
 	}
-	r.show(o, false)
-	return nil
+	return o, nil
 }
 
 // ------------------------------------------------------------------- dict
 
-// dict is `jobs ID dict`: the HammerDB settings the job was started with
-// when it came from `sledge cli`, else Sledge's settings in HammerDB's keys.
+// dict is `jobs ID dict`: as HammerDB, the whole dictionary of the job's
+// database at the time of the job — its connection dict and the
+// benchmark's, every key in HammerDB's order with HammerDB's default (from
+// the key table) overlaid by the settings the job was started with from
+// `sledge cli`, else by Sledge's settings of the job in HammerDB's keys
+// (derivedDict). Passwords (keys ending in "pass") are shown as xxxxx.
+// Embedded databases, which HammerDB has no dictionary for, show the
+// derived settings only.
 func (r *run) dict(j jobs.Job) error {
 	cfg, err := r.Repo.Config(r.ctx, j.ID)
 	if err != nil {
 		return err
 	}
-	dicts := map[string]map[string]string{}
+	recorded := map[string]map[string]string{}
+	prefix := ""
 	for k, v := range cfg {
 		if rest, ok := strings.CutPrefix(k, ConfigPrefix); ok {
 			d, key, ok := strings.Cut(rest, ".")
 			if !ok {
 				continue
 			}
-			if dicts[d] == nil {
-				dicts[d] = map[string]string{}
+			if recorded[d] == nil {
+				recorded[d] = map[string]string{}
 			}
-			dicts[d][key] = v
+			recorded[d][key] = v
+			if p, _, ok := strings.Cut(key, "_"); ok && slices.Contains(dictOrder, d) {
+				prefix = p
+			}
 		}
 	}
-	if len(dicts) == 0 {
-		dicts = derivedDict(j, cfg)
+	set := recorded
+	if len(recorded) == 0 {
+		set = derivedDict(j, cfg)
 	}
-	names := make([]string, 0, len(dicts))
-	for d := range dicts {
-		names = append(names, d)
+	bench := "tpcc"
+	if j.Workload == "tproch" {
+		bench = "tpch"
 	}
-	sort.Slice(names, func(a, b int) bool {
-		return dictRank(names[a]) < dictRank(names[b]) || (dictRank(names[a]) == dictRank(names[b]) && names[a] < names[b])
-	})
 	var o object
-	for _, d := range names {
-		keys := make([]string, 0, len(dicts[d]))
-		for k := range dicts[d] {
-			keys = append(keys, k)
+	if db, ok := jobDatabase(j, cfg[ConfigDB], prefix); ok {
+		for _, d := range db.Dicts {
+			if d.Name == "connection" || d.Name == bench {
+				o.add(d.Name, dictObject(d, set[d.Name]))
+			}
 		}
-		sort.Strings(keys)
-		var inner object
-		for _, k := range keys {
-			inner.add(k, dicts[d][k])
-		}
-		o.add(d, inner)
+		r.show(o, false)
+		return nil
+	}
+	for _, d := range slices.Sorted(maps.Keys(set)) {
+		o.add(d, dictObject(Dict{Name: d}, set[d]))
 	}
 	r.show(o, false)
 	return nil
 }
 
-func dictRank(name string) int {
-	switch name {
-	case "connection":
-		return 0
-	case "tpcc", "tpch":
-		return 1
+// jobDatabase is the key table of a job's database: the one its script
+// chose (ConfigDB, or the prefix of its recorded settings), else the one of
+// its server (pg; maria for a MariaDB server, mysql for MySQL).
+func jobDatabase(j jobs.Job, chosen, prefix string) (Database, bool) {
+	for _, d := range Databases() {
+		if strings.EqualFold(chosen, d.Name) || strings.EqualFold(chosen, d.Product) {
+			return d, true
+		}
 	}
-	return 2
+	if prefix != "" {
+		return DatabaseNamed(prefix)
+	}
+	switch {
+	case j.DBKind == "postgres":
+		return DatabaseNamed("pg")
+	case j.DBKind == "mysql" && strings.Contains(j.DBVersion, "MariaDB"):
+		return DatabaseNamed("maria")
+	case j.DBKind == "mysql":
+		return DatabaseNamed("mysql")
+	}
+	return Database{}, false
+}
+
+// dictObject is one dictionary of jobs ID dict: d's keys with their
+// defaults overlaid by set, then the keys of set the table does not have
+// (sorted); passwords redacted.
+func dictObject(d Dict, set map[string]string) object {
+	var o object
+	add := func(k, v string) {
+		if strings.HasSuffix(strings.ToLower(k), "pass") && v != "" {
+			v = "xxxxx"
+		}
+		o.add(k, v)
+	}
+	for _, k := range d.Keys {
+		v, ok := set[k.Name]
+		if !ok {
+			v = k.Default
+		}
+		add(k.Name, v)
+	}
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		if _, ok := lookup([]Dict{d}, d.Name, k); !ok {
+			add(k, set[k])
+		}
+	}
+	return o
 }
 
 // derivedDict writes Sledge's recorded settings of a job in HammerDB's
-// dictionary keys, for jobs not started from `sledge cli`.
+// dictionary keys, for jobs not started from `sledge cli`: the inverse of
+// the mapping of hammer.go where there is one.
 func derivedDict(j jobs.Job, cfg map[string]string) map[string]map[string]string {
 	prefix := map[string]string{"postgres": "pg_", "mysql": "mysql_", "sqlite": "sqlite_", "duckdb": "duckdb_"}[j.DBKind]
-	if strings.HasPrefix(j.DBVersion, "MariaDB") {
+	if strings.Contains(j.DBVersion, "MariaDB") {
 		prefix = "maria_"
 	}
 	conn := map[string]string{}
@@ -903,16 +1515,22 @@ func derivedDict(j jobs.Job, cfg map[string]string) map[string]map[string]string
 	if tpch {
 		userKey, passKey, dbKey = "tpch_user", "tpch_pass", "tpch_dbase"
 	}
-	if u, err := url.Parse(j.Target); err == nil && u.Host != "" {
-		conn[prefix+"host"] = u.Hostname()
-		conn[prefix+"port"] = u.Port()
+	if u, err := url.Parse(j.Target); err == nil && (u.Host != "" || u.Query().Get("socket") != "") {
+		if u.Host != "" {
+			conn[prefix+"host"] = u.Hostname()
+			conn[prefix+"port"] = u.Port()
+		}
 		bench[prefix+userKey] = u.User.Username()
 		if _, ok := u.User.Password(); ok {
 			bench[prefix+passKey] = "xxxxx"
 		}
 		bench[prefix+dbKey] = strings.TrimPrefix(u.Path, "/")
-		if s := u.Query().Get("socket"); s != "" {
+		q := u.Query()
+		if s := q.Get("socket"); s != "" {
 			conn[prefix+"socket"] = s
+		}
+		if m := q.Get("sslmode"); m != "" && prefix == "pg_" {
+			conn[prefix+"sslmode"] = m
 		}
 	} else {
 		conn[prefix+"file"] = strings.TrimPrefix(strings.TrimPrefix(j.Target, j.DBKind+":"), "file:")
@@ -937,20 +1555,31 @@ func derivedDict(j jobs.Job, cfg map[string]string) map[string]map[string]string
 	case j.Kind == jobs.KindBuild:
 		set("count_ware", "warehouses")
 		set("num_vu", "workers")
+		if prefix != "pg_" {
+			set("storage_engine", "engine")
+		}
 	case j.Kind == jobs.KindRun:
 		set("count_ware", "warehouses")
-		bench[prefix+"driver"] = "timed"
-		minutes("rampup")
-		minutes("duration")
-		if m := cfg["mode"]; m != "" {
-			if prefix == "pg_" {
-				bench[prefix+"storedprocs"] = strconv.FormatBool(m == "procs")
-			} else {
-				bench[prefix+"no_stored_procs"] = strconv.FormatBool(m == "sql")
-			}
+		if n := cfg["iterations"]; n != "" && n != "0" {
+			bench[prefix+"driver"] = "test"
+			bench[prefix+"total_iterations"] = n
+		} else {
+			bench[prefix+"driver"] = "timed"
+			minutes("rampup")
+			minutes("duration")
 		}
-		if v := cfg["random_home"]; v != "" {
-			bench[prefix+"allwarehouse"] = v
+		if m := cfg["mode"]; m != "" && prefix != "pg_" {
+			// PostgreSQL's storedprocs chooses procedures or functions,
+			// not client SQL: nothing to say for pg.
+			bench[prefix+"no_stored_procs"] = strconv.FormatBool(m == "sql")
+		}
+		if p := cfg["pacing"]; p != "" {
+			bench[prefix+"keyandthink"] = strconv.FormatBool(strings.HasPrefix(p, "spec"))
+		}
+		if v, err := strconv.ParseBool(cfg["random_home"]); err == nil {
+			// HammerDB's default is a random home warehouse per VU;
+			// allwarehouse true is the nearest to Sledge's even spread.
+			bench[prefix+"allwarehouse"] = strconv.FormatBool(!v)
 		}
 	}
 	name := "tpcc"
@@ -1066,15 +1695,22 @@ func (r *run) diff(args []string) error {
 		r.println("Error: Usage: jobs diff basepid comppid [true|false]")
 		return nil
 	}
-	base, err1 := strconv.Atoi(args[0])
-	comp, err2 := strconv.Atoi(args[1])
-	if err1 != nil || err2 != nil || base <= 0 || comp <= 0 {
-		r.println("Error: Performance profile id should be an integer greater than 0")
+	base, err := strconv.Atoi(args[0])
+	if err != nil || base <= 0 {
+		r.println("Error: good profile id must be an integer > 0")
+		return nil
+	}
+	comp, err := strconv.Atoi(args[1])
+	if err != nil || comp <= 0 {
+		r.println("Error: bad profile id must be an integer > 0")
 		return nil
 	}
 	if len(args) == 3 && strings.EqualFold(args[2], "true") {
 		r.println("Notice: jobs diff weighted: Sledge compares profiles unweighted")
 	}
+	// HammerDB takes each profile's NOPM (as its TEST RESULT line rounds
+	// it) at each active VU count from its results, a later job's replacing
+	// an earlier one's.
 	byVU := func(pid int) (map[int]float64, error) {
 		js, err := r.profileJobs(pid)
 		if err != nil {
@@ -1086,8 +1722,8 @@ func (r *run) diff(args []string) error {
 			if err != nil {
 				return nil, err
 			}
-			if res != nil && j.Status == metrics.StatusCompleted {
-				m[res.VUs] = math.Max(m[res.VUs], res.NOPM) // the best run at each VU count
+			if res != nil {
+				m[res.VUs] = math.Round(res.NOPM)
 			}
 		}
 		return m, nil
@@ -1096,9 +1732,17 @@ func (r *run) diff(args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(b) == 0 {
+		r.println("Error: no jobs found for good profile id %d", base)
+		return nil
+	}
 	c, err := byVU(comp)
 	if err != nil {
 		return err
+	}
+	if len(c) == 0 {
+		r.println("Error: no jobs found for bad profile id %d", comp)
+		return nil
 	}
 	var matched int
 	var sumB, sumC float64
@@ -1109,22 +1753,39 @@ func (r *run) diff(args []string) error {
 			sumC += nc
 		}
 	}
-	if matched == 0 || sumB == 0 {
-		r.println("Error: profiles %d and %d have no virtual user count in common", base, comp)
+	if matched == 0 {
+		r.println("Error: the two profiles have no overlapping activevu points")
+		return nil
+	}
+	if sumB == 0 {
+		r.println("Error: good profile average NOPM is zero; cannot compute ratio")
 		return nil
 	}
 	avgB, avgC := sumB/float64(matched), sumC/float64(matched)
 	r.println("Profiles compared (unweighted): matched=%d, avg_base=%.0f, avg_comp=%.0f", matched, avgB, avgC)
-	d := avgC/avgB - 1
-	switch {
-	case math.Abs(d) < 0.00005:
-		r.ret = "0.00"
-	case math.Abs(d) < 0.005:
-		r.ret = fmt.Sprintf("%+.4f", d)
-	default:
-		r.ret = fmt.Sprintf("%+.2f", d)
-	}
+	r.ret = diffRatio(avgC/avgB - 1)
 	return nil
+}
+
+// diffRatio writes a relative difference as HammerDB does: two decimals
+// with a sign ("+0.10", "-0.03"), four when two would read zero, "0.00"
+// for none.
+func diffRatio(d float64) string {
+	s := fmt.Sprintf("%.2f", d)
+	if s == "0.00" || s == "-0.00" {
+		switch s4 := fmt.Sprintf("%+.4f", d); {
+		case d == 0:
+			return "0.00"
+		case s4 == "+0.0000" || s4 == "-0.0000":
+			return "0.0000"
+		default:
+			return s4
+		}
+	}
+	if d > 0 {
+		return "+" + s
+	}
+	return s
 }
 
 // Write prints an outcome for the front ends: what was printed, then, after

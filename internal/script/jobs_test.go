@@ -162,27 +162,36 @@ func TestJobsAnswers(t *testing.T) {
 			"\",\n  \"2 Active Virtual Users configured\",\n  \"TEST RESULT : System achieved 18000 NOPM from 41400 PostgreSQL TPM\"\n]\n", ""},
 		{"result text", text, []string{id(f.run2), "result"}, id(f.run2) + "\n" + f.stamp(f.run2) +
 			"\n2 Active Virtual Users configured\nTEST RESULT : System achieved 18000 NOPM from 41400 PostgreSQL TPM\n", ""},
-		{"no result", Session{}, []string{id(f.build), "result"}, "[\n  \"" + id(f.build) + "\",\n  \"Jobid has no test result\"\n]\n", ""},
+		// HammerDB reads results from VU 1's rows: the build has none.
+		{"no result", Session{}, []string{id(f.build), "result"}, "Jobid " + id(f.build) + " for virtual user 1 does not exist\n", ""},
 		{"TPROC-H result", Session{}, []string{id(f.h), "result"}, "", `(?s)^\[\n  "` + id(f.h) + `",\n  "[-0-9: ]+",\n  "Geometric mean of query times returning rows \(21\) is \\"2.00000\\"",\n  "Completed 1 query set\(s\) in 44 seconds"\n\]\n$`},
 		{"bm", Session{}, []string{id(f.h), "bm"}, "[\"TPROC-H\"]\n", ""},
-		{"db", Session{}, []string{id(f.run1), "db"}, "[\n  \"PostgreSQL\",\n  \"15.18\"\n]\n", ""},
-		{"db text", text, []string{id(f.run1), "db"}, "PostgreSQL\n15.18\n", ""},
+		{"db", Session{}, []string{id(f.run1), "db"}, "[\"PostgreSQL\"]\n", ""},
+		{"db text", text, []string{id(f.run1), "db"}, "PostgreSQL\n", ""},
 		{"timestamp", Session{}, []string{id(f.run1), "timestamp"}, "{\"" + id(f.run1) + "\": \"" + f.stamp(f.run1) + "\"}\n", ""},
 		{"timestamp text", text, []string{id(f.run1), "timestamp"}, id(f.run1) + " {" + f.stamp(f.run1) + "}\n", ""},
-		{"tcount", Session{}, []string{id(f.run1), "tcount"}, "", `^\{"PostgreSQL tpm": \{\n    "[-0-9: ]+": "1000",\n    "[-0-9: ]+": "2000",\n    "[-0-9: ]+": "3000"\n  \}\}\n$`},
-		{"tcount text", text, []string{id(f.run1), "tcount"}, "", `^\{PostgreSQL tpm\} \{\{[-0-9: ]+\} 1000 \{[-0-9: ]+\} 2000 \{[-0-9: ]+\} 3000\}\n$`},
+		{"tcount", Session{}, []string{id(f.run1), "tcount"}, "", `^\{"PostgreSQL tpm": \{\n    "0": "[-0-9: ]+",\n    "1000": "[-0-9: ]+",\n    "2000": "[-0-9: ]+",\n    "3000": "[-0-9: ]+"\n  \}\}\n$`},
+		{"tcount text", text, []string{id(f.run1), "tcount"}, "", `^\{PostgreSQL tpm\} \{0 \{[-0-9: ]+\} 1000 \{[-0-9: ]+\} 2000 \{[-0-9: ]+\} 3000 \{[-0-9: ]+\}\}\n$`},
 		{"no timing", Session{}, []string{id(f.h), "timing"}, "{\"" + id(f.h) + "\": {\n    \"Jobid\": \"has\",\n    \"no\": \"timing\",\n    \"data\": \"\"\n  }}\n", ""},
 		{"no timing text", text, []string{id(f.h), "timing"}, id(f.h) + " {Jobid has no timing data}\n", ""},
 		{"metrics", Session{}, []string{id(f.run1), "metrics"}, "", `"no": "metric"`},
 		{"vu timing", Session{}, []string{id(f.run1), "timing", "vu=2"}, "", `^No Timing Data for VU 2 for JOB \d+`},
-		{"status", Session{}, []string{id(f.failed), "status"}, "[\n  \"0\",\n  \"Vuser 1:RUNNING\",\n  \"0\",\n  \"Error: connection refused\",\n  \"0\",\n  \"Vuser 1:FINISHED FAILED\",\n  \"0\",\n  \"ALL VIRTUAL USERS COMPLETE\"\n]\n", ""},
-		{"rows text", text, []string{id(f.run1)}, "Virtual User 0: Vuser 1:RUNNING\nVirtual User 1: run job: TPROC-C\nVirtual User 0: Vuser 1:FINISHED SUCCESS\nVirtual User 0: ALL VIRTUAL USERS COMPLETE\n", ""},
-		{"vu 1 rows", Session{}, []string{id(f.run1), "1"}, "[\n  \"1\",\n  \"run job: TPROC-C\"\n]\n", ""},
+		{"status", Session{}, []string{id(f.failed), "status"}, "[\n  \"0\",\n  \"Vuser 1:RUNNING\",\n  \"0\",\n  \"Vuser 2:RUNNING\",\n  \"0\",\n  \"Vuser 3:RUNNING\",\n  \"0\",\n  \"Vuser 4:RUNNING\",\n  \"0\",\n  \"Vuser 5:RUNNING\",\n  \"0\",\n  \"Error: connection refused\",\n  \"0\",\n  \"Vuser 1:FINISHED FAILED\",\n  \"0\",\n  \"Vuser 2:FINISHED FAILED\",\n  \"0\",\n  \"Vuser 3:FINISHED FAILED\",\n  \"0\",\n  \"Vuser 4:FINISHED FAILED\",\n  \"0\",\n  \"Vuser 5:FINISHED FAILED\",\n  \"0\",\n  \"ALL VIRTUAL USERS COMPLETE\"\n]\n", ""},
+		{"rows text", text, []string{id(f.run1)}, "Virtual User 0: Vuser 1:RUNNING\nVirtual User 0: Vuser 2:RUNNING\nVirtual User 1: run job: TPROC-C\n" +
+			"Virtual User 1: 1 Active Virtual Users configured\nVirtual User 1: TEST RESULT : System achieved 10000 NOPM from 23000 PostgreSQL TPM\n" +
+			"Virtual User 0: Vuser 1:FINISHED SUCCESS\nVirtual User 0: Vuser 2:FINISHED SUCCESS\nVirtual User 0: ALL VIRTUAL USERS COMPLETE\n", ""},
+		{"vu 1 rows", Session{}, []string{id(f.run1), "1"}, "[\n  \"1\",\n  \"run job: TPROC-C\",\n  \"1\",\n  \"1 Active Virtual Users configured\",\n" +
+			"  \"1\",\n  \"TEST RESULT : System achieved 10000 NOPM from 23000 PostgreSQL TPM\"\n]\n", ""},
 		{"no vu 3", Session{}, []string{id(f.run1), "3"}, "Jobid " + id(f.run1) + " for virtual user 3 does not exist\n", ""},
 		{"system", Session{}, []string{id(f.run1), "system"}, "{\n  \"jobid\": \"" + id(f.run1) + "\",\n  \"hostname\": \"vm\",\n  \"cpumodel\": \"Test CPU @ 2.0GHz\",\n  \"cpucount\": \"2\",\n  \"other_software\": \"Sledge dev, go1.26.8\",\n  \"extra\": \"platform linux\\/amd64\"\n}\n", ""},
-		{"stored dict, passwords redacted", Session{}, []string{id(f.run1), "dict"}, "{\n  \"connection\": {\"pg_host\": \"db1\"},\n  \"tpcc\": {\n    \"pg_count_ware\": \"2\",\n    \"pg_pass\": \"xxxxx\"\n  }\n}\n", ""},
-		{"derived dict", Session{}, []string{id(f.plain), "dict"}, "", `"connection": \{\n    "pg_host": "db1",\n    "pg_port": "5433"\n  \},\n  "tpcc": \{\n    "pg_count_ware": "2",\n    "pg_dbase": "tpcc",\n    "pg_driver": "timed",\n    "pg_duration": "0.05",\n    "pg_pass": "xxxxx",\n    "pg_rampup": "0.0",\n    "pg_storedprocs": "true",\n    "pg_user": "tpcc"\n  \}`},
-		{"unknown job", Session{}, []string{"999", "result"}, "Jobid 999 does not exist\n", ""},
+		// The whole dictionary with HammerDB's defaults, the recorded settings over them, in HammerDB's order.
+		{"stored dict, passwords redacted", Session{}, []string{id(f.run1), "dict"}, "", `^\{\n  "connection": \{\n    "pg_host": "db1",\n    "pg_port": "5432",\n    "pg_sslmode": "prefer"\n  \},\n` +
+			`  "tpcc": \{\n    "pg_count_ware": "2",\n    "pg_num_vu": "1",\n    "pg_superuser": "postgres",\n    "pg_superuserpass": "xxxxx",\n    "pg_defaultdbase": "postgres",\n` +
+			`    "pg_user": "tpcc",\n    "pg_pass": "xxxxx",\n(?:    "pg_\w+": "[^"]*",\n){20}    "pg_connect_pool": "false"\n  \}\n\}\n$`},
+		{"derived dict", Session{}, []string{id(f.plain), "dict"}, "", `(?s)^\{\n  "connection": \{\n    "pg_host": "db1",\n    "pg_port": "5433",\n    "pg_sslmode": "prefer"\n  \},\n` +
+			`  "tpcc": \{\n    "pg_count_ware": "2",\n.*    "pg_user": "tpcc",\n    "pg_pass": "xxxxx",\n    "pg_dbase": "tpcc",\n.*    "pg_storedprocs": "false",\n.*` +
+			`    "pg_driver": "timed",\n    "pg_rampup": "0.0",\n    "pg_duration": "0.05",\n.*    "pg_connect_pool": "false"\n  \}\n\}\n$`},
+		{"unknown job", Session{}, []string{"999", "result"}, "Jobid 999 for virtual user 1 does not exist\n", ""},
 		{"not a job id", Session{}, []string{"abc"}, "Jobid abc does not exist\n", ""},
 		{"bad sub-command", Session{}, []string{id(f.run1), "frob"}, twoWordUsage + "\n", ""},
 		{"bad three words", Session{}, []string{id(f.run1), "result", "x"}, "", `^Error: Jobs Three Parameter Usage`},
@@ -196,8 +205,8 @@ func TestJobsAnswers(t *testing.T) {
 		{"bad profile id", Session{}, []string{"profileid", "x"}, "Error: Performance profile id should be an integer\n", ""},
 		{"format usage", Session{}, []string{"format", "xml"}, "Error: Usage: jobs format [ text | JSON ]\n", ""},
 		{"disable", Session{}, []string{"disable", "1"}, "", `^Notice: jobs disable 1: Sledge always keeps its jobs repository`},
-		{"metrics chart", Session{}, []string{id(f.run1), "getchart", "metrics"}, "Chart for jobid " + id(f.run1) + " not available, Jobid has no metric data\n", ""},
-		{"no result chart", Session{}, []string{id(f.build), "getchart", "result"}, "Chart for jobid " + id(f.build) + " not available, Jobid has no test result data\n", ""},
+		{"metrics chart", Session{}, []string{id(f.run1), "getchart", "metrics"}, "Chart for jobid " + id(f.run1) + " not available, Jobid has insufficient metrics data\n", ""},
+		{"no result chart", Session{}, []string{id(f.build), "getchart", "result"}, "Chart for jobid " + id(f.build) + " not available, Jobid has no test result\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := f.run(t, tc.s, tc.args...)
@@ -288,7 +297,7 @@ func TestJobsSummaryAndReturns(t *testing.T) {
 		}
 	}
 	if !strings.Contains(out.Returned, "\n\nTPROC-H Jobs\nJobid                      Database           Date                Workload       Geomean    Status") ||
-		!strings.HasSuffix(row(f.h), "Benchmark Run  0.50       TOP     ") {
+		!strings.HasSuffix(row(f.h), "Benchmark Run  2.00       TOP     ") { // the first stream's geometric mean
 		t.Errorf("TPROC-H table:\n%s", out.Returned)
 	}
 	if out = f.run(t, Session{}, "joblist"); out.Returned != fmt.Sprintf("%d %d %d %d %d %d %d", f.build, f.run1, f.run2, f.run3, f.failed, f.plain, f.h) || out.Printed != "" {
@@ -334,5 +343,35 @@ func TestJobsSessionAndDelete(t *testing.T) {
 	}
 	if out = f.run(t, Session{}, fmt.Sprint(f.run1)); out.Printed != fmt.Sprintf("Jobid %d does not exist\n", f.run1) {
 		t.Errorf("after delete: %+v", out)
+	}
+}
+
+// TestDiffRatio: jobs diff returns the difference as HammerDB writes it.
+func TestDiffRatio(t *testing.T) {
+	for d, want := range map[float64]string{0.1: "+0.10", -0.034: "-0.03", 0: "0.00", 0.0012: "+0.0012",
+		-0.0012: "-0.0012", 0.00001: "0.0000", 1.5: "+1.50"} {
+		if got := diffRatio(d); got != want {
+			t.Errorf("diffRatio(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// TestJobsDiffErrors: HammerDB's messages for profiles that cannot be
+// compared; the command returns "null".
+func TestJobsDiffErrors(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct {
+		args    []string
+		printed string
+	}{
+		{[]string{"diff", "x", "1"}, "Error: good profile id must be an integer > 0\n"},
+		{[]string{"diff", "1", "0"}, "Error: bad profile id must be an integer > 0\n"},
+		{[]string{"diff", "9", "1"}, "Error: no jobs found for good profile id 9\n"},
+		{[]string{"diff", "1", "9"}, "Error: no jobs found for bad profile id 9\n"},
+	} {
+		out := f.run(t, Session{}, tc.args...)
+		if out.Printed != tc.printed || out.Returned != "null" {
+			t.Errorf("jobs %v: %+v, want %q and null", tc.args, out, tc.printed)
+		}
 	}
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/workload"
 )
 
 // TclPrelude is HammerDB's command set in Tcl: `sledge cli` runs tclsh with
@@ -76,7 +77,29 @@ func Job(ctx context.Context, w io.Writer, svc *app.Service, specJSON []byte) er
 	if o.ID == 0 {
 		return failed(w, err, nil)
 	}
-	return finish(w, o, err)
+	return finish(w, o, err, wording{advice: pythonAdvice})
+}
+
+// wording words a job's errors for one front end: name is the setting a
+// spec field came from (nil: the field's own name), advice what the user can
+// do about what the job found about its workload's schema (nil or "": no
+// advice). The lower packages never advise: they name fields and return
+// workload.SchemaError.
+type wording struct {
+	name   func(field string) string
+	advice func(err error) string
+}
+
+// pythonAdvice is what the Python API's user can do about a job's schema
+// finding: build(force=True) replaces a schema, build() makes one.
+func pythonAdvice(err error) string {
+	switch {
+	case errors.Is(err, workload.ErrSchemaExists), errors.Is(err, workload.ErrSchemaUnusable):
+		return "build(force=True) drops it and builds again"
+	case errors.Is(err, workload.ErrNoSchema):
+		return "build() it first"
+	}
+	return ""
 }
 
 // failed prints why no job was created — one "Error: SETTING: MESSAGE" line
@@ -90,34 +113,47 @@ func failed(w io.Writer, err error, name func(field string) string) error {
 	if errors.As(err, &exit) {
 		return exit
 	}
+	printError(w, err, wording{name: name})
+	return ExitError{Code: 1}
+}
+
+// printError prints err as "Error: SETTING: MESSAGE" lines, one per invalid
+// field (see failed), else as "Error: MESSAGE", followed by the front end's
+// advice where it has some ("Error: MESSAGE: ADVICE").
+func printError(w io.Writer, err error, words wording) {
+	if words.advice != nil {
+		if a := words.advice(err); a != "" {
+			fmt.Fprintf(w, "Error: %v: %s\n", err, a)
+			return
+		}
+	}
 	fields := config.Fields(err)
 	if fields == nil {
 		fmt.Fprintf(w, "Error: %v\n", err)
-		return ExitError{Code: 1}
+		return
 	}
 	for _, f := range fields {
 		switch {
 		case f.Field == "":
 			fmt.Fprintf(w, "Error: %s\n", f.Msg)
-		case name != nil:
-			fmt.Fprintf(w, "Error: %s: %s\n", name(f.Field), f.Msg)
+		case words.name != nil:
+			fmt.Fprintf(w, "Error: %s: %s\n", words.name(f.Field), f.Msg)
 		default:
 			fmt.Fprintf(w, "Error: %s: %s\n", f.Field, f.Msg)
 		}
 	}
-	return ExitError{Code: 1}
 }
 
 // finish ends the action of a job that was created: its error, if it failed,
-// then the line the front ends parse, last. Exit status 1 unless the job
-// completed and found nothing wrong (a check's failed condition, a failed
-// TPROC-H query).
-func finish(w io.Writer, o app.Outcome, err error) error {
+// worded for the front end, then the line the front ends parse, last. Exit
+// status 1 unless the job completed and found nothing wrong (a check's
+// failed condition, a failed TPROC-H query).
+func finish(w io.Writer, o app.Outcome, err error, words wording) error {
 	if err == nil && !o.OK() {
 		err = o.Err // interrupted: why it stopped
 	}
 	if err != nil {
-		fmt.Fprintf(w, "Error: %v\n", err)
+		printError(w, err, words)
 	}
 	fmt.Fprintf(w, "%s %d %s\n", JobLine, o.ID, o.Status)
 	if err != nil || !o.OK() {

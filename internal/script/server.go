@@ -83,6 +83,15 @@ func (h *hammer) superuser() (user, password string) {
 	return h.get(su, "postgres"), h.get(su+"pass", "postgres")
 }
 
+// defaultDatabase is the database the superuser logs in to (pg_defaultdbase,
+// pg_tpch_defaultdbase for TPROC-H).
+func (h *hammer) defaultDatabase() string {
+	if h.tpch() {
+		return h.get("tpch_defaultdbase", "postgres")
+	}
+	return h.get("defaultdbase", "postgres")
+}
+
 // adminLogin is a way into the server other than the benchmark's database.
 type adminLogin struct {
 	target   db.Target
@@ -111,7 +120,7 @@ func (h *hammer) adminLogins(t db.Target) []adminLogin {
 		out = append(out, adminLogin{target: at, database: database, user: asUser})
 	}
 	if h.prefix == "pg_" {
-		dflt := h.get("defaultdbase", "postgres")
+		dflt := h.defaultDatabase()
 		su, pass := h.superuser()
 		add(dflt, "", "")
 		add(dflt, su, pass)
@@ -179,7 +188,7 @@ func ensureDatabase(ctx context.Context, w io.Writer, h *hammer) error {
 	var admin app.AdminLogin
 	if h.prefix == "pg_" {
 		su, supass := h.superuser() // read first: these settings are used, whether needed or not
-		admin = app.AdminLogin{Database: h.get("defaultdbase", "postgres"), User: su, Password: supass}
+		admin = app.AdminLogin{Database: h.defaultDatabase(), User: su, Password: supass}
 	}
 	return app.EnsureDatabase(ctx, t, admin, func(format string, args ...any) {
 		fmt.Fprintf(w, format+"\n", args...)

@@ -94,8 +94,8 @@ func (s *Server) Shutdown(ctx context.Context) {
 	s.svc.Wait(ctx)
 }
 
-// Handler is the API (/api/…), the Prometheus metrics (/metrics) and the
-// web UI (everything else).
+// Handler is the API (/api/…), the Prometheus metrics (/metrics),
+// HammerDB's jobs web service (/jobs) and the web UI (everything else).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/openapi.json", func(w http.ResponseWriter, r *http.Request) {
@@ -123,6 +123,10 @@ func (s *Server) Handler() http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(newJobCollector(s.hub))
 	top.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	// HammerDB's web service (hammerws.go); the web UI's own routes are
+	// fragments (#/jobs/ID), so /jobs is free for it.
+	top.HandleFunc("GET /jobs", s.hammerJobs)
+	top.HandleFunc("GET /jobs/{$}", s.hammerJobs) // "/jobs/?jobid=…" is HammerDB's too, never the UI page
 	top.Handle("/", webui.Handler())
 	return s.guard(s.auth(top))
 }
@@ -131,7 +135,7 @@ func (s *Server) Handler() http.Handler {
 // files themselves are public: they hold no data.
 func (s *Server) auth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		protected := strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != "/api/openapi.json" || r.URL.Path == "/metrics"
+		protected := strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != "/api/openapi.json" || r.URL.Path == "/metrics" || r.URL.Path == "/jobs" || r.URL.Path == "/jobs/"
 		if s.token != "" && protected {
 			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sledge-bench/sledge/internal/testdb"
+)
+
+// HammerDB users' expectations of `sledge cli` actions, against the private
+// PostgreSQL and MariaDB servers: buildschema uses a database a DBA created
+// and refuses, in HammerDB's terms, to build over a schema; the TEST RESULT
+// line names the database the script chose; vuset logtotemp writes
+// HammerDB's log file.
+
+// runTclScript runs a Tcl script through `sledge cli auto` and returns its output.
+func runTclScript(t *testing.T, script string) (string, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "script.tcl")
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return sledgeProcess(t, "", "cli", "auto", path)
+}
+
+// buildTwice is a build script, then a second buildschema whose refusal
+// the script catches (whether or not a failed action raises a Tcl error),
+// and a line that shows the script carried on.
+func buildTwice(setup string) string {
+	return setup + "buildschema\nputs FIRST-DONE\n" +
+		"if {[catch {buildschema} msg]} {puts \"CAUGHT $msg\"}\nputs SCRIPT-CONTINUES\n"
+}
+
+// checkRefusal checks the second build's refusal: HammerDB's commands and
+// settings, never a CLI flag.
+func checkRefusal(t *testing.T, out, prefix string) {
+	t.Helper()
+	_, second, ok := strings.Cut(out, "FIRST-DONE\n")
+	want := "Error: build: database already holds a TPROC-C schema (1 warehouse): run deleteschema first to drop it, or diset tpcc " +
+		prefix + "dbase a new or empty database\n"
+	if !ok || !strings.Contains(second, want) || strings.Contains(second, "--force") || !strings.Contains(second, "SCRIPT-CONTINUES") {
+		t.Errorf("second buildschema: want %q and the script carrying on:\n%s", want, out)
+	}
+}
+
+// A database a DBA created, empty and without the benchmark's user, is used
+// by buildschema as HammerDB uses it: the superuser creates the user and
+// gives it the database; nothing is created twice.
+func TestCLIBuildIntoDBACreatedDatabasePostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds")
+	}
+	needTclsh(t)
+	e2eEnv(t)
+	adminURL := testdb.PostgresAdminURL(t)
+	u, err := url.Parse(adminURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reset := []string{"DROP DATABASE IF EXISTS dba_made WITH (FORCE)", "DROP ROLE IF EXISTS dba_bench"}
+	serverExec(t, adminURL, append(reset, "CREATE DATABASE dba_made")...)
+	t.Cleanup(func() { serverExec(t, adminURL, reset...) })
+	setup := "dbset db pg\ndbset bm TPROC-C\n" +
+		"diset connection pg_host " + u.Hostname() + "\ndiset connection pg_port " + u.Port() + "\n" +
+		"diset tpcc pg_superuser " + u.User.Username() + "\ndiset tpcc pg_defaultdbase " + strings.TrimPrefix(u.Path, "/") + "\n" +
+		"diset tpcc pg_user dba_bench\ndiset tpcc pg_pass {bench pw}\ndiset tpcc pg_dbase dba_made\ndiset tpcc pg_count_ware 1\n"
+	out, _ := runTclScript(t, buildTwice(setup))
+	first, _, _ := strings.Cut(out, "FIRST-DONE\n")
+	if !strings.Contains(first, "Vuser 1:using the existing database dba_made (created role dba_bench, made dba_bench its owner)\n") ||
+		!strings.Contains(first, "Vuser 1:built 1 warehouse") || strings.Contains(first, "created database") || strings.Contains(first, "Error") {
+		t.Fatalf("buildschema into the DBA's database:\n%s", out)
+	}
+	checkRefusal(t, out, "pg_")
+}
+
+// MariaDB: an empty database a DBA created is used as it is (nothing is
+// created); the CLI's own refusal names its flags.
+func TestCLIBuildIntoDBACreatedDatabaseMariaDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds")
+	}
+	needTclsh(t)
+	e2eEnv(t)
+	dbURL := testdb.MariaDB(t) // an empty database, made by the server's administrator
+	setup := "dbset db maria\ndbset bm TPROC-C\n" + strings.Join(hammerConnection(t, dbURL, "maria_"), "\n") +
+		"\ndiset tpcc maria_count_ware 1\n"
+	out, _ := runTclScript(t, buildTwice(setup))
+	first, _, _ := strings.Cut(out, "FIRST-DONE\n")
+	if !strings.Contains(first, "Vuser 1:built 1 warehouse") || strings.Contains(first, "created database") || strings.Contains(first, "Error") {
+		t.Fatalf("buildschema into the DBA's database:\n%s", out)
+	}
+	checkRefusal(t, out, "maria_")
+	// The same refusal from `sledge build` says what its user can do.
+	_, err := sledge(t, "build", "--db", dbURL, "--warehouses", "1")
+	if err == nil || !strings.Contains(err.Error(), "database already holds a TPROC-C schema (1 warehouse): use --force") ||
+		!strings.Contains(err.Error(), "`sledge drop`") {
+		t.Errorf("sledge build over the schema: %v", err)
+	}
+}
+
+// After `dbset db mysql` the TEST RESULT line says "MySQL TPM", as
+// HammerDB's does, though the server is MariaDB (the job records the
+// server's own product); the console shows HammerDB's virtual user lines;
+// jobs ID 1 holds the TEST RESULT line; vuset logtotemp 1 writes
+// HammerDB's log in $TMP, for the build as for the run: hammerdb.log, or
+// hammerdb_GUID.log with vuset unique 1, with Timestamp lines with vuset
+// timestamps 1.
+func TestCLIMySQLResultAndLogToTemp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	needTclsh(t)
+	e2eEnv(t)
+	tmp := t.TempDir()
+	t.Setenv("TMP", tmp)
+	conn := strings.Join(hammerConnection(t, testdb.MariaDB(t), "mysql_"), "\n")
+	script := "dbset db mysql\ndbset bm TPROC-C\n" + conn + "\ndiset tpcc mysql_count_ware 1\ndiset tpcc mysql_num_vu 1\n" +
+		"vuset logtotemp 1\nbuildschema\n" +
+		"diset tpcc mysql_driver timed\ndiset tpcc mysql_rampup 0\ndiset tpcc mysql_duration 0.05\n" +
+		"vuset vu 2\nvuset unique 1\nvuset timestamps 1\nvucreate\nset id [vurun]\nvudestroy\n" +
+		"puts RESULT\njobs $id result\nputs VU1\njobs $id 1\n"
+	out, err := runTclScript(t, script)
+	if err != nil {
+		t.Fatalf("script: %v\n%s", err, out)
+	}
+	testResult := `TEST RESULT : System achieved [1-9]\d* NOPM from [1-9]\d* MySQL TPM`
+	run, rest, _ := strings.Cut(out, "\nRESULT\n")
+	result, vu1, _ := strings.Cut(rest, "\nVU1\n")
+	if !regexp.MustCompile(`(?m)^Vuser 1:RUNNING\nVuser 2:RUNNING\nVuser 3:RUNNING\n(?:Vuser 1:.*\n)*Vuser 1:2 Active Virtual Users configured\nVuser 1:`+
+		testResult+`\nVuser 1:FINISHED SUCCESS\nVuser 2:FINISHED SUCCESS\nVuser 3:FINISHED SUCCESS\nALL VIRTUAL USERS COMPLETE\n`).MatchString(run) ||
+		strings.Contains(run, "MariaDB TPM") {
+		t.Errorf("vurun's console:\n%s", run)
+	}
+	if !regexp.MustCompile(`"` + testResult + `"`).MatchString(result) {
+		t.Errorf("jobs ID result:\n%s", result)
+	}
+	if !regexp.MustCompile(`"1",\n\s*"` + testResult + `"`).MatchString(vu1) {
+		t.Errorf("jobs ID 1 lacks the TEST RESULT line:\n%s", vu1)
+	}
+	if !strings.HasPrefix(latest(t, "run")["db_version"].(string), "MariaDB") {
+		t.Errorf("the job does not record the server's product: %v", latest(t, "run"))
+	}
+
+	// The build's log: hammerdb.log, without timestamps.
+	build, err := os.ReadFile(filepath.Join(tmp, "hammerdb.log"))
+	if err != nil {
+		t.Fatalf("buildschema with logtotemp 1: %v (in %s)", err, tmp)
+	}
+	date := `\w{3} \w{3} \d\d \d\d:\d\d:\d\d \S+ \d{4}`
+	if !strings.Contains(out, "Logging activated to "+filepath.Join(tmp, "hammerdb.log")+"\n") ||
+		!regexp.MustCompile(`^Hammerdb Log @ `+date+`\n(?:\+-){22}\n(?:Vuser 1:.*\n)*Vuser 1:built 1 warehouse.*\n$`).Match(build) {
+		t.Errorf("build log:\n%s", build)
+	}
+	// The run's: hammerdb_GUID.log, every line after its Timestamp line.
+	logs, _ := filepath.Glob(filepath.Join(tmp, "hammerdb_*.log"))
+	if len(logs) != 1 || !regexp.MustCompile(`^hammerdb_[0-9A-F]{24}\.log$`).MatchString(filepath.Base(logs[0])) {
+		t.Fatalf("unique logs in %s: %v", tmp, logs)
+	}
+	if !strings.Contains(out, "Logging activated to "+logs[0]+"\n") {
+		t.Errorf("where the run's log went is not said:\n%s", out)
+	}
+	runLog, err := os.ReadFile(logs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^Hammerdb Log @ `+date+`\n(?:\+-){22}\n(?:Timestamp 1 @ `+date+`\nVuser 1:.*\n)+$`).Match(runLog) ||
+		!regexp.MustCompile(`(?m)^Vuser 1:`+testResult+`$`).Match(runLog) {
+		t.Errorf("run log:\n%s", runLog)
+	}
+}

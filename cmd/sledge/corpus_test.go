@@ -1,0 +1,351 @@
+package main
+
+import (
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sledge-bench/sledge/internal/testdb"
+)
+
+// The HammerDB script corpus: scripts in testdata/hammerdb, written here in
+// the style of HammerDB's published CLI scripts (build, check, profile and
+// single runs, the blog's runtimer loop, iteration counts, jobs queries,
+// delete) and of HammerDB 6's Python samples (tclpy.eval, the redirected
+// result script). Each runs unchanged against the private PostgreSQL and
+// MariaDB servers: only the values of connection settings are substituted.
+
+// connectionKey matches the settings the corpus substitutes, in Tcl
+// (`diset connection pg_host localhost`) and Python
+// (`diset('connection', 'pg_host', 'localhost')`).
+var (
+	tclConnection = regexp.MustCompile(`(?m)^(diset\s+\w+\s+(?:pg|maria)_(host|port|socket|user|pass|dbase|superuser|superuserpass)\s+)\S+$`)
+	pyConnection  = regexp.MustCompile(`(?m)^(diset\(\s*'\w+',\s*'(?:pg|maria)_(host|port|socket|user|pass|dbase|superuser|superuserpass)',\s*)[^)]+\)$`)
+)
+
+// substituteConnection points a corpus script at a test server.
+func substituteConnection(script string, values map[string]string, python bool) string {
+	if python {
+		return pyConnection.ReplaceAllStringFunc(script, func(line string) string {
+			m := pyConnection.FindStringSubmatch(line)
+			return m[1] + strconv.Quote(values[m[2]]) + ")"
+		})
+	}
+	return tclConnection.ReplaceAllStringFunc(script, func(line string) string {
+		m := tclConnection.FindStringSubmatch(line)
+		return m[1] + "{" + values[m[2]] + "}"
+	})
+}
+
+func connectionValues(t *testing.T, raw string) map[string]string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass, _ := u.User.Password()
+	return map[string]string{
+		"host": u.Hostname(), "port": u.Port(), "socket": "null",
+		"user": u.User.Username(), "pass": pass, "dbase": strings.TrimPrefix(u.Path, "/"),
+		"superuser": u.User.Username(), "superuserpass": pass,
+	}
+}
+
+func TestSubstituteConnection(t *testing.T) {
+	values := map[string]string{"host": "127.0.0.1", "port": "5", "pass": "p w"}
+	tcl := substituteConnection("diset connection pg_host localhost\ndiset tpcc pg_pass tpcc\ndiset tpcc pg_count_ware 2\n", values, false)
+	if tcl != "diset connection pg_host {127.0.0.1}\ndiset tpcc pg_pass {p w}\ndiset tpcc pg_count_ware 2\n" {
+		t.Errorf("tcl: %q", tcl)
+	}
+	py := substituteConnection("diset('connection', 'maria_port', 3306)\ndiset('tpcc', 'maria_driver', 'test')\n", values, true)
+	if py != "diset('connection', 'maria_port', \"5\")\ndiset('tpcc', 'maria_driver', 'test')\n" {
+		t.Errorf("python: %q", py)
+	}
+}
+
+func TestHammerDBCorpusPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	runCorpus(t, "pg", "PostgreSQL", testdb.Postgres(t))
+}
+
+func TestHammerDBCorpusMariaDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	runCorpus(t, "maria", "MariaDB", testdb.MariaDB(t))
+}
+
+// corpusRun runs one corpus script and returns its output; the script must
+// end with exit status 0 and print no Tcl error.
+func corpusRun(t *testing.T, db, name string, values map[string]string) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", "hammerdb", db+"_tprocc_"+name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	python := strings.HasSuffix(name, ".py")
+	path := filepath.Join(t.TempDir(), filepath.Base(name))
+	if err := os.WriteFile(path, []byte(substituteConnection(string(src), values, python)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"cli", "auto", path}
+	if python {
+		args = []string{"cli", "py", "auto", path}
+	}
+	out, err := sledgeProcess(t, "", args...)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, out)
+	}
+	for _, bad := range []string{"invalid command name", "NameError", "Traceback", "Error:"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("%s printed %q:\n%s", name, bad, out)
+		}
+	}
+	return out
+}
+
+// jobIDsIn reads the job ids a script wrote, one "... jobid=ID" per line.
+func jobIDsIn(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		m := regexp.MustCompile(`^Benchmark Run jobid=(\d+)$`).FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			t.Fatalf("%s: %q is not vurun's answer", path, line)
+		}
+		ids = append(ids, m[1])
+	}
+	return ids
+}
+
+func runCorpus(t *testing.T, db, product, dbURL string) {
+	needTclsh(t)
+	testdb.Command(t, "python3", "python3")
+	e2eEnv(t)
+	tmp := t.TempDir()
+	t.Setenv("TMP", tmp)
+	values := connectionValues(t, dbURL)
+	testResult := regexp.MustCompile(`(?m)^(?:Vuser \d+:)?TEST RESULT : System achieved [1-9]\d* NOPM from [1-9]\d* ` + product + ` TPM$`)
+	countResults := func(name, out string, want int) {
+		t.Helper()
+		if n := len(testResult.FindAllString(out, -1)); n != want {
+			t.Errorf("%s: %d TEST RESULT lines, want %d:\n%s", name, n, want, out)
+		}
+	}
+
+	// Tcl: build and check into the database the DBA created.
+	t.Setenv("PROFILEID", "2")
+	out := corpusRun(t, db, "buildschema.tcl", values)
+	if !strings.Contains(out, "SCHEMA CHECK COMPLETE") || !strings.Contains(out, db+"_total_iterations") {
+		t.Errorf("buildschema.tcl: no check, or print dict without HammerDB's defaults:\n%s", out)
+	}
+	out = corpusRun(t, db, "run_profile.tcl", values)
+	countResults("run_profile.tcl", out, 2)
+	for _, cmd := range []string{"metstart", "metstatus", "metstop"} {
+		if !strings.Contains(out, cmd) {
+			t.Errorf("run_profile.tcl: no word from %s:\n%s", cmd, out)
+		}
+	}
+	profile := jobIDsIn(t, filepath.Join(tmp, db+"_tprocc_profile.2"))
+	if len(profile) != 2 {
+		t.Errorf("profile file holds %v, want 2 runs", profile)
+	}
+	out = corpusRun(t, db, "run_single.tcl", values)
+	countResults("run_single.tcl", out, 1)
+	single := jobIDsIn(t, filepath.Join(tmp, db+"_tprocc"))[0]
+	out = corpusRun(t, db, "blog_loop.tcl", values)
+	countResults("blog_loop.tcl", out, 2)
+	if !strings.Contains(out, "TEST SEQUENCE COMPLETE") {
+		t.Errorf("blog_loop.tcl did not reach its end:\n%s", out)
+	}
+	logs, _ := filepath.Glob(filepath.Join(tmp, "hammerdb*.log"))
+	if len(logs) == 0 {
+		t.Errorf("vuset logtotemp 1 wrote no hammerdb*.log in $TMP (%s)", tmp)
+	}
+	out = corpusRun(t, db, "iterations.tcl", values)
+	countResults("iterations.tcl", out, 1)
+	iter := jobIDsIn(t, filepath.Join(tmp, db+"_tprocc_iterations"))[0]
+	checkIterations(t, iter, 2, 150)
+
+	out = corpusRun(t, db, "jobs.tcl", values)
+	checkCorpusJobs(t, out, product, db, single, iter, profile)
+	corpusRun(t, db, "deleteschema.tcl", values)
+
+	// Python: the same life cycle from HammerDB's Python CLI.
+	t.Setenv("PROFILEID", "3")
+	corpusRun(t, db, "buildschema.py", values)
+	out = corpusRun(t, db, "run.py", values)
+	countResults("run.py", out, 3)
+	if ids := jobIDsIn(t, filepath.Join(tmp, db+"_tprocc_profile.3")); len(ids) != 2 {
+		t.Errorf("python profile file holds %v", ids)
+	}
+	pySingle := jobIDsIn(t, filepath.Join(tmp, db+"_tprocc"))[0]
+	out = corpusRun(t, db, "iterations.py", values)
+	countResults("iterations.py", out, 1)
+	checkIterations(t, jobIDsIn(t, filepath.Join(tmp, db+"_tprocc_iterations"))[0], 2, 150)
+	corpusRun(t, db, "deleteschema.py", values)
+	out = corpusRun(t, db, "result.py", values)
+	before, captured, ok := strings.Cut(out, "=== captured\n")
+	if !ok || strings.Contains(before, "NEWORD") || strings.Contains(before, "TEST RESULT") {
+		t.Errorf("result.py: jobs output not redirected by the renamed puts:\n%s", out)
+	}
+	for _, want := range []string{"TRANSACTION RESPONSE TIMES", `"NEWORD"`, "TRANSACTION COUNT", product + ` tpm`, "HAMMERDB RESULT", `"` + pySingle + `"`} {
+		if !strings.Contains(captured, want) {
+			t.Errorf("result.py: the captured file lacks %q:\n%s", want, captured)
+		}
+	}
+	if !testResult.MatchString(strings.ReplaceAll(captured, `"`, "\n")) {
+		t.Errorf("result.py: no TEST RESULT in the captured file:\n%s", captured)
+	}
+
+	// Everything the scripts did is in the repository.
+	kinds := map[string]int{}
+	for _, j := range jobsJSON(t) {
+		if j["status"] == "completed" {
+			kinds[j["kind"].(string)]++
+		}
+	}
+	if kinds["build"] != 2 || kinds["check"] != 1 || kinds["drop"] != 2 || kinds["run"] != 10 {
+		t.Errorf("completed jobs by kind: %v, want 2 builds, 1 check, 2 drops, 10 runs", kinds)
+	}
+}
+
+// checkIterations checks an iteration-count run: every virtual user ran
+// exactly its count.
+func checkIterations(t *testing.T, id string, vus, each int) {
+	t.Helper()
+	var res map[string]any
+	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "show", id, "result", "--format", "json")), &res); err != nil {
+		t.Fatalf("sledge jobs show %s result: %v", id, err)
+	}
+	if res["iterations"] != float64(each) || res["vu"] != float64(vus) {
+		t.Errorf("iteration run %s: iterations %v, vu %v; want %d × %d", id, res["iterations"], res["vu"], vus, each)
+	}
+}
+
+// corpusSections splits the jobs script's output at its "=== what ID"
+// marker lines.
+func corpusSections(out string) map[string]string {
+	sections := map[string]string{}
+	parts := regexp.MustCompile(`(?m)^=== (.*)\n`).FindAllStringSubmatchIndex(out, -1)
+	for i, p := range parts {
+		end := len(out)
+		if i+1 < len(parts) {
+			end = parts[i+1][0]
+		}
+		sections[out[p[2]:p[3]]] = strings.TrimSpace(out[p[1]:end])
+	}
+	return sections
+}
+
+// checkCorpusJobs checks every jobs answer the jobs script printed against
+// HammerDB's shapes.
+func checkCorpusJobs(t *testing.T, out, product, db, single, iter string, profile []string) {
+	t.Helper()
+	s := corpusSections(out)
+	decode := func(what string, v any) bool {
+		t.Helper()
+		if err := json.Unmarshal([]byte(s[what]), v); err != nil {
+			t.Errorf("jobs %s: %v in\n%s", what, err, s[what])
+			return false
+		}
+		return true
+	}
+	stamp := regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`)
+	var result []string
+	if decode("result "+single, &result) && (len(result) != 4 || result[0] != single || !stamp.MatchString(result[1]) ||
+		!regexp.MustCompile(`^\d+ Active Virtual Users configured$`).MatchString(result[2]) ||
+		!strings.HasPrefix(result[3], "TEST RESULT : System achieved ") || !strings.HasSuffix(result[3], " "+product+" TPM")) {
+		t.Errorf("jobs ID result: %q", result)
+	}
+	var timing map[string]map[string]string
+	if decode("timing "+single, &timing) {
+		for _, tx := range []string{"NEWORD", "PAYMENT", "DELIVERY", "SLEV", "OSTAT"} {
+			f := timing[tx]
+			avg, _ := strconv.ParseFloat(f["avg_ms"], 64)
+			sd, err := strconv.ParseFloat(f["sd"], 64)
+			elapsed, _ := strconv.ParseFloat(f["elapsed_ms"], 64)
+			if err != nil || avg <= 0 || elapsed <= 0 || f["calls"] == "" {
+				t.Errorf("jobs ID timing %s: %v", tx, f)
+			}
+			// The run measured 3 s (0.05 min): elapsed_ms is the wall time,
+			// not multiplied by the virtual users.
+			if elapsed > 10000 {
+				t.Errorf("timing %s elapsed_ms %v: more than the run's wall time", tx, elapsed)
+			}
+			_ = sd // microseconds: checked against histograms in internal/script
+		}
+	}
+	var tcount map[string]map[string]string
+	if decode("tcount "+single, &tcount) {
+		series, ok := tcount[product+" tpm"]
+		if !ok || len(tcount) != 1 || series["0"] == "" {
+			t.Errorf("jobs ID tcount: %v", tcount)
+		}
+		for tpm, ts := range series {
+			if _, err := strconv.Atoi(tpm); err != nil || !stamp.MatchString(ts) {
+				t.Errorf("tcount sample %q: %q (keys are TPM, values timestamps)", tpm, ts)
+			}
+		}
+	}
+	var status []string
+	if decode("status "+single, &status) && (len(status)%2 != 0 || !strings.Contains(s["status "+single], "ALL VIRTUAL USERS COMPLETE")) {
+		t.Errorf("jobs ID status: %q", status)
+	}
+	var dbAnswer, bm []string
+	if decode("db "+single, &dbAnswer) && (len(dbAnswer) == 0 || dbAnswer[0] != product) {
+		t.Errorf("jobs ID db: %q", dbAnswer)
+	}
+	if decode("bm "+single, &bm) && (len(bm) != 1 || bm[0] != "TPROC-C") {
+		t.Errorf("jobs ID bm: %q", bm)
+	}
+	var dict map[string]map[string]string
+	if decode("dict "+single, &dict) {
+		if dict["connection"][db+"_host"] == "" || dict["tpcc"][db+"_total_iterations"] == "" || dict["tpcc"][db+"_duration"] != "0.05" {
+			t.Errorf("jobs ID dict: not the whole dictionary at the time of the job: %v", dict)
+		}
+	}
+	var system map[string]string
+	if decode("system "+single, &system) && system["hostname"] == "" {
+		t.Errorf("jobs ID system: %v", system)
+	}
+	var metrics any
+	decode("metrics "+single, &metrics)
+	var ts map[string]string
+	if decode("timestamp "+single, &ts) && !stamp.MatchString(ts[single]) {
+		t.Errorf("jobs ID timestamp: %v", ts)
+	}
+	var rows []string
+	if decode("1 "+single, &rows) && (len(rows)%2 != 0 || !strings.Contains(s["1 "+single], "TEST RESULT")) {
+		t.Errorf("jobs ID 1: the virtual user's output lacks the TEST RESULT line:\n%s", s["1 "+single])
+	}
+	var iterResult []string
+	if decode("result "+iter, &iterResult) && (len(iterResult) != 4 || !strings.HasPrefix(iterResult[3], "TEST RESULT")) {
+		t.Errorf("jobs ID result of the iteration run: %q", iterResult)
+	}
+	var prof map[string]map[string]string
+	if decode("profile 2", &prof) {
+		for _, id := range profile {
+			if prof[id]["nopm"] == "" {
+				t.Errorf("jobs profile 2 lacks run %s: %v", id, prof)
+			}
+		}
+	}
+	if !strings.Contains(" "+s["joblist"]+" ", " "+single+" ") {
+		t.Errorf("jobs joblist %q lacks %s", s["joblist"], single)
+	}
+	if !strings.HasPrefix(s["text result "+single], single+"\n") {
+		t.Errorf("jobs ID result in text:\n%s", s["text result "+single])
+	}
+}

@@ -1,0 +1,44 @@
+#!/bin/tclsh
+# The loop from HammerDB's blog posts and older documentation: the script
+# brings its own runtimer, logs to the temp directory and steps through
+# virtual-user counts.
+proc runtimer { seconds } {
+    set x 0
+    set timerstop 0
+    while {!$timerstop} {
+        incr x
+        after 100
+        if { ![ expr {$x % 600} ] } {
+            puts "Timer: [ expr {$x / 600} ] minutes elapsed"
+        }
+        update
+        if { [ vucomplete ] || $x eq [ expr {$seconds * 10} ] } { set timerstop 1 }
+    }
+    return
+}
+puts "SETTING CONFIGURATION"
+dbset db maria
+diset connection maria_host localhost
+diset connection maria_port 3306
+diset connection maria_socket /tmp/mariadb.sock
+diset tpcc maria_user tpcc
+diset tpcc maria_pass tpcc
+diset tpcc maria_dbase tpcc
+diset tpcc maria_driver timed
+diset tpcc maria_rampup 0
+diset tpcc maria_duration 0.05
+vuset logtotemp 1
+vuset unique 1
+vuset timestamps 1
+loadscript
+puts "SEQUENCE STARTED"
+foreach z { 1 2 } {
+    puts "$z VU TEST"
+    vuset vu $z
+    vucreate
+    vurun
+    runtimer 120
+    vudestroy
+    after 200
+}
+puts "TEST SEQUENCE COMPLETE"

@@ -1,0 +1,19 @@
+# Build a TPROC-C schema from HammerDB's Python CLI (hammerdbcli py auto).
+print("SETTING CONFIGURATION")
+dbset('db', 'maria')
+dbset('bm', 'TPC-C')
+
+diset('connection', 'maria_host', 'localhost')
+diset('connection', 'maria_port', '3306')
+diset('connection', 'maria_socket', '/tmp/mariadb.sock')
+
+diset('tpcc', 'maria_user', 'tpcc')
+diset('tpcc', 'maria_pass', 'tpcc')
+diset('tpcc', 'maria_dbase', 'tpcc')
+diset('tpcc', 'maria_count_ware', 2)
+diset('tpcc', 'maria_num_vu', 2)
+diset('tpcc', 'maria_no_stored_procs', 'false')
+
+print("SCHEMA BUILD STARTED")
+buildschema()
+print("SCHEMA BUILD COMPLETE")

@@ -1,0 +1,26 @@
+#!/bin/tclsh
+# Build a TPROC-C schema, as HammerDB 4.x-6.x CLI scripts do. Connection
+# settings are substituted by the test; everything else runs as written.
+puts "SETTING CONFIGURATION"
+dbset db maria
+dbset bm TPC-C
+
+diset connection maria_host localhost
+diset connection maria_port 3306
+diset connection maria_socket /tmp/mariadb.sock
+
+diset tpcc maria_user tpcc
+diset tpcc maria_pass tpcc
+diset tpcc maria_dbase tpcc
+diset tpcc maria_count_ware 2
+diset tpcc maria_num_vu 2
+diset tpcc maria_no_stored_procs false
+diset tpcc maria_partition false
+diset tpcc maria_storage_engine innodb
+print dict
+
+puts "SCHEMA BUILD STARTED"
+buildschema
+puts "SCHEMA BUILD COMPLETE"
+checkschema
+puts "SCHEMA CHECK COMPLETE"

@@ -1,0 +1,22 @@
+# Build a TPROC-C schema from HammerDB's Python CLI (hammerdbcli py auto).
+print("SETTING CONFIGURATION")
+dbset('db', 'pg')
+dbset('bm', 'TPC-C')
+
+diset('connection', 'pg_host', 'localhost')
+diset('connection', 'pg_port', '5432')
+diset('connection', 'pg_sslmode', 'prefer')
+
+diset('tpcc', 'pg_superuser', 'postgres')
+diset('tpcc', 'pg_superuserpass', 'postgres')
+diset('tpcc', 'pg_defaultdbase', 'postgres')
+diset('tpcc', 'pg_user', 'tpcc')
+diset('tpcc', 'pg_pass', 'tpcc')
+diset('tpcc', 'pg_dbase', 'tpcc')
+diset('tpcc', 'pg_count_ware', 2)
+diset('tpcc', 'pg_num_vu', 2)
+diset('tpcc', 'pg_storedprocs', 'true')
+
+print("SCHEMA BUILD STARTED")
+buildschema()
+print("SCHEMA BUILD COMPLETE")

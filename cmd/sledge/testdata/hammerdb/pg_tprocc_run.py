@@ -1,0 +1,46 @@
+# A profile of runs from HammerDB's Python CLI; the last run goes through
+# tclpy.eval('vurun') as HammerDB 6's Python samples do.
+import os
+
+tmpdir = os.environ['TMP']
+profileid = int(os.environ['PROFILEID'])
+print("SETTING CONFIGURATION")
+dbset('db', 'pg')
+dbset('bm', 'TPC-C')
+jobs('profileid', str(profileid))
+giset('commandline', 'keepalive_margin', 1200)
+
+diset('connection', 'pg_host', 'localhost')
+diset('connection', 'pg_port', 5432)
+diset('tpcc', 'pg_user', 'tpcc')
+diset('tpcc', 'pg_pass', 'tpcc')
+diset('tpcc', 'pg_dbase', 'tpcc')
+diset('tpcc', 'pg_driver', 'timed')
+diset('tpcc', 'pg_rampup', '0')
+diset('tpcc', 'pg_duration', '0.05')
+diset('tpcc', 'pg_timeprofile', 'true')
+
+print("TEST STARTED")
+metstart()
+tcstart()
+for z in [1, 2]:
+    loadscript()
+    vuset('vu', z)
+    vuset('logtotemp', 1)
+    vucreate()
+    metstatus()
+    tcstatus()
+    jobid = vurun()
+    vudestroy()
+    with open(os.path.join(tmpdir, "pg_tprocc_profile.%d" % profileid), "a") as f:
+        f.write(str(jobid) + "\n")
+tcstop()
+metstop()
+
+vuset('vu', 'vcpu')
+vucreate()
+jobid = tclpy.eval('vurun')
+vudestroy()
+with open(os.path.join(tmpdir, "pg_tprocc"), "w") as f:
+    f.write(jobid)
+print("TEST COMPLETE")

@@ -1,0 +1,281 @@
+package script
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/metrics"
+)
+
+// A job's output as HammerDB shows a job's virtual users: on the console
+// every line of the job's own output is virtual user 1's ("Vuser 1:…", VU 1
+// being HammerDB's monitor), framed by each virtual user's status lines
+// ("Vuser 2:RUNNING" … "Vuser 2:FINISHED SUCCESS", "ALL VIRTUAL USERS
+// COMPLETE"); with vuset logtotemp 1 the same lines go to HammerDB's log
+// file in the temporary directory. The jobs repository keeps the lines
+// without prefixes, as HammerDB's job output does (jobs ID 1).
+
+// vusers is how many virtual users HammerDB runs for the job s describes: a
+// timed TPROC-C run's VUs plus its monitor; a test-driver (iteration) run's
+// VUs; TPROC-H's query streams; a build's loading VUs plus a monitor when
+// there are several (HammerDB builds no more warehouses at once than there
+// are); one for the other actions.
+func vusers(s config.Spec) int {
+	switch s.Kind {
+	case config.KindRun:
+		switch {
+		case s.Workload == "tproch":
+			return max(1, s.Streams)
+		case s.Iterations > 0:
+			return max(1, s.VU)
+		}
+		return max(1, s.VU) + 1
+	case config.KindBuild:
+		n := s.Workers
+		if s.Workload != "tproch" {
+			n = min(n, s.Warehouses)
+		}
+		if n > 1 {
+			return n + 1
+		}
+	}
+	return 1
+}
+
+// finished is HammerDB's status of a virtual user whose job ended with
+// status.
+func finished(status string) string {
+	switch status {
+	case metrics.StatusCompleted, metrics.StatusDegraded:
+		return "FINISHED SUCCESS"
+	case metrics.StatusInterrupted:
+		return "FINISHED INTERRUPTED"
+	}
+	return "FINISHED FAILED"
+}
+
+// vuserOutput is the job's console (an io.Writer the job service writes
+// whole lines to): each line is shown as VU 1's, after the RUNNING lines of
+// every virtual user when the first one comes, and logged to log.
+type vuserOutput struct {
+	mu      sync.Mutex
+	w       io.Writer
+	show    bool // show the job's own lines (vuset showoutput)
+	vusers  int
+	log     *hammerLog // nil without logtotemp
+	buf     []byte
+	started bool
+}
+
+func newVuserOutput(w io.Writer, vusers int, show bool, log *hammerLog) *vuserOutput {
+	return &vuserOutput{w: w, show: show, vusers: max(1, vusers), log: log}
+}
+
+func (v *vuserOutput) Write(p []byte) (int, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.buf = append(v.buf, p...)
+	for {
+		i := bytes.IndexByte(v.buf, '\n')
+		if i < 0 {
+			break
+		}
+		v.emit(string(v.buf[:i]), v.show)
+		v.buf = v.buf[i+1:]
+	}
+	return len(p), nil
+}
+
+// line shows one more line of VU 1, whatever vuset showoutput says
+// (HammerDB's result lines).
+func (v *vuserOutput) line(text string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.emit(text, true)
+}
+
+func (v *vuserOutput) emit(text string, show bool) {
+	text = strings.TrimRight(text, "\r")
+	v.start()
+	if show {
+		fmt.Fprintf(v.w, "Vuser 1:%s\n", text)
+	}
+	v.log.line(1, text)
+}
+
+func (v *vuserOutput) start() {
+	if v.started {
+		return
+	}
+	v.started = true
+	for k := 1; k <= v.vusers; k++ {
+		fmt.Fprintf(v.w, "Vuser %d:RUNNING\n", k)
+	}
+}
+
+// finish shows what is left of an unfinished line, then, if the job said
+// anything, every virtual user's end for the job's status and HammerDB's
+// closing line.
+func (v *vuserOutput) finish(status string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if len(v.buf) > 0 {
+		v.emit(string(v.buf), v.show)
+		v.buf = nil
+	}
+	if !v.started {
+		return
+	}
+	end := finished(status)
+	for k := 1; k <= v.vusers; k++ {
+		fmt.Fprintf(v.w, "Vuser %d:%s\n", k, end)
+	}
+	fmt.Fprintln(v.w, "ALL VIRTUAL USERS COMPLETE")
+}
+
+// hammerLog is HammerDB's log of virtual user output (vuset logtotemp 1):
+// hammerdb.log in the temporary directory, or hammerdb_GUID.log with vuset
+// unique 1, opened for appending, with a header, then one "Vuser N:LINE"
+// per line, each after a "Timestamp N @ DATE" line with vuset timestamps 1.
+type hammerLog struct {
+	f          *os.File
+	path       string
+	timestamps bool
+	now        func() time.Time
+	err        error // the first write error; later lines are not tried
+}
+
+// tclClock is the layout of Tcl's `clock format [clock seconds]`, which
+// HammerDB's log uses for its dates.
+const tclClock = "Mon Jan 02 15:04:05 MST 2006"
+
+// logSeparator follows the log's header line.
+const logSeparator = "+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-"
+
+// openHammerLog opens the log in dir and writes its header.
+func openHammerLog(dir string, unique, timestamps bool, now func() time.Time) (*hammerLog, error) {
+	name := "hammerdb.log"
+	if unique {
+		name = "hammerdb_" + logGUID(now()) + ".log"
+	}
+	path := filepath.Join(dir, name)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("could not open tempfile %s: %w", path, err)
+	}
+	l := &hammerLog{f: f, path: path, timestamps: timestamps, now: now}
+	l.write("Hammerdb Log @ " + now().Format(tclClock) + "\n" + logSeparator + "\n")
+	if l.err != nil {
+		f.Close()
+		return nil, l.err
+	}
+	return l, nil
+}
+
+// line logs one line of virtual user vu. A nil log logs nothing.
+func (l *hammerLog) line(vu int, text string) {
+	if l == nil {
+		return
+	}
+	var b strings.Builder
+	if l.timestamps {
+		fmt.Fprintf(&b, "Timestamp %d @ %s\n", vu, l.now().Format(tclClock))
+	}
+	fmt.Fprintf(&b, "Vuser %d:%s\n", vu, text)
+	l.write(b.String())
+}
+
+func (l *hammerLog) write(s string) {
+	if l.err != nil {
+		return
+	}
+	if _, err := l.f.WriteString(s); err != nil {
+		l.err = fmt.Errorf("write %s: %w", l.path, err)
+	}
+}
+
+// Close closes the file and reports the first write error. A nil log is
+// fine.
+func (l *hammerLog) Close() error {
+	if l == nil {
+		return nil
+	}
+	if err := l.f.Close(); err != nil && l.err == nil {
+		l.err = fmt.Errorf("close %s: %w", l.path, err)
+	}
+	return l.err
+}
+
+// logGUID is a unique log name's id in the shape of HammerDB's: 24
+// upper-case hexadecimal digits, the first eight the time in seconds.
+func logGUID(t time.Time) string {
+	var r [8]byte
+	_, _ = rand.Read(r[:])
+	return strings.ToUpper(fmt.Sprintf("%08x%s", uint32(t.Unix()), hex.EncodeToString(r[:])))
+}
+
+// tempDir is the directory HammerDB writes its logs to: on Unix the first
+// writable directory of $TMP, $TMPDIR, $TEMP and /tmp; on Windows of
+// $TEMP, $TMP, $TMPDIR, C:/TEMP and C:/; else the current directory; ""
+// when none is writable (HammerDB then logs nothing).
+func tempDir(goos string, getenv func(string) string) string {
+	var candidates []string
+	if goos == "windows" {
+		candidates = []string{getenv("TEMP"), getenv("TMP"), getenv("TMPDIR"), "C:/TEMP", "C:/"}
+	} else {
+		candidates = []string{getenv("TMP"), getenv("TMPDIR"), getenv("TEMP"), "/tmp"}
+	}
+	for _, d := range append(candidates, ".") {
+		if d != "" && writableDir(d) {
+			return d
+		}
+	}
+	return ""
+}
+
+// writableDir says whether dir is a directory a file can be created in.
+func writableDir(dir string) bool {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return false
+	}
+	f, err := os.CreateTemp(dir, ".sledge-probe-*")
+	if err != nil {
+		return false
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	return true
+}
+
+// openLog opens HammerDB's log when vuset logtotemp asks for it and says
+// where it goes, as HammerDB does ("Logging activated to /tmp/hammerdb.log");
+// nil without logtotemp or when it cannot be opened (said on w: the action
+// runs without it).
+func (h *hammer) openLog(w io.Writer) *hammerLog {
+	if !truthy(h.vu("logtotemp")) {
+		return nil
+	}
+	dir := tempDir(runtime.GOOS, os.Getenv)
+	if dir == "" {
+		fmt.Fprintln(w, "Could not create Logfile")
+		return nil
+	}
+	l, err := openHammerLog(dir, truthy(h.vu("unique")), truthy(h.vu("timestamps")), time.Now)
+	if err != nil {
+		fmt.Fprintf(w, "Error: %v\n", err)
+		return nil
+	}
+	fmt.Fprintf(w, "Logging activated to %s\n", l.path)
+	return l
+}

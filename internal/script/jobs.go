@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -336,7 +337,11 @@ func (r *run) save(arg string) error {
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(os.TempDir(), "hdb_"+idString(j.ID)+".json")
+	dir := tempDir(runtime.GOOS, os.Getenv) // where vuset logtotemp writes hammerdb.log too
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	path := filepath.Join(dir, "hdb_"+idString(j.ID)+".json")
 	if err := os.WriteFile(path, []byte(a.Body+"\n"), 0o644); err != nil {
 		r.println("Error: Could not save JSON report: %v", err)
 		return nil

@@ -168,7 +168,7 @@ func TestCLIHammerDB6RunProfileTcl(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := runScript(t, "pg_tprocc_run_profile.tcl", `dbset db pg
-dbset bm TPC-C
+dbset bm TPC-C ;# HammerDB's older name (a TPC trademark), sent as input
 `+conn+`
 diset tpcc pg_count_ware 2
 diset tpcc pg_num_vu 2
@@ -238,7 +238,7 @@ func TestCLIHammerDB6RunProfilePython(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := runScript(t, "pg_tprocc_run_profile.py", `dbset('db', 'pg')
-dbset('bm', 'TPC-C')
+dbset('bm', 'TPC-C')  # HammerDB's older name (a TPC trademark), sent as input
 `+pyDisets(t, testdb.Postgres(t))+`diset('tpcc', 'pg_count_ware', 2)
 diset('tpcc', 'pg_num_vu', 2)
 print("BUILD", buildschema())

@@ -130,7 +130,7 @@ proc dbset {args} {
                 TPCC - TPROCC { set ::sledge::bm TPROC-C }
                 TPCH - TPROCH { set ::sledge::bm TPROC-H }
                 default {
-                    puts "Unknown benchmark [string toupper $value], choose one from TPROC-C TPROC-H (or compatible names TPC-C TPC-H)"
+                    puts "Unknown benchmark [string toupper $value], choose one from TPROC-C TPROC-H (or HammerDB's older names for them)"
                     return
                 }
             }
@@ -791,7 +791,7 @@ set ::sledge::help {
     custommonitor {custommonitor test|timed} {notice: no custom scripts, so no monitor virtual user}
     customscript {customscript scriptname.tcl} {notice: Sledge cannot run HammerDB driver scripts; vurun then runs nothing until loadscript}
     datagenrun {datagenrun} {generate the data as flat files (dgset settings)}
-    dbset {dbset [db|bm] value} {db pg|maria|mysql, bm TPROC-C|TPROC-H (TPC-C/TPC-H accepted)}
+    dbset {dbset [db|bm] value} {db pg|maria|mysql, bm TPROC-C|TPROC-H (HammerDB's older names accepted)}
     deleteschema {deleteschema} {drop the schema; returns "Schema Delete jobid=ID"}
     dgset {dgset [vu|scale_fact|warehouse|directory] value} {datagen settings}
     diset {diset dict key value} {a database setting (dicts connection, tpcc, tpch), mapped onto Sledge's options}

@@ -428,7 +428,8 @@ var genericKeys = []struct {
 		"HammerDB's SQLite files are not used: jobs are kept in Sledge's repository (--repo, $SLEDGE_REPO)"},
 	{"code_highlight", []keyDefault{{"", "highlight", "true"}, {"", "quote_passwords", "true"}}, NoEffect,
 		"HammerDB's script editor: Sledge has no driver scripts to show"},
-	{"benchmark", []keyDefault{{"", "rdbms", "Oracle"}, {"", "bm", "TPC-C"}}, Notice,
+	// HammerDB's default bm is its older name for TPROC-C (a TPC trademark, which Sledge does not print).
+	{"benchmark", []keyDefault{{"", "rdbms", "Oracle"}, {"", "bm", "TPROC-C"}}, Notice,
 		"giset does not change the session's database or benchmark: use dbset db and dbset bm"},
 	{"benchmark", []keyDefault{{"", "first_result", "NOPM"}}, Notice,
 		"the TEST RESULT line always gives NOPM first, then TPM"},

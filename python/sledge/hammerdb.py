@@ -325,7 +325,7 @@ HELP = (
     ('datagenrun', 'datagenrun',
      'generate the data as flat files (dgset settings)'),
     ('dbset', 'dbset [db|bm] value',
-     'db pg|maria|mysql, bm TPROC-C|TPROC-H (TPC-C/TPC-H accepted)'),
+     'db pg|maria|mysql, bm TPROC-C|TPROC-H (HammerDB\'s older names accepted)'),
     ('deleteschema', 'deleteschema',
      'drop the schema; returns "Schema Delete jobid=ID"'),
     ('dgset', 'dgset [vu|scale_fact|warehouse|directory] value',

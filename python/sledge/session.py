@@ -206,7 +206,7 @@ class Session:
         elif what == "bm":
             bm = _BM_ALIASES.get(v.lower().replace("-", ""))
             if bm is None:
-                self._notice("Unknown benchmark %s, choose one from TPROC-C TPROC-H (or compatible names TPC-C TPC-H)"
+                self._notice("Unknown benchmark %s, choose one from TPROC-C TPROC-H (or HammerDB's older names for them)"
                              % v.upper())
                 return
             self.bm = bm

@@ -1,7 +1,7 @@
 # Build a TPROC-C schema from HammerDB's Python CLI (hammerdbcli py auto).
 print("SETTING CONFIGURATION")
 dbset('db', 'maria')
-dbset('bm', 'TPC-C')
+dbset('bm', 'TPC-C')  # HammerDB's older name (a TPC trademark), sent as input
 
 diset('connection', 'maria_host', 'localhost')
 diset('connection', 'maria_port', '3306')

@@ -3,7 +3,7 @@
 # settings are substituted by the test; everything else runs as written.
 puts "SETTING CONFIGURATION"
 dbset db maria
-dbset bm TPC-C
+dbset bm TPC-C ;# HammerDB's older name (a TPC trademark), sent as input
 
 diset connection maria_host localhost
 diset connection maria_port 3306

@@ -1,7 +1,7 @@
 #!/bin/tclsh
 puts "SETTING CONFIGURATION"
 dbset db maria
-dbset bm TPC-C
+dbset bm TPC-C ;# HammerDB's older name (a TPC trademark), sent as input
 diset connection maria_host localhost
 diset connection maria_port 3306
 diset connection maria_socket /tmp/mariadb.sock

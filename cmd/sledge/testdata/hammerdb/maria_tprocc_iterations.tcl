@@ -3,7 +3,7 @@
 # the same number of transactions, then stops; the script times the run.
 set tmpdir $::env(TMP)
 dbset db maria
-dbset bm TPC-C
+dbset bm TPC-C ;# HammerDB's older name (a TPC trademark), sent as input
 diset connection maria_host localhost
 diset connection maria_port 3306
 diset connection maria_socket /tmp/mariadb.sock

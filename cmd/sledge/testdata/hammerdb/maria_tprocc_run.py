@@ -6,7 +6,7 @@ tmpdir = os.environ['TMP']
 profileid = int(os.environ['PROFILEID'])
 print("SETTING CONFIGURATION")
 dbset('db', 'maria')
-dbset('bm', 'TPC-C')
+dbset('bm', 'TPC-C')  # HammerDB's older name (a TPC trademark), sent as input
 jobs('profileid', str(profileid))
 giset('commandline', 'keepalive_margin', 1200)
 

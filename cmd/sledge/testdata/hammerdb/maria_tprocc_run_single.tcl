@@ -4,7 +4,7 @@
 set tmpdir $::env(TMP)
 puts "SETTING CONFIGURATION"
 dbset db maria
-dbset bm TPC-C
+dbset bm TPC-C ;# HammerDB's older name (a TPC trademark), sent as input
 
 diset connection maria_host localhost
 diset connection maria_port 3306

@@ -1,6 +1,6 @@
 print("SETTING CONFIGURATION")
 dbset('db', 'pg')
-dbset('bm', 'TPC-C')
+dbset('bm', 'TPC-C')  # HammerDB's older name (a TPC trademark), sent as input
 diset('connection', 'pg_host', 'localhost')
 diset('connection', 'pg_port', 5432)
 diset('tpcc', 'pg_superuser', 'postgres')

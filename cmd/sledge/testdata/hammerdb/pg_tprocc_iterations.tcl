@@ -3,7 +3,7 @@
 # the same number of transactions, then stops; the script times the run.
 set tmpdir $::env(TMP)
 dbset db pg
-dbset bm TPC-C
+dbset bm TPC-C ;# HammerDB's older name (a TPC trademark), sent as input
 diset connection pg_host localhost
 diset connection pg_port 5432
 diset tpcc pg_user tpcc

@@ -6,7 +6,7 @@ set tmpdir $::env(TMP)
 set profileid $::env(PROFILEID)
 puts "SETTING CONFIGURATION"
 dbset db pg
-dbset bm TPC-C
+dbset bm TPC-C ;# HammerDB's older name (a TPC trademark), sent as input
 if {$profileid > 1} { jobs profileid $profileid }
 
 giset commandline keepalive_margin 1200

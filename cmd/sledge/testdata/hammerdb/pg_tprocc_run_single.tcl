@@ -4,7 +4,7 @@
 set tmpdir $::env(TMP)
 puts "SETTING CONFIGURATION"
 dbset db pg
-dbset bm TPC-C
+dbset bm TPC-C ;# HammerDB's older name (a TPC trademark), sent as input
 
 diset connection pg_host localhost
 diset connection pg_port 5432

@@ -428,14 +428,14 @@ func hammerDBName(j jobs.Job, cfg map[string]string) string {
 	if v := cfg[ConfigDB]; v != "" {
 		return v
 	}
-	for _, p := range []struct{ prefix, name string }{{"pg_", "PostgreSQL"}, {"maria_", "MariaDB"}, {"mysql_", "MySQL"}} {
+	for _, d := range Databases() {
 		for k := range cfg {
 			rest, ok := strings.CutPrefix(k, ConfigPrefix)
 			if !ok {
 				continue
 			}
-			if _, key, _ := strings.Cut(rest, "."); strings.HasPrefix(key, p.prefix) {
-				return p.name
+			if _, key, _ := strings.Cut(rest, "."); strings.HasPrefix(key, d.Prefix) {
+				return d.Product
 			}
 		}
 	}

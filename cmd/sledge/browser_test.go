@@ -18,8 +18,11 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/observe"
 	"github.com/sledge-bench/sledge/internal/output"
 	"github.com/sledge-bench/sledge/internal/sandbox"
+	"github.com/sledge-bench/sledge/internal/script/scripttest"
 	"github.com/sledge-bench/sledge/internal/server"
 )
 
@@ -294,4 +297,163 @@ func ensurePlaywright(ctx context.Context, dir string, logf func(string, ...any)
 		return "", fmt.Errorf("npm ci in %s (%v):\n%s", dir, cerr, strings.TrimSpace(string(out)))
 	}
 	return node, nil
+}
+
+// TestWebUIObservedInChromium drives the server section of a run's job page
+// in headless Chromium (web-tests/observed.mjs): a stored run with what a
+// PostgreSQL observer and a host observer saw shows the active sessions
+// stacked by wait class under the TPM chart (a Lock spike in two
+// intervals, a gap), the server statistics and the settings table; a run
+// without observations says it was not observed. Screenshots go where
+// TestWebUIInChromium's go (observed-job.png, observed-section.png,
+// not-observed-job.png).
+func TestWebUIObservedInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives a browser")
+	}
+	webTests, err := filepath.Abs(filepath.Join("..", "..", "web-tests"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unavailable := func(format string, args ...any) {
+		t.Helper()
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI is set but "+format, args...)
+		}
+		t.Skipf(format, args...)
+	}
+	chromium, err := ensureChromium(t.Context(), t.Logf)
+	if err != nil {
+		unavailable("Chromium is missing: %v", err)
+	}
+	node, err := ensurePlaywright(t.Context(), webTests, t.Logf)
+	if err != nil {
+		unavailable("playwright-core is missing: %v", err)
+	}
+	artifacts := filepath.Join(webTests, "artifacts")
+	if dir := os.Getenv("SLEDGE_TEST_ARTIFACTS"); dir != "" {
+		artifacts = filepath.Join(dir, "webui")
+	}
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Remove(filepath.Join(artifacts, "failure.png"))
+
+	ts, repo, _ := policyServer(t)
+	observed := storeRun(t, repo)
+	observeStoredRun(t, repo, observed)
+	unobserved := storeRun(t, repo)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(webTests, "observed.mjs"), ts.URL, artifacts,
+		fmt.Sprint(observed), fmt.Sprint(unobserved))
+	cmd.Dir = webTests
+	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
+	cmd.WaitDelay = 10 * time.Second
+	if err := runStreaming(t, cmd); err != nil {
+		t.Fatalf("observed.mjs: %v (screenshots in %s)", err, artifacts)
+	}
+}
+
+// storeRun records a finished TPROC-C run on PostgreSQL: 12 intervals of
+// 5 s, the first two of ramp-up, and its result.
+func storeRun(t *testing.T, repo *jobs.Repo) int64 {
+	t.Helper()
+	ctx := context.Background()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, err := repo.Create(ctx, jobs.Job{Kind: jobs.KindRun, Workload: "tprocc", DBKind: "postgres",
+		Target: "postgres://bench@127.0.0.1:5432/tpcc"}, map[string]string{"vu": "8", "warehouses": "10", "rampup": "10s", "duration": "50s"})
+	must(err)
+	must(repo.SetDBVersion(ctx, id, "PostgreSQL 16.4"))
+	res := &metrics.RunResult{Status: metrics.StatusCompleted, VUs: 8, Warehouses: 10, Mode: "procs",
+		Rampup: 10 * time.Second, Duration: 50 * time.Second, Measured: 50 * time.Second, NOPM: 41000, TPM: 95000}
+	for _, name := range []string{"new_order", "payment", "delivery", "stock_level", "order_status"} {
+		us := scripttest.Latencies[name]
+		res.Tx = append(res.Tx, metrics.TxSummary{Name: name, Count: int64(len(us)), Histogram: scripttest.Histogram(t, us)})
+	}
+	must(repo.SaveRunResult(ctx, id, res))
+	for i := range 12 {
+		phase := metrics.PhaseMeasure
+		if i < 2 {
+			phase = metrics.PhaseRampup
+		}
+		tpm := 95000.0 + float64(i%3)*1500
+		if i == 5 || i == 6 {
+			tpm = 52000 // the Lock spike
+		}
+		must(repo.AddInterval(ctx, id, metrics.Interval{Seq: i + 1, Phase: phase, Elapsed: time.Duration(i+1) * 5 * time.Second,
+			Length: 5 * time.Second, TPM: tpm, NOPM: tpm * 0.45}))
+	}
+	must(repo.AppendOutput(ctx, id, "measured 50 s"))
+	must(repo.Finish(ctx, id, metrics.StatusCompleted, ""))
+	return id
+}
+
+// observeStoredRun stores what a PostgreSQL observer and a host observer
+// saw of storeRun's run: sessions mostly on CPU, a Lock spike in intervals
+// 6 and 7, a gap in interval 9, a requested checkpoint in interval 4.
+func observeStoredRun(t *testing.T, repo *jobs.Repo, id int64) {
+	t.Helper()
+	ctx := context.Background()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(repo.SaveObserverStart(ctx, id, 0, "PostgreSQL sessions and statistics", observe.Start{
+		Server: "PostgreSQL 16.4", Uptime: 26 * time.Hour,
+		Settings: []observe.Setting{
+			{Name: "shared_buffers", Value: "1GB", Source: "configuration file"},
+			{Name: "max_connections", Value: "200", Source: "configuration file"},
+			{Name: "synchronous_commit", Value: "off", Source: "configuration file"},
+			{Name: "work_mem", Value: "16MB", Source: "session"},
+		},
+	}))
+	must(repo.SaveObserverStart(ctx, id, 1, "client and database host", observe.Start{}))
+	for i := range 12 {
+		seq, f := i+1, float64(i%4)
+		s := observe.Snapshot{Elapsed: time.Duration(seq) * 5 * time.Second, Length: 5 * time.Second, Samples: 50,
+			Waits: []observe.Wait{
+				{Class: "CPU", AAS: 3 + 0.2*f},
+				{Class: "IO", Event: "DataFileRead", AAS: 0.6 - 0.1*f},
+				{Class: "LWLock", Event: "WALWrite", AAS: 0.3},
+				{Class: "Client", Event: "ClientRead", AAS: 0.2},
+				{Class: "Lock", Event: "tuple", AAS: 0.05},
+			},
+			Counters: []observe.Counter{
+				{Source: "pg_stat_database", Name: "xact_commit", Kind: observe.Delta, Value: 8000 + 100*f},
+				{Source: "pg_stat_database", Name: "blks_hit", Kind: observe.Delta, Unit: "blocks", Value: 995000},
+				{Source: "pg_stat_database", Name: "blks_read", Kind: observe.Delta, Unit: "blocks", Value: 5000},
+			},
+		}
+		if seq == 6 || seq == 7 {
+			s.Waits = append(s.Waits, observe.Wait{Class: "Lock", Event: "transactionid", AAS: 2.5})
+			s.Waits[0].AAS = 1.2
+		}
+		if seq == 4 {
+			s.Counters = append(s.Counters, observe.Counter{Source: "pg_stat_checkpointer", Name: "num_requested", Kind: observe.Delta, Value: 1})
+		}
+		if seq == 9 {
+			s.Samples, s.Gap = 20, "server went away: connection refused"
+			for k := range s.Waits {
+				s.Waits[k].AAS *= 0.4
+			}
+		}
+		must(repo.AppendObserved(ctx, id, 0, seq, s))
+		must(repo.AppendObserved(ctx, id, 1, seq, observe.Snapshot{Elapsed: s.Elapsed, Length: s.Length, Counters: []observe.Counter{
+			{Source: observe.SourceOSCPU, Name: "user_pct", Kind: observe.Gauge, Unit: "%", Value: 52 + f},
+			{Source: observe.SourceOSCPU, Name: "sys_pct", Kind: observe.Gauge, Unit: "%", Value: 14},
+			{Source: observe.SourceOSCPU, Name: "iowait_pct", Kind: observe.Gauge, Unit: "%", Value: 3},
+			{Source: observe.SourceOSDisk, Name: "mbps", Kind: observe.Gauge, Unit: "MB/s", Value: 38.5},
+		}}))
+	}
+	must(repo.SaveObserverCost(ctx, id, 0, observe.Cost{Samples: 580, Queries: 640, QueryTime: 700 * time.Millisecond, Reconnects: 1, ServerShare: 0.003}))
+	must(repo.SaveObserverCost(ctx, id, 1, observe.Cost{Samples: 12}))
 }

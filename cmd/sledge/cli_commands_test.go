@@ -136,9 +136,9 @@ func completedRuns(t *testing.T) int {
 // notices are what the commands without a Sledge equivalent print, once
 // each, in both front ends.
 var commandNotices = []string{
-	`Notice: metstart: Sledge does not sample OS CPU metrics \(no metrics agent\); each run records Sledge's own client CPU per transaction \(sledge jobs show ID\)`,
-	`Notice: metstatus: CPU Metrics are not running on \S+ \(Sledge has no metrics agent\)`,
-	`Notice: metstop: No Metrics Agent detected on id: localhost:10000 \(Sledge has no metrics agent\)`,
+	`Notice: metstart: Sledge observes the database server and this host during every run \(wait events, server statistics, settings, CPU, memory, disk and network\) and stores it with the job \(jobs ID metrics\); no metrics agent to start`,
+	`Notice: metstatus: Sledge observes the database server and \S+ during every run \(jobs ID metrics\); no metrics agent runs`,
+	`Notice: metstop: Sledge observes the database server and this host during every run \(jobs ID metrics\), without a metrics agent \(id: localhost:10000\); nothing to stop`,
 	`Notice: tcstart: Sledge records the transaction count of every run \(jobs ID tcount\); no counter thread to start`,
 	`Transaction Counter thread running \(Sledge records it with every run: jobs ID tcount\)`,
 	`Stopping Transaction Counter`,

@@ -37,6 +37,7 @@ func TestFlagHelpNamesEveryForm(t *testing.T) {
 		"isolation": {"read-committed", "repeatable-read", "serializable"},
 		"exec-mode": {"prepared", "simple"},
 		"pacing":    {"off", "spec"},
+		"metrics":   {"on", "off", "pg_stat_activity", "SHOW GLOBAL STATUS", "performance_schema", "/proc", "read-only"},
 		"loader":    {"stream", "insert"},
 		"format":    {"text", "json"},
 		"kind":      config.Kinds,
@@ -45,8 +46,8 @@ func TestFlagHelpNamesEveryForm(t *testing.T) {
 	for _, c := range []struct{ cmd, flag string }{
 		{"build", "db"}, {"run", "db"}, {"check", "db"}, {"drop", "db"},
 		{"build", "workload"}, {"run", "workload"}, {"check", "workload"}, {"drop", "workload"}, {"datagen", "workload"},
-		{"run", "mode"}, {"run", "isolation"}, {"run", "exec-mode"}, {"run", "pacing"}, {"build", "loader"},
-		{"jobs", "format"}, {"jobs", "kind"}, {"jobs", "status"}, {"jobs show", "format"},
+		{"run", "mode"}, {"run", "isolation"}, {"run", "exec-mode"}, {"run", "pacing"}, {"run", "metrics"}, {"build", "loader"},
+		{"jobs", "format"}, {"jobs", "kind"}, {"jobs", "status"}, {"jobs show", "format"}, {"jobs diff", "format"},
 	} {
 		usage := flag(c.cmd, c.flag).Usage
 		for _, want := range forms[c.flag] {

@@ -115,6 +115,13 @@ paced (the last think time is not waited).
 With --workload tproch: the TPROC-H power test (and with --streams N the
 throughput test), reporting per-query times and the geometric mean.
 
+While it runs (unless --metrics off), Sledge observes the database server
+and this host on one extra read-only connection and stores what it saw with
+the job, cut at every --interval: what the server's sessions waited on,
+its statistics as deltas, its settings, and the CPU, memory, disk and
+network of this host (and of the database's, when it is this one). Nothing
+is installed on or written to the server; sledge jobs ID metrics shows it.
+
 Ctrl-C stops the run cleanly and keeps what was measured, marked interrupted.
 
 With no --db, the embedded SQLite database is used and built with one
@@ -164,6 +171,8 @@ warehouse first if it does not exist.`,
 	fl.IntVar(&s.QuerySets, "query-sets", s.QuerySets, "TPROC-H: times each throughput stream runs its 22 queries")
 	fl.BoolVar(&s.Refresh, "refresh", s.Refresh, "TPROC-H: run the refresh functions (RF1 and RF2 around the power test, a refresh stream in the throughput test); they change the data for good")
 	fl.BoolVar(&s.Validation, "validate", s.Validation, "TPROC-H: use the specification's validation parameters for every query")
+	fl.StringVar(&s.Metrics, "metrics", s.Metrics, "on: observe the database server and the hosts during the run, read-only on one extra connection, and store it with the job (sledge jobs ID metrics): PostgreSQL's pg_stat_activity sampled --metrics-rate times a second for wait events, its statistics as deltas per interval and its settings; MariaDB/MySQL's processlist, SHOW GLOBAL STATUS deltas and performance_schema waits; this host's CPU, memory, disk and network from /proc. off: observe nothing")
+	fl.Float64Var(&s.MetricsRate, "metrics-rate", s.MetricsRate, "with --metrics on: samples per second of the server's sessions (pg_stat_activity, the processlist), at most 100")
 	return cmd
 }
 

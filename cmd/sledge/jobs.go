@@ -55,7 +55,7 @@ func newJobsCmd(g *globals) *cobra.Command {
 	f := &listFlags{}
 	cmd := &cobra.Command{
 		Use:   "jobs",
-		Short: "List, show and delete the recorded jobs",
+		Short: "List, show, compare and delete the recorded jobs",
 		Long: `Every build, run, check and drop is recorded in the jobs repository with its
 settings, console output, interval series and results. With no subcommand,
 list the jobs, newest first.
@@ -72,6 +72,7 @@ in UTC.`,
   sledge jobs --kind run --status completed --limit 10
   sledge jobs show 12
   sledge jobs show 12 result --format json
+  sledge jobs diff 12 15
   sledge jobs delete 3 4 5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runJobsList(cmd, g, f) },
@@ -88,7 +89,7 @@ in UTC.`,
 	}
 	addListFlags(list, lf)
 
-	cmd.AddCommand(list, newJobsShowCmd(g), newJobsDeleteCmd(g))
+	cmd.AddCommand(list, newJobsShowCmd(g), newJobsDiffCmd(g), newJobsDeleteCmd(g))
 	return cmd
 }
 
@@ -179,10 +180,20 @@ object of ` + "`sledge jobs --format json`" + `; build an object with warehouses
 workers, rows, seconds, rows_per_s and tables; check an array of name,
 description, passed, skipped, violations, note; the summary an object with
 job, result, build and check (null when absent). A TPROC-H run's result is
-its own object (queries, refreshes, stream totals, power, throughput …).`,
+its own object (queries, refreshes, stream totals, power, throughput …).
+A run's result has observed: what the observers saw of the server and hosts
+over the measured window (an array observers, each with name, server, aas,
+cpu_aas, cpu_share, waits of class, event, aas, share, commits_per_s,
+buffer_hit_pct, checkpoints, host_cpu_*_pct, host_disk_mbps, gaps, cost and
+notes; a figure not measured is null), or null with observed_unavailable
+saying why. metrics is an array of observers (name, server, uptime_s, notes,
+settings, cost, intervals of elapsed_s, length_s, samples, gap, waits,
+statements and counters of source, name, kind, unit, value); settings an
+array of observer, server, name, value, source.`,
 		Example: `  sledge jobs show 12
   sledge jobs show 12 result --format json
-  sledge jobs show 12 tcount`,
+  sledge jobs show 12 tcount
+  sledge jobs show 12 metrics`,
 		Args: cobra.RangeArgs(1, 2),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) == 1 {

@@ -27,6 +27,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/engine"
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/observe"
 	"github.com/sledge-bench/sledge/internal/output"
 	"github.com/sledge-bench/sledge/internal/report"
 	"github.com/sledge-bench/sledge/internal/workload"
@@ -57,6 +58,10 @@ type Options struct {
 	// serve): applied before anything is parsed, created or dialled; a
 	// target outside it is a *PolicyError. Nil allows any target.
 	Targets *TargetPolicy
+	// Observers builds the observers of a run whose spec has metrics on
+	// (tests give fakes); nil: RunObservers, the database server's and
+	// this host's.
+	Observers func(db.Target, config.Spec) []observe.Observer
 }
 
 // Service runs jobs. It is safe for concurrent use.
@@ -697,7 +702,15 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 		// The spec's ramp-up and duration are not used (config.Spec.Iterations).
 		cfg.Iterations, cfg.Rampup, cfg.Duration = sp.Iterations, 0, 0
 	}
+	// The observers start before the run's clock and are cut at each of
+	// its intervals, on their own connections and goroutines: never in a
+	// VU's transaction.
+	obs := e.startObservers(ctx)
+	if obs != nil {
+		e.out.Add(obs)
+	}
 	res, err := engine.Run(ctx, run, cfg, e.out)
+	obs.stop()
 	if err != nil {
 		return Outcome{Status: metrics.StatusFailed, Err: fmt.Errorf("run: %w", err)}
 	}
@@ -705,6 +718,7 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 	res.Pacing = sp.PacingFactor()
 	var b bytes.Buffer
 	_ = report.RunResult(&b, e.p.wl.Title(), e.id, e.p.target.String(), version, res, cfg.InProcessDB)
+	e.observedBlock(ctx, &b, obs)
 	e.out.Text(b.String())
 	if err := e.repo().SaveRunResult(context.WithoutCancel(ctx), e.id, res); err != nil {
 		e.warn("the result", err)
@@ -716,7 +730,13 @@ func (e *execution) runAnalytic(ctx context.Context, a workload.Analytic) Outcom
 	if c, err := e.session(ctx, "sledge"); err == nil {
 		c.Close(context.Background())
 	}
-	res, err := a.RunAnalytic(ctx, e.env(), e.p.spec)
+	var (
+		res *metrics.AnalyticResult
+		err error
+	)
+	// An analytic run has no monitor intervals: its observers are cut once,
+	// at its end.
+	obs := e.observeRun(ctx, func() { res, err = a.RunAnalytic(ctx, e.env(), e.p.spec) })
 	if res == nil {
 		return failed(ctx, err)
 	}
@@ -725,6 +745,7 @@ func (e *execution) runAnalytic(ctx context.Context, a workload.Analytic) Outcom
 	}
 	var b bytes.Buffer
 	_ = report.Analytic(&b, e.id, e.p.target.String(), res)
+	e.observedBlock(ctx, &b, obs)
 	e.out.Text(b.String())
 	return Outcome{Status: res.Status, Err: err, Analytic: res}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/observe"
 )
 
 // Job kinds.
@@ -96,6 +97,13 @@ type Spec struct {
 	// Validation runs every query with the specification's validation
 	// parameters and checks the answers.
 	Validation bool `json:"validate,omitempty"`
+
+	// Metrics says whether a run observes the database server and the
+	// hosts while it runs (internal/observe): "on" or "off".
+	Metrics string `json:"metrics,omitempty"`
+	// MetricsRate is how many times a second the server's sessions are
+	// sampled for what they wait on.
+	MetricsRate float64 `json:"metrics_rate,omitempty"`
 }
 
 // Defaults of the settings whose zero value is not their default.
@@ -111,6 +119,12 @@ const (
 	DefaultMode        = "auto"
 	DefaultExecMode    = "prepared"
 	DefaultPacing      = "off"
+	DefaultMetrics     = "on"
+	// DefaultMetricsRate is observe.DefaultRate.
+	DefaultMetricsRate = observe.DefaultRate
+	// MaxMetricsRate bounds MetricsRate: faster sampling costs the server
+	// more than it tells.
+	MaxMetricsRate = 100
 	// DefaultBuildSeed makes builds reproducible by default: two databases
 	// built with the same size hold the same rows.
 	DefaultBuildSeed = 1
@@ -139,6 +153,8 @@ func New(kind string) Spec {
 		Pacing:      DefaultPacing,
 		PacingScale: DefaultPacingScale,
 		QuerySets:   DefaultQuerySets,
+		Metrics:     DefaultMetrics,
+		MetricsRate: DefaultMetricsRate,
 	}
 }
 
@@ -282,6 +298,8 @@ func (s Spec) Validate() error {
 		add(s.ClientCPUs < 0, "client_cpus", "must not be negative (got %d)", s.ClientCPUs)
 		add(s.Streams < 0, "streams", "must not be negative (got %d)", s.Streams)
 		add(s.QuerySets < 1, "query_sets", "must be at least 1 (got %d)", s.QuerySets)
+		add(!oneOf(s.Metrics, "on", "off"), "metrics", "%q: want on or off", s.Metrics)
+		add(!(s.MetricsRate > 0 && s.MetricsRate <= MaxMetricsRate), "metrics_rate", "must be in (0, %d] samples per second (got %g)", MaxMetricsRate, s.MetricsRate)
 	}
 	if len(errs) == 0 {
 		return nil

@@ -10,7 +10,8 @@ func TestNewFillsDefaults(t *testing.T) {
 	s := New(KindRun)
 	want := Spec{Kind: KindRun, Workload: "tprocc", Warehouses: 1, Scale: 1, VU: 4,
 		Rampup: Duration(10 * time.Second), Duration: Duration(time.Minute), Interval: Duration(10 * time.Second),
-		Mode: "auto", ExecMode: "prepared", Pacing: "off", PacingScale: 1, QuerySets: 1}
+		Mode: "auto", ExecMode: "prepared", Pacing: "off", PacingScale: 1, QuerySets: 1,
+		Metrics: "on", MetricsRate: 10}
 	if s != want {
 		t.Errorf("New(run) = %+v\nwant %+v", s, want)
 	}
@@ -63,6 +64,11 @@ func TestValidateFieldErrors(t *testing.T) {
 		{"client_cpus", KindRun, func(s *Spec) { s.ClientCPUs = -2 }, "client_cpus", "negative"},
 		{"streams", KindRun, func(s *Spec) { s.Streams = -1 }, "streams", "negative"},
 		{"query_sets", KindRun, func(s *Spec) { s.QuerySets = 0 }, "query_sets", "at least 1"},
+		{"metrics", KindRun, func(s *Spec) { s.Metrics = "yes" }, "metrics", "on or off"},
+		{"metrics empty", KindRun, func(s *Spec) { s.Metrics = "" }, "metrics", `""`},
+		{"metrics_rate zero", KindRun, func(s *Spec) { s.MetricsRate = 0 }, "metrics_rate", "(0, 100]"},
+		{"metrics_rate negative", KindRun, func(s *Spec) { s.MetricsRate = -1 }, "metrics_rate", "(got -1)"},
+		{"metrics_rate too fast", KindRun, func(s *Spec) { s.MetricsRate = 101 }, "metrics_rate", "(0, 100]"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := New(c.kind)
@@ -158,8 +164,14 @@ func TestDecode(t *testing.T) {
 		t.Errorf("decoded %+v", s)
 	}
 	// What the body leaves out keeps its default.
-	if s.Interval.D() != DefaultInterval || s.Mode != DefaultMode || s.QuerySets != 1 {
+	if s.Interval.D() != DefaultInterval || s.Mode != DefaultMode || s.QuerySets != 1 ||
+		s.Metrics != "on" || s.MetricsRate != DefaultMetricsRate {
 		t.Errorf("defaults lost: %+v", s)
+	}
+	// Metrics off, and a rate the body gives, are kept.
+	if s, err := Decode([]byte(`{"kind":"run","metrics":"off","metrics_rate":2.5}`)); err != nil ||
+		s.Metrics != "off" || s.MetricsRate != 2.5 || s.Validate() != nil {
+		t.Errorf("metrics off at 2.5/s: %+v %v", s, err)
 	}
 	// A zero the body gives is a zero, refused as the CLI refuses --vu 0.
 	s, err = Decode([]byte(`{"kind":"run","vu":0,"duration":30}`))

@@ -57,7 +57,7 @@ const busyTimeoutMS = 30000
 // migrations are the schema scripts in order: migrations[i] brings the
 // repository from user_version i to i+1. Append, never edit. An array, so
 // that SchemaVersion is a constant.
-var migrations = [...]string{schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7}
+var migrations = [...]string{schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8}
 
 //go:embed schema_v1.sql
 var schemaV1 string
@@ -79,6 +79,9 @@ var schemaV6 string
 
 //go:embed schema_v7.sql
 var schemaV7 string
+
+//go:embed schema_v8.sql
+var schemaV8 string
 
 // SchemaVersion is the schema version this build of Sledge writes.
 const SchemaVersion = len(migrations)
@@ -680,6 +683,7 @@ func (r *Repo) reapAbandoned(ctx context.Context, id int64) error {
 // childTables are deleted explicitly by Delete, children before parents, so
 // that deleting works even on a connection without foreign keys enforced.
 var childTables = []string{
+	"job_wait", "job_statement", "job_counter", "job_observed", "job_setting", "job_observer_note", "job_observer",
 	"job_interval_tx", "job_interval_vu", "job_interval", "job_timing", "job_error", "job_retry", "job_audit", "job_result",
 	"job_outage_lost", "job_outage", "job_connection_event", "job_idle_interval", "job_monitor_gap", "job_disruption",
 	"job_tproch_query", "job_tproch_refresh", "job_tproch_result",

@@ -452,6 +452,7 @@ func TestDeleteRemovesEverything(t *testing.T) {
 		must(r.SaveBuildResult(ctx, id, BuildResult{Tables: map[string]int64{"t": 1}}))
 		must(r.SaveCheck(ctx, id, []CheckItem{{Name: "c"}}))
 		must(r.SaveAnalyticResult(ctx, id, sampleAnalyticResult()))
+		saveObservations(t, r, id, sampleObservations())
 		return id
 	}
 	victim, keep := fill(), fill()

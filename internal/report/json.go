@@ -125,6 +125,11 @@ type ResultJSON struct {
 	// run's order of the names (JSON objects are unordered).
 	Transactions     map[string]TxJSON `json:"transactions"`
 	TransactionOrder []string          `json:"transaction_order"`
+	// Observed is what the observers saw of the server and hosts over the
+	// measured window; null when the job was not observed,
+	// ObservedUnavailable saying why (null when observed).
+	Observed            *ObservedJSON `json:"observed"`
+	ObservedUnavailable *string       `json:"observed_unavailable"`
 }
 
 // AuditJSON is one audited property of a run.
@@ -219,6 +224,7 @@ func ToResult(id int64, r *metrics.RunResult) ResultJSON {
 		Warnings: append([]string{}, r.Warnings...), Audit: []AuditJSON{},
 		Disruption: ToDisruption(r.Disruption),
 	}
+	out.WithObserved(nil, nil) // until the caller adds the job's observations
 	if r.HasDBCheck {
 		n, rate, agree, allowed := r.DBNewOrders, Float(r.NOPMDBCheck), r.DBCheckAgree, r.DBCheckAllowance
 		out.DBNewOrders, out.NOPMDBCheck, out.DBCheckAgree, out.DBCheckAllowance = &n, &rate, &agree, &allowed

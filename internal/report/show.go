@@ -22,6 +22,7 @@ type Store interface {
 	Output(ctx context.Context, id int64) ([]jobs.OutputLine, error)
 	Build(ctx context.Context, id int64) (*jobs.BuildResult, error)
 	Check(ctx context.Context, id int64) ([]jobs.CheckItem, error)
+	Observations(ctx context.Context, id int64) ([]jobs.Observation, error)
 }
 
 var _ Store = (*jobs.Repo)(nil)
@@ -37,6 +38,8 @@ var Sections = []struct{ Name, Help string }{
 	{"system", "the client machine: host, CPUs, OS, Go and Sledge versions"},
 	{"build", "the build's result: rows loaded, speed, rows per table"},
 	{"check", "the consistency conditions checked and their outcome"},
+	{"metrics", "what the server and hosts did per interval: active sessions by wait class, key counters"},
+	{"settings", "the server settings in force when the job started"},
 }
 
 // Show writes one section of job j (one of Sections; "" for the summary: the
@@ -83,10 +86,37 @@ func Show(ctx context.Context, w io.Writer, s Store, j jobs.Job, section string,
 			}
 			return Timing(w, res)
 		}
-		if asJSON {
-			return WriteJSON(w, ToResult(j.ID, res))
+		obs, ivs, err := observations(ctx, s, j)
+		if err != nil {
+			return err
 		}
-		return StoredRunResult(w, workload.Title(j.Workload), j, res)
+		if asJSON {
+			out := ToResult(j.ID, res)
+			out.WithObserved(obs, ivs)
+			return WriteJSON(w, out)
+		}
+		if err := StoredRunResult(w, workload.Title(j.Workload), j, res); err != nil {
+			return err
+		}
+		return ObservedBlock(w, Summarize(obs, ivs))
+	case "metrics", "settings":
+		obs, err := s.Observations(ctx, j.ID)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			if section == "settings" {
+				return WriteJSON(w, ToSettings(obs))
+			}
+			return WriteJSON(w, ToObservations(obs)) // [] for none, as tcount
+		}
+		if len(obs) == 0 {
+			return NoSection(j, "server metrics ("+NotObserved+")")
+		}
+		if section == "settings" {
+			return SettingsText(w, obs)
+		}
+		return ObservationsText(w, obs)
 	case "tcount":
 		ivs, err := s.Intervals(ctx, j.ID)
 		if err != nil {
@@ -193,7 +223,12 @@ func summary(ctx context.Context, w io.Writer, s Store, j jobs.Job, asJSON bool)
 			sum.Analytic = &a
 		}
 		if res != nil {
+			obs, ivs, err := observations(ctx, s, j)
+			if err != nil {
+				return err
+			}
 			r := ToResult(j.ID, res)
+			r.WithObserved(obs, ivs)
 			sum.Result = &r
 		}
 		if b != nil {
@@ -211,6 +246,13 @@ func summary(ctx context.Context, w io.Writer, s Store, j jobs.Job, asJSON bool)
 	if res != nil {
 		fmt.Fprintln(w)
 		if err := StoredRunResult(w, workload.Title(j.Workload), j, res); err != nil {
+			return err
+		}
+		obs, ivs, err := observations(ctx, s, j)
+		if err != nil {
+			return err
+		}
+		if err := ObservedBlock(w, Summarize(obs, ivs)); err != nil {
 			return err
 		}
 	}
@@ -233,4 +275,18 @@ func summary(ctx context.Context, w io.Writer, s Store, j jobs.Job, asJSON bool)
 		}
 	}
 	return nil
+}
+
+// observations reads what the job's observers saw and the run's interval
+// series, which places their intervals in the measured window.
+func observations(ctx context.Context, s Store, j jobs.Job) ([]jobs.Observation, []metrics.Interval, error) {
+	obs, err := s.Observations(ctx, j.ID)
+	if err != nil || len(obs) == 0 {
+		return nil, nil, err
+	}
+	ivs, err := s.Intervals(ctx, j.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return obs, ivs, nil
 }

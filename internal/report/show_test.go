@@ -34,6 +34,7 @@ type fakeStore struct {
 	output   []jobs.OutputLine
 	build    *jobs.BuildResult
 	check    []jobs.CheckItem
+	obs      []jobs.Observation
 	err      error
 }
 
@@ -51,6 +52,9 @@ func (s *fakeStore) System(context.Context, int64) (map[string]string, error) { 
 func (s *fakeStore) Output(context.Context, int64) ([]jobs.OutputLine, error) { return s.output, s.err }
 func (s *fakeStore) Build(context.Context, int64) (*jobs.BuildResult, error)  { return s.build, s.err }
 func (s *fakeStore) Check(context.Context, int64) ([]jobs.CheckItem, error)   { return s.check, s.err }
+func (s *fakeStore) Observations(context.Context, int64) ([]jobs.Observation, error) {
+	return s.obs, s.err
+}
 
 // runStore is a finished OLTP run's data.
 func runStore() *fakeStore {
@@ -85,7 +89,7 @@ func TestSections(t *testing.T) {
 		}
 		names = append(names, s.Name)
 	}
-	if got, want := strings.Join(names, " "), "result timing tcount config status output system build check"; got != want {
+	if got, want := strings.Join(names, " "), "result timing tcount config status output system build check metrics settings"; got != want {
 		t.Errorf("sections = %s, want %s", got, want)
 	}
 }

@@ -247,8 +247,7 @@ func (r *run) metricsChart(j jobs.Job) (chartPart, error) {
 	if err != nil || len(o) < 2 {
 		return chartPart{}, err
 	}
-	mr := r.Repo.(MetricsRepository) // metricsObject found samples
-	samples, err := mr.Metrics(r.ctx, j.ID)
+	samples, err := r.metricSamples(j)
 	if err != nil || len(samples) < 2 {
 		return chartPart{}, err
 	}

@@ -623,8 +623,10 @@ proc tcset {args} {
     puts "Notice: tcset $key: kept for print tcconf; Sledge samples the count at each run's own interval"
 }
 
-# CPU metrics: HammerDB's metrics agent samples the OS (mpstat). Sledge has
-# no agent; each run records Sledge's own client CPU per transaction.
+# CPU metrics: HammerDB's metrics agent samples the OS (mpstat) when asked.
+# Sledge needs no agent: every run observes the database server and this
+# host (unless its spec says metrics off) and stores it with the job, so
+# metstart and metstop only say so and the script goes on.
 proc metset {args} {
     set usage {Usage: metset [agent_hostname|agent_id] value}
     if {[llength $args] != 2} { puts $usage; return }
@@ -640,13 +642,13 @@ proc metset {args} {
     ::sledge::setgeneric metrics $key $val
 }
 proc metstart {} {
-    puts "Notice: metstart: Sledge does not sample OS CPU metrics (no metrics agent); each run records Sledge's own client CPU per transaction (sledge jobs show ID)"
+    puts "Notice: metstart: Sledge observes the database server and this host during every run (wait events, server statistics, settings, CPU, memory, disk and network) and stores it with the job (jobs ID metrics); no metrics agent to start"
 }
 proc metstatus {} {
-    puts "Notice: metstatus: CPU Metrics are not running on [info hostname] (Sledge has no metrics agent)"
+    puts "Notice: metstatus: Sledge observes the database server and [info hostname] during every run (jobs ID metrics); no metrics agent runs"
 }
 proc metstop {} {
-    puts "Notice: metstop: No Metrics Agent detected on id: [::sledge::generic metrics agent_hostname]:[::sledge::generic metrics agent_id] (Sledge has no metrics agent)"
+    puts "Notice: metstop: Sledge observes the database server and this host during every run (jobs ID metrics), without a metrics agent (id: [::sledge::generic metrics agent_hostname]:[::sledge::generic metrics agent_id]); nothing to stop"
 }
 
 # The web service: `sledge serve` answers HammerDB's /jobs endpoints.
@@ -801,10 +803,10 @@ set ::sledge::help {
     jobs {jobs ?jobid? ?option? ...} {HammerDB's jobs queries over Sledge's repository (help jobs); job is an alias}
     librarycheck {librarycheck} {connect to every configured database and print its version}
     loadscript {loadscript} {select Sledge's built-in driver (nothing to load)}
-    metset {metset [agent_hostname|agent_id] value} {kept for HammerDB scripts; Sledge has no metrics agent}
-    metstart {metstart} {notice: Sledge does not sample OS CPU metrics; runs record client CPU}
-    metstatus {metstatus} {CPU Metrics are not running (no metrics agent)}
-    metstop {metstop} {no metrics agent to stop}
+    metset {metset [agent_hostname|agent_id] value} {kept for HammerDB scripts; Sledge needs no metrics agent}
+    metstart {metstart} {notice: every run observes the server and this host (jobs ID metrics)}
+    metstatus {metstatus} {notice: every run observes the server and this host (jobs ID metrics)}
+    metstop {metstop} {notice: no metrics agent to stop; the script goes on}
     numberOfCPUs {numberOfCPUs} {the number of CPUs (what vuset vu vcpu uses)}
     pipe {pipe ?pipeid?} {notice: Sledge has no CI pipeline service}
     pipes {pipes ?pipeid?} {notice: Sledge has no CI pipeline service}

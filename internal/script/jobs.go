@@ -34,6 +34,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/observe"
 )
 
 // Repository is what the command reads (and, for delete, changes).
@@ -70,13 +71,22 @@ type MetricSample struct {
 	IOPS, MBps          float64
 }
 
-// MetricsRepository is a Repository that also keeps server/OS metric
-// samples of its jobs. Sledge's repository does not yet (jobs ID metrics
-// answers HammerDB's "no metric data"); one that does is answered in
-// HammerDB's metrics shape without any other change.
+// MetricsRepository is a Repository that keeps server/OS metric samples of
+// its jobs in HammerDB's terms; jobs ID metrics answers from them in
+// HammerDB's metrics shape.
 type MetricsRepository interface {
 	Metrics(ctx context.Context, id int64) ([]MetricSample, error)
 }
+
+// ObservationRepository is a Repository that keeps what the observers saw
+// during a run, as Sledge's does: jobs ID metrics answers from its host
+// observer's counters (see ObservedSamples) when the repository is not a
+// MetricsRepository.
+type ObservationRepository interface {
+	Observations(ctx context.Context, id int64) ([]jobs.Observation, error)
+}
+
+var _ ObservationRepository = (*jobs.Repo)(nil)
 
 // Formats of "jobs format".
 const (
@@ -1332,13 +1342,9 @@ func (r *run) metrics(j jobs.Job) error {
 // metricsObject is HammerDB's metrics shape (time → usr% sys% irq% idle%
 // iops mbps, the first sample of a second kept); nil without samples.
 func (r *run) metricsObject(j jobs.Job) (object, error) {
-	mr, ok := r.Repo.(MetricsRepository)
-	if !ok {
-		return nil, nil
-	}
-	samples, err := mr.Metrics(r.ctx, j.ID)
+	samples, err := r.metricSamples(j)
 	if err != nil {
-		return nil, fmt.Errorf("jobs: metrics of job %d: %w", j.ID, err)
+		return nil, err
 	}
 	seen := map[string]bool{}
 	var o object
@@ -1352,6 +1358,93 @@ func (r *run) metricsObject(j jobs.Job) (object, error) {
 			{"idle%", number(m.Idle, 2)}, {"iops", number(m.IOPS, 2)}, {"mbps", number(m.MBps, 2)}})
 	}
 	return o, nil
+}
+
+// metricSamples are job j's server/OS samples: the repository's own
+// (MetricsRepository), or its host observer's intervals; none when it
+// keeps neither.
+func (r *run) metricSamples(j jobs.Job) ([]MetricSample, error) {
+	switch repo := r.Repo.(type) {
+	case MetricsRepository:
+		samples, err := repo.Metrics(r.ctx, j.ID)
+		if err != nil {
+			return nil, fmt.Errorf("jobs: metrics of job %d: %w", j.ID, err)
+		}
+		return samples, nil
+	case ObservationRepository:
+		obs, err := repo.Observations(r.ctx, j.ID)
+		if err != nil {
+			return nil, fmt.Errorf("jobs: metrics of job %d: %w", j.ID, err)
+		}
+		return ObservedSamples(obs, jobStart(j)), nil
+	}
+	return nil, nil
+}
+
+// ObservedSamples are HammerDB's metric samples from a job's observations
+// (start is when the job started): one per interval of a host observer
+// (os.cpu user_pct, sys_pct, irq_pct, idle_pct; os.disk iops, mbps). The
+// database's host is what HammerDB's metrics agent watches, so an observer
+// named for it ("database host", "client and database host") is preferred
+// to the first host observer. An interval lacking any of the figures (the
+// host could not be read) is left out, as HammerDB's agent leaves out a
+// sample it did not take: a figure is never made up as 0.
+func ObservedSamples(obs []jobs.Observation, start time.Time) []MetricSample {
+	var host *jobs.Observation
+	for i := range obs {
+		if !observesHost(obs[i]) {
+			continue
+		}
+		if host == nil || strings.Contains(obs[i].Name, "database") && !strings.Contains(host.Name, "database") {
+			host = &obs[i]
+		}
+	}
+	if host == nil {
+		return nil
+	}
+	var out []MetricSample
+	for _, s := range host.Intervals {
+		v := map[string]float64{}
+		for _, c := range s.Counters {
+			if c.Source == observe.SourceOSCPU || c.Source == observe.SourceOSDisk {
+				v[c.Source+"/"+c.Name] = c.Value
+			}
+		}
+		fig := func(source, name string) (float64, bool) {
+			x, ok := v[source+"/"+name]
+			return x, ok && !math.IsNaN(x)
+		}
+		m := MetricSample{At: start.Add(s.Elapsed)}
+		complete := true
+		for _, f := range []struct {
+			source, name string
+			to           *float64
+		}{
+			{observe.SourceOSCPU, "user_pct", &m.Usr}, {observe.SourceOSCPU, "sys_pct", &m.Sys},
+			{observe.SourceOSCPU, "irq_pct", &m.Irq}, {observe.SourceOSCPU, "idle_pct", &m.Idle},
+			{observe.SourceOSDisk, "iops", &m.IOPS}, {observe.SourceOSDisk, "mbps", &m.MBps},
+		} {
+			x, ok := fig(f.source, f.name)
+			complete = complete && ok
+			*f.to = x
+		}
+		if complete {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// observesHost says whether an observer watched a host's operating system.
+func observesHost(o jobs.Observation) bool {
+	for _, s := range o.Intervals {
+		for _, c := range s.Counters {
+			if c.Source == observe.SourceOSCPU {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // system is `jobs ID system`: the client machine, in HammerDB's keys.

@@ -142,6 +142,25 @@ func TestJobsGolden(t *testing.T) {
 	}
 }
 
+// TestJobsMetricsObserved answers `jobs ID metrics` from what the run's
+// host observer stored in the repository itself: the same answer as from a
+// MetricsRepository with those samples (the "metrics" golden files), and
+// HammerDB's "no metric data" for a job not observed.
+func TestJobsMetricsObserved(t *testing.T) {
+	g := newGolden(t)
+	scripttest.Observe(t, g.repo, g.f.Run)
+	for _, format := range []string{script.FormatJSON, script.FormatText} {
+		t.Run(format, func(t *testing.T) {
+			out := g.jobs(t, g.repo, format, strconv.FormatInt(g.f.Run, 10), "metrics")
+			golden(t, "metrics."+strings.ToLower(format), out.Printed)
+			out = g.jobs(t, g.repo, format, strconv.FormatInt(g.f.Failed, 10), "metrics")
+			if !strings.Contains(out.Printed, "no") || !strings.Contains(out.Printed, "metric") {
+				t.Errorf("a job not observed: %q", out.Printed)
+			}
+		})
+	}
+}
+
 // TestJobsTimingUnits recomputes `jobs ID timing` from the fixture's
 // latencies: milliseconds, but sd in microseconds (HammerDB's published
 // answers), elapsed_ms the measured window's wall time, ratio_pct the share

@@ -23,7 +23,7 @@ func TestOpenAPIDocumentCoversTheRoutes(t *testing.T) {
 		"/api/jobs": {"get", "post"}, "/api/jobs/{id}": {"get", "delete"}, "/api/jobs/{id}/stop": {"post"},
 		"/api/jobs/{id}/result": {"get"}, "/api/jobs/{id}/timing": {"get"}, "/api/jobs/{id}/series": {"get"},
 		"/api/jobs/{id}/audit": {"get"}, "/api/jobs/{id}/config": {"get"}, "/api/jobs/{id}/output": {"get"},
-		"/api/jobs/{id}/events": {"get"}, "/api/targets": {"get"},
+		"/api/jobs/{id}/events": {"get"}, "/api/jobs/{id}/observed": {"get"}, "/api/targets": {"get"},
 	}
 	for p, methods := range want {
 		for _, m := range methods {

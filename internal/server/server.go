@@ -53,6 +53,8 @@ type Store interface {
 	Intervals(ctx context.Context, id int64) ([]metrics.Interval, error)
 	Config(ctx context.Context, id int64) (map[string]string, error)
 	Output(ctx context.Context, id int64) ([]jobs.OutputLine, error)
+	// Observations is nil (and no error) for a job not observed.
+	Observations(ctx context.Context, id int64) ([]jobs.Observation, error)
 }
 
 var _ Store = (*jobs.Repo)(nil)
@@ -114,6 +116,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/jobs/{id}/audit", s.withJob(s.getAudit))
 	mux.HandleFunc("GET /api/jobs/{id}/config", s.withJob(s.getConfig))
 	mux.HandleFunc("GET /api/jobs/{id}/output", s.withJob(s.getOutput))
+	mux.HandleFunc("GET /api/jobs/{id}/observed", s.withJob(s.getObserved))
 	mux.HandleFunc("GET /api/jobs/{id}/events", s.withJob(s.events))
 	// The API's own mux answers unknown paths with 404 and known paths with
 	// the wrong method with 405 (a GET never reaches a state-changing
@@ -368,7 +371,23 @@ func (s *Server) getResult(w http.ResponseWriter, r *http.Request, j jobs.Job) {
 		apiError(w, http.StatusNotFound, "", report.NoSection(j, "result").Error())
 		return
 	}
-	writeAPI(w, http.StatusOK, report.ToResult(j.ID, res))
+	out := report.ToResult(j.ID, res)
+	// As `sledge jobs show ID result --format json`: the observers'
+	// summary over the measured window, which the interval series places.
+	obs, err := s.store.Observations(r.Context(), j.ID)
+	if err != nil {
+		apiError(w, http.StatusInternalServerError, "", err.Error())
+		return
+	}
+	var ivs []metrics.Interval
+	if len(obs) > 0 {
+		if ivs, err = s.store.Intervals(r.Context(), j.ID); err != nil {
+			apiError(w, http.StatusInternalServerError, "", err.Error())
+			return
+		}
+	}
+	out.WithObserved(obs, ivs)
+	writeAPI(w, http.StatusOK, out)
 }
 
 func (s *Server) getTiming(w http.ResponseWriter, r *http.Request, j jobs.Job) {

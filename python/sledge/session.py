@@ -820,7 +820,7 @@ class Session:
     # ---------------------------------------------------------- CPU metrics
 
     def metset(self, key=None, value=None):
-        """Kept for HammerDB scripts: Sledge has no metrics agent."""
+        """Kept for HammerDB scripts: Sledge needs no metrics agent."""
         usage = "Usage: metset [agent_hostname|agent_id] value"
         if key is None or value is None:
             self._notice(usage)
@@ -838,17 +838,23 @@ class Session:
             return
         self.dicts.setdefault("metrics", {})[key] = v
 
+    # Every run observes the database server and this host (unless its spec
+    # says metrics off) and stores it with the job: metstart and metstop
+    # only say so, and the script goes on.
+
     def metstart(self):
-        self._notice("Notice: metstart: Sledge does not sample OS CPU metrics (no metrics agent); each run records "
-                     "Sledge's own client CPU per transaction (sledge jobs show ID)")
+        self._notice("Notice: metstart: Sledge observes the database server and this host during every run "
+                     "(wait events, server statistics, settings, CPU, memory, disk and network) and stores it "
+                     "with the job (jobs ID metrics); no metrics agent to start")
 
     def metstatus(self):
-        self._notice("Notice: metstatus: CPU Metrics are not running on %s (Sledge has no metrics agent)"
-                     % socket.gethostname())
+        self._notice("Notice: metstatus: Sledge observes the database server and %s during every run "
+                     "(jobs ID metrics); no metrics agent runs" % socket.gethostname())
 
     def metstop(self):
-        self._notice("Notice: metstop: No Metrics Agent detected on id: %s:%s (Sledge has no metrics agent)" % (
-            self._generic("metrics", "agent_hostname"), self._generic("metrics", "agent_id")))
+        self._notice("Notice: metstop: Sledge observes the database server and this host during every run "
+                     "(jobs ID metrics), without a metrics agent (id: %s:%s); nothing to stop" % (
+                         self._generic("metrics", "agent_hostname"), self._generic("metrics", "agent_id")))
 
     # ---------------------------------------------------------- web service
 

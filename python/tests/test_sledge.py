@@ -884,7 +884,7 @@ def test_tclpy_runs_hammerdb_commands_in_tcl_and_redirects_their_output(tcl, fak
     assert captured.startswith("TRANSACTION RESPONSE TIMES\n" + json.dumps(TIMING) + "\nHAMMERDB RESULT\n[\n")
     assert json.loads(captured.split("HAMMERDB RESULT\n", 1)[1]) == result
     stdout = capsys.readouterr().out
-    assert stdout.startswith("python, not redirected\nNotice: metstatus: CPU Metrics are not running on ")
+    assert stdout.startswith("python, not redirected\nNotice: metstatus: Sledge observes the database server and ")
     assert "NEWORD" not in stdout
 
 
@@ -964,8 +964,9 @@ def test_script_commands_and_modes(fake, tmp_path, capsys):
         "Notice: custommonitor timed: Sledge cannot run custom scripts, so there is no monitor virtual user to add",
         "Notice: pipes: Sledge has no CI pipeline service (HammerDB's GitHub-webhook database builds); nothing done",
         "Notice: cipush: Sledge has no CI pipeline service (HammerDB's GitHub-webhook database builds); nothing done",
-        "Notice: metstart: Sledge does not sample OS CPU metrics (no metrics agent); each run records Sledge's own "
-        "client CPU per transaction (sledge jobs show ID)",
+        "Notice: metstart: Sledge observes the database server and this host during every run (wait events, "
+        "server statistics, settings, CPU, memory, disk and network) and stores it with the job (jobs ID metrics); "
+        "no metrics agent to start",
     ]
     h.dbset("bm", "TPROC-H")
     h.steprun()
@@ -989,7 +990,8 @@ def test_generic_settings_tc_metrics_webservice(fake, capsys):
     assert "Transaction Counter unique log name set to 1\n" in out
     assert "Log to temp must be 0 or 1\nTransaction Counter log to temp set to 0\n" in out
     assert "agent_id be an integer\nsetting to value: 10000\nMetrics agent id set to 10000\n" in out
-    assert "Notice: metstop: No Metrics Agent detected on id: db1:10000 (Sledge has no metrics agent)\n" in out
+    assert ("Notice: metstop: Sledge observes the database server and this host during every run (jobs ID metrics), "
+            "without a metrics agent (id: db1:10000); nothing to stop\n") in out
     assert out.endswith("Error: Web Service port should be an integer\nSetting Web Service port to 1\n"
                         "Web Service Port set to 1\n")
     assert h.print_("tcconf", echo=False) == (

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/observe"
 	"github.com/sledge-bench/sledge/internal/script"
 )
 
@@ -176,4 +177,44 @@ func (m WithMetrics) Metrics(_ context.Context, id int64) ([]script.MetricSample
 		return Samples(), nil
 	}
 	return nil, nil
+}
+
+// Observe stores, for job id, what a run's observers saw: a database server
+// with no OS figures, and the database's host with Samples' figures at
+// their times (id must have started at Start, as Fixture.Run did), so that
+// `jobs ID metrics` computed from the observations answers as from
+// WithMetrics. The host's third interval lacks its disk figures, which
+// leaves it out as HammerDB's same-second sample is left out.
+func Observe(t testing.TB, repo *jobs.Repo, id int64) {
+	t.Helper()
+	ctx := context.Background()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(repo.SaveObserverStart(ctx, id, 0, "MariaDB status and sessions", observe.Start{Server: "MariaDB 10.11.6"}))
+	must(repo.SaveObserverStart(ctx, id, 1, "database host", observe.Start{}))
+	for i, m := range Samples() {
+		seq := i + 1
+		elapsed := m.At.Sub(Start)
+		must(repo.AppendObserved(ctx, id, 0, seq, observe.Snapshot{Elapsed: elapsed, Length: 10 * time.Second, Samples: 100,
+			Waits:    []observe.Wait{{Class: "CPU", AAS: 1}},
+			Counters: []observe.Counter{{Source: "global_status", Name: "Com_commit", Kind: observe.Delta, Value: 380}}}))
+		g := func(source, name, unit string, v float64) observe.Counter {
+			return observe.Counter{Source: source, Name: name, Kind: observe.Gauge, Unit: unit, Value: v}
+		}
+		host := observe.Snapshot{Elapsed: elapsed, Length: 10 * time.Second, Counters: []observe.Counter{
+			g(observe.SourceOSCPU, "user_pct", "%", m.Usr), g(observe.SourceOSCPU, "sys_pct", "%", m.Sys),
+			g(observe.SourceOSCPU, "iowait_pct", "%", 0), g(observe.SourceOSCPU, "irq_pct", "%", m.Irq),
+			g(observe.SourceOSCPU, "steal_pct", "%", 0), g(observe.SourceOSCPU, "idle_pct", "%", m.Idle),
+		}}
+		if i < 2 {
+			host.Counters = append(host.Counters, g(observe.SourceOSDisk, "iops", "1/s", m.IOPS), g(observe.SourceOSDisk, "mbps", "MB/s", m.MBps))
+		} else {
+			host.Gap = "os.disk: cannot read /proc/diskstats"
+		}
+		must(repo.AppendObserved(ctx, id, 1, seq, host))
+	}
 }

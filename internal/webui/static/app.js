@@ -514,6 +514,186 @@
     return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10) * p;
   }
 
+  // ---------------------------------------------------------------- server observations
+
+  // Wait classes bottom-up in the active-sessions chart, each with one
+  // colour on every page: CPU (active, no wait event) at the bottom, the
+  // waits a tuner looks for first (locks, I/O) right above it.
+  const WAIT_CLASSES = [
+    ['CPU', '#12805c'], ['IO', '#2f6fed'], ['Lock', '#d92d20'], ['LWLock', '#f08c00'],
+    ['Commit', '#e8590c'], ['BufferPin', '#a61e4d'], ['IPC', '#0c8599'], ['Client', '#9c36b5'],
+    ['Timeout', '#868e96'], ['Activity', '#5c7cfa'], ['Extension', '#495057'], ['InjectionPoint', '#c2255c'],
+    ['Other', '#d6336c'],
+  ];
+  const CLASS_COLOR = Object.fromEntries(WAIT_CLASSES);
+  const EXTRA_COLORS = ['#74b816', '#1098ad', '#ae3ec9', '#f59f00', '#4263eb', '#868e96'];
+
+  // classesIn lists the wait classes an observer's intervals name, in the
+  // chart's order (known classes first, others by name), with colours.
+  function classesIn(ivs) {
+    const seen = new Set();
+    for (const iv of ivs) for (const c of iv.classes || []) if (c && c.class) seen.add(c.class);
+    const known = WAIT_CLASSES.map(([c]) => c).filter(c => seen.has(c));
+    const other = [...seen].filter(c => !CLASS_COLOR[c]).sort();
+    return known.concat(other).map((c, i) => ({ name: c, color: CLASS_COLOR[c] || EXTRA_COLORS[(i - known.length) % EXTRA_COLORS.length] }));
+  }
+
+  function classAAS(iv, name) {
+    const c = (iv.classes || []).find(x => x.class === name);
+    return c && isNum(c.aas) ? c.aas : 0;
+  }
+
+  // aasChart draws an observer's average active sessions per interval as
+  // SVG bars stacked by wait class, each spanning the time its interval
+  // covered; intervals the observer could not see (fully or in part) are
+  // marked. y starts at zero.
+  function aasChart(o, rampEnd, testid) {
+    const ivs = (o.intervals || []).filter(iv => isNum(iv.elapsed_s));
+    const classes = classesIn(ivs);
+    const host = h('div', { class: 'barchart aaschart', testid, id: testid });
+    function draw() {
+      const W = Math.max(320, host.clientWidth || 720), H = 240;
+      const padL = 58, padR = 12, padT = 12, padB = 34;
+      const pw = W - padL - padR, ph = H - padT - padB;
+      const xMax = Math.max(1, ...ivs.map(iv => iv.elapsed_s));
+      const totals = ivs.map(iv => classes.reduce((s, c) => s + classAAS(iv, c.name), 0));
+      const max = Math.max(0, ...totals);
+      const step = niceStep((max || 1) / 4);
+      const hi = Math.ceil((max || 1) / step) * step;
+      const x = v => padL + Math.max(0, Math.min(v, xMax)) / xMax * pw;
+      const y = v => padT + ph - v / hi * ph;
+      const root = svg('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img',
+        'aria-label': 'average active sessions by wait class', 'data-testid': testid + '-svg' });
+      if (isNum(rampEnd) && rampEnd > 0) {
+        root.append(svg('rect', { x: padL, y: padT, width: x(rampEnd) - padL, height: ph, fill: 'rgba(102,112,133,0.08)' }),
+          svg('text', { x: padL + 6, y: padT + 14 }, 'ramp-up'));
+      }
+      for (let t = 0; t <= hi + step / 2; t += step) {
+        root.append(svg('line', { x1: padL, x2: W - padR, y1: y(t), y2: y(t), stroke: '#e3e6eb' }),
+          svg('text', { x: padL - 6, y: y(t) + 4, 'text-anchor': 'end' }, fmtCompact(t)));
+      }
+      const xStep = niceStep(xMax / 8);
+      for (let t = 0; t <= xMax + xStep / 100; t += xStep) {
+        root.append(svg('text', { x: x(t), y: padT + ph + 16, 'text-anchor': 'middle' }, fmtCompact(t)));
+      }
+      root.append(svg('text', { x: padL + pw, y: H - 2, 'text-anchor': 'end' }, 'elapsed (s)'),
+        svg('text', { x: 12, y: padT + ph / 2, transform: `rotate(-90 12 ${padT + ph / 2})`, 'text-anchor': 'middle' }, 'active sessions'));
+      ivs.forEach((iv, i) => {
+        const len = isNum(iv.length_s) && iv.length_s > 0 ? iv.length_s : 0;
+        const x0 = x(iv.elapsed_s - len), x1 = x(iv.elapsed_s);
+        const bw = Math.max(1, x1 - x0 - (x1 - x0 > 4 ? 1 : 0));
+        const span = `${fmtSig(iv.elapsed_s - len)}–${fmtSig(iv.elapsed_s)} s`;
+        if (iv.gap) {
+          root.append(svg('rect', { x: x0, y: padT, width: bw, height: ph, class: 'gap', 'data-testid': `${testid}-gap-${i}` },
+            svg('title', null, `${span}: not observed (all or part): ${iv.gap}`)));
+        }
+        let base = 0;
+        for (const c of classes) {
+          const v = classAAS(iv, c.name);
+          if (v <= 0) continue;
+          const top = y(base + v), bottom = y(base);
+          root.append(svg('rect', { x: x0, y: top, width: bw, height: Math.max(0.5, bottom - top), fill: c.color,
+            'data-testid': `${testid}-bar-${i}-${c.name}` },
+          svg('title', null, `${span} · ${c.name}: ${fmtSig(v)} AAS of ${fmtSig(totals[i])}`)));
+          base += v;
+        }
+      });
+      root.append(svg('line', { x1: padL, x2: W - padR, y1: padT + ph, y2: padT + ph, stroke: '#98a2b3' }));
+      const legend = h('div', { class: 'legend', testid: testid + '-legend' },
+        classes.map(c => h('span', { testid: `${testid}-legend-${c.name}` }, h('i', { style: `background:${c.color}` }), c.name)),
+        ivs.some(iv => iv.gap) ? h('span', null, h('i', { class: 'gap-swatch' }), 'not observed') : null);
+      host.replaceChildren(root, legend);
+    }
+    let lastW = 0;
+    track(new ResizeObserver(() => {
+      const w = host.clientWidth;
+      if (Math.abs(w - lastW) > 2) { lastW = w; draw(); }
+    }), host);
+    return host;
+  }
+
+  const pct = v => isNum(v) ? fmtNum(v, 1) + ' %' : '—';
+
+  // costText words an observer's own cost, as the CLI does.
+  function costText(c) {
+    if (!c) return '—';
+    const parts = [`${fmtNum(c.samples)} samples`, `${fmtNum(c.queries)} ${c.queries === 1 ? 'query' : 'queries'} taking ${fmtNum(c.query_s, 2)} s`];
+    if (isNum(c.server_cpu_share) && c.server_cpu_share > 0) parts.push(fmtNum(100 * c.server_cpu_share, 1) + ' % of one server CPU');
+    if (c.reconnects > 0) parts.push(`${fmtNum(c.reconnects)} reconnect${c.reconnects === 1 ? '' : 's'}`);
+    return parts.join(', ');
+  }
+
+  // serverStats is the "Server statistics" panel: each observer's summary
+  // over the measured window (the result's observed object). A figure the
+  // observer did not measure is left out.
+  function serverStats(summary) {
+    const obs = (summary && summary.observers) || [];
+    return panel('Server statistics', 'server-stats', obs.map((s, k) => {
+      const rows = [];
+      const row = (key, label, value) => { if (value != null) rows.push(h('tr', { testid: 'stat-' + key }, h('td', null, label), h('td', null, value))); };
+      if (isNum(s.aas)) {
+        row('aas', 'Active sessions', `${fmtNum(s.aas, 2)} AAS (${fmtNum(s.samples)} samples)`);
+        row('cpu', 'On CPU', `${fmtNum(s.cpu_aas, 2)} AAS (${pct(100 * s.cpu_share)})`);
+        if ((s.waits || []).length) {
+          row('waits', 'Top waits', h('ul', { class: 'plain' }, s.waits.map(w => h('li', null,
+            h('i', { class: 'swatch', style: `background:${CLASS_COLOR[w.class] || '#868e96'}` }),
+            w.event ? `${w.class}:${w.event}` : w.class, ` ${fmtNum(w.aas, 2)} AAS`, isNum(w.share) ? ` (${pct(100 * w.share)})` : ''))));
+        }
+      }
+      if (isNum(s.commits_per_s)) row('commits', 'Commits / s', `${fmtNum(s.commits_per_s, 1)}` + (s.commits_counter ? ` (${s.commits_counter})` : ''));
+      if (isNum(s.buffer_hit_pct)) row('hit', 'Buffer hits', fmtNum(s.buffer_hit_pct, 2) + ' %');
+      if (isNum(s.checkpoints)) row('checkpoints', 'Checkpoints begun', fmtNum(s.checkpoints));
+      if (isNum(s.host_cpu_user_pct)) {
+        row('host-cpu', 'Host CPU', `user ${pct(s.host_cpu_user_pct)}, sys ${pct(s.host_cpu_sys_pct)}, iowait ${pct(s.host_cpu_iowait_pct)}` +
+          (isNum(s.host_cpu_steal_pct) ? `, steal ${pct(s.host_cpu_steal_pct)}` : ''));
+      }
+      if (isNum(s.host_disk_mbps)) row('disk', 'Disk', fmtNum(s.host_disk_mbps, 1) + ' MB/s');
+      (s.gaps || []).forEach((g, i) => row('gap-' + (i + 1), 'Gap',
+        `not observed for ${fmtSig(g.missed_s)} s (${fmtSig(g.from_s)}–${fmtSig(g.to_s)} s): ${g.reason}`));
+      row('cost', 'Observer cost', costText(s.cost));
+      (s.notes || []).forEach((n, i) => row('note-' + (i + 1), 'Note', n));
+      return h('div', { class: 'observer', testid: 'server-stats-' + k },
+        h('h3', null, s.server ? `${s.server}: ${s.name}` : s.name,
+          h('span', { class: 'muted', style: 'font-weight:400' }, ` · ${fmtNum(s.intervals)} intervals, ${fmtDuration(s.window_s)} measured`)),
+        h('table', { class: 'data kv' }, h('tbody', null, rows)));
+    }));
+  }
+
+  // settingsPanel lists the server settings in force when the job started.
+  function settingsPanel(observers) {
+    const rows = observers.flatMap(o => o.settings || []);
+    const several = new Set(rows.map(s => s.observer)).size > 1;
+    const cols = [{ label: 'Setting' }, { label: 'Value' }, { label: 'Source' }].concat(several ? [{ label: 'Observer' }] : []);
+    return panel('Settings', 'settings-panel', rows.length
+      ? h('div', { class: 'scroll' }, table(cols, rows.map(s => ({
+        attrs: { testid: 'setting-' + s.name },
+        cells: [h('span', { class: 'mono' }, s.name), h('span', { class: 'mono' }, s.value), s.source || '—'].concat(several ? [s.observer] : []),
+      })), { testid: 'settings-table' }))
+      : h('p', { class: 'muted', testid: 'settings-empty' }, 'The observers recorded no settings (none differ from their defaults, or none could be read).'));
+  }
+
+  // observedSection is what the server did during a run: the active
+  // sessions by wait class, the statistics and the settings; or one line
+  // saying why the run was not observed.
+  function observedSection(result, observed, rampEnd) {
+    const observers = (observed && observed.observers) || [];
+    if (!observers.length) {
+      let why = (observed && observed.unavailable) || (result && result.observed_unavailable) || 'no observations were recorded';
+      if (!/^not observed/i.test(why)) why = 'not observed: ' + why;
+      return h('p', { class: 'muted', testid: 'not-observed' }, 'Server: ' + why);
+    }
+    const charted = observers.filter(o => (o.intervals || []).some(iv => (iv.classes || []).length));
+    return h('div', { testid: 'observed', id: 'observed' },
+      h('h2', { style: 'margin-top:8px' }, 'Server'),
+      charted.map((o, i) => h('section', { class: 'panel', testid: 'aas-panel' },
+        h('h3', null, 'Active sessions by wait class',
+          h('span', { class: 'muted', style: 'font-weight:400' }, ' · ' + (o.server ? `${o.server}: ${o.name}` : o.name))),
+        aasChart(o, rampEnd, i ? 'aas-chart-' + i : 'aas-chart'))),
+      h('div', { class: 'grid2', style: 'margin-bottom:16px' },
+        result && result.observed ? serverStats(result.observed) : null,
+        settingsPanel(observers)));
+  }
+
   // ---------------------------------------------------------------- jobs page
 
   const jobsState = {
@@ -1147,25 +1327,28 @@
 
   async function jobFinished(job, alive) {
     const id = job.id;
-    const [res, ser, cfg, outp] = await Promise.all([
+    const [res, ser, cfg, outp, obsv] = await Promise.all([
       // Only runs have a result (asking for a build's would be a 404).
       job.kind === 'run' ? settle(get(`/api/jobs/${id}/result`, null)) : Promise.resolve({ data: null }),
       settle(get(`/api/jobs/${id}/series`, [])),
       settle(get(`/api/jobs/${id}/config`, {})),
       settle(get(`/api/jobs/${id}/output`, [])),
+      // What the server did: only runs are observed.
+      job.kind === 'run' ? settle(get(`/api/jobs/${id}/observed`, null)) : Promise.resolve({ data: null }),
     ]);
     if (!alive()) return;
     const result = res.data || null;
     const series = (ser.data || []).slice().sort((a, b) => a.seq - b.seq);
     const config = cfg.data || {};
     const output = outp.data || [];
-    const loadErrors = [['result', res], ['series', ser], ['config', cfg], ['output', outp]]
+    const observed = obsv.data || null;
+    const loadErrors = [['result', res], ['series', ser], ['config', cfg], ['output', outp], ['observed', obsv]]
       .filter(([, r]) => r.error).map(([n, r]) => `${n}: ${r.error.message}`);
 
     const dlJSON = h('button', {
       type: 'button', class: 'btn', id: 'download-json', testid: 'download-json',
       onclick: () => download(`sledge-job-${id}.json`, 'application/json',
-        JSON.stringify({ job, config, result, series }, null, 2) + '\n'),
+        JSON.stringify({ job, config, result, series, observed }, null, 2) + '\n'),
     }, 'Download JSON');
     const dlCSV = h('button', {
       type: 'button', class: 'btn', id: 'download-csv', testid: 'download-csv', disabled: !series.length,
@@ -1198,6 +1381,8 @@
       charts = seriesCharts('series-charts');
       parts.push(h('h2', { style: 'margin-top:8px' }, 'Intervals'), charts.el);
     }
+    // Under the interval charts: what the server was doing meanwhile.
+    if (job.kind === 'run') parts.push(observedSection(result, observed, intervalData(series).rampEnd));
     if (result && Array.isArray(result.audit) && result.audit.length) parts.push(auditPanel(result.audit));
     parts.push(h('div', { class: 'grid2', style: 'margin-top:16px' }, configPanel(config), outputPanel(output).el));
     setPage(parts);

@@ -1,0 +1,119 @@
+// Browser test of the server section of a run's job page: what the
+// database server was doing (active sessions by wait class, statistics,
+// settings). cmd/sledge/browser_test.go (TestWebUIObservedInChromium)
+// stores an observed run and a run that was not observed in a fresh
+// repository and runs this script against a server over it:
+//
+//   node observed.mjs URL ARTIFACT_DIR OBSERVED_ID UNOBSERVED_ID
+//
+// $CHROMIUM names the browser (default /usr/bin/chromium). It checks that
+// the observed job's page draws the stacked chart with a legend of the
+// stored wait classes, the statistics and the settings table, and that the
+// other job's page says it was not observed and draws none of it.
+// Screenshots go to ARTIFACT_DIR; any failure exits 1 with failure.png.
+// Console errors and requests to any other origin fail the test too.
+import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+const [base, artifactsArg, observedID, unobservedID] = process.argv.slice(2);
+if (!/^https?:\/\//.test(base || '') || !observedID || !unobservedID) {
+  console.error('usage: node observed.mjs URL ARTIFACT_DIR OBSERVED_ID UNOBSERVED_ID');
+  process.exit(2);
+}
+const artifacts = path.resolve(artifactsArg);
+mkdirSync(artifacts, { recursive: true });
+const origin = new URL(base).origin;
+const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+
+class Failure extends Error {}
+function check(cond, msg) { if (!cond) throw new Failure(msg); }
+const sel = id => `[data-testid="${id}"]`;
+const log = msg => console.log(msg);
+
+const consoleErrors = [];
+const foreignRequests = [];
+let browser, page, stepName = 'start';
+
+async function main() {
+  browser = await chromium.launch({ executablePath, args: ['--no-sandbox'], headless: true });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  page = await context.newPage();
+  page.setDefaultTimeout(30000);
+  page.on('console', m => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  page.on('pageerror', e => consoleErrors.push('uncaught: ' + (e.stack || e.message)));
+  context.on('request', r => {
+    const u = r.url();
+    if (u.startsWith('data:') || u.startsWith('blob:')) return;
+    let o = '';
+    try { o = new URL(u).origin; } catch (e) { /* unparsable: foreign */ }
+    if (o !== origin) foreignRequests.push(`${r.method()} ${u}`);
+  });
+
+  stepName = 'observed job: active sessions chart, statistics, settings';
+  log('▶ ' + stepName);
+  await page.goto(`${base}/#/jobs/${observedID}`);
+  await page.locator(sel('aas-chart-svg')).waitFor();
+  const legend = (await page.locator(`${sel('aas-chart-legend')} > span`).allTextContents()).map(s => s.trim());
+  log('  legend: ' + legend.join(', '));
+  for (const c of ['CPU', 'IO', 'Lock', 'LWLock', 'Client']) check(legend.includes(c), `the legend lacks ${c}: ${legend.join(', ')}`);
+  check(legend.indexOf('CPU') === 0, `CPU is not the first class: ${legend.join(', ')}`);
+  // The Lock spike is stored in intervals 6 and 7 only (0-based 5, 6).
+  const lockBars = await page.locator('[data-testid^="aas-chart-bar-"][data-testid$="-Lock"]').evaluateAll(
+    els => els.map(e => ({ id: e.dataset.testid, h: Number(e.getAttribute('height')) })));
+  const tall = lockBars.filter(b => b.h > 20).map(b => b.id);
+  check(tall.length === 2 && tall.includes('aas-chart-bar-5-Lock') && tall.includes('aas-chart-bar-6-Lock'),
+    `tall Lock bars ${JSON.stringify(lockBars)}, want those of intervals 5 and 6`);
+  // Bars of one interval stack: CPU's top is the next class's bottom.
+  const cpu = page.locator(sel('aas-chart-bar-5-CPU'));
+  const lock = page.locator(sel('aas-chart-bar-5-Lock'));
+  const cpuTop = Number(await cpu.getAttribute('y'));
+  const lockBottom = Number(await lock.getAttribute('y')) + Number(await lock.getAttribute('height'));
+  check(lockBottom <= cpuTop + 0.5, `Lock (bottom ${lockBottom}) is not stacked above CPU (top ${cpuTop})`);
+  check(await page.locator(sel('aas-chart-gap-8')).count() === 1, 'the gap in interval 9 is not marked');
+  const stats = await page.locator(sel('server-stats')).textContent();
+  for (const want of ['PostgreSQL 16.4', 'Commits / s', 'Buffer hits', 'Checkpoints begun', 'Host CPU', 'Observer cost', 'Gap', 'Lock:transactionid']) {
+    check(stats.includes(want), `the statistics panel lacks "${want}": ${stats}`);
+  }
+  const settings = page.locator(sel('settings-table'));
+  await settings.waitFor();
+  const sb = (await page.locator(sel('setting-shared_buffers')).textContent()).replace(/\s+/g, ' ');
+  check(/shared_buffers\s*1GB\s*configuration file/.test(sb), `the shared_buffers row says ${JSON.stringify(sb)}`);
+  check(await settings.locator('tbody tr').count() === 4, 'the settings table does not have the 4 stored settings');
+  // The section sits under the interval charts.
+  const tpmBox = await page.locator(sel('chart-tpm')).boundingBox();
+  const aasBox = await page.locator(sel('aas-chart')).boundingBox();
+  check(tpmBox && aasBox && aasBox.y > tpmBox.y, 'the active sessions chart is not under the TPM chart');
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: path.join(artifacts, 'observed-job.png'), fullPage: true });
+  // The sticky top bar would cover the element's screenshot.
+  await page.evaluate(() => { document.querySelector('.topbar').style.position = 'static'; });
+  await page.locator(sel('observed')).screenshot({ path: path.join(artifacts, 'observed-section.png') });
+  log('  screenshots observed-job.png, observed-section.png');
+
+  stepName = 'job not observed: one line saying why';
+  log('▶ ' + stepName);
+  await page.goto(`${base}/#/jobs/${unobservedID}`);
+  const line = (await page.locator(sel('not-observed')).textContent()).trim();
+  check(/not observed/.test(line), `the line says ${JSON.stringify(line)}`);
+  check(await page.locator(sel('aas-chart')).count() === 0 && await page.locator(sel('settings-table')).count() === 0,
+    'a job not observed shows a chart or settings');
+  await page.screenshot({ path: path.join(artifacts, 'not-observed-job.png'), fullPage: true });
+
+  check(consoleErrors.length === 0, `the browser console has errors:\n  ${consoleErrors.join('\n  ')}`);
+  check(foreignRequests.length === 0, `requests left ${origin}:\n  ${foreignRequests.join('\n  ')}`);
+}
+
+let code = 0;
+try {
+  await main();
+  log(`✔ all checks passed; screenshots in ${artifacts}`);
+} catch (e) {
+  code = 1;
+  console.error(`✘ FAILED at step "${stepName}": ${e instanceof Failure ? e.message : (e && e.stack) || e}`);
+  if (page) await page.screenshot({ path: path.join(artifacts, 'failure.png'), fullPage: true }).catch(() => {});
+  if (consoleErrors.length) console.error('  console errors:\n    ' + consoleErrors.join('\n    '));
+} finally {
+  if (browser) await browser.close().catch(() => {});
+}
+process.exit(code);

@@ -1384,9 +1384,9 @@ func (r *run) metricSamples(j jobs.Job) ([]MetricSample, error) {
 // ObservedSamples are HammerDB's metric samples from a job's observations
 // (start is when the job started): one per interval of a host observer
 // (os.cpu user_pct, sys_pct, irq_pct, idle_pct; os.disk iops, mbps). The
-// database's host is what HammerDB's metrics agent watches, so an observer
-// named for it ("database host", "client and database host") is preferred
-// to the first host observer. An interval lacking any of the figures (the
+// database's host is what HammerDB's metrics agent watches, so only an
+// observer named for it ("database host", "client and database host")
+// answers; a remote database's job has no metric data. An interval lacking any of the figures (the
 // host could not be read) is left out, as HammerDB's agent leaves out a
 // sample it did not take: a figure is never made up as 0.
 func ObservedSamples(obs []jobs.Observation, start time.Time) []MetricSample {
@@ -1399,7 +1399,9 @@ func ObservedSamples(obs []jobs.Observation, start time.Time) []MetricSample {
 			host = &obs[i]
 		}
 	}
-	if host == nil {
+	if host == nil || !strings.Contains(host.Name, "database") {
+		// Only the client's host was observed (the database is elsewhere):
+		// HammerDB's metrics are the database host's, so there are none.
 		return nil
 	}
 	var out []MetricSample

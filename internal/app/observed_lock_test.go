@@ -1,0 +1,251 @@
+package app
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sledge-bench/sledge/internal/config"
+	mysqldb "github.com/sledge-bench/sledge/internal/db/mysql"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/observe"
+	"github.com/sledge-bench/sledge/internal/testdb"
+)
+
+// clockWatch is a console that notes when the run's measuring starts, so the
+// test can place what it does on the run's clock.
+type clockWatch struct {
+	mu      sync.Mutex
+	b       strings.Builder
+	started time.Time
+}
+
+func (c *clockWatch) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.started.IsZero() && strings.Contains(string(p), "measuring for") {
+		c.started = time.Now()
+	}
+	return c.b.Write(p)
+}
+
+func (c *clockWatch) start() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.started
+}
+
+// TestRunObservedLockPostgres: a run during which another session holds
+// LOCK TABLE district for three seconds stores Lock:relation waits in
+// exactly those intervals, and its printed server section names them; a
+// checkpoint forced later shows in the checkpointer's deltas after it.
+func TestRunObservedLockPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs on PostgreSQL")
+	}
+	url := testdb.Postgres(t)
+	svc, repo := newService(t, true)
+	ctx := context.Background()
+	build := config.New(config.KindBuild)
+	build.DB, build.Warehouses = url, 2
+	if _, err := svc.Run(ctx, Request{Spec: build}); err != nil {
+		t.Fatal(err)
+	}
+	sp := config.New(config.KindRun)
+	sp.DB, sp.VU = url, 4
+	sp.Rampup, sp.Duration, sp.Interval = 0, config.Duration(10*time.Second), config.Duration(time.Second)
+	out := &clockWatch{}
+	type result struct {
+		o   Outcome
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		o, err := svc.Run(ctx, Request{Spec: sp, Console: out})
+		done <- result{o, err}
+	}()
+
+	// Hold the lock from 3 s to 6 s of the run's clock.
+	deadline := time.Now().Add(time.Minute)
+	for out.start().IsZero() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	t0 := out.start()
+	if t0.IsZero() {
+		t.Fatalf("the run did not start measuring:\n%s", out.b.String())
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	time.Sleep(time.Until(t0.Add(3 * time.Second)))
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "LOCK TABLE district IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	from := time.Since(t0)
+	time.Sleep(time.Until(t0.Add(6 * time.Second)))
+	to := time.Since(t0)
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// And a checkpoint forced at 7 s.
+	time.Sleep(time.Until(t0.Add(7 * time.Second)))
+	checkpointAt := time.Since(t0)
+	if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || r.o.Status != metrics.StatusCompleted {
+		t.Fatalf("run: %+v %v\n%s", r.o, r.err, out.b.String())
+	}
+	got, err := repo.Observations(ctx, r.o.ID)
+	if err != nil || len(got) == 0 || !strings.HasPrefix(got[0].Start.Server, "PostgreSQL") {
+		t.Fatalf("observations %+v %v", got, err)
+	}
+	relation := func(s observe.Snapshot) float64 {
+		for _, w := range s.Waits {
+			if w.Class == "Lock" && w.Event == "relation" {
+				return w.AAS
+			}
+		}
+		return 0
+	}
+	inside, outside := 0, 0
+	var seen []string
+	for _, s := range got[0].Intervals {
+		begin, end := s.Elapsed-s.Length, s.Elapsed
+		aas := relation(s)
+		seen = append(seen, fmt.Sprintf("%.1f–%.1f s: %.2f", begin.Seconds(), end.Seconds(), aas))
+		overlap := min(end, to) - max(begin, from)
+		switch {
+		case overlap >= s.Length*7/10:
+			inside++
+			if aas < 1.5 { // 4 VUs, nearly all blocked on district
+				t.Errorf("interval %v–%v, under the lock: Lock:relation %.2f AAS, want most VUs", begin, end, aas)
+			}
+		case end <= from-300*time.Millisecond || begin >= to+time.Second:
+			outside++
+			if aas > 0.2 {
+				t.Errorf("interval %v–%v, without the lock: Lock:relation %.2f AAS", begin, end, aas)
+			}
+		}
+	}
+	if inside < 2 || outside < 4 {
+		t.Errorf("%d intervals under the lock (%v–%v) and %d away from it; Lock:relation by interval: %s",
+			inside, from, to, outside, strings.Join(seen, ", "))
+	}
+	// The checkpoint is counted after it, and not before.
+	var before, after float64
+	for _, s := range got[0].Intervals {
+		for _, c := range s.Counters {
+			if c.Name != "checkpoints_req" && c.Name != "num_requested" {
+				continue
+			}
+			if s.Elapsed <= checkpointAt {
+				before += c.Value
+			} else {
+				after += c.Value
+			}
+		}
+	}
+	if before != 0 || after < 1 {
+		t.Errorf("requested checkpoints: %v before the CHECKPOINT at %v, %v after; want 0 and at least 1", before, checkpointAt, after)
+	}
+	if !strings.Contains(out.b.String(), "Lock:relation") {
+		t.Errorf("the printed server section does not name Lock:relation:\n%s", out.b.String())
+	}
+}
+
+// TestRunObservedMariaDB: a run on MariaDB stores the server's status
+// deltas and sampled sessions, and leaves the server's schemas, events and
+// users as they were (the observer never writes).
+func TestRunObservedMariaDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs on MariaDB")
+	}
+	url := testdb.MariaDB(t)
+	svc, repo := newService(t, true)
+	ctx := context.Background()
+	build := config.New(config.KindBuild)
+	build.DB = url
+	if _, err := svc.Run(ctx, Request{Spec: build}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := mysqldb.Config(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	server := func() string {
+		var b strings.Builder
+		for _, q := range []string{"SHOW DATABASES", "SELECT event_schema, event_name FROM information_schema.events",
+			"SELECT user, host FROM mysql.user ORDER BY user, host"} {
+			rows, err := conn.QueryContext(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cols, _ := rows.Columns()
+			vals := make([]sql.NullString, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			for rows.Next() {
+				if err := rows.Scan(ptrs...); err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintln(&b, vals)
+			}
+			rows.Close()
+		}
+		return b.String()
+	}
+	was := server()
+
+	sp := config.New(config.KindRun)
+	sp.DB, sp.VU = url, 2
+	sp.Rampup, sp.Duration, sp.Interval = 0, config.Duration(6*time.Second), config.Duration(2*time.Second)
+	var out strings.Builder
+	o, err := svc.Run(ctx, Request{Spec: sp, Console: &out})
+	if err != nil || o.Status != metrics.StatusCompleted {
+		t.Fatalf("run: %+v %v\n%s", o, err, out.String())
+	}
+	if now := server(); now != was {
+		t.Errorf("the server's schemas, events or users changed during the run:\nbefore\n%s\nafter\n%s", was, now)
+	}
+	got, err := repo.Observations(ctx, o.ID)
+	if err != nil || len(got) != 2 || !strings.Contains(got[0].Start.Server, "MariaDB") {
+		t.Fatalf("observations %+v %v\n%s", got, err, out.String())
+	}
+	var samples int
+	var commits float64
+	for _, s := range got[0].Intervals {
+		samples += s.Samples
+		for _, c := range s.Counters {
+			if c.Source == "global_status" && c.Name == "Com_commit" {
+				commits += c.Value
+			}
+		}
+	}
+	if samples == 0 || commits < 1 {
+		t.Errorf("MariaDB observed %d samples and %v commits over the run", samples, commits)
+	}
+	if !strings.Contains(out.String(), "server (what the observers saw over the measured window):") {
+		t.Errorf("the result has no server section:\n%s", out.String())
+	}
+}

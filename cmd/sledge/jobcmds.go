@@ -119,7 +119,8 @@ While it runs (unless --metrics off), Sledge observes the database server
 and this host on one extra read-only connection and stores what it saw with
 the job, cut at every --interval: what the server's sessions waited on,
 its statistics as deltas, its settings, and the CPU, memory, disk and
-network of this host (and of the database's, when it is this one). Nothing
+network of this host (and of the database's, when it is this one or
+--scrape names its node_exporter). Nothing
 is installed on or written to the server; sledge jobs ID metrics shows it.
 
 Ctrl-C stops the run cleanly and keeps what was measured, marked interrupted.
@@ -173,6 +174,7 @@ warehouse first if it does not exist.`,
 	fl.BoolVar(&s.Validation, "validate", s.Validation, "TPROC-H: use the specification's validation parameters for every query")
 	fl.StringVar(&s.Metrics, "metrics", s.Metrics, "on: observe the database server and the hosts during the run, read-only on one extra connection, and store it with the job (sledge jobs ID metrics): PostgreSQL's pg_stat_activity sampled --metrics-rate times a second for wait events, its statistics as deltas per interval and its settings; MariaDB/MySQL's processlist, SHOW GLOBAL STATUS deltas and performance_schema waits; this host's CPU, memory, disk and network from /proc. off: observe nothing")
 	fl.Float64Var(&s.MetricsRate, "metrics-rate", s.MetricsRate, "with --metrics on: samples per second of the server's sessions (pg_stat_activity, the processlist), at most 100")
+	fl.StringVar(&s.Scrape, "scrape", s.Scrape, "URL of a Prometheus node_exporter (Debian: prometheus-node-exporter) on the database's host, e.g. http://db1:9100/metrics: its CPU, memory, disk and network are observed as the database host's")
 	return cmd
 }
 

@@ -106,6 +106,7 @@ comparable with them.`,
 		newDatagenCmd(),
 		newServeCmd(g),
 		newCLICmd(g),
+		newAgentCmd(),
 	)
 	return root
 }

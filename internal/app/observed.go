@@ -15,13 +15,15 @@ import (
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/observe"
+	"github.com/sledge-bench/sledge/internal/output"
 	"github.com/sledge-bench/sledge/internal/report"
 )
 
 // RunObservers are the observers of a run on target, the default of
 // Options.Observers: the database server's by its kind (an embedded engine
-// runs inside this process, which the host observer covers) and always
-// this host's, named for what it is to the run.
+// runs inside this process, which the host observer covers), the database
+// host's node_exporter when the spec names one (Scrape), and always this
+// host's, named for what it is to the run.
 func RunObservers(target db.Target, spec config.Spec) []observe.Observer {
 	opts := observe.Options{Rate: spec.MetricsRate}
 	var obs []observe.Observer
@@ -32,7 +34,13 @@ func RunObservers(target db.Target, spec config.Spec) []observe.Observer {
 		obs = append(obs, observe.NewMySQL(target, opts))
 	}
 	name := "client host"
-	if localDatabase(target) {
+	switch {
+	case spec.Scrape != "":
+		// The exporter is the database host, whatever the target's
+		// address says (a tunnel, a proxy on loopback): this host is the
+		// client only, and one observer only is the "database host".
+		obs = append(obs, observe.NewScrape("database host", spec.Scrape))
+	case localDatabase(target):
 		name = "client and database host"
 	}
 	return append(obs, observe.NewHost(name, "/proc"))
@@ -91,6 +99,9 @@ type observation struct {
 	// logf is a line of the job's output: a note, or an error storing
 	// what was observed (never a reason to fail the run).
 	logf func(format string, args ...any)
+	// hub, when set (sledge serve), gets each observer's latest snapshot
+	// for /metrics while the job runs.
+	hub *output.Hub
 
 	mu      sync.Mutex
 	pending []tick
@@ -119,7 +130,7 @@ func (e *execution) startObservers(ctx context.Context) *observation {
 	if build == nil {
 		build = RunObservers
 	}
-	o := &observation{repo: e.repo(), id: e.id, logf: e.out.Logf,
+	o := &observation{repo: e.repo(), id: e.id, logf: e.out.Logf, hub: e.s.opts.Hub,
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 	store := context.WithoutCancel(ctx)
 	for _, ob := range build(e.p.target, sp) {
@@ -208,6 +219,9 @@ func (o *observation) loop(ctx context.Context) {
 			for i, s := range snaps {
 				if err := o.repo.AppendObserved(ctx, o.id, i, t.seq, s); err != nil {
 					o.logf("metrics: %s: cannot store interval %d: %v", o.obs[i].Name(), t.seq, err)
+				}
+				if o.hub != nil {
+					o.hub.Observed(o.id, i, o.obs[i].Name(), s)
 				}
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -34,7 +35,8 @@ import (
 //     directory), or the server's own $SLEDGE_DB.
 //
 // Anything else is refused with a *PolicyError and no job, file, directory
-// or connection.
+// or connection. A spec's scrape URL is refused too, unless AllowAny
+// (admitScrape).
 type TargetPolicy struct {
 	// Named maps a name to a target (a database URL or an embedded path,
 	// as --db takes it). Names are what ValidTargetName accepts.
@@ -56,14 +58,42 @@ type PolicyError struct {
 	DB string
 	// Reason says why, in words that reveal nothing of the network.
 	Reason string
+	// Scrape, when set, is the spec's scrape URL (without its password):
+	// the error is about that field, not db.
+	Scrape string
 }
 
 func (e *PolicyError) Error() string {
+	if e.Scrape != "" {
+		return fmt.Sprintf("scrape %q is not allowed by this server: %s", e.Scrape, e.Reason)
+	}
 	return fmt.Sprintf("db %q is not a target this server allows: %s", e.DB, e.Reason)
 }
 
 // Field is the spec field the error is about.
-func (e *PolicyError) Field() string { return "db" }
+func (e *PolicyError) Field() string {
+	if e.Scrape != "" {
+		return "scrape"
+	}
+	return "db"
+}
+
+// admitScrape decides a spec's scrape URL (not empty) under the policy. A
+// scrape URL makes the service fetch it from wherever the service runs:
+// named in a request body, any URL would let a client reach what the
+// service's network reaches (server-side request forgery). So a policy
+// that limits the targets allows no scrape URL at all; only one that
+// allows any target (whose jobs may dial anything already) takes it.
+func (p *TargetPolicy) admitScrape(raw string) error {
+	if p.AllowAny {
+		return nil
+	}
+	shown := raw
+	if u, err := url.Parse(raw); err == nil {
+		shown = u.Redacted()
+	}
+	return &PolicyError{Scrape: shown, Reason: "a server that limits its targets fetches no exporter URL for a job (only one that allows any target does)"}
+}
 
 // NamedTarget is a named target as a server lists it: never its URL.
 type NamedTarget struct {

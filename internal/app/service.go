@@ -270,6 +270,11 @@ func (s *Service) resolve(req Request) (*plan, error) {
 		return nil, err
 	}
 	p := &plan{req: req, spec: req.Spec, wl: wl}
+	if req.Spec.Scrape != "" && s.opts.Targets != nil {
+		if err := s.opts.Targets.admitScrape(req.Spec.Scrape); err != nil {
+			return nil, err
+		}
+	}
 	dsn := req.Spec.DB
 	if dsn != "" && s.opts.Targets != nil {
 		// The policy first: nothing outside it is parsed, created or

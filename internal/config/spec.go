@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -104,6 +105,10 @@ type Spec struct {
 	// MetricsRate is how many times a second the server's sessions are
 	// sampled for what they wait on.
 	MetricsRate float64 `json:"metrics_rate,omitempty"`
+	// Scrape is the URL of a Prometheus node_exporter on the database's
+	// host (http or https): its CPU, memory, disk and network are observed
+	// as the database host's (observe.NewScrape). Empty: none.
+	Scrape string `json:"scrape,omitempty"`
 }
 
 // Defaults of the settings whose zero value is not their default.
@@ -301,6 +306,13 @@ func (s Spec) Validate() error {
 		add(!oneOf(s.Metrics, "on", "off"), "metrics", "%q: want on or off", s.Metrics)
 		add(!(s.MetricsRate > 0 && s.MetricsRate <= MaxMetricsRate), "metrics_rate", "must be in (0, %d] samples per second (got %g)", MaxMetricsRate, s.MetricsRate)
 	}
+	// Whatever the kind: a scrape URL is fetched by whoever runs the job,
+	// so a bad one is refused even where it would go unused.
+	if s.Scrape != "" {
+		if err := observe.CheckScrapeURL(s.Scrape); err != nil {
+			errs = append(errs, fieldErr("scrape", "%q: %v (e.g. http://db1:9100/metrics)", redactURL(s.Scrape), err))
+		}
+	}
 	if len(errs) == 0 {
 		return nil
 	}
@@ -349,4 +361,17 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	}
 	*d = Duration(v)
 	return nil
+}
+
+// redactURL is a URL without its password, for messages; a URL that does
+// not parse is shown only up to its first '@' (what follows may be a
+// password's end).
+func redactURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	if i := strings.LastIndex(raw, "@"); i >= 0 {
+		return "…" + raw[i:]
+	}
+	return raw
 }

@@ -69,6 +69,11 @@ func TestValidateFieldErrors(t *testing.T) {
 		{"metrics_rate zero", KindRun, func(s *Spec) { s.MetricsRate = 0 }, "metrics_rate", "(0, 100]"},
 		{"metrics_rate negative", KindRun, func(s *Spec) { s.MetricsRate = -1 }, "metrics_rate", "(got -1)"},
 		{"metrics_rate too fast", KindRun, func(s *Spec) { s.MetricsRate = 101 }, "metrics_rate", "(0, 100]"},
+		{"scrape not http", KindRun, func(s *Spec) { s.Scrape = "file:///etc/passwd" }, "scrape", "http or https"},
+		{"scrape no scheme", KindRun, func(s *Spec) { s.Scrape = "db1:9100" }, "scrape", "http or https"},
+		{"scrape no host", KindRun, func(s *Spec) { s.Scrape = "http:///metrics" }, "scrape", "no host"},
+		{"scrape on a build", KindBuild, func(s *Spec) { s.Scrape = "gopher://db1" }, "scrape", "e.g. http://db1:9100/metrics"},
+		{"scrape password hidden", KindRun, func(s *Spec) { s.Scrape = "ftp://u:s3cret@db1/" }, "scrape", "u:xxxxx@db1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := New(c.kind)
@@ -172,6 +177,13 @@ func TestDecode(t *testing.T) {
 	if s, err := Decode([]byte(`{"kind":"run","metrics":"off","metrics_rate":2.5}`)); err != nil ||
 		s.Metrics != "off" || s.MetricsRate != 2.5 || s.Validate() != nil {
 		t.Errorf("metrics off at 2.5/s: %+v %v", s, err)
+	}
+	// A scrape URL is kept; a valid one validates.
+	for _, u := range []string{"http://db1:9100/metrics", "https://db1.example/metrics"} {
+		s, err := Decode([]byte(`{"kind":"run","scrape":"` + u + `"}`))
+		if err != nil || s.Scrape != u || s.Validate() != nil {
+			t.Errorf("scrape %s: %+v %v (validate %v)", u, s, err, s.Validate())
+		}
 	}
 	// A zero the body gives is a zero, refused as the CLI refuses --vu 0.
 	s, err = Decode([]byte(`{"kind":"run","vu":0,"duration":30}`))

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/observe"
 )
 
 // Hub holds the live state of the jobs running in this process and hands
@@ -35,6 +36,23 @@ type liveJob struct {
 	intervals []metrics.Interval
 	totals    map[string]TxTotals
 	subs      map[chan Event]struct{}
+	// observed is each observer's latest snapshot, by its index in the run
+	// (names may repeat: two hosts may both be "database host"). Only the
+	// latest is kept: the repository holds the series.
+	observed map[int]Observed
+}
+
+// maxObservers bounds the observers a job keeps in the hub: a run has a
+// handful; an index beyond this is a bug upstream, not a reason to grow.
+const maxObservers = 64
+
+// Observed is one observer's latest snapshot in a running job.
+type Observed struct {
+	Index    int    // the observer's position in the run
+	Observer string // what it observes, e.g. "client host"
+	// Snapshot is shared, not copied: neither the hub nor its readers
+	// modify it.
+	Snapshot observe.Snapshot
 }
 
 // TxTotals are a transaction type's counts since the job started.
@@ -50,13 +68,17 @@ type LiveJob struct {
 	Last *metrics.Interval
 	// Totals by transaction name, ramp-up included.
 	Totals map[string]TxTotals
+	// Observed is each observer's latest snapshot, in the run's order;
+	// empty before the first cut or when the job is not observed.
+	Observed []Observed
 }
 
 // Open registers a running job and returns the sink that feeds the hub.
 func (h *Hub) Open(id int64, workload string) Sink {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.live[id] = &liveJob{id: id, workload: workload, totals: map[string]TxTotals{}, subs: map[chan Event]struct{}{}}
+	h.live[id] = &liveJob{id: id, workload: workload, totals: map[string]TxTotals{},
+		subs: map[chan Event]struct{}{}, observed: map[int]Observed{}}
 	return hubSink{h: h, id: id}
 }
 
@@ -98,6 +120,10 @@ func (h *Hub) Live() []LiveJob {
 			last := j.intervals[n-1]
 			lj.Last = &last
 		}
+		for _, o := range j.observed {
+			lj.Observed = append(lj.Observed, o)
+		}
+		sort.Slice(lj.Observed, func(a, b int) bool { return lj.Observed[a].Index < lj.Observed[b].Index })
 		out = append(out, lj)
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].ID < out[b].ID })
@@ -132,6 +158,23 @@ func (h *Hub) publish(id int64, iv metrics.Interval) {
 			close(ch)
 		}
 	}
+}
+
+// Observed records observer idx's latest snapshot of running job id,
+// replacing the one before. A job that is not running (not opened, or
+// already ended: the observers' last cut may come after the job's end) is
+// ignored, so the hub never holds a finished job's figures.
+func (h *Hub) Observed(id int64, idx int, observer string, s observe.Snapshot) {
+	if idx < 0 || idx >= maxObservers {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	j, ok := h.live[id]
+	if !ok {
+		return
+	}
+	j.observed[idx] = Observed{Index: idx, Observer: observer, Snapshot: s}
 }
 
 func (h *Hub) end(id int64) {

@@ -23,13 +23,29 @@ type backendCPU struct {
 	comm     string // the server process's name, "postgres" or "mariadbd"
 
 	mu       sync.Mutex
+	base     map[int]time.Duration // CPU per process when mark read it
 	last     map[int]time.Duration // CPU per process, at its latest reading
 	missing  bool                  // a session's process could not be read
 	measured bool
 }
 
 func newBackendCPU(procRoot, comm string) *backendCPU {
-	return &backendCPU{procRoot: procRoot, comm: comm, last: map[int]time.Duration{}}
+	return &backendCPU{procRoot: procRoot, comm: comm, base: map[int]time.Duration{}, last: map[int]time.Duration{}}
+}
+
+// mark reads process pid and counts its CPU from now on: what it used
+// before (a session's start-up) is left out of total.
+func (b *backendCPU) mark(pid int) {
+	if b == nil || pid <= 0 {
+		return
+	}
+	cpu, ok := processCPU(b.procRoot, pid, b.comm)
+	if !ok {
+		return // read will say it cannot be measured
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.base[pid] = cpu
 }
 
 // read takes the CPU time of the session served by process pid (0: none).
@@ -57,8 +73,8 @@ func (b *backendCPU) total() (time.Duration, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var sum time.Duration
-	for _, d := range b.last {
-		sum += d
+	for pid, d := range b.last {
+		sum += d - b.base[pid]
 	}
 	return sum, b.measured && !b.missing
 }

@@ -39,6 +39,13 @@ func TestProcessCPU(t *testing.T) {
 	if d, ok := b.total(); d != 3*time.Second || !ok {
 		t.Errorf("total %v %v", d, ok)
 	}
+	// Marked at 3 s, read at 3.5 s: only the half second after the mark.
+	b.mark(41)
+	write("41", "postgres", "41 (postgres: a (b) c) S 1 41 41 0 -1 4194560 100 0 0 0 290 60 0 0 20 0 1 0 100 0 0\n")
+	b.read(41)
+	if d, ok := b.total(); d != 500*time.Millisecond || !ok {
+		t.Errorf("total after the mark %v %v, want 500ms", d, ok)
+	}
 	b.read(42) // not the server's: the share is no longer measured whole
 	if _, ok := b.total(); ok {
 		t.Error("a session not measured still counts as measured")

@@ -120,10 +120,11 @@ const (
 //     waits for the network longer than a few seconds: it returns what the
 //     samples hold, and a statistics read that fails is a Gap.
 //   - Close returns the cost: Cost.ServerShare is the CPU time of the
-//     observer's server processes over the time it ran, read from /proc when
-//     the server runs on this machine; otherwise the wall time it waited for
-//     its queries, an upper bound (the network's round trips and the
-//     client's own delays are in it).
+//     observer's server processes over the time it sampled (its first
+//     session's start-up, a fixed cost, left out), read from /proc when the
+//     server runs on this machine; otherwise the wall time it waited for its
+//     queries, an upper bound (the network's round trips and the client's
+//     own delays are in it).
 func NewPostgres(target db.Target, opts Options) Observer {
 	rate := opts.Rate
 	if rate <= 0 {
@@ -291,6 +292,10 @@ func (o *pgObserver) Start(ctx context.Context) (Start, error) {
 	now := time.Now()
 	o.agg = newPgAgg()
 	o.started, o.lastCut = now, now
+	// The session's start-up (authentication, catalog caches, the settings
+	// and the first statistics read) is a fixed cost: the share reported is
+	// that of sampling, from here.
+	o.cpu.mark(int(o.pid.Load()))
 	gctx, gcancel := context.WithCancel(ctx)
 	o.cancel, o.done = gcancel, make(chan struct{})
 	go o.run(gctx)

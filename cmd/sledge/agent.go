@@ -6,17 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sledge-bench/sledge/internal/agent"
 )
-
-// agentShutdownGrace is how long a stopping agent lets a scrape in flight
-// finish: reading /proc takes milliseconds, so this is generous.
-const agentShutdownGrace = 5 * time.Second
 
 func newAgentCmd() *cobra.Command {
 	var osMetrics bool
@@ -60,9 +54,9 @@ firewall the port. Ctrl-C or SIGTERM stops it.`,
 	return cmd
 }
 
-// runAgent serves the OS metrics on listen until ctx ends, then lets a
-// scrape in flight finish. It checks /proc first, so that a host with
-// nothing to serve says so at once rather than at every scrape.
+// runAgent serves the OS metrics on listen until ctx ends (agent.Serve).
+// It checks /proc first, so that a host with nothing to serve says so at
+// once rather than at every scrape.
 func runAgent(ctx context.Context, out, errOut io.Writer, listen, procRoot string) error {
 	if err := agent.Check(procRoot); err != nil {
 		return err
@@ -79,21 +73,9 @@ func runAgent(ctx context.Context, out, errOut io.Writer, listen, procRoot strin
 		fmt.Fprintf(errOut, "sledge agent: listening beyond loopback: anyone who can reach %s can read this host's OS figures "+
 			"(CPU, memory, network and disk counters, host name; no database data)\n", ln.Addr())
 	}
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", agent.Handler(procRoot))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(out, "sledge agent: listening on http://%s/metrics\n", ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serving OS metrics: %w", err)
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), agentShutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil {
-		return fmt.Errorf("stopping the agent: %w", err)
+	if err := agent.Serve(ctx, ln, procRoot); err != nil {
+		return err
 	}
 	fmt.Fprintln(out, "sledge agent: stopped")
 	return nil // stopping is what Ctrl-C asks for: not an error

@@ -40,7 +40,8 @@ func Command(t testing.TB, name, debianPackage string) string {
 
 // Home isolates a test's Sledge data directory (where the embedded default
 // databases go) and jobs repository in temp dirs, through the environment
-// every front end reads ($SLEDGE_HOME, $SLEDGE_DB, $SLEDGE_REPO), and returns
+// every front end reads ($SLEDGE_HOME, $SLEDGE_DB, $SLEDGE_REPO, and $TMP
+// for the HammerDB layer's files), and returns
 // the repository's path.
 func Home(t testing.TB) string {
 	t.Helper()
@@ -48,5 +49,8 @@ func Home(t testing.TB) string {
 	t.Setenv("SLEDGE_DB", "")
 	repo := filepath.Join(t.TempDir(), "jobs.db")
 	t.Setenv("SLEDGE_REPO", repo)
+	// HammerDB's temporary directory (vuset logtotemp, jobs ID save) is the
+	// first of $TMP, $TMPDIR, …: keep a test's logs out of the shared /tmp.
+	t.Setenv("TMP", t.TempDir())
 	return repo
 }

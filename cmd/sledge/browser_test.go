@@ -43,34 +43,7 @@ func TestWebUIInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite, drives a browser")
 	}
-	webTests, err := filepath.Abs(filepath.Join("..", "..", "web-tests"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	unavailable := func(format string, args ...any) {
-		t.Helper()
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set but "+format, args...)
-		}
-		t.Skipf(format, args...)
-	}
-	chromium, err := ensureChromium(t.Context(), t.Logf)
-	if err != nil {
-		unavailable("Chromium is missing: %v", err)
-	}
-	node, err := ensurePlaywright(t.Context(), webTests, t.Logf)
-	if err != nil {
-		unavailable("playwright-core is missing: %v", err)
-	}
-
-	artifacts := filepath.Join(webTests, "artifacts")
-	if dir := os.Getenv("SLEDGE_TEST_ARTIFACTS"); dir != "" {
-		artifacts = filepath.Join(dir, "webui")
-	}
-	if err := os.MkdirAll(artifacts, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	_ = os.Remove(filepath.Join(artifacts, "failure.png")) // from an earlier run
+	webTests, chromium, node, artifacts := browserEnv(t)
 
 	ts, repo, foreign := policyServer(t)
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -89,7 +62,7 @@ func TestWebUIInChromium(t *testing.T) {
 	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
 	cmd.WaitDelay = 10 * time.Second
 	start := time.Now()
-	err = runStreaming(t, cmd)
+	err := runStreaming(t, cmd)
 	t.Logf("ui.mjs took %s; screenshots in %s", time.Since(start).Round(100*time.Millisecond), artifacts)
 	if ctx.Err() == context.DeadlineExceeded {
 		t.Fatalf("ui.mjs did not finish within 3 minutes (see %s)", artifacts)
@@ -311,33 +284,7 @@ func TestWebUIObservedInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives a browser")
 	}
-	webTests, err := filepath.Abs(filepath.Join("..", "..", "web-tests"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	unavailable := func(format string, args ...any) {
-		t.Helper()
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set but "+format, args...)
-		}
-		t.Skipf(format, args...)
-	}
-	chromium, err := ensureChromium(t.Context(), t.Logf)
-	if err != nil {
-		unavailable("Chromium is missing: %v", err)
-	}
-	node, err := ensurePlaywright(t.Context(), webTests, t.Logf)
-	if err != nil {
-		unavailable("playwright-core is missing: %v", err)
-	}
-	artifacts := filepath.Join(webTests, "artifacts")
-	if dir := os.Getenv("SLEDGE_TEST_ARTIFACTS"); dir != "" {
-		artifacts = filepath.Join(dir, "webui")
-	}
-	if err := os.MkdirAll(artifacts, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	_ = os.Remove(filepath.Join(artifacts, "failure.png"))
+	webTests, chromium, node, artifacts := browserEnv(t)
 
 	ts, repo, _ := policyServer(t)
 	observed := storeRun(t, repo)
@@ -456,4 +403,38 @@ func observeStoredRun(t *testing.T, repo *jobs.Repo, id int64) {
 	}
 	must(repo.SaveObserverCost(ctx, id, 0, observe.Cost{Samples: 580, Queries: 640, QueryTime: 700 * time.Millisecond, Reconnects: 1, ServerShare: 0.003}))
 	must(repo.SaveObserverCost(ctx, id, 1, observe.Cost{Samples: 12}))
+}
+
+// browserEnv is what a browser test needs: the web-tests directory,
+// Chromium, node with playwright-core, and the screenshots' directory
+// (emptied of an earlier run's failure.png). It skips the test when a tool
+// cannot be had, or fails it when $CI is set.
+func browserEnv(t *testing.T) (webTests, chromium, node, artifacts string) {
+	t.Helper()
+	webTests, err := filepath.Abs(filepath.Join("..", "..", "web-tests"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unavailable := func(format string, args ...any) {
+		t.Helper()
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI is set but "+format, args...)
+		}
+		t.Skipf(format, args...)
+	}
+	if chromium, err = ensureChromium(t.Context(), t.Logf); err != nil {
+		unavailable("Chromium is missing: %v", err)
+	}
+	if node, err = ensurePlaywright(t.Context(), webTests, t.Logf); err != nil {
+		unavailable("playwright-core is missing: %v", err)
+	}
+	artifacts = filepath.Join(webTests, "artifacts")
+	if dir := os.Getenv("SLEDGE_TEST_ARTIFACTS"); dir != "" {
+		artifacts = filepath.Join(dir, "webui")
+	}
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Remove(filepath.Join(artifacts, "failure.png")) // from an earlier run
+	return webTests, chromium, node, artifacts
 }

@@ -397,9 +397,48 @@ func testRestartMidWindow(t *testing.T, srv *faultServer) {
 	o.wait(t)
 	f.requireStatus(t, metrics.StatusDegraded)
 	f.requireAgreeingCheck(t)
-	f.requireOutage(t, o, time.Second)
+	out := f.requireOutage(t, o, time.Second)
+	requireObservedRestart(t, repo, f.o.ID, out)
 	if f.res.HasServerTPM {
 		t.Errorf("server TPM %.0f across a restart, which resets the server's counters", f.res.ServerTPM)
+	}
+}
+
+// requireObservedRestart checks the database observer's stored series
+// across the restart: an interval that overlaps the outage says it had a
+// gap, and the observer came back — later intervals are observed whole and
+// hold samples or counters again.
+func requireObservedRestart(t *testing.T, repo *jobs.Repo, id int64, out metrics.Outage) {
+	t.Helper()
+	obs, err := repo.Observations(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var db *jobs.Observation
+	for i := range obs {
+		if !strings.Contains(obs[i].Name, "host") {
+			db = &obs[i]
+		}
+	}
+	if db == nil {
+		t.Fatalf("no database observer stored (observers %d)", len(obs))
+	}
+	var gapAt, backAt time.Duration = -1, -1
+	for _, s := range db.Intervals {
+		from := s.Elapsed - s.Length
+		switch {
+		case s.Gap != "" && from <= out.Resumed && s.Elapsed >= out.Start && gapAt < 0:
+			gapAt = s.Elapsed
+			t.Logf("observer gap in the interval ending at %s: %s", s.Elapsed, s.Gap)
+		case s.Gap == "" && gapAt >= 0 && s.Elapsed > out.Resumed && (s.Samples > 0 || len(s.Counters) > 0) && backAt < 0:
+			backAt = s.Elapsed
+		}
+	}
+	if gapAt < 0 {
+		t.Errorf("%s: no interval overlapping the outage (%s–%s) is marked as a gap", db.Name, out.Start, out.Resumed)
+	}
+	if backAt < 0 {
+		t.Errorf("%s: no interval after the outage (resumed at %s) was observed again", db.Name, out.Resumed)
 	}
 }
 

@@ -4,7 +4,12 @@
 // stores an observed run and a run that was not observed in a fresh
 // repository and runs this script against a server over it:
 //
-//   node observed.mjs URL ARTIFACT_DIR OBSERVED_ID UNOBSERVED_ID
+//   node observed.mjs URL ARTIFACT_DIR OBSERVED_ID UNOBSERVED_ID [LIVE_ID]
+//
+// LIVE_ID is a run going on against a real PostgreSQL server: its live
+// page must draw the active sessions chart under the TPM chart and add
+// bars as the run's intervals are cut; the script then stops the run from
+// the page.
 //
 // $CHROMIUM names the browser (default /usr/bin/chromium). It checks that
 // the observed job's page draws the stacked chart with a legend of the
@@ -16,7 +21,7 @@ import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 
-const [base, artifactsArg, observedID, unobservedID] = process.argv.slice(2);
+const [base, artifactsArg, observedID, unobservedID, liveID] = process.argv.slice(2);
 if (!/^https?:\/\//.test(base || '') || !observedID || !unobservedID) {
   console.error('usage: node observed.mjs URL ARTIFACT_DIR OBSERVED_ID UNOBSERVED_ID');
   process.exit(2);
@@ -100,8 +105,45 @@ async function main() {
     'a job not observed shows a chart or settings');
   await page.screenshot({ path: path.join(artifacts, 'not-observed-job.png'), fullPage: true });
 
+  if (liveID) await livePage();
+
   check(consoleErrors.length === 0, `the browser console has errors:\n  ${consoleErrors.join('\n  ')}`);
   check(foreignRequests.length === 0, `requests left ${origin}:\n  ${foreignRequests.join('\n  ')}`);
+}
+
+// livePage watches a running job: the server section fills in and grows
+// while the run goes on, then the run is stopped from the page.
+async function livePage() {
+  stepName = 'live job: active sessions chart grows while the run goes on';
+  log('▶ ' + stepName);
+  await page.goto(`${base}/#/jobs/${liveID}`);
+  await page.locator(sel('stop-button')).waitFor();
+  await page.locator(sel('live-aas-chart-svg')).waitFor({ timeout: 60000 });
+  const bars = () => page.locator('[data-testid^="live-aas-chart-bar-"]').evaluateAll(
+    els => new Set(els.map(e => e.dataset.testid.split('-')[4])).size);
+  const first = await bars();
+  check(first >= 1, 'the live chart has no bars');
+  const legend = (await page.locator(`${sel('live-aas-chart-legend')} > span`).allTextContents()).map(s => s.trim());
+  log(`  ${first} interval(s) drawn; legend: ${legend.join(', ')}`);
+  check(legend.length >= 1, 'the live chart has no legend');
+  // The run cuts an interval every second; the page re-reads every 2 s.
+  await page.waitForFunction(n => new Set([...document.querySelectorAll('[data-testid^="live-aas-chart-bar-"]')]
+    .map(e => e.dataset.testid.split('-')[4])).size >= n + 2, first, { timeout: 20000 });
+  const later = await bars();
+  log(`  ${later} intervals drawn a few seconds later`);
+  const tpmBox = await page.locator(sel('chart-tpm')).boundingBox();
+  const aasBox = await page.locator(sel('live-aas-chart')).boundingBox();
+  check(tpmBox && aasBox && aasBox.y > tpmBox.y, 'the live active sessions chart is not under the TPM chart');
+  await page.screenshot({ path: path.join(artifacts, 'observed-live.png'), fullPage: true });
+  // The ramp-up (2 s, two 1 s intervals) is shaded over the first two bars.
+  const ramp = await page.locator(`${sel('live-aas-chart-svg')} > rect`).first().evaluate(e => Number(e.getAttribute('x')) + Number(e.getAttribute('width')));
+  const second = await page.locator('[data-testid^="live-aas-chart-bar-1-"]').first().evaluate(e => Number(e.getAttribute('x')) + Number(e.getAttribute('width')));
+  check(Math.abs(ramp - second) < 4, `the ramp-up shading ends at x=${ramp}, the second interval's bar at x=${second}`);
+  log('  screenshot observed-live.png');
+  await page.locator(sel('stop-button')).click();
+  // The page turns into the finished job's, with the stored chart.
+  await page.locator(sel('aas-chart-svg')).waitFor({ timeout: 60000 });
+  log('  stopped; the finished page draws the stored chart');
 }
 
 let code = 0;

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +26,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/sandbox"
 	"github.com/sledge-bench/sledge/internal/script/scripttest"
 	"github.com/sledge-bench/sledge/internal/server"
+	"github.com/sledge-bench/sledge/internal/testdb"
 )
 
 // TestWebUIInChromium drives the web UI in headless Chromium: the script
@@ -124,17 +127,17 @@ func (w *statusWriter) WriteHeader(code int) { w.code = code; w.ResponseWriter.W
 // SQLite file elsewhere) and "bench-pg" (a PostgreSQL URL with a password,
 // never used: the page must not show it), and a log of the state-changing
 // requests that came from another origin.
-func policyServer(t *testing.T) (*httptest.Server, *jobs.Repo, *foreignLog) {
+func policyServer(t *testing.T, moreTargets ...string) (*httptest.Server, *jobs.Repo, *foreignLog) {
 	t.Helper()
 	e2eEnv(t)
 	repo, err := openRepo(context.Background(), &globals{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy, err := targetPolicy(&globals{}, []string{
+	policy, err := targetPolicy(&globals{}, append([]string{
 		"scratch=sqlite:" + filepath.Join(t.TempDir(), "scratch.db"),
 		"bench-pg=postgres://bench:topsecret@127.0.0.1:1/tpcc",
-	}, nil, false)
+	}, moreTargets...), nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,29 +280,99 @@ func ensurePlaywright(ctx context.Context, dir string, logf func(string, ...any)
 // PostgreSQL observer and a host observer saw shows the active sessions
 // stacked by wait class under the TPM chart (a Lock spike in two
 // intervals, a gap), the server statistics and the settings table; a run
-// without observations says it was not observed. Screenshots go where
+// without observations says it was not observed; and a run going on
+// against the test's PostgreSQL server draws the chart live, growing with
+// its intervals, until the page stops it. Screenshots go where
 // TestWebUIInChromium's go (observed-job.png, observed-section.png,
-// not-observed-job.png).
+// not-observed-job.png, observed-live.png).
 func TestWebUIObservedInChromium(t *testing.T) {
 	if testing.Short() {
-		t.Skip("drives a browser")
+		t.Skip("drives a browser, builds and runs on PostgreSQL")
 	}
 	webTests, chromium, node, artifacts := browserEnv(t)
 
-	ts, repo, _ := policyServer(t)
+	ts, repo, _ := policyServer(t, "live-pg="+testdb.Postgres(t))
 	observed := storeRun(t, repo)
 	observeStoredRun(t, repo, observed)
 	unobserved := storeRun(t, repo)
 
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	if id := postJob(t, ts.URL, `{"kind":"build","db":"live-pg","warehouses":1}`); waitJob(t, ts.URL, id) != "completed" {
+		t.Fatalf("the build (job %s) did not complete", id)
+	}
+	// Long enough that only the page's Stop ends it.
+	live := postJob(t, ts.URL, `{"kind":"run","db":"live-pg","vu":2,"rampup":"2s","duration":"5m","interval":"1s"}`)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join(webTests, "observed.mjs"), ts.URL, artifacts,
-		fmt.Sprint(observed), fmt.Sprint(unobserved))
+		fmt.Sprint(observed), fmt.Sprint(unobserved), live)
 	cmd.Dir = webTests
 	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
 	cmd.WaitDelay = 10 * time.Second
-	if err := runStreaming(t, cmd); err != nil {
+	err := runStreaming(t, cmd)
+	status := waitJob(t, ts.URL, live) // whatever happened, the run ends before the server does
+	if err != nil {
 		t.Fatalf("observed.mjs: %v (screenshots in %s)", err, artifacts)
+	}
+	if status == "running" || status == "failed" {
+		t.Errorf("the live run ended %s after the page's Stop", status)
+	}
+	id, _ := strconv.ParseInt(live, 10, 64)
+	obs, err := repo.Observations(context.Background(), id)
+	if err != nil || len(obs) == 0 {
+		t.Fatalf("the live run's observations: %d, %v", len(obs), err)
+	}
+}
+
+// postJob starts a job through the API and returns its id.
+func postJob(t *testing.T, base, body string) string {
+	t.Helper()
+	resp, err := http.Post(base+"/api/jobs", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var created struct {
+		ID string `json:"id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&created); err != nil || resp.StatusCode != http.StatusCreated || created.ID == "" {
+		t.Fatalf("POST /api/jobs %s: %s, %+v, %v", body, resp.Status, created, err)
+	}
+	return created.ID
+}
+
+// waitJob waits up to two minutes for job id to end (then stops it and
+// waits a minute more) and returns its status.
+func waitJob(t *testing.T, base, id string) string {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	stopped := false
+	for {
+		resp, err := http.Get(base + "/api/jobs/" + id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var job struct {
+			Status string `json:"status"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&job)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("GET /api/jobs/%s: %v", id, err)
+		}
+		if job.Status != "running" {
+			return job.Status
+		}
+		if time.Now().After(deadline) {
+			if stopped {
+				return job.Status
+			}
+			if resp, err := http.Post(base+"/api/jobs/"+id+"/stop", "application/json", nil); err == nil {
+				resp.Body.Close()
+			}
+			stopped, deadline = true, time.Now().Add(time.Minute)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

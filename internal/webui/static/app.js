@@ -546,10 +546,16 @@
   // aasChart draws an observer's average active sessions per interval as
   // SVG bars stacked by wait class, each spanning the time its interval
   // covered; intervals the observer could not see (fully or in part) are
-  // marked. y starts at zero.
+  // marked. y starts at zero. The live page redraws it with update as the
+  // observer's intervals arrive.
   function aasChart(o, rampEnd, testid) {
-    const ivs = (o.intervals || []).filter(iv => isNum(iv.elapsed_s));
-    const classes = classesIn(ivs);
+    let ivs = [], classes = [];
+    function setData(obs, ramp) {
+      ivs = (obs.intervals || []).filter(iv => isNum(iv.elapsed_s));
+      classes = classesIn(ivs);
+      rampEnd = ramp;
+    }
+    setData(o, rampEnd);
     const host = h('div', { class: 'barchart aaschart', testid, id: testid });
     function draw() {
       const W = Math.max(320, host.clientWidth || 720), H = 240;
@@ -609,6 +615,7 @@
       const w = host.clientWidth;
       if (Math.abs(w - lastW) > 2) { lastW = w; draw(); }
     }), host);
+    host.update = (obs, ramp) => { setData(obs, ramp); draw(); };
     return host;
   }
 
@@ -692,6 +699,47 @@
       h('div', { class: 'grid2', style: 'margin-bottom:16px' },
         result && result.observed ? serverStats(result.observed) : null,
         settingsPanel(observers)));
+  }
+
+  // liveObserved is the live page's server section: each observer's active
+  // sessions by wait class, re-read every POLL_MS from the repository,
+  // where the run stores every cut as it happens. refresh(rampEnd) passes
+  // the ramp-up's end from the run's intervals.
+  function liveObserved(id, alive) {
+    const wait = h('p', { class: 'muted', testid: 'live-observed-wait' }, 'Server: active sessions appear after the first interval.');
+    const charts = h('div');
+    const el = h('div', { testid: 'live-observed', id: 'live-observed' }, h('h2', { style: 'margin-top:8px' }, 'Server'), wait, charts);
+    const drawn = new Map(); // observer index in the run → its chart
+    let rampEnd = null, timer = 0;
+    onCleanup(() => clearTimeout(timer));
+    function render(observed) {
+      const observers = (observed && observed.observers) || [];
+      let n = 0;
+      observers.forEach((o, k) => {
+        if (!(o.intervals || []).some(iv => (iv.classes || []).length)) return;
+        const testid = n++ ? 'live-aas-chart-' + (n - 1) : 'live-aas-chart';
+        const chart = drawn.get(k);
+        if (chart) return chart.update(o, rampEnd);
+        const c = aasChart(o, rampEnd, testid);
+        drawn.set(k, c);
+        charts.append(h('section', { class: 'panel', testid: 'live-aas-panel' },
+          h('h3', null, 'Active sessions by wait class',
+            h('span', { class: 'muted', style: 'font-weight:400' }, ' · ' + (o.server ? `${o.server}: ${o.name}` : o.name))), c));
+      });
+      if (drawn.size) wait.remove();
+      else if (observers.length) wait.textContent = 'Server: observed, with no session activity to chart yet.';
+    }
+    async function load() {
+      try {
+        const observed = await get(`/api/jobs/${id}/observed`, null);
+        if (alive()) render(observed);
+      } catch (e) {
+        // The interval poll reports a server that cannot be reached.
+      }
+      if (alive()) timer = setTimeout(load, POLL_MS);
+    }
+    load();
+    return { el, refresh(ramp) { if (isNum(ramp)) rampEnd = ramp; } };
   }
 
   // ---------------------------------------------------------------- jobs page
@@ -1205,6 +1253,7 @@
     const notice = h('div', { testid: 'live-error' });
     const ivs = new Map();
     const charts = tprocc ? seriesCharts('live-charts') : null;
+    const server = job.kind === 'run' ? liveObserved(id, alive) : null;
     const lastTPM = h('span', null, '—'), lastNOPM = h('span', null, '—'), lastElapsed = h('span', null, '—');
     const out = outputPanel([]);
     const cfgHolder = h('div');
@@ -1226,13 +1275,15 @@
           card('NOPM (last interval)', lastNOPM, { testid: 'live-nopm', headline: true }),
           card('Elapsed', lastElapsed, { testid: 'live-elapsed' })),
         charts.el) : null,
+      server && server.el,
       vuPanel,
       h('div', { style: 'margin-top:16px' }, out.el),
       cfgHolder);
 
     function redraw() {
-      if (!charts) return;
       const list = [...ivs.values()].sort((a, b) => a.seq - b.seq);
+      if (server && list.length) server.refresh(intervalData(list).rampEnd);
+      if (!charts) return;
       charts.update(list);
       const last = list[list.length - 1];
       if (last) {

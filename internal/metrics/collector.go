@@ -79,6 +79,20 @@ func (s *txStats) reset() {
 
 func us(v int64) time.Duration { return time.Duration(v) * time.Microsecond }
 
+// latency is what results say of a latency histogram (in microseconds).
+type latency struct{ mean, p50, p95, p99, max time.Duration }
+
+// latencyOf derives a histogram's mean and percentiles: the one derivation
+// of the collector's intervals and summaries and of their merges, so that a
+// merge of one part gives that part's numbers.
+func latencyOf(h *hdrhistogram.Histogram) latency {
+	return latency{
+		mean: time.Duration(math.Round(h.Mean())) * time.Microsecond,
+		p50:  us(h.ValueAtQuantile(50)), p95: us(h.ValueAtQuantile(95)),
+		p99: us(h.ValueAtQuantile(99)), max: us(h.Max()),
+	}
+}
+
 // Collector merges the VUs' events into interval and window statistics. It is
 // used by the monitor goroutine only.
 type Collector struct {
@@ -172,12 +186,17 @@ func (c *Collector) Tick(now time.Duration, phase string) (Interval, bool) {
 	for i, s := range c.interval {
 		commits += s.count
 		iv.Errors += s.errorTotal()
-		h := s.hist
-		iv.Tx = append(iv.Tx, IntervalTx{
-			Name: c.names[i], Count: s.count, Errors: s.errorTotal(),
-			P50: us(h.ValueAtQuantile(50)), P95: us(h.ValueAtQuantile(95)),
-			P99: us(h.ValueAtQuantile(99)), Max: us(h.Max()),
-		})
+		l := latencyOf(s.hist)
+		t := IntervalTx{Name: c.names[i], Count: s.count, Errors: s.errorTotal(),
+			P50: l.p50, P95: l.p95, P99: l.p99, Max: l.max}
+		// Encoding costs a few hundred microseconds per type and tick; a
+		// type with nothing completed has no histogram to encode.
+		if s.hist.TotalCount() > 0 {
+			if enc, err := s.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+				t.Histogram = enc
+			}
+		}
+		iv.Tx = append(iv.Tx, t)
 		if i == c.headline {
 			iv.NOPM = float64(s.count) / minutes
 		}
@@ -232,13 +251,12 @@ func (c *Collector) Summaries() []TxSummary {
 	out := make([]TxSummary, 0, len(c.window))
 	for i, s := range c.window {
 		h := s.hist
+		l := latencyOf(h)
 		t := TxSummary{
 			Name: c.names[i], Count: s.count, RolledBack: s.rolledBack, Retries: s.retries,
 			Retried: s.retried, FailedAfterRetries: s.failedRetr,
 			Errors: map[string]int64{}, RetriesByClass: map[string]int64{},
-			Mean: time.Duration(math.Round(h.Mean())) * time.Microsecond,
-			P50:  us(h.ValueAtQuantile(50)), P95: us(h.ValueAtQuantile(95)),
-			P99: us(h.ValueAtQuantile(99)), Max: us(h.Max()),
+			Mean: l.mean, P50: l.p50, P95: l.p95, P99: l.p99, Max: l.max,
 		}
 		for cl, n := range s.errors {
 			if n > 0 {

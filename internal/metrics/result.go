@@ -70,6 +70,12 @@ type IntervalTx struct {
 	P95    time.Duration
 	P99    time.Duration
 	Max    time.Duration
+	// Histogram is the interval's HDR histogram of this type's completed
+	// transactions' latencies (commits and designed rollbacks), in
+	// microseconds, encoded like TxSummary.Histogram; nil when none
+	// completed in the interval. Intervals of several agents merge by it
+	// (MergeInterval).
+	Histogram []byte
 }
 
 // Interval is one tick of the monitor.

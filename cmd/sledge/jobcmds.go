@@ -81,6 +81,7 @@ without one (a script, a pipe) --force needs --yes.`,
 	fl.BoolVar(&s.Force, "force", s.Force, "drop an existing schema of the workload first")
 	fl.StringVar(&s.Engine, "engine", s.Engine, "MariaDB/MySQL storage engine of the tables (default InnoDB)")
 	fl.StringVar(&s.Loader, "loader", s.Loader, "how rows travel: stream (PostgreSQL COPY, MariaDB/MySQL LOAD DATA LOCAL INFILE; parallel) or insert (batched INSERTs, one writer); default: stream where the database takes it")
+	bindSegmentFlags(fl, &s, "build", "TPROC-C: the process loads its share of the warehouses")
 	return cmd
 }
 
@@ -175,7 +176,15 @@ warehouse first if it does not exist.`,
 	fl.StringVar(&s.Metrics, "metrics", s.Metrics, "on: observe the database server and the hosts during the run, read-only on one extra connection, and store it with the job (sledge jobs ID metrics): PostgreSQL's pg_stat_activity sampled --metrics-rate times a second for wait events, its statistics as deltas per interval and its settings; MariaDB/MySQL's processlist, SHOW GLOBAL STATUS deltas and performance_schema waits; this host's CPU, memory, disk and network from /proc. off: observe nothing")
 	fl.Float64Var(&s.MetricsRate, "metrics-rate", s.MetricsRate, "with --metrics on: samples per second of the server's sessions (pg_stat_activity, the processlist), at most 100")
 	fl.StringVar(&s.Scrape, "scrape", s.Scrape, "URL of a Prometheus node_exporter (Debian: prometheus-node-exporter) on the database's host, e.g. http://db1:9100/metrics: its CPU, memory, disk and network are observed as the database host's")
+	bindSegmentFlags(fl, &s, "run", "the process runs its share of the --vu virtual users, numbered as in the whole run and homed on its share of the warehouses")
 	return cmd
+}
+
+// bindSegmentFlags binds the flags of a job spread over several sledge
+// processes (agents): --segment and --run-id (config.Spec.Segment, RunID).
+func bindSegmentFlags(fl *pflag.FlagSet, s *config.Spec, what, share string) {
+	fl.StringVar(&s.Segment, "segment", s.Segment, "this process's share of the "+what+", I/N (0-based) or A:B fractions (e.g. 1/3:2/3); all agents use the same --run-id. "+share)
+	fl.StringVar(&s.RunID, "run-id", s.RunID, "the id shared by every agent (sledge process) of one "+what+" spread over several, each with its own --segment: 1 to 64 letters, digits, '.', '_' or '-'")
 }
 
 // unusedByIterations refuses --rampup or --duration typed with --iterations:

@@ -89,7 +89,7 @@ in UTC.`,
 	}
 	addListFlags(list, lf)
 
-	cmd.AddCommand(list, newJobsShowCmd(g), newJobsDiffCmd(g), newJobsDeleteCmd(g))
+	cmd.AddCommand(list, newJobsShowCmd(g), newJobsDiffCmd(g), newJobsHlogCmd(g), newJobsDeleteCmd(g))
 	return cmd
 }
 

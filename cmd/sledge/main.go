@@ -94,7 +94,7 @@ comparable with them.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().StringVar(&g.repo, "repo", "", "jobs repository file (default $SLEDGE_REPO, else <data dir>/jobs.db)")
+	root.PersistentFlags().StringVar(&g.repo, "repo", "", "jobs repository: a SQLite file or a postgres:// URL (default $SLEDGE_REPO, else <data dir>/jobs.db)")
 	root.PersistentFlags().StringVar(&g.server, "server", "", "URL of a sledge serve to drive (run, build, jobs) instead of working here, e.g. http://127.0.0.1:8080 (default $SLEDGE_SERVER; token from $SLEDGE_TOKEN)")
 	root.AddCommand(
 		newBuildCmd(g),
@@ -107,12 +107,15 @@ comparable with them.`,
 		newServeCmd(g),
 		newCLICmd(g),
 		newAgentCmd(),
+		newK8sCmd(),
 	)
 	return root
 }
 
 // openRepo opens the jobs repository named by --repo (else $SLEDGE_REPO, else
-// the data directory's jobs.db), creating it on first use.
+// the data directory's jobs.db), creating it on first use: a SQLite file (and
+// its directory), or Sledge's tables in the database of a postgres:// URL.
+// jobs.Open tells the two apart; nothing here treats a URL as a path.
 func openRepo(ctx context.Context, g *globals) (*jobs.Repo, error) {
 	path, err := config.RepoPath(g.repo)
 	if err != nil {
@@ -122,8 +125,9 @@ func openRepo(ctx context.Context, g *globals) (*jobs.Repo, error) {
 }
 
 // openExistingRepo opens the jobs repository as openRepo does, for commands
-// that read it or delete from it: it creates nothing, and an error matching
-// jobs.ErrNoRepository says "no jobs repository at PATH".
+// that read it or delete from it: it creates no file, and an error matching
+// jobs.ErrNoRepository says "no jobs repository at PATH". A postgres:// URL
+// opens as by openRepo (a reachable database is an existing repository).
 func openExistingRepo(ctx context.Context, g *globals) (*jobs.Repo, error) {
 	path, err := config.RepoPath(g.repo)
 	if err != nil {

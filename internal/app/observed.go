@@ -254,8 +254,8 @@ func (e *execution) observeRun(ctx context.Context, fn func()) *observation {
 // its observers stored, once they have stopped: nothing for a run not
 // observed.
 func (e *execution) observedBlock(ctx context.Context, w io.Writer, o *observation) {
-	if o == nil {
-		return
+	if o == nil && e.grp == nil {
+		return // an agent merging a group run shows what the first segment's observed
 	}
 	ctx = context.WithoutCancel(ctx)
 	ivs, err := e.repo().Intervals(ctx, e.id)

@@ -12,6 +12,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,7 +72,10 @@ type Service struct {
 
 	mu      sync.Mutex
 	running map[int64]*Job
-	wg      sync.WaitGroup
+	// groups are the run ids this service runs an agent of: one per run
+	// (a job's agents are its segments, each a process of its own).
+	groups map[string]bool
+	wg     sync.WaitGroup
 }
 
 // New returns a service over opts.Repo.
@@ -79,7 +83,7 @@ func New(opts Options) *Service {
 	if opts.Warn == nil {
 		opts.Warn = os.Stderr
 	}
-	return &Service{opts: opts, running: map[int64]*Job{}}
+	return &Service{opts: opts, running: map[int64]*Job{}, groups: map[string]bool{}}
 }
 
 // Repo is the service's jobs repository.
@@ -459,20 +463,46 @@ func pacingSetting(p float64) string {
 // start records the job and runs it in a goroutine.
 func (s *Service) start(ctx context.Context, p *plan) (*Job, error) {
 	kv := settings(p) // resolves the build's defaults in p.spec too
-	id, err := s.opts.Repo.Create(ctx, jobs.Job{Kind: p.spec.Kind, Workload: p.wl.Name(),
-		DBKind: string(p.target.Kind), Target: p.target.String()}, kv)
-	if err != nil {
+	var (
+		id      int64
+		grp     *group
+		created = true
+		err     error
+		writer  output.RepositoryWriter = s.opts.Repo
+	)
+	if p.spec.RunID != "" && (p.spec.Kind == config.KindRun || p.spec.Kind == config.KindBuild) {
+		// One of the agents of a group run: the job is the group's.
+		delete(kv, "segment") // each agent's is in its own record
+		s.mu.Lock()
+		busy := s.groups[p.spec.RunID]
+		s.groups[p.spec.RunID] = true
+		s.mu.Unlock()
+		if busy {
+			return nil, fmt.Errorf("join run %s: this process runs an agent of it already: start each agent as a process of its own", p.spec.RunID)
+		}
+		if grp, created, err = s.joinGroup(ctx, p, kv); err != nil {
+			s.leaveGroup(p.spec.RunID)
+			return nil, fmt.Errorf("join run %s: %w", p.spec.RunID, err)
+		}
+		id, writer = grp.jobID, groupWriter{grp}
+	} else if id, err = s.opts.Repo.Create(ctx, jobs.Job{Kind: p.spec.Kind, Workload: p.wl.Name(),
+		DBKind: string(p.target.Kind), Target: p.target.String()}, kv); err != nil {
 		return nil, fmt.Errorf("record the job: %w", err)
 	}
-	if err := s.opts.Repo.SetSystem(ctx, id, SystemInfo(s.opts.Version)); err != nil {
-		fmt.Fprintf(s.opts.Warn, "sledge: warning: cannot record system info: %v\n", err)
+	if created {
+		if err := s.opts.Repo.SetSystem(ctx, id, SystemInfo(s.opts.Version)); err != nil {
+			fmt.Fprintf(s.opts.Warn, "sledge: warning: cannot record system info: %v\n", err)
+		}
 	}
 	out := output.NewFanout()
 	if p.req.Console != nil {
 		out.Add(output.Console(p.req.Console))
 	}
-	out.Add(output.Repository(s.opts.Repo, id, s.opts.Warn))
-	if s.opts.Hub != nil {
+	out.Add(output.Repository(writer, id, s.opts.Warn))
+	// The live hub shows a job's own series; an agent's intervals are its
+	// share only: watchers of a group run follow the merged series in the
+	// repository (as for a job run by another process).
+	if s.opts.Hub != nil && grp == nil {
 		out.Add(s.opts.Hub.Open(id, p.wl.Name()))
 	}
 	jctx, cancel := context.WithCancel(ctx)
@@ -484,7 +514,7 @@ func (s *Service) start(ctx context.Context, p *plan) (*Job, error) {
 	go func() {
 		defer s.wg.Done()
 		defer cancel()
-		e := &execution{s: s, p: p, id: id, out: out}
+		e := &execution{s: s, p: p, id: id, out: out, grp: grp}
 		o := e.run(jctx)
 		o.ID = id
 		s.finish(jctx, e, o)
@@ -492,6 +522,9 @@ func (s *Service) start(ctx context.Context, p *plan) (*Job, error) {
 		s.mu.Lock()
 		delete(s.running, id)
 		s.mu.Unlock()
+		if grp != nil {
+			s.leaveGroup(grp.runID)
+		}
 		close(j.done)
 	}()
 	return j, nil
@@ -505,10 +538,22 @@ func (s *Service) finish(ctx context.Context, e *execution, o Outcome) {
 	if o.Err != nil {
 		msg = o.Err.Error()
 	}
+	if e.grp != nil && !e.merged {
+		// An agent of a group run: the agent that merges records the end.
+		_ = e.out.Close()
+		return
+	}
 	if err := s.opts.Repo.Finish(context.WithoutCancel(ctx), e.id, o.Status, msg); err != nil {
 		fmt.Fprintf(s.opts.Warn, "sledge: warning: cannot record the job's end: %v\n", err)
 	}
 	_ = e.out.Close()
+}
+
+// leaveGroup forgets that this service runs an agent of run runID.
+func (s *Service) leaveGroup(runID string) {
+	s.mu.Lock()
+	delete(s.groups, runID)
+	s.mu.Unlock()
 }
 
 // Stop stops a job running in this service; false when there is none.
@@ -561,6 +606,11 @@ type execution struct {
 
 	// msgs counts what the driver library logged about the job's sessions.
 	msgs driverMessages
+
+	// grp is this agent's place in a group run (nil: a run of its own);
+	// merged says this agent merged the group's result.
+	grp    *group
+	merged bool
 }
 
 func (e *execution) env() workload.Env {
@@ -590,7 +640,19 @@ func (e *execution) run(ctx context.Context) Outcome {
 		return e.drop(ctx)
 	case config.KindRun:
 		if oltp, ok := e.p.wl.(workload.OLTP); ok {
-			return e.runOLTP(ctx, oltp)
+			o := e.runOLTP(ctx, oltp)
+			if g := e.grp; g != nil && !g.handedIn {
+				// It failed before it ran (preparing the run): the others
+				// must not wait for it, and, when it is the last, it ends
+				// the job with what they handed in.
+				merged, last, done := e.finishGroup(ctx, nil, cmp.Or(o.Err, errors.New(o.Status)))
+				if !done {
+					e.saveRun(ctx, merged, "", false, nil)
+					return Outcome{Status: merged.Status, Run: merged}
+				}
+				return last
+			}
+			return o
 		}
 		return e.runAnalytic(ctx, e.p.wl.(workload.Analytic))
 	}
@@ -598,6 +660,9 @@ func (e *execution) run(ctx context.Context) Outcome {
 }
 
 func (e *execution) build(ctx context.Context) Outcome {
+	if e.grp != nil {
+		return e.buildGroup(ctx)
+	}
 	sp := e.p.spec
 	size, _ := e.p.wl.(workload.Builder).PlanBuild(&sp)
 	e.out.Logf("build job %d: %s into %s with %s", e.id, size, e.p.target, report.Plural(sp.Workers, "worker"))
@@ -687,7 +752,11 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 		return failed(ctx, err)
 	}
 	defer run.Close(context.Background())
-	if err := e.repo().AddConfig(ctx, e.id, run.Settings()); err != nil {
+	settings := run.Settings()
+	if e.grp != nil {
+		delete(settings, "segment") // each agent's is in its own record
+	}
+	if err := e.repo().AddConfig(ctx, e.id, settings); err != nil {
 		e.warn("the run's settings", err)
 	}
 	version, verr := run.Version(ctx)
@@ -707,28 +776,64 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 		// The spec's ramp-up and duration are not used (config.Spec.Iterations).
 		cfg.Iterations, cfg.Rampup, cfg.Duration = sp.Iterations, 0, 0
 	}
+	if g := e.grp; g != nil {
+		cfg.FirstVU, cfg.VUs = g.seg.Share(sp.VU)
+		cfg.Partial = true
+		alive, stop := context.WithCancel(context.WithoutCancel(ctx))
+		defer stop()
+		go g.heartbeat(alive, e.out.Logf)
+		if err := g.waitStart(ctx, e.out.Logf); err != nil {
+			return failed(ctx, err) // handed in by run
+		}
+		cfg.StartAt = g.start
+	}
 	// The observers start before the run's clock and are cut at each of
 	// its intervals, on their own connections and goroutines: never in a
-	// VU's transaction.
-	obs := e.startObservers(ctx)
+	// VU's transaction. In a group run the agent whose segment starts the
+	// run observes for all.
+	var obs *observation
+	if e.grp == nil || e.grp.seg.From().Sign() == 0 {
+		obs = e.startObservers(ctx)
+	}
 	if obs != nil {
 		e.out.Add(obs)
 	}
 	res, err := engine.Run(ctx, run, cfg, e.out)
 	obs.stop()
-	if err != nil {
-		return Outcome{Status: metrics.StatusFailed, Err: fmt.Errorf("run: %w", err)}
+	if err == nil {
+		run.Complete(res)
+		res.Pacing = sp.PacingFactor()
 	}
-	run.Complete(res)
-	res.Pacing = sp.PacingFactor()
+	if err != nil {
+		err = fmt.Errorf("run: %w", err)
+	}
+	if e.grp != nil {
+		// An agent hands in its part; the one that merges goes on with the
+		// job's merged result.
+		var (
+			o    Outcome
+			done bool
+		)
+		if res, o, done = e.finishGroup(ctx, res, err); done {
+			return o
+		}
+	} else if err != nil {
+		return Outcome{Status: metrics.StatusFailed, Err: err}
+	}
+	e.saveRun(ctx, res, version, cfg.InProcessDB, obs)
+	return Outcome{Status: res.Status, Run: res}
+}
+
+// saveRun prints a run's result, with what its observers saw, and stores
+// it.
+func (e *execution) saveRun(ctx context.Context, res *metrics.RunResult, version string, inProcessDB bool, obs *observation) {
 	var b bytes.Buffer
-	_ = report.RunResult(&b, e.p.wl.Title(), e.id, e.p.target.String(), version, res, cfg.InProcessDB)
+	_ = report.RunResult(&b, e.p.wl.Title(), e.id, e.p.target.String(), version, res, inProcessDB)
 	e.observedBlock(ctx, &b, obs)
 	e.out.Text(b.String())
 	if err := e.repo().SaveRunResult(context.WithoutCancel(ctx), e.id, res); err != nil {
 		e.warn("the result", err)
 	}
-	return Outcome{Status: res.Status, Run: res}
 }
 
 func (e *execution) runAnalytic(ctx context.Context, a workload.Analytic) Outcome {

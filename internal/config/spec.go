@@ -109,6 +109,31 @@ type Spec struct {
 	// host (http or https): its CPU, memory, disk and network are observed
 	// as the database host's (observe.NewScrape). Empty: none.
 	Scrape string `json:"scrape,omitempty"`
+
+	// Runs spread over several client processes (agents).
+
+	// Segment is this process's share of the run, as ParseSegment reads
+	// it: "I/N" (the I-th of N equal parts, 0-based) or "A:B" fractions
+	// ("1/3:2/3"); empty: the whole run. A run's agent drives only its
+	// segment's share of the VUs (Segment.Share), numbered as in the whole
+	// run; a build's agent loads its segment's share of the warehouses.
+	// Every agent of one run gives the same settings and RunID, and its own
+	// segment. A segment other than the whole run needs a RunID.
+	Segment string `json:"segment,omitempty"`
+	// RunID names one run spread over several agents: the agents that give
+	// the same run id meet in the jobs repository and make one job. 1 to 64
+	// letters, digits, '.', '_' or '-'; empty: a run of its own.
+	RunID string `json:"run_id,omitempty"`
+}
+
+// MaxRunIDLen bounds Spec.RunID.
+const MaxRunIDLen = 64
+
+// Seg is the spec's segment (the whole run when it does not parse: Validate
+// refuses that).
+func (s Spec) Seg() Segment {
+	seg, _ := ParseSegment(s.Segment)
+	return seg
 }
 
 // Defaults of the settings whose zero value is not their default.
@@ -306,6 +331,7 @@ func (s Spec) Validate() error {
 		add(!oneOf(s.Metrics, "on", "off"), "metrics", "%q: want on or off", s.Metrics)
 		add(!(s.MetricsRate > 0 && s.MetricsRate <= MaxMetricsRate), "metrics_rate", "must be in (0, %d] samples per second (got %g)", MaxMetricsRate, s.MetricsRate)
 	}
+	errs = append(errs, s.validateSegment()...)
 	// Whatever the kind: a scrape URL is fetched by whoever runs the job,
 	// so a bad one is refused even where it would go unused.
 	if s.Scrape != "" {
@@ -317,6 +343,58 @@ func (s Spec) Validate() error {
 		return nil
 	}
 	return errs
+}
+
+// validateSegment checks Segment and RunID.
+func (s Spec) validateSegment() FieldErrors {
+	var errs FieldErrors
+	if s.RunID != "" {
+		if !validRunID(s.RunID) {
+			errs = append(errs, fieldErr("run_id", "%q: want 1 to %d letters, digits, '.', '_' or '-'", s.RunID, MaxRunIDLen))
+		}
+		if s.Kind != KindRun && s.Kind != KindBuild && s.Kind != "" {
+			errs = append(errs, fieldErr("run_id", "applies to run and build jobs only, not %s", s.Kind))
+		}
+	}
+	seg, err := ParseSegment(s.Segment)
+	if err != nil {
+		// ParseSegment's errors start with "segment".
+		return append(errs, FieldError{Field: "segment", Msg: err.Error()})
+	}
+	if seg.IsWhole() {
+		return errs
+	}
+	switch s.Kind {
+	case KindRun, KindBuild, "":
+	default:
+		return append(errs, fieldErr("segment", "%s: applies to run and build jobs only, not %s", s.Segment, s.Kind))
+	}
+	if s.RunID == "" {
+		errs = append(errs, fieldErr("segment", "%s: needs a run id, the same for every agent of the run", s.Segment))
+	}
+	if s.Kind == KindRun && s.VU >= 1 && s.VU <= MaxVUs {
+		if _, n := seg.Share(s.VU); n == 0 {
+			if _, parts, ok := seg.Parts(); ok {
+				errs = append(errs, fieldErr("segment", "%s gets no virtual users: %d VUs over %d segments", strings.TrimSpace(s.Segment), s.VU, parts))
+			} else {
+				errs = append(errs, fieldErr("segment", "%s gets no virtual users: its share of %d VUs is empty", strings.TrimSpace(s.Segment), s.VU))
+			}
+		}
+	}
+	return errs
+}
+
+// validRunID reports whether id is 1..MaxRunIDLen of [A-Za-z0-9._-].
+func validRunID(id string) bool {
+	if id == "" || len(id) > MaxRunIDLen {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func oneOf(v string, valid ...string) bool {

@@ -235,3 +235,69 @@ func FuzzDecode(f *testing.F) {
 		_ = s.Validate() // must not panic
 	})
 }
+
+// TestValidateSegment: a segment must parse, needs a run id unless it is
+// the whole run, applies to runs and builds, and must give a run's agent
+// at least one VU; a run id is a short plain name.
+func TestValidateSegment(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		kind  string
+		set   func(*Spec)
+		field string // "" when valid
+		words string
+	}{
+		{"whole, no run id", KindRun, func(s *Spec) { s.Segment = "" }, "", ""},
+		{"0/1, no run id", KindRun, func(s *Spec) { s.Segment = "0/1" }, "", ""},
+		{"0:1 on a check", KindCheck, func(s *Spec) { s.Segment = "0:1" }, "", ""},
+		{"run segment", KindRun, func(s *Spec) { s.Segment, s.RunID = "1/2", "nightly-7" }, "", ""},
+		{"build segment", KindBuild, func(s *Spec) { s.Segment, s.RunID = "2/3", "b.1_x" }, "", ""},
+		{"fractions", KindRun, func(s *Spec) { s.Segment, s.RunID = "0.25:1/2", "r" }, "", ""},
+		{"iterations", KindRun, func(s *Spec) { s.Segment, s.RunID, s.Iterations = "0/2", "r", 100 }, "", ""},
+		{"run id alone", KindRun, func(s *Spec) { s.RunID = "solo" }, "", ""},
+		{"bad segment", KindRun, func(s *Spec) { s.Segment, s.RunID = "3/3", "r" }, "segment", "segment 3/3: the index must be below the count (0-based)"},
+		{"bad segment on a build", KindBuild, func(s *Spec) { s.Segment = "1/2:1/3" }, "segment", "the start must be below the end"},
+		{"no run id", KindRun, func(s *Spec) { s.Segment = "0/2" }, "segment", "segment 0/2: needs a run id"},
+		{"no run id on a build", KindBuild, func(s *Spec) { s.Segment = "1/2" }, "segment", "needs a run id"},
+		{"segment on a check", KindCheck, func(s *Spec) { s.Segment = "1/2" }, "segment", "run and build jobs only, not check"},
+		{"run id on a drop", KindDrop, func(s *Spec) { s.RunID, s.Confirm = "r", true }, "run_id", "run and build jobs only, not drop"},
+		{"no VUs", KindRun, func(s *Spec) { s.VU, s.Segment, s.RunID = 3, "0/4", "r" }, "segment", "segment 0/4 gets no virtual users: 3 VUs over 4 segments"},
+		{"no VUs of a fraction", KindRun, func(s *Spec) { s.VU, s.Segment, s.RunID = 4, "0.5:0.7", "r" }, "segment", "segment 0.5:0.7 gets no virtual users: its share of 4 VUs is empty"},
+		{"run id chars", KindRun, func(s *Spec) { s.RunID = "a b" }, "run_id", `"a b": want 1 to 64 letters`},
+		{"run id slash", KindRun, func(s *Spec) { s.RunID = "a/b" }, "run_id", "letters, digits"},
+		{"run id long", KindRun, func(s *Spec) { s.RunID = strings.Repeat("x", 65) }, "run_id", "1 to 64"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := New(c.kind)
+			c.set(&s)
+			fields := Fields(s.Validate())
+			if c.field == "" {
+				if fields != nil {
+					t.Fatalf("refused: %v", fields)
+				}
+				return
+			}
+			if len(fields) != 1 {
+				t.Fatalf("got %d field errors %v, want one for %s", len(fields), fields, c.field)
+			}
+			f := fields[0]
+			if f.Field != c.field || !strings.Contains(f.Msg, c.words) || !strings.HasPrefix(f.Msg, strings.ReplaceAll(c.field, "_", " ")) && !strings.HasPrefix(f.Msg, c.field) {
+				t.Errorf("got {%s %q}, want field %s with a message starting with it and holding %q", f.Field, f.Msg, c.field, c.words)
+			}
+			if strings.Contains(f.Msg, "--") {
+				t.Errorf("%q is worded as a CLI flag", f.Msg)
+			}
+		})
+	}
+	// The API body carries them by their JSON names.
+	s, err := Decode([]byte(`{"kind":"run","vu":8,"segment":"1/4","run_id":"n1"}`))
+	if err != nil || s.Segment != "1/4" || s.RunID != "n1" || s.Validate() != nil {
+		t.Fatalf("decoded %+v, %v", s, err)
+	}
+	if first, n := s.Seg().Share(s.VU); first != 2 || n != 2 {
+		t.Errorf("1/4 of 8 VUs: %d+%d", first, n)
+	}
+	if New(KindRun).Segment != "" || New(KindRun).RunID != "" {
+		t.Error("a segment or run id by default")
+	}
+}

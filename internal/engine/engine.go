@@ -55,6 +55,34 @@ type Config struct {
 	// InProcessDB says the database engine runs inside this process (SQLite):
 	// its work is then part of the client CPU and no warning is given for it.
 	InProcessDB bool
+
+	// FirstVU is the number (0-based) of this process's first VU in the
+	// whole run, when the run's VUs are spread over several processes
+	// (config.Segment): its VUs are FirstVU .. FirstVU+VUs−1 wherever a
+	// VU's identity shows — the workload's NewWorker, the intervals'
+	// per-VU rows (VUInterval.VU is FirstVU+vu+1), log lines, outages — so
+	// that VU numbers are the run's, whichever process ran them. 0: the
+	// process runs the run's first VUs (all of them, usually).
+	FirstVU int
+	// StartAt, when set, is the wall-clock instant the run's clock starts
+	// at: Run waits until then (Ctrl-C meanwhile ends it with nothing
+	// measured) and times everything from StartAt itself, so that
+	// processes given the same StartAt tick their intervals and open and
+	// close their windows at the same instants. A StartAt more than one
+	// Interval past is an error: too late to join. Zero: the clock starts
+	// when Run is called.
+	StartAt time.Time
+	// Partial says the process runs only part of the run's VUs, the others
+	// running in other processes against the same database (an agent of a
+	// run spread over several). The database's counters at the window's
+	// edges then count every process's work, this client only its own: the
+	// cross-check's numbers are kept (DBNewOrders, DBCheckAllowance …) for
+	// the merge of the processes' results (metrics.MergeRunResults), which
+	// judges the merged count, but this part warns of no disagreement. And
+	// the window's edges stay on their boundaries (a probe read a little
+	// later does not move them), so that every process measures the same
+	// window.
+	Partial bool
 }
 
 // Validate reports the first invalid setting.
@@ -62,6 +90,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.VUs < 1:
 		return fmt.Errorf("VUs must be at least 1 (got %d)", c.VUs)
+	case c.FirstVU < 0:
+		return fmt.Errorf("the first VU's number must not be negative (got %d)", c.FirstVU)
 	case c.VUs > 10000:
 		return fmt.Errorf("VUs must be at most 10000 (got %d)", c.VUs)
 	case c.Rampup < 0:
@@ -183,7 +213,7 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 		w.cpu0 = processCPU()
 		if prober != nil {
 			if w.p0, w.err0 = r.probe(ctx, metrics.EdgeWindowStart, at); w.err0 == nil {
-				w.start = max(at, r.since(w.p0.At, at))
+				w.start = r.edge(at, w.p0.At)
 			}
 		}
 		if auditor != nil {
@@ -198,15 +228,37 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 		out.Logf("measuring for %s", cfg.Duration)
 	}
 
+	if !cfg.StartAt.IsZero() {
+		// A shared start: every process's clock is StartAt.
+		if late := time.Since(cfg.StartAt); late > cfg.Interval {
+			return nil, fmt.Errorf("the shared start %s passed %s ago: too late to join (more than an interval, %s)",
+				cfg.StartAt.Local().Format("15:04:05.000"), late.Round(time.Millisecond), cfg.Interval)
+		}
+		if !waitUntil(ctx, cfg.StartAt) {
+			out.Logf("interrupted before the run's start: nothing was measured")
+			res.Status = metrics.StatusInterrupted
+			res.Tx = r.col.Summaries()
+			res.DBCheckUnavailable = "nothing was measured"
+			res.ServerTPMUnavailable = res.DBCheckUnavailable
+			return res, nil
+		}
+	}
 	r.start = time.Now()
 	if cfg.Rampup == 0 {
 		// The window opens as the VUs start: read the database's count
 		// before they do, and start the clock after, so that the count
-		// holds at the window's start (nothing ran in between).
+		// holds at the window's start (nothing ran in between). With a
+		// shared start the clock is StartAt, just before the count was
+		// read: this process's VUs start after it all the same.
 		openWindow(0)
 		r.start = time.Now()
 		w.start = 0
 		r.col.StartWindow(0)
+	}
+	if !cfg.StartAt.IsZero() {
+		// StartAt as an instant of this process's monotonic clock, so
+		// that a step of the wall clock mid-run does not move the ticks.
+		r.start = time.Now().Add(-time.Since(cfg.StartAt))
 	}
 
 	if startHook != nil {
@@ -356,6 +408,23 @@ loop:
 	return res, nil
 }
 
+// waitUntil waits until the wall-clock instant t; false when ctx ended
+// first.
+func waitUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
 // tick makes the interval that ends at t and reports it; a measured interval
 // without commits is noted for the disruption account. It reports false when
 // t is not after the previous tick (no interval is made).
@@ -371,6 +440,13 @@ func (r *run) tick(t time.Duration, phase string) bool {
 		}
 		if commits == 0 {
 			r.idle = append(r.idle, metrics.IdleInterval{Seq: iv.Seq, Start: t - iv.Length, End: t})
+		}
+	}
+	if r.cfg.FirstVU != 0 {
+		// The collector numbers this process's VUs from 1: the run's
+		// numbers follow its first VU's.
+		for i := range iv.VUs {
+			iv.VUs[i].VU += r.cfg.FirstVU
 		}
 	}
 	r.out.Interval(iv)
@@ -433,7 +509,7 @@ func (r *run) closeWindow(ctx context.Context, w *window, at time.Duration, sett
 	end := at
 	if r.prober != nil && w.err0 == nil {
 		if w.p1, w.err1 = r.probe(ctx, metrics.EdgeWindowEnd, at); w.err1 == nil && !settled {
-			end = max(at, r.since(w.p1.At, at))
+			end = r.edge(at, w.p1.At)
 		}
 	}
 	r.col.EndWindow(end)
@@ -470,7 +546,8 @@ func (r *run) crossCheck(res *metrics.RunResult, w *window) {
 	allowed := checkAllowance(r.cfg.VUs, max(res.DBNewOrders, res.NewOrders), res.Measured, w.p0.RTT, w.p1.RTT) + inDoubt
 	res.DBCheckAllowance = allowed
 	res.DBCheckAgree = abs64(res.DBNewOrders-res.NewOrders) <= allowed
-	if !res.DBCheckAgree {
+	if !res.DBCheckAgree && !r.cfg.Partial {
+		// (A part's count is not the database's: the merge judges it.)
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"the database counted %d New-Orders in the window, the client %d: more apart than the %d that in-flight transactions and the probes' timing explain",
 			res.DBNewOrders, res.NewOrders, allowed))
@@ -517,6 +594,17 @@ func disruptionWarning(d *metrics.Disruption) string {
 		msg += fmt.Sprintf("; %d measured intervals without a commit", n)
 	}
 	return msg + ": the numbers are not those of a healthy database"
+}
+
+// edge is where a window edge due at the boundary at falls when the
+// database's counters were read at the instant probed: there, when later, so
+// that the count holds at the edge. In a partial run the edge stays on the
+// boundary, an instant shared by every process of the run.
+func (r *run) edge(at time.Duration, probed time.Time) time.Duration {
+	if r.cfg.Partial {
+		return at
+	}
+	return max(at, r.since(probed, at))
 }
 
 // since converts an instant to run time; a zero instant falls back to def.
@@ -620,9 +708,10 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 	if r.stop.Load() {
 		return
 	}
-	w, err := r.wl.NewWorker(ctx, vu)
+	id := r.cfg.FirstVU + vu // the VU's number in the whole run
+	w, err := r.wl.NewWorker(ctx, id)
 	if err != nil {
-		fatal <- fmt.Errorf("virtual user %d: %w", vu+1, err)
+		fatal <- fmt.Errorf("virtual user %d: %w", id+1, err)
 		return
 	}
 	defer w.Close(context.Background())
@@ -632,7 +721,7 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 	paced = paced && r.cfg.Pacing > 0
 	var rng *rand.Rand
 	if paced {
-		rng = rand.New(rand.NewPCG(uint64(vu), uint64(time.Now().UnixNano())))
+		rng = rand.New(rand.NewPCG(uint64(id), uint64(time.Now().UnixNano())))
 	}
 	// An int compare per transaction: the hot path stays free of locks.
 	iterations, done := r.cfg.Iterations, 0
@@ -687,17 +776,17 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 		case e.Outcome == metrics.Committed:
 			r.track.committed(e.End)
 		case e.Outcome != metrics.RolledBack:
-			r.logError(vu, tx, cls, err)
+			r.logError(id, tx, cls, err)
 			if cls != db.ClassConnection {
 				r.track.failed(e.End, cls)
 				break
 			}
-			ev := r.track.lost(vu, e.End, cls)
+			ev := r.track.lost(id, e.End, cls)
 			if last {
 				break // its work is done: it needs no new session
 			}
 			rec.SetState(metrics.VUReconnecting)
-			ok, attempts := r.reconnect(ctx, vu, w)
+			ok, attempts := r.reconnect(ctx, id, w)
 			r.track.reconnected(ev, ok, r.clock(), attempts)
 			if !ok {
 				return
@@ -782,6 +871,7 @@ func (r *run) paceAudit() []metrics.AuditItem {
 	return items
 }
 
+// logError logs a failed transaction of VU vu (its number in the whole run).
 func (r *run) logError(vu, tx int, cls db.ErrorClass, err error) {
 	n := r.logged[cls].Add(1)
 	if n <= errorsLoggedPerClass {
@@ -792,11 +882,12 @@ func (r *run) logError(vu, tx int, cls db.ErrorClass, err error) {
 	}
 }
 
-// reconnect re-opens a VU's session with exponential backoff until it works
-// or the run stops. It reports false when the VU should end, and how many
-// attempts it made. The backoff is capped at half an interval (within 100 ms
-// and 5 s, jittered), so that a VU is back within about an interval of the
-// database and the outage's end is seen at that resolution.
+// reconnect re-opens the session of VU vu (its number in the whole run) with
+// exponential backoff until it works or the run stops. It reports false
+// when the VU should end, and how many attempts it made. The backoff is
+// capped at half an interval (within 100 ms and 5 s, jittered), so that a VU
+// is back within about an interval of the database and the outage's end is
+// seen at that resolution.
 func (r *run) reconnect(ctx context.Context, vu int, w workload.Worker) (bool, int) {
 	backoff := 100 * time.Millisecond
 	ceiling := min(max(r.cfg.Interval/2, 100*time.Millisecond), 5*time.Second)

@@ -16,8 +16,8 @@ func (r *Repo) SaveAnalyticResult(ctx context.Context, id int64, res *metrics.An
 	if res == nil {
 		return fmt.Errorf("store result of job %d: no result", id)
 	}
-	return r.inTx(ctx, fmt.Sprintf("store result of job %d", id), func(tx *sql.Tx) error {
-		if err := requireJob(ctx, tx, id); err != nil {
+	return r.inTx(ctx, fmt.Sprintf("store result of job %d", id), func(tx *repoTx) error {
+		if err := lockJob(ctx, tx, id); err != nil {
 			return err
 		}
 		for _, t := range []string{"job_tproch_result", "job_tproch_query", "job_tproch_refresh"} {
@@ -66,7 +66,7 @@ func nullEmpty(s string) any {
 // error) when it has none.
 func (r *Repo) AnalyticResult(ctx context.Context, id int64) (*metrics.AnalyticResult, error) {
 	var res *metrics.AnalyticResult
-	err := r.readTx(ctx, fmt.Sprintf("read result of job %d", id), func(tx *sql.Tx) error {
+	err := r.readTx(ctx, fmt.Sprintf("read result of job %d", id), func(tx *repoTx) error {
 		if err := requireJob(ctx, tx, id); err != nil {
 			return err
 		}

@@ -28,30 +28,32 @@ func sampleAnalyticResult() *metrics.AnalyticResult {
 }
 
 func TestAnalyticResultRoundTrip(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	id := mustCreate(t, r, Job{Kind: KindRun, Workload: "tproch"}, nil)
-	if got, err := r.AnalyticResult(ctx, id); err != nil || got != nil {
-		t.Fatalf("before saving: %v, %v", got, err)
-	}
-	want := sampleAnalyticResult()
-	if err := r.SaveAnalyticResult(ctx, id, want); err != nil {
-		t.Fatal(err)
-	}
-	// Saving again replaces.
-	if err := r.SaveAnalyticResult(ctx, id, want); err != nil {
-		t.Fatal(err)
-	}
-	got, err := r.AnalyticResult(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// NaN never equals itself: compare those fields apart.
-	if !math.IsNaN(got.Throughput) || !math.IsNaN(got.Composite) {
-		t.Errorf("missing metrics came back as %v, %v", got.Throughput, got.Composite)
-	}
-	got.Throughput, got.Composite, want.Throughput, want.Composite = 0, 0, 0, 0
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("round trip differs:\n got %+v\nwant %+v", got, want)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		id := mustCreate(t, r, Job{Kind: KindRun, Workload: "tproch"}, nil)
+		if got, err := r.AnalyticResult(ctx, id); err != nil || got != nil {
+			t.Fatalf("before saving: %v, %v", got, err)
+		}
+		want := sampleAnalyticResult()
+		if err := r.SaveAnalyticResult(ctx, id, want); err != nil {
+			t.Fatal(err)
+		}
+		// Saving again replaces.
+		if err := r.SaveAnalyticResult(ctx, id, want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.AnalyticResult(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// NaN never equals itself: compare those fields apart.
+		if !math.IsNaN(got.Throughput) || !math.IsNaN(got.Composite) {
+			t.Errorf("missing metrics came back as %v, %v", got.Throughput, got.Composite)
+		}
+		got.Throughput, got.Composite, want.Throughput, want.Composite = 0, 0, 0, 0
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round trip differs:\n got %+v\nwant %+v", got, want)
+		}
+	})
 }

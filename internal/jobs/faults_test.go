@@ -16,68 +16,74 @@ import (
 // A value that could not be measured is stored as NULL with its reason, and
 // read back absent: never a 0 that "disagrees".
 func TestAbsentValuesStoredAsNull(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	id := mustCreate(t, r, Job{Kind: KindRun}, nil)
-	res := sampleRunResult()
-	res.HasDBCheck, res.DBNewOrders, res.NOPMDBCheck, res.DBCheckAgree, res.DBCheckAllowance = false, 0, 0, false, 0
-	res.DBCheckUnavailable = "the database's counters could not be read at the window start: connection refused"
-	res.HasServerTPM, res.ServerTPM, res.ServerTPMUnavailable = false, 0, res.DBCheckUnavailable
-	res.Disruption = nil
-	if err := r.SaveRunResult(ctx, id, res); err != nil {
-		t.Fatal(err)
-	}
-	var nulls int
-	if err := r.db.QueryRowContext(ctx, `SELECT (db_new_orders IS NULL) + (nopm_db_check IS NULL) + (db_check_agree IS NULL)
-		+ (db_check_allowance IS NULL) + (server_tpm IS NULL) FROM job_result WHERE job_id = ?`, id).Scan(&nulls); err != nil {
-		t.Fatal(err)
-	}
-	if nulls != 5 {
-		t.Errorf("%d of the 5 absent columns are NULL", nulls)
-	}
-	got, err := r.RunResult(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.HasDBCheck || got.DBCheckAgree || got.DBNewOrders != 0 || got.NOPMDBCheck != 0 || got.HasServerTPM ||
-		got.DBCheckUnavailable != res.DBCheckUnavailable || got.ServerTPMUnavailable != res.ServerTPMUnavailable {
-		t.Errorf("read back %+v", got)
-	}
-	if got.Disruption != nil {
-		t.Errorf("disruption %+v for a run without one", got.Disruption)
-	}
-	// A measured server TPM is stored and read back.
-	res.HasServerTPM, res.ServerTPM, res.ServerTPMUnavailable = true, 21000.5, ""
-	if err := r.SaveRunResult(ctx, id, res); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ = r.RunResult(ctx, id); !got.HasServerTPM || got.ServerTPM != 21000.5 {
-		t.Errorf("server TPM %v %v", got.HasServerTPM, got.ServerTPM)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+		res := sampleRunResult()
+		res.HasDBCheck, res.DBNewOrders, res.NOPMDBCheck, res.DBCheckAgree, res.DBCheckAllowance = false, 0, 0, false, 0
+		res.DBCheckUnavailable = "the database's counters could not be read at the window start: connection refused"
+		res.HasServerTPM, res.ServerTPM, res.ServerTPMUnavailable = false, 0, res.DBCheckUnavailable
+		res.Disruption = nil
+		if err := r.SaveRunResult(ctx, id, res); err != nil {
+			t.Fatal(err)
+		}
+		var nulls int
+		if err := r.db.QueryRowContext(ctx, `SELECT CASE WHEN db_new_orders IS NULL THEN 1 ELSE 0 END
+			+ CASE WHEN nopm_db_check IS NULL THEN 1 ELSE 0 END + CASE WHEN db_check_agree IS NULL THEN 1 ELSE 0 END
+			+ CASE WHEN db_check_allowance IS NULL THEN 1 ELSE 0 END + CASE WHEN server_tpm IS NULL THEN 1 ELSE 0 END
+			FROM job_result WHERE job_id = ?`, id).Scan(&nulls); err != nil {
+			t.Fatal(err)
+		}
+		if nulls != 5 {
+			t.Errorf("%d of the 5 absent columns are NULL", nulls)
+		}
+		got, err := r.RunResult(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.HasDBCheck || got.DBCheckAgree || got.DBNewOrders != 0 || got.NOPMDBCheck != 0 || got.HasServerTPM ||
+			got.DBCheckUnavailable != res.DBCheckUnavailable || got.ServerTPMUnavailable != res.ServerTPMUnavailable {
+			t.Errorf("read back %+v", got)
+		}
+		if got.Disruption != nil {
+			t.Errorf("disruption %+v for a run without one", got.Disruption)
+		}
+		// A measured server TPM is stored and read back.
+		res.HasServerTPM, res.ServerTPM, res.ServerTPMUnavailable = true, 21000.5, ""
+		if err := r.SaveRunResult(ctx, id, res); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ = r.RunResult(ctx, id); !got.HasServerTPM || got.ServerTPM != 21000.5 {
+			t.Errorf("server TPM %v %v", got.HasServerTPM, got.ServerTPM)
+		}
+	})
 }
 
 func TestFinishDegraded(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	id := mustCreate(t, r, Job{Kind: KindRun}, nil)
-	other := mustCreate(t, r, Job{Kind: KindRun}, nil)
-	if err := r.Finish(ctx, id, metrics.StatusDegraded, ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Finish(ctx, other, metrics.StatusCompleted, ""); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Contains(Statuses, metrics.StatusDegraded) {
-		t.Errorf("Statuses %v lack degraded", Statuses)
-	}
-	f := ListFilter{Status: metrics.StatusDegraded}
-	if err := f.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	list, err := r.List(ctx, f)
-	if err != nil || len(list) != 1 || list[0].ID != id || list[0].Status != metrics.StatusDegraded || list[0].EndedAt.IsZero() {
-		t.Fatalf("degraded jobs: %+v, %v", list, err)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+		other := mustCreate(t, r, Job{Kind: KindRun}, nil)
+		if err := r.Finish(ctx, id, metrics.StatusDegraded, ""); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Finish(ctx, other, metrics.StatusCompleted, ""); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(Statuses, metrics.StatusDegraded) {
+			t.Errorf("Statuses %v lack degraded", Statuses)
+		}
+		f := ListFilter{Status: metrics.StatusDegraded}
+		if err := f.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		list, err := r.List(ctx, f)
+		if err != nil || len(list) != 1 || list[0].ID != id || list[0].Status != metrics.StatusDegraded || list[0].EndedAt.IsZero() {
+			t.Fatalf("degraded jobs: %+v, %v", list, err)
+		}
+	})
 }
 
 // A repository of schema version 4 is migrated: its stored results keep
@@ -92,7 +98,7 @@ func TestMigrateResultsFromV4(t *testing.T) {
 		t.Fatal(err)
 	}
 	for v := 0; v < 4; v++ {
-		if _, err := old.ExecContext(ctx, migrations[v]); err != nil {
+		if _, err := old.ExecContext(ctx, sqliteScript(t, v)); err != nil {
 			t.Fatalf("schema %d: %v", v+1, err)
 		}
 	}

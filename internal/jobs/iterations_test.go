@@ -12,21 +12,23 @@ import (
 // An iteration run's result keeps its count per VU, so that a stored result
 // shows what the live one showed.
 func TestIterationRunRoundTrip(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	id := mustCreate(t, r, Job{Kind: KindRun}, nil)
-	want := sampleRunResult()
-	want.Iterations, want.Rampup, want.Duration, want.Measured = 500, 0, 0, 12345*time.Millisecond
-	if err := r.SaveRunResult(ctx, id, want); err != nil {
-		t.Fatal(err)
-	}
-	got, err := r.RunResult(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("round trip differs:\n got %+v\nwant %+v", got, want)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+		want := sampleRunResult()
+		want.Iterations, want.Rampup, want.Duration, want.Measured = 500, 0, 0, 12345*time.Millisecond
+		if err := r.SaveRunResult(ctx, id, want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.RunResult(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round trip differs:\n got %+v\nwant %+v", got, want)
+		}
+	})
 }
 
 // A repository of schema version 6 is migrated: its results are timed runs
@@ -39,7 +41,7 @@ func TestMigrateResultsFromV6(t *testing.T) {
 		t.Fatal(err)
 	}
 	for v := 0; v < 6; v++ {
-		if _, err := old.ExecContext(ctx, migrations[v]); err != nil {
+		if _, err := old.ExecContext(ctx, sqliteScript(t, v)); err != nil {
 			t.Fatalf("schema %d: %v", v+1, err)
 		}
 	}

@@ -25,8 +25,8 @@ func (r *Repo) SaveObserverStart(ctx context.Context, jobID int64, idx int, name
 	if jobID == 0 {
 		return nil
 	}
-	return r.inTx(ctx, fmt.Sprintf("store start of observer %d of job %d", idx, jobID), func(tx *sql.Tx) error {
-		if err := requireJob(ctx, tx, jobID); err != nil {
+	return r.inTx(ctx, fmt.Sprintf("store start of observer %d of job %d", idx, jobID), func(tx *repoTx) error {
+		if err := lockJob(ctx, tx, jobID); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO job_observer (job_id, idx, name, server, uptime_s)
@@ -63,8 +63,8 @@ func (r *Repo) AppendObserved(ctx context.Context, jobID int64, idx int, seq int
 	if jobID == 0 {
 		return nil
 	}
-	return r.inTx(ctx, fmt.Sprintf("store interval %d of observer %d of job %d", seq, idx, jobID), func(tx *sql.Tx) error {
-		if err := requireJob(ctx, tx, jobID); err != nil {
+	return r.inTx(ctx, fmt.Sprintf("store interval %d of observer %d of job %d", seq, idx, jobID), func(tx *repoTx) error {
+		if err := lockJob(ctx, tx, jobID); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO job_observed (job_id, idx, seq, elapsed_s, length_s, samples, gap)
@@ -104,8 +104,8 @@ func (r *Repo) SaveObserverCost(ctx context.Context, jobID int64, idx int, c obs
 	if jobID == 0 {
 		return nil
 	}
-	return r.inTx(ctx, fmt.Sprintf("store cost of observer %d of job %d", idx, jobID), func(tx *sql.Tx) error {
-		if err := requireJob(ctx, tx, jobID); err != nil {
+	return r.inTx(ctx, fmt.Sprintf("store cost of observer %d of job %d", idx, jobID), func(tx *repoTx) error {
+		if err := lockJob(ctx, tx, jobID); err != nil {
 			return err
 		}
 		// An observer whose start was not stored still has a cost to say.
@@ -123,7 +123,7 @@ func (r *Repo) SaveObserverCost(ctx context.Context, jobID int64, idx int, c obs
 // (idx); nil when the job was not observed.
 func (r *Repo) Observations(ctx context.Context, jobID int64) ([]Observation, error) {
 	var out []Observation
-	err := r.readTx(ctx, fmt.Sprintf("read observations of job %d", jobID), func(tx *sql.Tx) error {
+	err := r.readTx(ctx, fmt.Sprintf("read observations of job %d", jobID), func(tx *repoTx) error {
 		if err := requireJob(ctx, tx, jobID); err != nil {
 			return err
 		}
@@ -288,7 +288,7 @@ func (r *Repo) Observations(ctx context.Context, jobID int64) ([]Observation, er
 }
 
 // eachRow runs a query of one job and calls scan for every row.
-func eachRow(ctx context.Context, tx *sql.Tx, query string, jobID int64, scan func(*sql.Rows) error) error {
+func eachRow(ctx context.Context, tx *repoTx, query string, jobID int64, scan func(*sql.Rows) error) error {
 	rows, err := tx.QueryContext(ctx, query, jobID)
 	if err != nil {
 		return err

@@ -86,111 +86,119 @@ func saveObservations(t *testing.T, r *Repo, id int64, obs []Observation) {
 }
 
 func TestObservationsRoundTrip(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	id := mustCreate(t, r, Job{Kind: KindRun}, nil)
-	other := mustCreate(t, r, Job{Kind: KindRun}, nil)
-	want := sampleObservations()
-	saveObservations(t, r, id, want)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+		other := mustCreate(t, r, Job{Kind: KindRun}, nil)
+		want := sampleObservations()
+		saveObservations(t, r, id, want)
 
-	got, err := r.Observations(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("round trip differs:\n got %+v\nwant %+v", got, want)
-	}
-	if got, err := r.Observations(ctx, other); err != nil || got != nil {
-		t.Fatalf("a job without observers: %+v, %v; want nil, nil", got, err)
-	}
-	if _, err := r.Observations(ctx, 999); err == nil || !strings.Contains(err.Error(), "no job 999") {
-		t.Fatalf("a missing job: %v", err)
-	}
+		got, err := r.Observations(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round trip differs:\n got %+v\nwant %+v", got, want)
+		}
+		if got, err := r.Observations(ctx, other); err != nil || got != nil {
+			t.Fatalf("a job without observers: %+v, %v; want nil, nil", got, err)
+		}
+		if _, err := r.Observations(ctx, 999); err == nil || !strings.Contains(err.Error(), "no job 999") {
+			t.Fatalf("a missing job: %v", err)
+		}
+	})
 }
 
 // Saving the start again replaces it (settings and notes too) and keeps the
 // cost; a cost stored before the start is kept as well.
 func TestObserverStartReplaces(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	id := mustCreate(t, r, Job{Kind: KindRun}, nil)
-	cost := observe.Cost{Samples: 5, Queries: 6, QueryTime: time.Second}
-	if err := r.SaveObserverCost(ctx, id, 0, cost); err != nil {
-		t.Fatal(err)
-	}
-	first := observe.Start{Server: "MariaDB 11.4", Settings: []observe.Setting{{Name: "a", Value: "1"}, {Name: "b", Value: "2"}}, Notes: []string{"x"}}
-	second := observe.Start{Server: "MariaDB 11.4.2", Settings: []observe.Setting{{Name: "c", Value: "3"}}}
-	for _, st := range []observe.Start{first, second} {
-		if err := r.SaveObserverStart(ctx, id, 0, "MariaDB status", st); err != nil {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+		cost := observe.Cost{Samples: 5, Queries: 6, QueryTime: time.Second}
+		if err := r.SaveObserverCost(ctx, id, 0, cost); err != nil {
 			t.Fatal(err)
 		}
-	}
-	got, err := r.Observations(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Observation{{Name: "MariaDB status", Start: second, Cost: cost}}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %+v\nwant %+v", got, want)
-	}
+		first := observe.Start{Server: "MariaDB 11.4", Settings: []observe.Setting{{Name: "a", Value: "1"}, {Name: "b", Value: "2"}}, Notes: []string{"x"}}
+		second := observe.Start{Server: "MariaDB 11.4.2", Settings: []observe.Setting{{Name: "c", Value: "3"}}}
+		for _, st := range []observe.Start{first, second} {
+			if err := r.SaveObserverStart(ctx, id, 0, "MariaDB status", st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := r.Observations(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Observation{{Name: "MariaDB status", Start: second, Cost: cost}}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("got %+v\nwant %+v", got, want)
+		}
+	})
 }
 
 // Passwords never reach the repository, whichever field carries them; a
 // counter that could not be measured comes back as NaN.
 func TestObservedRedactsAndKeepsNaN(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	id := mustCreate(t, r, Job{Kind: KindRun}, nil)
-	st := observe.Start{
-		Settings: []observe.Setting{{Name: "primary_conninfo", Value: "host=db user=rep password=hunter2"}},
-		Notes:    []string{"cannot connect to postgres://sledge:hunter2@db/x"},
-	}
-	if err := r.SaveObserverStart(ctx, id, 0, "PostgreSQL", st); err != nil {
-		t.Fatal(err)
-	}
-	s := observe.Snapshot{
-		Gap:        "lost postgres://sledge:hunter2@db/x",
-		Statements: []observe.Statement{{Text: "ALTER ROLE x PASSWORD 'a' -- password=hunter2"}},
-		Counters:   []observe.Counter{{Source: "os.disk", Name: "mbps", Kind: observe.Gauge, Value: math.NaN()}},
-	}
-	if err := r.AppendObserved(ctx, id, 0, 1, s); err != nil {
-		t.Fatal(err)
-	}
-	got, err := r.Observations(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := got[0].Start.Settings[0].Value + got[0].Start.Notes[0] + got[0].Intervals[0].Gap + got[0].Intervals[0].Statements[0].Text
-	if strings.Contains(text, "hunter2") {
-		t.Errorf("a password was stored: %q", text)
-	}
-	if v := got[0].Intervals[0].Counters[0].Value; !math.IsNaN(v) {
-		t.Errorf("unmeasured counter came back as %g, want NaN", v)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+		st := observe.Start{
+			Settings: []observe.Setting{{Name: "primary_conninfo", Value: "host=db user=rep password=hunter2"}},
+			Notes:    []string{"cannot connect to postgres://sledge:hunter2@db/x"},
+		}
+		if err := r.SaveObserverStart(ctx, id, 0, "PostgreSQL", st); err != nil {
+			t.Fatal(err)
+		}
+		s := observe.Snapshot{
+			Gap:        "lost postgres://sledge:hunter2@db/x",
+			Statements: []observe.Statement{{Text: "ALTER ROLE x PASSWORD 'a' -- password=hunter2"}},
+			Counters:   []observe.Counter{{Source: "os.disk", Name: "mbps", Kind: observe.Gauge, Value: math.NaN()}},
+		}
+		if err := r.AppendObserved(ctx, id, 0, 1, s); err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.Observations(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := got[0].Start.Settings[0].Value + got[0].Start.Notes[0] + got[0].Intervals[0].Gap + got[0].Intervals[0].Statements[0].Text
+		if strings.Contains(text, "hunter2") {
+			t.Errorf("a password was stored: %q", text)
+		}
+		if v := got[0].Intervals[0].Counters[0].Value; !math.IsNaN(v) {
+			t.Errorf("unmeasured counter came back as %g, want NaN", v)
+		}
+	})
 }
 
 // An interval stored twice is refused, not doubled; a missing job is named.
 func TestAppendObservedRefusesDuplicates(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	id := mustCreate(t, r, Job{Kind: KindRun}, nil)
-	s := observe.Snapshot{Waits: []observe.Wait{{Class: "CPU", AAS: 1}}}
-	if err := r.AppendObserved(ctx, id, 0, 1, s); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.AppendObserved(ctx, id, 0, 1, s); err == nil {
-		t.Error("the same interval stored twice")
-	}
-	if err := r.AppendObserved(ctx, 999, 0, 1, s); err == nil || !strings.Contains(err.Error(), "no job 999") {
-		t.Errorf("a missing job: %v", err)
-	}
-	got, err := r.Observations(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || len(got[0].Intervals) != 1 || len(got[0].Intervals[0].Waits) != 1 {
-		t.Errorf("after a refused duplicate: %+v", got)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+		s := observe.Snapshot{Waits: []observe.Wait{{Class: "CPU", AAS: 1}}}
+		if err := r.AppendObserved(ctx, id, 0, 1, s); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.AppendObserved(ctx, id, 0, 1, s); err == nil {
+			t.Error("the same interval stored twice")
+		}
+		if err := r.AppendObserved(ctx, 999, 0, 1, s); err == nil || !strings.Contains(err.Error(), "no job 999") {
+			t.Errorf("a missing job: %v", err)
+		}
+		got, err := r.Observations(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || len(got[0].Intervals) != 1 || len(got[0].Intervals[0].Waits) != 1 {
+			t.Errorf("after a refused duplicate: %+v", got)
+		}
+	})
 }
 
 // A repository of schema version 7 is migrated: its jobs have no
@@ -203,7 +211,7 @@ func TestMigrateObservationsFromV7(t *testing.T) {
 		t.Fatal(err)
 	}
 	for v := 0; v < 7; v++ {
-		if _, err := old.ExecContext(ctx, migrations[v]); err != nil {
+		if _, err := old.ExecContext(ctx, sqliteScript(t, v)); err != nil {
 			t.Fatalf("schema %d: %v", v+1, err)
 		}
 	}

@@ -1,24 +1,29 @@
-// Package jobs is Sledge's jobs repository: a SQLite file that keeps every
-// build, run, check and drop with its settings, console output, interval
-// series and typed results, so that runs can be listed, shown and compared
-// later without re-parsing text.
+// Package jobs is Sledge's jobs repository: a SQLite file, or a PostgreSQL
+// database for a team, that keeps every build, run, check and drop with its
+// settings, console output, interval series and typed results, so that runs
+// can be listed, shown and compared later without re-parsing text. Both
+// hold the same typed schema and are served by the same methods (see
+// dialect.go for what differs).
 //
-// Several sledge processes may write the same repository at once: the file is
-// in WAL mode, writers wait for the write lock (busy timeout), and write
-// transactions take that lock up front. No password is ever stored: targets
-// and settings are redacted on the way in.
+// Several sledge processes may write the same repository at once. A SQLite
+// file is in WAL mode, writers wait for the write lock (busy timeout), and
+// write transactions take that lock up front. In PostgreSQL, processes on
+// several machines may write; a write transaction locks the row of the job
+// it changes, so writers of one job take turns. No password is ever stored:
+// targets and settings are redacted on the way in.
 package jobs
 
 import (
 	"context"
 	"database/sql"
-	_ "embed"
+	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,50 +59,91 @@ func (e notFoundError) Is(target error) bool { return target == ErrNotFound }
 // for a while; failing a job record because of that would be worse.
 const busyTimeoutMS = 30000
 
-// migrations are the schema scripts in order: migrations[i] brings the
-// repository from user_version i to i+1. Append, never edit. An array, so
-// that SchemaVersion is a constant.
-var migrations = [...]string{schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8}
+// migrations are the schema scripts in order, one entry per schema version:
+// migrations[i] brings a repository from version i to i+1, with one script
+// per dialect (files of this directory, embedded). Append, never edit: a
+// repository in the field may be at any of these versions.
+//
+// A SQLite repository replays the SQLite scripts from the version in its
+// PRAGMA user_version. A PostgreSQL repository is created at version
+// pgBaseline in one go by schema_pg.sql (the SQLite schema after the first
+// pgBaseline scripts, which therefore have no PostgreSQL script) and then
+// takes the PostgreSQL scripts of the later versions; its version is kept in
+// the table sledge_schema.
+//
+// To add version 9: write schema_v9.sql (SQLite) and schema_pg_v9.sql
+// (PostgreSQL) making the same change, each in its dialect's types (see the
+// head of schema_pg.sql), and append
+//
+//	{sqlite: "schema_v9.sql", postgres: "schema_pg_v9.sql"},
+//
+// Nothing else: SchemaVersion follows, and the tests check that every script
+// exists and that both dialects end with the same tables and columns
+// (TestSchemasAgree). An array, so that SchemaVersion is a constant.
+var migrations = [...]migration{
+	{sqlite: "schema_v1.sql"}, // PostgreSQL: v1 … v8 are schema_pg.sql
+	{sqlite: "schema_v2.sql"},
+	{sqlite: "schema_v3.sql"},
+	{sqlite: "schema_v4.sql"},
+	{sqlite: "schema_v5.sql"},
+	{sqlite: "schema_v6.sql"},
+	{sqlite: "schema_v7.sql"},
+	{sqlite: "schema_v8.sql"},
+	{sqlite: "schema_v9.sql", postgres: "schema_pg_v9.sql"},
+}
 
-//go:embed schema_v1.sql
-var schemaV1 string
+// migration names one version's script per dialect.
+type migration struct {
+	sqlite   string
+	postgres string // "" for the versions up to pgBaseline
+}
 
-//go:embed schema_v2.sql
-var schemaV2 string
+// pgBaseline is the schema version that pgBaselineScript creates.
+const (
+	pgBaseline       = 8
+	pgBaselineScript = "schema_pg.sql"
+)
 
-//go:embed schema_v3.sql
-var schemaV3 string
+//go:embed schema_*.sql
+var schemaFS embed.FS
 
-//go:embed schema_v4.sql
-var schemaV4 string
-
-//go:embed schema_v5.sql
-var schemaV5 string
-
-//go:embed schema_v6.sql
-var schemaV6 string
-
-//go:embed schema_v7.sql
-var schemaV7 string
-
-//go:embed schema_v8.sql
-var schemaV8 string
+// schemaScript returns an embedded schema script.
+func schemaScript(name string) (string, error) {
+	b, err := fs.ReadFile(schemaFS, name)
+	if err != nil {
+		return "", fmt.Errorf("schema script %s: %w", name, err)
+	}
+	return string(b), nil
+}
 
 // SchemaVersion is the schema version this build of Sledge writes.
 const SchemaVersion = len(migrations)
 
 // Repo is an open jobs repository. It is safe for concurrent use.
 type Repo struct {
-	db   *sql.DB
-	path string
+	db   *repoDB
+	d    *dialect
+	path string // the SQLite file, or the PostgreSQL URL with its password redacted
 	host string // this machine, to tell our own crashed jobs from other hosts' live ones
 }
 
-// Open opens the repository at path, creating the file and its directory on
-// first use and migrating an older schema.
+// IsPostgresURL reports whether a repository location is a PostgreSQL URL
+// (postgres://… or postgresql://…) rather than a SQLite file.
+func IsPostgresURL(location string) bool {
+	l := strings.ToLower(location)
+	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
+}
+
+// Open opens the repository at path, creating it on first use and migrating
+// an older schema. path is a SQLite file, whose directory is created too,
+// or a PostgreSQL URL (postgres://… or postgresql://…): a database that
+// exists, in which Open creates Sledge's tables on first use.
 func Open(ctx context.Context, path string) (*Repo, error) {
 	if path == "" {
 		return nil, errors.New("open jobs repository: no path")
+	}
+	if IsPostgresURL(path) {
+		return openPostgres(ctx, path)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create directory for jobs repository %s: %w", path, err)
@@ -123,9 +169,18 @@ func (e noRepositoryError) Is(target error) bool {
 // file and no directory, and fails with ErrNoRepository ("no jobs
 // repository at PATH") when there is none. An older schema is migrated as
 // by Open.
+//
+// A PostgreSQL URL is opened as by Open: a database that can be reached
+// exists (a missing one fails to connect), and one that does not have
+// Sledge's tables yet is an empty repository, so it gets them (telling "no
+// repository" from "no jobs" apart would only make a team's first `jobs
+// list` fail).
 func OpenExisting(ctx context.Context, path string) (*Repo, error) {
 	if path == "" {
 		return nil, errors.New("open jobs repository: no path")
+	}
+	if IsPostgresURL(path) {
+		return openPostgres(ctx, path)
 	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, noRepositoryError{path}
@@ -160,7 +215,7 @@ func open(ctx context.Context, path, params string) (*Repo, error) {
 		return nil, fmt.Errorf("open jobs repository %s: %w", path, err)
 	}
 	host, _ := os.Hostname()
-	r := &Repo{db: sqldb, path: path, host: host}
+	r := &Repo{db: &repoDB{raw: sqldb, d: sqliteDialect}, d: sqliteDialect, path: path, host: host}
 	if err := r.migrate(ctx); err != nil {
 		sqldb.Close()
 		return nil, fmt.Errorf("open jobs repository %s: %w", path, err)
@@ -168,16 +223,20 @@ func open(ctx context.Context, path, params string) (*Repo, error) {
 	return r, nil
 }
 
-// Path is the repository file.
+// Path is the repository: its file, or its PostgreSQL URL with the password
+// redacted.
 func (r *Repo) Path() string { return r.path }
 
 // Close closes the repository.
 func (r *Repo) Close() error { return r.db.Close() }
 
-// migrate brings the schema to SchemaVersion. The version lives in PRAGMA
-// user_version, which is part of the database header and so changes
+// migrate brings the schema to SchemaVersion. In SQLite the version lives in
+// PRAGMA user_version, which is part of the database header and so changes
 // atomically with the migration's transaction.
 func (r *Repo) migrate(ctx context.Context) error {
+	if r.d == postgresDialect {
+		return r.migratePostgres(ctx)
+	}
 	v, err := userVersion(ctx, r.db)
 	if err != nil {
 		return err
@@ -186,9 +245,9 @@ func (r *Repo) migrate(ctx context.Context) error {
 		return nil // the common case: no write lock needed
 	}
 	if v > SchemaVersion {
-		return fmt.Errorf("schema version %d is newer than this sledge knows (%d): upgrade sledge", v, SchemaVersion)
+		return newerSchemaError(v)
 	}
-	tx, err := r.db.BeginTx(ctx, nil)
+	tx, err := r.db.BeginTx(ctx, r.d.writeTx)
 	if err != nil {
 		return fmt.Errorf("begin migration: %w", err)
 	}
@@ -199,7 +258,11 @@ func (r *Repo) migrate(ctx context.Context) error {
 		return err
 	}
 	for ; v < SchemaVersion; v++ {
-		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+		script, err := schemaScript(migrations[v].sqlite)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.raw.ExecContext(ctx, script); err != nil {
 			return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
 		}
 	}
@@ -211,6 +274,10 @@ func (r *Repo) migrate(ctx context.Context) error {
 		return fmt.Errorf("commit migration: %w", err)
 	}
 	return nil
+}
+
+func newerSchemaError(v int) error {
+	return fmt.Errorf("schema version %d is newer than this sledge knows (%d): upgrade sledge", v, SchemaVersion)
 }
 
 type queryer interface {
@@ -279,8 +346,19 @@ func parseTime(s string) (time.Time, error) {
 // Create records a new running job with its settings and returns its id.
 // Host, PID, CreatedAt and StartedAt default to this process and now.
 func (r *Repo) Create(ctx context.Context, j Job, config map[string]string) (int64, error) {
+	var id int64
+	err := r.inTx(ctx, "create job", func(tx *repoTx) error {
+		var err error
+		id, err = r.create(ctx, tx, j, config)
+		return err
+	})
+	return id, err
+}
+
+// create inserts job j with its settings in tx and returns its id.
+func (r *Repo) create(ctx context.Context, tx *repoTx, j Job, config map[string]string) (int64, error) {
 	if j.Kind == "" {
-		return 0, errors.New("create job: no kind")
+		return 0, errors.New("no kind")
 	}
 	now := time.Now()
 	if j.Host == "" {
@@ -295,34 +373,22 @@ func (r *Repo) Create(ctx context.Context, j Job, config map[string]string) (int
 	if j.StartedAt.IsZero() {
 		j.StartedAt = j.CreatedAt
 	}
-	tx, err := r.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, fmt.Errorf("create job: %w", err)
-	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT INTO job
+	var id int64
+	if err := tx.QueryRowContext(ctx, `INSERT INTO job
 		(kind, workload, db_kind, target, db_version, status, created_at, started_at, host, pid, error)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '')`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '') RETURNING id`,
 		j.Kind, j.Workload, j.DBKind, redactText(j.Target), j.DBVersion, metrics.StatusRunning,
-		fmtTime(j.CreatedAt), fmtTime(j.StartedAt), j.Host, j.PID)
-	if err != nil {
-		return 0, fmt.Errorf("create job: %w", err)
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return 0, fmt.Errorf("create job: %w", err)
+		fmtTime(j.CreatedAt), fmtTime(j.StartedAt), j.Host, j.PID).Scan(&id); err != nil {
+		return 0, err
 	}
 	if err := putKV(ctx, tx, "job_config", id, redactConfig(config)); err != nil {
-		return 0, fmt.Errorf("create job: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("create job: %w", err)
+		return 0, err
 	}
 	return id, nil
 }
 
 // putKV upserts key/value rows into job_config or job_system.
-func putKV(ctx context.Context, tx *sql.Tx, table string, id int64, kv map[string]string) error {
+func putKV(ctx context.Context, tx *repoTx, table string, id int64, kv map[string]string) error {
 	if len(kv) == 0 {
 		return nil
 	}
@@ -351,6 +417,20 @@ func requireJob(ctx context.Context, q queryer, id int64) error {
 	return err
 }
 
+// lockJob is requireJob for a write transaction that goes on to read and
+// change what job id holds: on PostgreSQL it also locks the job's row until
+// the transaction ends, so that concurrent writers of the job (other
+// processes, other machines) take turns. SQLite's write transactions are
+// serialised already.
+func lockJob(ctx context.Context, tx *repoTx, id int64) error {
+	var one int
+	err := tx.QueryRowContext(ctx, "SELECT 1 FROM job WHERE id = ?"+tx.d.lockJob, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFoundError{id}
+	}
+	return err
+}
+
 // SetDBVersion records the database server's version.
 func (r *Repo) SetDBVersion(ctx context.Context, id int64, v string) error {
 	res, err := r.db.ExecContext(ctx, "UPDATE job SET db_version = ? WHERE id = ?", v, id)
@@ -373,17 +453,19 @@ func mustAffect(res sql.Result, id int64) error {
 
 // SetSystem records (adds to or replaces) facts about the client machine.
 func (r *Repo) SetSystem(ctx context.Context, id int64, kv map[string]string) error {
-	return r.inTx(ctx, fmt.Sprintf("set system info of job %d", id), func(tx *sql.Tx) error {
-		if err := requireJob(ctx, tx, id); err != nil {
+	return r.inTx(ctx, fmt.Sprintf("set system info of job %d", id), func(tx *repoTx) error {
+		if err := lockJob(ctx, tx, id); err != nil {
 			return err
 		}
 		return putKV(ctx, tx, "job_system", id, redactConfig(kv))
 	})
 }
 
-// inTx runs fn in a write transaction, wrapping its error with what.
-func (r *Repo) inTx(ctx context.Context, what string, fn func(*sql.Tx) error) error {
-	tx, err := r.db.BeginTx(ctx, nil)
+// inTx runs fn in a write transaction, wrapping its error with what. A fn
+// that changes a job's rows begins with lockJob (not requireJob), so that on
+// PostgreSQL writers of the job take turns.
+func (r *Repo) inTx(ctx context.Context, what string, fn func(*repoTx) error) error {
+	tx, err := r.db.BeginTx(ctx, r.d.writeTx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -403,8 +485,8 @@ func (r *Repo) inTx(ctx context.Context, what string, fn func(*sql.Tx) error) er
 
 // readTx runs fn in a read-only transaction, so that a reader sees one
 // consistent snapshot while another process writes.
-func (r *Repo) readTx(ctx context.Context, what string, fn func(*sql.Tx) error) error {
-	tx, err := r.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+func (r *Repo) readTx(ctx context.Context, what string, fn func(*repoTx) error) error {
+	tx, err := r.db.BeginTx(ctx, r.d.readTx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -426,6 +508,11 @@ func (r *Repo) AppendOutput(ctx context.Context, id int64, line string) error {
 	if id == 0 {
 		return nil
 	}
+	if r.d.lockJob != "" {
+		// PostgreSQL: concurrent statements would compute the same next
+		// seq; the job's row lock makes appenders take turns.
+		return r.AppendOutputLines(ctx, id, []OutputLine{{At: time.Now(), Line: line}})
+	}
 	// One statement: the next seq is computed under the write lock, so
 	// concurrent appenders (even in other processes) cannot collide.
 	res, err := r.db.ExecContext(ctx, `INSERT INTO job_output (job_id, seq, at, line)
@@ -445,8 +532,8 @@ func (r *Repo) AppendOutputLines(ctx context.Context, id int64, lines []OutputLi
 	if id == 0 || len(lines) == 0 {
 		return nil
 	}
-	return r.inTx(ctx, fmt.Sprintf("store output of job %d", id), func(tx *sql.Tx) error {
-		if err := requireJob(ctx, tx, id); err != nil {
+	return r.inTx(ctx, fmt.Sprintf("store output of job %d", id), func(tx *repoTx) error {
+		if err := lockJob(ctx, tx, id); err != nil {
 			return err
 		}
 		var seq int
@@ -478,8 +565,8 @@ func (r *Repo) AddConfig(ctx context.Context, id int64, kv map[string]string) er
 	if id == 0 || len(kv) == 0 {
 		return nil
 	}
-	return r.inTx(ctx, fmt.Sprintf("record settings of job %d", id), func(tx *sql.Tx) error {
-		if err := requireJob(ctx, tx, id); err != nil {
+	return r.inTx(ctx, fmt.Sprintf("record settings of job %d", id), func(tx *repoTx) error {
+		if err := lockJob(ctx, tx, id); err != nil {
 			return err
 		}
 		return putKV(ctx, tx, "job_config", id, redactConfig(kv))
@@ -586,7 +673,8 @@ func (r *Repo) List(ctx context.Context, f ListFilter) ([]Job, error) {
 		q += " AND j.status = ?"
 		args = append(args, f.Status)
 	}
-	// Ids are allocated in creation order (AUTOINCREMENT), which unlike
+	// Ids are allocated in creation order (AUTOINCREMENT in SQLite, an
+	// identity column in PostgreSQL), which unlike
 	// timestamps does not depend on the clocks of the hosts involved.
 	q += " ORDER BY j.id DESC"
 	if f.Limit > 0 {
@@ -634,7 +722,9 @@ func (r *Repo) Get(ctx context.Context, id int64) (Job, error) {
 // process keeps a dead job "running" until that process ends too; that errs
 // on the side of not declaring a live job dead.
 func (r *Repo) reapAbandoned(ctx context.Context, id int64) error {
-	q := "SELECT id, pid FROM job WHERE status = ? AND host = ?"
+	// A group run's job is recorded by its first agent but ended by
+	// whichever merges: it is judged by all its agents (reapGroups).
+	q := "SELECT id, pid FROM job WHERE status = ? AND host = ? AND id NOT IN (SELECT job_id FROM run_group)"
 	args := []any{metrics.StatusRunning, r.host}
 	if id != 0 {
 		q += " AND id = ?"
@@ -665,16 +755,75 @@ func (r *Repo) reapAbandoned(ctx context.Context, id int64) error {
 		return fmt.Errorf("find abandoned jobs: %w", err)
 	}
 	for _, c := range dead {
-		// The job ended, at the latest, with its last output line. The
-		// status condition keeps a Finish that raced us authoritative.
-		_, err := r.db.ExecContext(ctx, `UPDATE job SET status = ?1, error = ?2,
-			ended_at = COALESCE((SELECT MAX(at) FROM job_output WHERE job_id = ?3), started_at)
-			WHERE id = ?3 AND status = ?4`,
-			metrics.StatusAbandoned,
-			fmt.Sprintf("process %d on %s ended without finishing the job", c.pid, r.host),
-			c.id, metrics.StatusRunning)
+		if err := r.markAbandoned(ctx, c.id, fmt.Sprintf("process %d on %s ended without finishing the job", c.pid, r.host)); err != nil {
+			return err
+		}
+	}
+	return r.reapGroups(ctx, id)
+}
+
+// markAbandoned records that running job id was abandoned, why.
+func (r *Repo) markAbandoned(ctx context.Context, id int64, why string) error {
+	// The job ended, at the latest, with its last output line. The status
+	// condition keeps a Finish that raced us authoritative.
+	_, err := r.db.ExecContext(ctx, `UPDATE job SET status = ?1, error = ?2,
+		ended_at = COALESCE((SELECT MAX(at) FROM job_output WHERE job_id = ?3), started_at)
+		WHERE id = ?3 AND status = ?4`,
+		metrics.StatusAbandoned, why, id, metrics.StatusRunning)
+	if err != nil {
+		return fmt.Errorf("mark job %d abandoned: %w", id, err)
+	}
+	return nil
+}
+
+// reapGroups marks as abandoned the running group runs (all, or only job id
+// if non-zero) whose agents all ran on this host and have all died: no
+// agent is left to merge and end the job. A group with an agent on another
+// host is left alone, as for a job of another host.
+func (r *Repo) reapGroups(ctx context.Context, id int64) error {
+	q := "SELECT j.id FROM job j JOIN run_group g ON g.job_id = j.id WHERE j.status = ?"
+	args := []any{metrics.StatusRunning}
+	if id != 0 {
+		q += " AND j.id = ?"
+		args = append(args, id)
+	}
+	var ids []int64
+	rows, err := r.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("find abandoned group runs: %w", err)
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("find abandoned group runs: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return fmt.Errorf("find abandoned group runs: %w", err)
+	}
+	for _, id := range ids {
+		agents, err := r.Agents(ctx, id)
 		if err != nil {
-			return fmt.Errorf("mark job %d abandoned: %w", c.id, err)
+			return err
+		}
+		dead := len(agents) > 0
+		var pids []string
+		for _, a := range agents {
+			if a.Host != r.host || a.PID == os.Getpid() || processAlive(a.PID) {
+				dead = false
+				break
+			}
+			pids = append(pids, strconv.Itoa(a.PID))
+		}
+		if dead {
+			why := fmt.Sprintf("every agent of the run (processes %s on %s) ended without finishing the job", strings.Join(pids, ", "), r.host)
+			if err := r.markAbandoned(ctx, id, why); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -683,6 +832,7 @@ func (r *Repo) reapAbandoned(ctx context.Context, id int64) error {
 // childTables are deleted explicitly by Delete, children before parents, so
 // that deleting works even on a connection without foreign keys enforced.
 var childTables = []string{
+	"job_agent_interval_vu", "job_agent_interval_tx", "job_agent_interval", "job_agent", "run_group",
 	"job_wait", "job_statement", "job_counter", "job_observed", "job_setting", "job_observer_note", "job_observer",
 	"job_interval_tx", "job_interval_vu", "job_interval", "job_timing", "job_error", "job_retry", "job_audit", "job_result",
 	"job_outage_lost", "job_outage", "job_connection_event", "job_idle_interval", "job_monitor_gap", "job_disruption",
@@ -692,8 +842,8 @@ var childTables = []string{
 
 // Delete removes a job and everything recorded with it.
 func (r *Repo) Delete(ctx context.Context, id int64) error {
-	return r.inTx(ctx, fmt.Sprintf("delete job %d", id), func(tx *sql.Tx) error {
-		if err := requireJob(ctx, tx, id); err != nil {
+	return r.inTx(ctx, fmt.Sprintf("delete job %d", id), func(tx *repoTx) error {
+		if err := lockJob(ctx, tx, id); err != nil {
 			return err
 		}
 		for _, t := range childTables {
@@ -717,29 +867,38 @@ func (r *Repo) System(ctx context.Context, id int64) (map[string]string, error) 
 }
 
 func (r *Repo) kv(ctx context.Context, table string, id int64) (map[string]string, error) {
-	out := map[string]string{}
-	err := r.readTx(ctx, fmt.Sprintf("read %s of job %d", strings.TrimPrefix(table, "job_"), id), func(tx *sql.Tx) error {
+	var out map[string]string
+	err := r.readTx(ctx, fmt.Sprintf("read %s of job %d", strings.TrimPrefix(table, "job_"), id), func(tx *repoTx) error {
 		if err := requireJob(ctx, tx, id); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, "SELECT key, value FROM "+table+" WHERE job_id = ?", id)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var k, v string
-			if err := rows.Scan(&k, &v); err != nil {
-				return err
-			}
-			out[k] = v
-		}
-		return rows.Err()
+		var err error
+		out, err = kvIn(ctx, tx, table, id)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// kvIn reads job id's key/value rows of table (job_config or job_system)
+// in tx.
+func kvIn(ctx context.Context, tx *repoTx, table string, id int64) (map[string]string, error) {
+	out := map[string]string{}
+	rows, err := tx.QueryContext(ctx, "SELECT key, value FROM "+table+" WHERE job_id = ?", id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, rows.Err()
 }
 
 // OutputLine is one stored console line.
@@ -752,7 +911,7 @@ type OutputLine struct {
 // Output returns the job's console lines in order.
 func (r *Repo) Output(ctx context.Context, id int64) ([]OutputLine, error) {
 	var out []OutputLine
-	err := r.readTx(ctx, fmt.Sprintf("read output of job %d", id), func(tx *sql.Tx) error {
+	err := r.readTx(ctx, fmt.Sprintf("read output of job %d", id), func(tx *repoTx) error {
 		if err := requireJob(ctx, tx, id); err != nil {
 			return err
 		}

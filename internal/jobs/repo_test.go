@@ -83,85 +83,91 @@ func TestOpenRejectsNonDatabase(t *testing.T) {
 }
 
 func TestCreateGetFinish(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	before := time.Now()
-	id := mustCreate(t, r, Job{Kind: KindRun, Workload: "tprocc", DBKind: "postgres", Target: "postgres://u@h/db"},
-		map[string]string{"vu": "8"})
-	if err := r.SetDBVersion(ctx, id, "PostgreSQL 17.2"); err != nil {
-		t.Fatal(err)
-	}
-	j, err := r.Get(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	host, _ := os.Hostname()
-	if j.Status != metrics.StatusRunning || j.Host != host || j.PID != os.Getpid() ||
-		j.DBVersion != "PostgreSQL 17.2" || j.Workload != "tprocc" || j.DBKind != "postgres" {
-		t.Fatalf("job = %+v", j)
-	}
-	if j.StartedAt.Before(before.Add(-time.Second)) || !j.EndedAt.IsZero() || j.Headline != nil {
-		t.Fatalf("times/headline wrong: %+v", j)
-	}
-	if err := r.Finish(ctx, id, metrics.StatusRunning, ""); err == nil {
-		t.Fatal("Finish accepted status running")
-	}
-	if err := r.Finish(ctx, id, metrics.StatusFailed, "boom"); err != nil {
-		t.Fatal(err)
-	}
-	j, _ = r.Get(ctx, id)
-	if j.Status != metrics.StatusFailed || j.Error != "boom" || j.EndedAt.Before(j.StartedAt) {
-		t.Fatalf("finished job = %+v", j)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		before := time.Now()
+		id := mustCreate(t, r, Job{Kind: KindRun, Workload: "tprocc", DBKind: "postgres", Target: "postgres://u@h/db"},
+			map[string]string{"vu": "8"})
+		if err := r.SetDBVersion(ctx, id, "PostgreSQL 17.2"); err != nil {
+			t.Fatal(err)
+		}
+		j, err := r.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		host, _ := os.Hostname()
+		if j.Status != metrics.StatusRunning || j.Host != host || j.PID != os.Getpid() ||
+			j.DBVersion != "PostgreSQL 17.2" || j.Workload != "tprocc" || j.DBKind != "postgres" {
+			t.Fatalf("job = %+v", j)
+		}
+		if j.StartedAt.Before(before.Add(-time.Second)) || !j.EndedAt.IsZero() || j.Headline != nil {
+			t.Fatalf("times/headline wrong: %+v", j)
+		}
+		if err := r.Finish(ctx, id, metrics.StatusRunning, ""); err == nil {
+			t.Fatal("Finish accepted status running")
+		}
+		if err := r.Finish(ctx, id, metrics.StatusFailed, "boom"); err != nil {
+			t.Fatal(err)
+		}
+		j, _ = r.Get(ctx, id)
+		if j.Status != metrics.StatusFailed || j.Error != "boom" || j.EndedAt.Before(j.StartedAt) {
+			t.Fatalf("finished job = %+v", j)
+		}
+	})
 }
 
 func TestMissingJob(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	const id = 4242
-	ops := map[string]func() error{
-		"Get":             func() error { _, err := r.Get(ctx, id); return err },
-		"SetDBVersion":    func() error { return r.SetDBVersion(ctx, id, "x") },
-		"SetSystem":       func() error { return r.SetSystem(ctx, id, map[string]string{"a": "b"}) },
-		"AppendOutput":    func() error { return r.AppendOutput(ctx, id, "x") },
-		"AddInterval":     func() error { return r.AddInterval(ctx, id, metrics.Interval{Seq: 1}) },
-		"SaveRunResult":   func() error { return r.SaveRunResult(ctx, id, &metrics.RunResult{}) },
-		"SaveBuildResult": func() error { return r.SaveBuildResult(ctx, id, BuildResult{}) },
-		"SaveCheck":       func() error { return r.SaveCheck(ctx, id, nil) },
-		"Finish":          func() error { return r.Finish(ctx, id, metrics.StatusCompleted, "") },
-		"Delete":          func() error { return r.Delete(ctx, id) },
-		"RunResult":       func() error { _, err := r.RunResult(ctx, id); return err },
-		"Intervals":       func() error { _, err := r.Intervals(ctx, id); return err },
-		"Config":          func() error { _, err := r.Config(ctx, id); return err },
-		"System":          func() error { _, err := r.System(ctx, id); return err },
-		"Output":          func() error { _, err := r.Output(ctx, id); return err },
-		"Build":           func() error { _, err := r.Build(ctx, id); return err },
-		"Check":           func() error { _, err := r.Check(ctx, id); return err },
-	}
-	for name, op := range ops {
-		t.Run(name, func(t *testing.T) {
-			err := op()
-			if !errors.Is(err, ErrNotFound) {
-				t.Fatalf("err = %v, want ErrNotFound", err)
-			}
-			if !strings.Contains(err.Error(), "no job 4242") {
-				t.Fatalf("err = %q, want it to say %q", err, "no job 4242")
-			}
-		})
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		const id = 4242
+		ops := map[string]func() error{
+			"Get":             func() error { _, err := r.Get(ctx, id); return err },
+			"SetDBVersion":    func() error { return r.SetDBVersion(ctx, id, "x") },
+			"SetSystem":       func() error { return r.SetSystem(ctx, id, map[string]string{"a": "b"}) },
+			"AppendOutput":    func() error { return r.AppendOutput(ctx, id, "x") },
+			"AddInterval":     func() error { return r.AddInterval(ctx, id, metrics.Interval{Seq: 1}) },
+			"SaveRunResult":   func() error { return r.SaveRunResult(ctx, id, &metrics.RunResult{}) },
+			"SaveBuildResult": func() error { return r.SaveBuildResult(ctx, id, BuildResult{}) },
+			"SaveCheck":       func() error { return r.SaveCheck(ctx, id, nil) },
+			"Finish":          func() error { return r.Finish(ctx, id, metrics.StatusCompleted, "") },
+			"Delete":          func() error { return r.Delete(ctx, id) },
+			"RunResult":       func() error { _, err := r.RunResult(ctx, id); return err },
+			"Intervals":       func() error { _, err := r.Intervals(ctx, id); return err },
+			"Config":          func() error { _, err := r.Config(ctx, id); return err },
+			"System":          func() error { _, err := r.System(ctx, id); return err },
+			"Output":          func() error { _, err := r.Output(ctx, id); return err },
+			"Build":           func() error { _, err := r.Build(ctx, id); return err },
+			"Check":           func() error { _, err := r.Check(ctx, id); return err },
+		}
+		for name, op := range ops {
+			t.Run(name, func(t *testing.T) {
+				err := op()
+				if !errors.Is(err, ErrNotFound) {
+					t.Fatalf("err = %v, want ErrNotFound", err)
+				}
+				if !strings.Contains(err.Error(), "no job 4242") {
+					t.Fatalf("err = %q, want it to say %q", err, "no job 4242")
+				}
+			})
+		}
+	})
 }
 
 // Id 0 is what callers hold when Create failed; writing to it must not
 // produce an error per console line.
 func TestWritesToJobZeroAreIgnored(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	if err := r.AppendOutput(ctx, 0, "line"); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.AddInterval(ctx, 0, metrics.Interval{Seq: 1}); err != nil {
-		t.Fatal(err)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		if err := r.AppendOutput(ctx, 0, "line"); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.AddInterval(ctx, 0, metrics.Interval{Seq: 1}); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 func sampleRunResult() *metrics.RunResult {
@@ -222,197 +228,207 @@ func sampleDisruption() *metrics.Disruption {
 }
 
 func TestRunResultRoundTrip(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		id := mustCreate(t, r, Job{Kind: KindRun}, nil)
 
-	if got, err := r.RunResult(ctx, id); err != nil || got != nil {
-		t.Fatalf("before saving: %v, %v; want nil, nil", got, err)
-	}
-	want := sampleRunResult()
-	if err := r.SaveRunResult(ctx, id, want); err != nil {
-		t.Fatal(err)
-	}
-	got, err := r.RunResult(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("round trip differs:\n got %+v\nwant %+v", got, want)
-	}
+		if got, err := r.RunResult(ctx, id); err != nil || got != nil {
+			t.Fatalf("before saving: %v, %v; want nil, nil", got, err)
+		}
+		want := sampleRunResult()
+		if err := r.SaveRunResult(ctx, id, want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.RunResult(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round trip differs:\n got %+v\nwant %+v", got, want)
+		}
 
-	// Saving again replaces, never duplicates.
-	want.Tx = want.Tx[:2]
-	want.Audit = nil
-	want.Warnings = nil
-	if err := r.SaveRunResult(ctx, id, want); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ = r.RunResult(ctx, id); !reflect.DeepEqual(got, want) {
-		t.Fatalf("after re-save:\n got %+v\nwant %+v", got, want)
-	}
+		// Saving again replaces, never duplicates.
+		want.Tx = want.Tx[:2]
+		want.Audit = nil
+		want.Warnings = nil
+		if err := r.SaveRunResult(ctx, id, want); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ = r.RunResult(ctx, id); !reflect.DeepEqual(got, want) {
+			t.Fatalf("after re-save:\n got %+v\nwant %+v", got, want)
+		}
 
-	j, _ := r.Get(ctx, id)
-	if j.Headline == nil || j.Headline.NOPM != want.NOPM || j.Headline.TPM != want.TPM {
-		t.Fatalf("headline = %+v", j.Headline)
-	}
+		j, _ := r.Get(ctx, id)
+		if j.Headline == nil || j.Headline.NOPM != want.NOPM || j.Headline.TPM != want.TPM {
+			t.Fatalf("headline = %+v", j.Headline)
+		}
+	})
 }
 
 func TestIntervalsRoundTrip(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	id := mustCreate(t, r, Job{Kind: KindRun}, nil)
-	var want []metrics.Interval
-	for seq := 1; seq <= 4; seq++ {
-		phase := metrics.PhaseMeasure
-		if seq == 1 {
-			phase = metrics.PhaseRampup
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+		var want []metrics.Interval
+		for seq := 1; seq <= 4; seq++ {
+			phase := metrics.PhaseMeasure
+			if seq == 1 {
+				phase = metrics.PhaseRampup
+			}
+			iv := metrics.Interval{
+				Seq: seq, Phase: phase, Elapsed: time.Duration(seq) * 10 * time.Second,
+				Length: 10*time.Second + 1234, TPM: 1000.5 * float64(seq), NOPM: 450.25 * float64(seq), Errors: int64(seq % 2),
+			}
+			for i, n := range []string{"new_order", "payment", "order_status", "delivery", "stock_level"} {
+				iv.Tx = append(iv.Tx, metrics.IntervalTx{Name: n, Count: int64(seq*100 + i), Errors: int64(i % 2),
+					P50: time.Millisecond, P95: 3*time.Millisecond + 17, P99: 5 * time.Millisecond, Max: time.Second})
+			}
+			if err := r.AddInterval(ctx, id, iv); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, iv)
 		}
-		iv := metrics.Interval{
-			Seq: seq, Phase: phase, Elapsed: time.Duration(seq) * 10 * time.Second,
-			Length: 10*time.Second + 1234, TPM: 1000.5 * float64(seq), NOPM: 450.25 * float64(seq), Errors: int64(seq % 2),
-		}
-		for i, n := range []string{"new_order", "payment", "order_status", "delivery", "stock_level"} {
-			iv.Tx = append(iv.Tx, metrics.IntervalTx{Name: n, Count: int64(seq*100 + i), Errors: int64(i % 2),
-				P50: time.Millisecond, P95: 3*time.Millisecond + 17, P99: 5 * time.Millisecond, Max: time.Second})
-		}
-		if err := r.AddInterval(ctx, id, iv); err != nil {
+		got, err := r.Intervals(ctx, id)
+		if err != nil {
 			t.Fatal(err)
 		}
-		want = append(want, iv)
-	}
-	got, err := r.Intervals(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("intervals differ:\n got %+v\nwant %+v", got, want)
-	}
-	if err := r.AddInterval(ctx, id, want[0]); err == nil {
-		t.Fatal("a duplicate interval seq was accepted")
-	}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("intervals differ:\n got %+v\nwant %+v", got, want)
+		}
+		if err := r.AddInterval(ctx, id, want[0]); err == nil {
+			t.Fatal("a duplicate interval seq was accepted")
+		}
+	})
 }
 
 func TestBuildAndCheckRoundTrip(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
+	forEachBackend(t, func(t *testing.T, be backend) {
+		ctx := context.Background()
+		r := be.open(t)
 
-	b := mustCreate(t, r, Job{Kind: KindBuild}, nil)
-	if got, err := r.Build(ctx, b); err != nil || got != nil {
-		t.Fatalf("before saving: %v, %v", got, err)
-	}
-	wantB := BuildResult{Warehouses: 10, Workers: 4, Rows: 5_000_123, Seconds: 12.5, RowsPerSec: 400009.84,
-		Tables: map[string]int64{"warehouse": 10, "district": 100, "stock": 1_000_000, "item": 100_000}}
-	if err := r.SaveBuildResult(ctx, b, wantB); err != nil {
-		t.Fatal(err)
-	}
-	gotB, err := r.Build(ctx, b)
-	if err != nil || !reflect.DeepEqual(*gotB, wantB) {
-		t.Fatalf("build = %+v, %v; want %+v", gotB, err, wantB)
-	}
-	if got := gotB.SortedTables(); !reflect.DeepEqual(got, []string{"district", "item", "stock", "warehouse"}) {
-		t.Fatalf("SortedTables = %v", got)
-	}
+		b := mustCreate(t, r, Job{Kind: KindBuild}, nil)
+		if got, err := r.Build(ctx, b); err != nil || got != nil {
+			t.Fatalf("before saving: %v, %v", got, err)
+		}
+		wantB := BuildResult{Warehouses: 10, Workers: 4, Rows: 5_000_123, Seconds: 12.5, RowsPerSec: 400009.84,
+			Tables: map[string]int64{"warehouse": 10, "district": 100, "stock": 1_000_000, "item": 100_000}}
+		if err := r.SaveBuildResult(ctx, b, wantB); err != nil {
+			t.Fatal(err)
+		}
+		gotB, err := r.Build(ctx, b)
+		if err != nil || !reflect.DeepEqual(*gotB, wantB) {
+			t.Fatalf("build = %+v, %v; want %+v", gotB, err, wantB)
+		}
+		if got := gotB.SortedTables(); !reflect.DeepEqual(got, []string{"district", "item", "stock", "warehouse"}) {
+			t.Fatalf("SortedTables = %v", got)
+		}
 
-	c := mustCreate(t, r, Job{Kind: KindCheck}, nil)
-	wantC := []CheckItem{
-		{Name: "3.3.2.1", Description: "W_YTD = sum(D_YTD)", Passed: true},
-		{Name: "3.3.2.2", Description: "D_NEXT_O_ID - 1 = max(O_ID)", Violations: 3, Note: "district 1"},
-		{Name: "3.3.2.11", Description: "only before the first run", Skipped: true, Note: "a run happened"},
-	}
-	if err := r.SaveCheck(ctx, c, wantC); err != nil {
-		t.Fatal(err)
-	}
-	gotC, err := r.Check(ctx, c)
-	if err != nil || !reflect.DeepEqual(gotC, wantC) {
-		t.Fatalf("check = %+v, %v; want %+v", gotC, err, wantC)
-	}
+		c := mustCreate(t, r, Job{Kind: KindCheck}, nil)
+		wantC := []CheckItem{
+			{Name: "3.3.2.1", Description: "W_YTD = sum(D_YTD)", Passed: true},
+			{Name: "3.3.2.2", Description: "D_NEXT_O_ID - 1 = max(O_ID)", Violations: 3, Note: "district 1"},
+			{Name: "3.3.2.11", Description: "only before the first run", Skipped: true, Note: "a run happened"},
+		}
+		if err := r.SaveCheck(ctx, c, wantC); err != nil {
+			t.Fatal(err)
+		}
+		gotC, err := r.Check(ctx, c)
+		if err != nil || !reflect.DeepEqual(gotC, wantC) {
+			t.Fatalf("check = %+v, %v; want %+v", gotC, err, wantC)
+		}
+	})
 }
 
 func TestConfigSystemOutput(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	id := mustCreate(t, r, Job{Kind: KindRun}, map[string]string{"vu": "8", "mode": "procs"})
-	if err := r.SetSystem(ctx, id, map[string]string{"cpus": "8", "os": "linux/amd64"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.SetSystem(ctx, id, map[string]string{"cpus": "16"}); err != nil { // replaces one key
-		t.Fatal(err)
-	}
-	cfg, err := r.Config(ctx, id)
-	if err != nil || !reflect.DeepEqual(cfg, map[string]string{"vu": "8", "mode": "procs"}) {
-		t.Fatalf("config = %v, %v", cfg, err)
-	}
-	sys, err := r.System(ctx, id)
-	if err != nil || !reflect.DeepEqual(sys, map[string]string{"cpus": "16", "os": "linux/amd64"}) {
-		t.Fatalf("system = %v, %v", sys, err)
-	}
-	for _, l := range []string{"one", "two", "three"} {
-		if err := r.AppendOutput(ctx, id, l); err != nil {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		id := mustCreate(t, r, Job{Kind: KindRun}, map[string]string{"vu": "8", "mode": "procs"})
+		if err := r.SetSystem(ctx, id, map[string]string{"cpus": "8", "os": "linux/amd64"}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	out, err := r.Output(ctx, id)
-	if err != nil || len(out) != 3 {
-		t.Fatalf("output = %v, %v", out, err)
-	}
-	for i, l := range out {
-		if l.Seq != i+1 || l.Line != []string{"one", "two", "three"}[i] || l.At.IsZero() {
-			t.Fatalf("line %d = %+v", i, l)
+		if err := r.SetSystem(ctx, id, map[string]string{"cpus": "16"}); err != nil { // replaces one key
+			t.Fatal(err)
 		}
-	}
+		cfg, err := r.Config(ctx, id)
+		if err != nil || !reflect.DeepEqual(cfg, map[string]string{"vu": "8", "mode": "procs"}) {
+			t.Fatalf("config = %v, %v", cfg, err)
+		}
+		sys, err := r.System(ctx, id)
+		if err != nil || !reflect.DeepEqual(sys, map[string]string{"cpus": "16", "os": "linux/amd64"}) {
+			t.Fatalf("system = %v, %v", sys, err)
+		}
+		for _, l := range []string{"one", "two", "three"} {
+			if err := r.AppendOutput(ctx, id, l); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, err := r.Output(ctx, id)
+		if err != nil || len(out) != 3 {
+			t.Fatalf("output = %v, %v", out, err)
+		}
+		for i, l := range out {
+			if l.Seq != i+1 || l.Line != []string{"one", "two", "three"}[i] || l.At.IsZero() {
+				t.Fatalf("line %d = %+v", i, l)
+			}
+		}
+	})
 }
 
 func TestListFiltersAndOrder(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	type spec struct{ kind, status string }
-	specs := []spec{
-		{KindBuild, metrics.StatusCompleted}, // 1
-		{KindRun, metrics.StatusCompleted},   // 2
-		{KindRun, metrics.StatusFailed},      // 3
-		{KindCheck, metrics.StatusCompleted}, // 4
-		{KindRun, metrics.StatusInterrupted}, // 5
-		{KindRun, metrics.StatusRunning},     // 6: this process, so still running
-	}
-	ids := make([]int64, len(specs))
-	for i, s := range specs {
-		ids[i] = mustCreate(t, r, Job{Kind: s.kind}, nil)
-		if s.status != metrics.StatusRunning {
-			if err := r.Finish(ctx, ids[i], s.status, ""); err != nil {
-				t.Fatal(err)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		type spec struct{ kind, status string }
+		specs := []spec{
+			{KindBuild, metrics.StatusCompleted}, // 1
+			{KindRun, metrics.StatusCompleted},   // 2
+			{KindRun, metrics.StatusFailed},      // 3
+			{KindCheck, metrics.StatusCompleted}, // 4
+			{KindRun, metrics.StatusInterrupted}, // 5
+			{KindRun, metrics.StatusRunning},     // 6: this process, so still running
+		}
+		ids := make([]int64, len(specs))
+		for i, s := range specs {
+			ids[i] = mustCreate(t, r, Job{Kind: s.kind}, nil)
+			if s.status != metrics.StatusRunning {
+				if err := r.Finish(ctx, ids[i], s.status, ""); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
-	}
-	tests := []struct {
-		name string
-		f    ListFilter
-		want []int64
-	}{
-		{"all newest first", ListFilter{}, []int64{ids[5], ids[4], ids[3], ids[2], ids[1], ids[0]}},
-		{"limit", ListFilter{Limit: 2}, []int64{ids[5], ids[4]}},
-		{"kind", ListFilter{Kind: KindRun}, []int64{ids[5], ids[4], ids[2], ids[1]}},
-		{"status", ListFilter{Status: metrics.StatusCompleted}, []int64{ids[3], ids[1], ids[0]}},
-		{"kind and status", ListFilter{Kind: KindRun, Status: metrics.StatusCompleted}, []int64{ids[1]}},
-		{"kind, status and limit", ListFilter{Kind: KindRun, Status: metrics.StatusFailed, Limit: 5}, []int64{ids[2]}},
-		{"running", ListFilter{Status: metrics.StatusRunning}, []int64{ids[5]}},
-		{"nothing", ListFilter{Kind: KindDrop}, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			js, err := r.List(ctx, tt.f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []int64
-			for _, j := range js {
-				got = append(got, j.ID)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("ids = %v, want %v", got, tt.want)
-			}
-		})
-	}
+		tests := []struct {
+			name string
+			f    ListFilter
+			want []int64
+		}{
+			{"all newest first", ListFilter{}, []int64{ids[5], ids[4], ids[3], ids[2], ids[1], ids[0]}},
+			{"limit", ListFilter{Limit: 2}, []int64{ids[5], ids[4]}},
+			{"kind", ListFilter{Kind: KindRun}, []int64{ids[5], ids[4], ids[2], ids[1]}},
+			{"status", ListFilter{Status: metrics.StatusCompleted}, []int64{ids[3], ids[1], ids[0]}},
+			{"kind and status", ListFilter{Kind: KindRun, Status: metrics.StatusCompleted}, []int64{ids[1]}},
+			{"kind, status and limit", ListFilter{Kind: KindRun, Status: metrics.StatusFailed, Limit: 5}, []int64{ids[2]}},
+			{"running", ListFilter{Status: metrics.StatusRunning}, []int64{ids[5]}},
+			{"nothing", ListFilter{Kind: KindDrop}, nil},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				js, err := r.List(ctx, tt.f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []int64
+				for _, j := range js {
+					got = append(got, j.ID)
+				}
+				if !reflect.DeepEqual(got, tt.want) {
+					t.Fatalf("ids = %v, want %v", got, tt.want)
+				}
+			})
+		}
+	})
 }
 
 // jobRows counts the rows of every child table that belong to job id.
@@ -425,7 +441,7 @@ func jobRows(t *testing.T, r *Repo, id int64) map[string]int {
 			col = "id"
 		}
 		var n int
-		if err := r.db.QueryRow("SELECT count(*) FROM "+tbl+" WHERE "+col+" = ?", id).Scan(&n); err != nil {
+		if err := r.db.QueryRowContext(context.Background(), "SELECT count(*) FROM "+tbl+" WHERE "+col+" = ?", id).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		out[tbl] = n
@@ -434,52 +450,62 @@ func jobRows(t *testing.T, r *Repo, id int64) map[string]int {
 }
 
 func TestDeleteRemovesEverything(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	fill := func() int64 {
-		id := mustCreate(t, r, Job{Kind: KindRun}, map[string]string{"vu": "1"})
-		must := func(err error) {
-			t.Helper()
-			if err != nil {
-				t.Fatal(err)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		runs := 0
+		fill := func() int64 {
+			must := func(err error) {
+				t.Helper()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			// A group run, so that the agents' tables have rows too.
+			runs++
+			g, _, err := r.JoinRun(ctx, fmt.Sprint("run-", runs), Job{Kind: KindRun}, map[string]string{"vu": "1"},
+				Agent{Segment: "0/1", Host: "h", PID: 1, VUs: 1, JoinedAt: time.Now()}, noCheck)
+			must(err)
+			id := g.JobID
+			must(r.AddAgentInterval(ctx, id, "0/1", time.Now(), metrics.Interval{Seq: 1, Tx: []metrics.IntervalTx{{Name: "a"}},
+				VUs: []metrics.VUInterval{{VU: 1, State: "running", Commits: 3}}}))
+			must(r.SetSystem(ctx, id, map[string]string{"cpus": "1"}))
+			must(r.AppendOutput(ctx, id, "hello"))
+			must(r.AddInterval(ctx, id, metrics.Interval{Seq: 1, Tx: []metrics.IntervalTx{{Name: "a"}},
+				VUs: []metrics.VUInterval{{VU: 1, State: "running", Commits: 3}}}))
+			must(r.SaveRunResult(ctx, id, sampleRunResult()))
+			must(r.SaveBuildResult(ctx, id, BuildResult{Tables: map[string]int64{"t": 1}}))
+			must(r.SaveCheck(ctx, id, []CheckItem{{Name: "c"}}))
+			must(r.SaveAnalyticResult(ctx, id, sampleAnalyticResult()))
+			saveObservations(t, r, id, sampleObservations())
+			return id
+		}
+		victim, keep := fill(), fill()
+		for tbl, n := range jobRows(t, r, victim) {
+			if n == 0 {
+				t.Fatalf("test setup: table %s has no row for the job", tbl)
 			}
 		}
-		must(r.SetSystem(ctx, id, map[string]string{"cpus": "1"}))
-		must(r.AppendOutput(ctx, id, "hello"))
-		must(r.AddInterval(ctx, id, metrics.Interval{Seq: 1, Tx: []metrics.IntervalTx{{Name: "a"}},
-			VUs: []metrics.VUInterval{{VU: 1, State: "running", Commits: 3}}}))
-		must(r.SaveRunResult(ctx, id, sampleRunResult()))
-		must(r.SaveBuildResult(ctx, id, BuildResult{Tables: map[string]int64{"t": 1}}))
-		must(r.SaveCheck(ctx, id, []CheckItem{{Name: "c"}}))
-		must(r.SaveAnalyticResult(ctx, id, sampleAnalyticResult()))
-		saveObservations(t, r, id, sampleObservations())
-		return id
-	}
-	victim, keep := fill(), fill()
-	for tbl, n := range jobRows(t, r, victim) {
-		if n == 0 {
-			t.Fatalf("test setup: table %s has no row for the job", tbl)
+		if err := r.Delete(ctx, victim); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if err := r.Delete(ctx, victim); err != nil {
-		t.Fatal(err)
-	}
-	for tbl, n := range jobRows(t, r, victim) {
-		if n != 0 {
-			t.Errorf("after Delete, %s still has %d rows of the job", tbl, n)
+		for tbl, n := range jobRows(t, r, victim) {
+			if n != 0 {
+				t.Errorf("after Delete, %s still has %d rows of the job", tbl, n)
+			}
 		}
-	}
-	for tbl, n := range jobRows(t, r, keep) {
-		if n == 0 {
-			t.Errorf("Delete removed the other job's rows from %s", tbl)
+		for tbl, n := range jobRows(t, r, keep) {
+			if n == 0 {
+				t.Errorf("Delete removed the other job's rows from %s", tbl)
+			}
 		}
-	}
-	if _, err := r.Get(ctx, victim); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("Get after Delete: %v", err)
-	}
-	if err := r.Delete(ctx, victim); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("second Delete: %v", err)
-	}
+		if _, err := r.Get(ctx, victim); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("Get after Delete: %v", err)
+		}
+		if err := r.Delete(ctx, victim); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("second Delete: %v", err)
+		}
+	})
 }
 
 // deadPID returns the pid of a child process that has exited and been
@@ -494,105 +520,119 @@ func deadPID(t *testing.T) int {
 }
 
 func TestAbandonedDetection(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	dead := deadPID(t)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		dead := deadPID(t)
 
-	crashed := mustCreate(t, r, Job{Kind: KindRun, PID: dead}, nil)
-	if err := r.AppendOutput(ctx, crashed, "last words"); err != nil {
-		t.Fatal(err)
-	}
-	alive := mustCreate(t, r, Job{Kind: KindRun, PID: os.Getppid()}, nil)
-	elsewhere := mustCreate(t, r, Job{Kind: KindRun, PID: dead, Host: "some-other-host"}, nil)
-	finished := mustCreate(t, r, Job{Kind: KindRun, PID: dead}, nil)
-	if err := r.Finish(ctx, finished, metrics.StatusCompleted, ""); err != nil {
-		t.Fatal(err)
-	}
+		crashed := mustCreate(t, r, Job{Kind: KindRun, PID: dead}, nil)
+		if err := r.AppendOutput(ctx, crashed, "last words"); err != nil {
+			t.Fatal(err)
+		}
+		alive := mustCreate(t, r, Job{Kind: KindRun, PID: os.Getppid()}, nil)
+		elsewhere := mustCreate(t, r, Job{Kind: KindRun, PID: dead, Host: "some-other-host"}, nil)
+		finished := mustCreate(t, r, Job{Kind: KindRun, PID: dead}, nil)
+		if err := r.Finish(ctx, finished, metrics.StatusCompleted, ""); err != nil {
+			t.Fatal(err)
+		}
 
-	tests := []struct {
-		name   string
-		id     int64
-		status string
-	}{
-		{"dead pid on this host", crashed, metrics.StatusAbandoned},
-		{"live pid", alive, metrics.StatusRunning},
-		{"other host cannot be checked", elsewhere, metrics.StatusRunning},
-		{"finished job is left alone", finished, metrics.StatusCompleted},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			j, err := r.Get(ctx, tt.id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if j.Status != tt.status {
-				t.Fatalf("status = %s, want %s", j.Status, tt.status)
-			}
-		})
-	}
+		tests := []struct {
+			name   string
+			id     int64
+			status string
+		}{
+			{"dead pid on this host", crashed, metrics.StatusAbandoned},
+			{"live pid", alive, metrics.StatusRunning},
+			{"other host cannot be checked", elsewhere, metrics.StatusRunning},
+			{"finished job is left alone", finished, metrics.StatusCompleted},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				j, err := r.Get(ctx, tt.id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if j.Status != tt.status {
+					t.Fatalf("status = %s, want %s", j.Status, tt.status)
+				}
+			})
+		}
 
-	j, _ := r.Get(ctx, crashed)
-	out, _ := r.Output(ctx, crashed)
-	if !j.EndedAt.Equal(out[0].At) || !strings.Contains(j.Error, fmt.Sprint(dead)) {
-		t.Fatalf("abandoned job = %+v; want ended at its last line %v and an error naming pid %d", j, out[0].At, dead)
-	}
+		j, _ := r.Get(ctx, crashed)
+		out, _ := r.Output(ctx, crashed)
+		if !j.EndedAt.Equal(out[0].At) || !strings.Contains(j.Error, fmt.Sprint(dead)) {
+			t.Fatalf("abandoned job = %+v; want ended at its last line %v and an error naming pid %d", j, out[0].At, dead)
+		}
 
-	// List reaps too, so a status filter sees the truth.
-	r.db.ExecContext(ctx, "UPDATE job SET status = 'running', ended_at = NULL WHERE id = ?", crashed)
-	js, err := r.List(ctx, ListFilter{Status: metrics.StatusAbandoned})
-	if err != nil || len(js) != 1 || js[0].ID != crashed {
-		t.Fatalf("List(abandoned) = %+v, %v; want job %d", js, err, crashed)
-	}
+		// List reaps too, so a status filter sees the truth.
+		r.db.ExecContext(ctx, "UPDATE job SET status = 'running', ended_at = NULL WHERE id = ?", crashed)
+		js, err := r.List(ctx, ListFilter{Status: metrics.StatusAbandoned})
+		if err != nil || len(js) != 1 || js[0].ID != crashed {
+			t.Fatalf("List(abandoned) = %+v, %v; want job %d", js, err, crashed)
+		}
+	})
 }
 
 func TestNoPasswordStored(t *testing.T) {
-	ctx := context.Background()
-	r, path := openTemp(t)
-	const secret = "s3cretPW"
-	id := mustCreate(t, r, Job{Kind: KindRun, Target: "postgres://bench:" + secret + "@db.example:5432/tpcc"},
-		map[string]string{
-			"db":          "postgres://bench:" + secret + "@db.example:5432/tpcc?sslmode=disable",
-			"query_param": "postgresql://db.example/tpcc?user=bench&password=" + secret,
-			"libpq":       "host=db.example user=bench password=" + secret + " dbname=tpcc",
-			"db_password": secret,
-			"vu":          "8",
-		})
-	if err := r.SetSystem(ctx, id, map[string]string{"env": "PGURL=postgres://x:" + secret + "@h/db"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.AppendOutput(ctx, id, "connecting to postgres://bench:"+secret+"@db.example/tpcc"); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Finish(ctx, id, metrics.StatusFailed, `connect "postgres://bench:`+secret+`@db.example/tpcc": refused`); err != nil {
-		t.Fatal(err)
-	}
-
-	cfg, err := r.Config(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg["vu"] != "8" || !strings.HasPrefix(cfg["db"], "postgres://bench:xxxxx@db.example:5432/tpcc") {
-		t.Fatalf("config = %v: harmless values must survive, URLs keep user and host", cfg)
-	}
-	j, _ := r.Get(ctx, id)
-	if j.Target != "postgres://bench:xxxxx@db.example:5432/tpcc" {
-		t.Fatalf("target = %q", j.Target)
-	}
-
-	// Nothing in the files on disk (database and WAL) may hold the secret.
-	r.Close()
-	for _, f := range []string{path, path + "-wal"} {
-		b, err := os.ReadFile(f)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		path := b.fresh(t)
+		r := b.openAt(t, path)
+		const secret = "s3cretPW"
+		id := mustCreate(t, r, Job{Kind: KindRun, Target: "postgres://bench:" + secret + "@db.example:5432/tpcc"},
+			map[string]string{
+				"db":          "postgres://bench:" + secret + "@db.example:5432/tpcc?sslmode=disable",
+				"query_param": "postgresql://db.example/tpcc?user=bench&password=" + secret,
+				"libpq":       "host=db.example user=bench password=" + secret + " dbname=tpcc",
+				"db_password": secret,
+				"vu":          "8",
+			})
+		if err := r.SetSystem(ctx, id, map[string]string{"env": "PGURL=postgres://x:" + secret + "@h/db"}); err != nil {
+			t.Fatal(err)
 		}
+		if err := r.AppendOutput(ctx, id, "connecting to postgres://bench:"+secret+"@db.example/tpcc"); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.AppendOutputLines(ctx, id, []OutputLine{{Line: "host=db password=" + secret}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Finish(ctx, id, metrics.StatusFailed, `connect "postgres://bench:`+secret+`@db.example/tpcc": refused`); err != nil {
+			t.Fatal(err)
+		}
+
+		cfg, err := r.Config(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bytes.Contains(b, []byte(secret)) {
-			t.Errorf("%s contains the password", filepath.Base(f))
+		if cfg["vu"] != "8" || !strings.HasPrefix(cfg["db"], "postgres://bench:xxxxx@db.example:5432/tpcc") {
+			t.Fatalf("config = %v: harmless values must survive, URLs keep user and host", cfg)
 		}
-	}
+		j, _ := r.Get(ctx, id)
+		if j.Target != "postgres://bench:xxxxx@db.example:5432/tpcc" {
+			t.Fatalf("target = %q", j.Target)
+		}
+		// No row of any table may hold the secret.
+		if dump := dumpTables(t, r); strings.Contains(dump, secret) {
+			t.Errorf("the repository holds the password:\n%s", dump)
+		}
+		if b.name != "sqlite" {
+			return
+		}
+		// Nothing in the files on disk (database and WAL) may hold it either.
+		r.Close()
+		for _, f := range []string{path, path + "-wal"} {
+			data, err := os.ReadFile(f)
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(data, []byte(secret)) {
+				t.Errorf("%s contains the password", filepath.Base(f))
+			}
+		}
+	})
 }
 
 func TestRedactText(t *testing.T) {
@@ -613,10 +653,15 @@ func TestRedactText(t *testing.T) {
 }
 
 // Several sledge processes write the same repository at once; WAL, the busy
-// timeout and BEGIN IMMEDIATE must serialise them without errors or lost rows.
+// timeout and BEGIN IMMEDIATE (SQLite), the job's row lock (PostgreSQL) must
+// serialise them without errors or lost rows.
 func TestConcurrentWriters(t *testing.T) {
+	forEachBackend(t, testConcurrentWriters)
+}
+
+func testConcurrentWriters(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "jobs.db")
+	path := b.fresh(t)
 	const writers, lines = 4, 50
 	// Separate pools, as separate processes would have, all creating the
 	// fresh file at once.
@@ -668,30 +713,32 @@ func TestConcurrentWriters(t *testing.T) {
 
 // SQLite stores NaN as NULL; a NaN rate must not lose the result.
 func TestNaNSurvives(t *testing.T) {
-	ctx := context.Background()
-	r, _ := openTemp(t)
-	id := mustCreate(t, r, Job{Kind: KindRun}, nil)
-	nan := math.NaN()
-	res := &metrics.RunResult{Status: metrics.StatusInterrupted, NOPM: nan, TPM: nan, ClientCPUPerTxUS: nan,
-		NOPMDBCheck: nan, Audit: []metrics.AuditItem{{Name: "a", Value: nan}}}
-	if err := r.SaveRunResult(ctx, id, res); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.AddInterval(ctx, id, metrics.Interval{Seq: 1, TPM: nan, NOPM: 5}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := r.RunResult(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !math.IsNaN(got.NOPM) || !math.IsNaN(got.TPM) || !math.IsNaN(got.Audit[0].Value) || got.HasServerTPM {
-		t.Fatalf("result = %+v", got)
-	}
-	ivs, err := r.Intervals(ctx, id)
-	if err != nil || len(ivs) != 1 || !math.IsNaN(ivs[0].TPM) || ivs[0].NOPM != 5 {
-		t.Fatalf("intervals = %+v, %v", ivs, err)
-	}
-	if j, _ := r.Get(ctx, id); j.Headline == nil || !math.IsNaN(j.Headline.NOPM) {
-		t.Fatalf("headline = %+v", j.Headline)
-	}
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+		nan := math.NaN()
+		res := &metrics.RunResult{Status: metrics.StatusInterrupted, NOPM: nan, TPM: nan, ClientCPUPerTxUS: nan,
+			NOPMDBCheck: nan, Audit: []metrics.AuditItem{{Name: "a", Value: nan}}}
+		if err := r.SaveRunResult(ctx, id, res); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.AddInterval(ctx, id, metrics.Interval{Seq: 1, TPM: nan, NOPM: 5}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.RunResult(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !math.IsNaN(got.NOPM) || !math.IsNaN(got.TPM) || !math.IsNaN(got.Audit[0].Value) || got.HasServerTPM {
+			t.Fatalf("result = %+v", got)
+		}
+		ivs, err := r.Intervals(ctx, id)
+		if err != nil || len(ivs) != 1 || !math.IsNaN(ivs[0].TPM) || ivs[0].NOPM != 5 {
+			t.Fatalf("intervals = %+v, %v", ivs, err)
+		}
+		if j, _ := r.Get(ctx, id); j.Headline == nil || !math.IsNaN(j.Headline.NOPM) {
+			t.Fatalf("headline = %+v", j.Headline)
+		}
+	})
 }

@@ -59,36 +59,76 @@ func (r *Repo) AddInterval(ctx context.Context, id int64, iv metrics.Interval) e
 	if id == 0 {
 		return nil
 	}
-	return r.inTx(ctx, fmt.Sprintf("store interval %d of job %d", iv.Seq, id), func(tx *sql.Tx) error {
-		if err := requireJob(ctx, tx, id); err != nil {
+	return r.inTx(ctx, fmt.Sprintf("store interval %d of job %d", iv.Seq, id), func(tx *repoTx) error {
+		if err := lockJob(ctx, tx, id); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO job_interval
-			(job_id, seq, phase, elapsed_s, length_s, tpm, nopm, errors) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, iv.Seq, iv.Phase, secs(iv.Elapsed), secs(iv.Length), nullNaN(iv.TPM), nullNaN(iv.NOPM), iv.Errors); err != nil {
+		return insertInterval(ctx, tx, id, iv)
+	})
+}
+
+// AddIntervalOnce stores interval iv of job id unless the job has that
+// interval already: the agents of a group run may both find an interval
+// complete and merge it.
+func (r *Repo) AddIntervalOnce(ctx context.Context, id int64, iv metrics.Interval) error {
+	return r.inTx(ctx, fmt.Sprintf("store interval %d of job %d", iv.Seq, id), func(tx *repoTx) error {
+		if err := lockJob(ctx, tx, id); err != nil {
 			return err
 		}
-		for i, t := range iv.Tx {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO job_interval_tx
-				(job_id, seq, ord, tx, count, errors, p50_us, p95_us, p99_us, max_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				id, iv.Seq, i, t.Name, t.Count, t.Errors, us(t.P50), us(t.P95), us(t.P99), us(t.Max)); err != nil {
-				return fmt.Errorf("transaction %s: %w", t.Name, err)
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM job_interval WHERE job_id = ? AND seq = ?", id, iv.Seq).Scan(&n); err != nil || n > 0 {
+			return err
+		}
+		return insertInterval(ctx, tx, id, iv)
+	})
+}
+
+// ReplaceIntervals replaces job id's interval series with ivs.
+func (r *Repo) ReplaceIntervals(ctx context.Context, id int64, ivs []metrics.Interval) error {
+	return r.inTx(ctx, fmt.Sprintf("store the intervals of job %d", id), func(tx *repoTx) error {
+		if err := lockJob(ctx, tx, id); err != nil {
+			return err
+		}
+		for _, t := range []string{"job_interval_tx", "job_interval_vu", "job_interval"} {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE job_id = ?", id); err != nil {
+				return err
 			}
 		}
-		for _, v := range iv.VUs {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO job_interval_vu (job_id, seq, vu, state, commits, errors)
-				VALUES (?, ?, ?, ?, ?, ?)`, id, iv.Seq, v.VU, v.State, v.Commits, v.Errors); err != nil {
-				return fmt.Errorf("virtual user %d: %w", v.VU, err)
+		for _, iv := range ivs {
+			if err := insertInterval(ctx, tx, id, iv); err != nil {
+				return fmt.Errorf("interval %d: %w", iv.Seq, err)
 			}
 		}
 		return nil
 	})
 }
 
+func insertInterval(ctx context.Context, tx *repoTx, id int64, iv metrics.Interval) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO job_interval
+		(job_id, seq, phase, elapsed_s, length_s, tpm, nopm, errors) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, iv.Seq, iv.Phase, secs(iv.Elapsed), secs(iv.Length), nullNaN(iv.TPM), nullNaN(iv.NOPM), iv.Errors); err != nil {
+		return err
+	}
+	for i, t := range iv.Tx {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO job_interval_tx
+			(job_id, seq, ord, tx, count, errors, p50_us, p95_us, p99_us, max_us, histogram) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, iv.Seq, i, t.Name, t.Count, t.Errors, us(t.P50), us(t.P95), us(t.P99), us(t.Max), t.Histogram); err != nil {
+			return fmt.Errorf("transaction %s: %w", t.Name, err)
+		}
+	}
+	for _, v := range iv.VUs {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO job_interval_vu (job_id, seq, vu, state, commits, errors)
+			VALUES (?, ?, ?, ?, ?, ?)`, id, iv.Seq, v.VU, v.State, v.Commits, v.Errors); err != nil {
+			return fmt.Errorf("virtual user %d: %w", v.VU, err)
+		}
+	}
+	return nil
+}
+
 // Intervals returns the run's interval series in order.
 func (r *Repo) Intervals(ctx context.Context, id int64) ([]metrics.Interval, error) {
 	var out []metrics.Interval
-	err := r.readTx(ctx, fmt.Sprintf("read intervals of job %d", id), func(tx *sql.Tx) error {
+	err := r.readTx(ctx, fmt.Sprintf("read intervals of job %d", id), func(tx *repoTx) error {
 		if err := requireJob(ctx, tx, id); err != nil {
 			return err
 		}
@@ -116,7 +156,7 @@ func (r *Repo) Intervals(ctx context.Context, id int64) ([]metrics.Interval, err
 		}
 		rows.Close()
 
-		rows, err = tx.QueryContext(ctx, `SELECT seq, tx, count, errors, p50_us, p95_us, p99_us, max_us
+		rows, err = tx.QueryContext(ctx, `SELECT seq, tx, count, errors, p50_us, p95_us, p99_us, max_us, histogram
 			FROM job_interval_tx WHERE job_id = ? ORDER BY seq, ord`, id)
 		if err != nil {
 			return err
@@ -128,7 +168,7 @@ func (r *Repo) Intervals(ctx context.Context, id int64) ([]metrics.Interval, err
 				t                  metrics.IntervalTx
 				p50, p95, p99, max float64
 			)
-			if err := rows.Scan(&seq, &t.Name, &t.Count, &t.Errors, &p50, &p95, &p99, &max); err != nil {
+			if err := rows.Scan(&seq, &t.Name, &t.Count, &t.Errors, &p50, &p95, &p99, &max, &t.Histogram); err != nil {
 				return err
 			}
 			t.P50, t.P95, t.P99, t.Max = fromUS(p50), fromUS(p95), fromUS(p99), fromUS(max)
@@ -170,8 +210,8 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 	if res == nil {
 		return fmt.Errorf("store result of job %d: no result", id)
 	}
-	return r.inTx(ctx, fmt.Sprintf("store result of job %d", id), func(tx *sql.Tx) error {
-		if err := requireJob(ctx, tx, id); err != nil {
+	return r.inTx(ctx, fmt.Sprintf("store result of job %d", id), func(tx *repoTx) error {
+		if err := lockJob(ctx, tx, id); err != nil {
 			return err
 		}
 		for _, t := range []string{"job_result", "job_timing", "job_error", "job_retry", "job_audit",
@@ -250,7 +290,7 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 // the job has none (it is not a run, or it failed before the end).
 func (r *Repo) RunResult(ctx context.Context, id int64) (*metrics.RunResult, error) {
 	var res *metrics.RunResult
-	err := r.readTx(ctx, fmt.Sprintf("read result of job %d", id), func(tx *sql.Tx) error {
+	err := r.readTx(ctx, fmt.Sprintf("read result of job %d", id), func(tx *repoTx) error {
 		if err := requireJob(ctx, tx, id); err != nil {
 			return err
 		}
@@ -304,7 +344,7 @@ func (r *Repo) RunResult(ctx context.Context, id int64) (*metrics.RunResult, err
 
 // saveDisruption stores a run's disruption account in its tables; nothing
 // for none.
-func saveDisruption(ctx context.Context, tx *sql.Tx, id int64, d *metrics.Disruption) error {
+func saveDisruption(ctx context.Context, tx *repoTx, id int64, d *metrics.Disruption) error {
 	if d == nil {
 		return nil
 	}
@@ -353,7 +393,7 @@ func saveDisruption(ctx context.Context, tx *sql.Tx, id int64, d *metrics.Disrup
 }
 
 // readDisruption reads a run's disruption account; nil when it has none.
-func readDisruption(ctx context.Context, tx *sql.Tx, id int64) (*metrics.Disruption, error) {
+func readDisruption(ctx context.Context, tx *repoTx, id int64) (*metrics.Disruption, error) {
 	var d metrics.Disruption
 	var start, end float64
 	err := tx.QueryRowContext(ctx, `SELECT window_start_s, window_end_s FROM job_disruption WHERE job_id = ?`, id).Scan(&start, &end)
@@ -469,7 +509,7 @@ func readDisruption(ctx context.Context, tx *sql.Tx, id int64) (*metrics.Disrupt
 	return &d, nil
 }
 
-func readTiming(ctx context.Context, tx *sql.Tx, id int64) ([]metrics.TxSummary, error) {
+func readTiming(ctx context.Context, tx *repoTx, id int64) ([]metrics.TxSummary, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT tx, count, rolled_back, retries, retried, failed_after_retries,
 		mean_us, p50_us, p95_us, p99_us, max_us, histogram FROM job_timing WHERE job_id = ? ORDER BY ord`, id)
 	if err != nil {
@@ -543,7 +583,7 @@ func readTiming(ctx context.Context, tx *sql.Tx, id int64) ([]metrics.TxSummary,
 	return out, rows.Err()
 }
 
-func readAudit(ctx context.Context, tx *sql.Tx, id int64) ([]metrics.AuditItem, error) {
+func readAudit(ctx context.Context, tx *repoTx, id int64) ([]metrics.AuditItem, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT name, value, unit, target, ok, low, high, n, verdict, note FROM job_audit
 		WHERE job_id = ? ORDER BY ord`, id)
 	if err != nil {
@@ -575,8 +615,8 @@ type BuildResult struct {
 
 // SaveBuildResult stores a build's result, replacing any earlier one.
 func (r *Repo) SaveBuildResult(ctx context.Context, id int64, b BuildResult) error {
-	return r.inTx(ctx, fmt.Sprintf("store build result of job %d", id), func(tx *sql.Tx) error {
-		if err := requireJob(ctx, tx, id); err != nil {
+	return r.inTx(ctx, fmt.Sprintf("store build result of job %d", id), func(tx *repoTx) error {
+		if err := lockJob(ctx, tx, id); err != nil {
 			return err
 		}
 		for _, t := range []string{"job_build", "job_build_table"} {
@@ -601,7 +641,7 @@ func (r *Repo) SaveBuildResult(ctx context.Context, id int64, b BuildResult) err
 // Build returns a build's stored result, or nil when the job has none.
 func (r *Repo) Build(ctx context.Context, id int64) (*BuildResult, error) {
 	var out *BuildResult
-	err := r.readTx(ctx, fmt.Sprintf("read build result of job %d", id), func(tx *sql.Tx) error {
+	err := r.readTx(ctx, fmt.Sprintf("read build result of job %d", id), func(tx *repoTx) error {
 		if err := requireJob(ctx, tx, id); err != nil {
 			return err
 		}
@@ -661,8 +701,8 @@ type CheckItem struct {
 
 // SaveCheck stores a check's conditions in order, replacing any earlier ones.
 func (r *Repo) SaveCheck(ctx context.Context, id int64, items []CheckItem) error {
-	return r.inTx(ctx, fmt.Sprintf("store check of job %d", id), func(tx *sql.Tx) error {
-		if err := requireJob(ctx, tx, id); err != nil {
+	return r.inTx(ctx, fmt.Sprintf("store check of job %d", id), func(tx *repoTx) error {
+		if err := lockJob(ctx, tx, id); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM job_check WHERE job_id = ?", id); err != nil {
@@ -682,7 +722,7 @@ func (r *Repo) SaveCheck(ctx context.Context, id int64, items []CheckItem) error
 // Check returns a check's conditions in order (none when the job has none).
 func (r *Repo) Check(ctx context.Context, id int64) ([]CheckItem, error) {
 	var out []CheckItem
-	err := r.readTx(ctx, fmt.Sprintf("read check of job %d", id), func(tx *sql.Tx) error {
+	err := r.readTx(ctx, fmt.Sprintf("read check of job %d", id), func(tx *repoTx) error {
 		if err := requireJob(ctx, tx, id); err != nil {
 			return err
 		}

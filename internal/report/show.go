@@ -23,6 +23,7 @@ type Store interface {
 	Build(ctx context.Context, id int64) (*jobs.BuildResult, error)
 	Check(ctx context.Context, id int64) ([]jobs.CheckItem, error)
 	Observations(ctx context.Context, id int64) ([]jobs.Observation, error)
+	Agents(ctx context.Context, id int64) ([]jobs.Agent, error)
 }
 
 var _ Store = (*jobs.Repo)(nil)
@@ -40,6 +41,7 @@ var Sections = []struct{ Name, Help string }{
 	{"check", "the consistency conditions checked and their outcome"},
 	{"metrics", "what the server and hosts did per interval: active sessions by wait class, key counters"},
 	{"settings", "the server settings in force when the job started"},
+	{"agents", "a run driven by several agents (sledge processes): each one's segment, host, state, NOPM share and client CPU"},
 }
 
 // Show writes one section of job j (one of Sections; "" for the summary: the
@@ -117,6 +119,18 @@ func Show(ctx context.Context, w io.Writer, s Store, j jobs.Job, section string,
 			return SettingsText(w, obs)
 		}
 		return ObservationsText(w, obs)
+	case "agents":
+		agents, err := s.Agents(ctx, j.ID)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return WriteJSON(w, ToAgents(agents)) // [] for a run of one process
+		}
+		if len(agents) == 0 {
+			return NoSection(j, "agents (it was run by one process)")
+		}
+		return Agents(w, agents)
 	case "tcount":
 		ivs, err := s.Intervals(ctx, j.ID)
 		if err != nil {

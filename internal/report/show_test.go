@@ -56,6 +56,8 @@ func (s *fakeStore) Observations(context.Context, int64) ([]jobs.Observation, er
 	return s.obs, s.err
 }
 
+func (s *fakeStore) Agents(context.Context, int64) ([]jobs.Agent, error) { return nil, s.err }
+
 // runStore is a finished OLTP run's data.
 func runStore() *fakeStore {
 	return &fakeStore{
@@ -89,7 +91,7 @@ func TestSections(t *testing.T) {
 		}
 		names = append(names, s.Name)
 	}
-	if got, want := strings.Join(names, " "), "result timing tcount config status output system build check metrics settings"; got != want {
+	if got, want := strings.Join(names, " "), "result timing tcount config status output system build check metrics settings agents"; got != want {
 		t.Errorf("sections = %s, want %s", got, want)
 	}
 }

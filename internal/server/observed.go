@@ -102,3 +102,14 @@ func (s *Server) getObserved(w http.ResponseWriter, r *http.Request, j jobs.Job)
 	}
 	writeAPI(w, http.StatusOK, toObserved(obs))
 }
+
+// getAgents answers GET /api/jobs/{id}/agents: the agents of a run driven by
+// several sledge processes ([] for a job of one).
+func (s *Server) getAgents(w http.ResponseWriter, r *http.Request, j jobs.Job) {
+	agents, err := s.store.Agents(r.Context(), j.ID)
+	if err != nil {
+		apiError(w, http.StatusInternalServerError, "", err.Error())
+		return
+	}
+	writeAPI(w, http.StatusOK, report.ToAgents(agents))
+}

@@ -23,7 +23,8 @@ func TestOpenAPIDocumentCoversTheRoutes(t *testing.T) {
 		"/api/jobs": {"get", "post"}, "/api/jobs/{id}": {"get", "delete"}, "/api/jobs/{id}/stop": {"post"},
 		"/api/jobs/{id}/result": {"get"}, "/api/jobs/{id}/timing": {"get"}, "/api/jobs/{id}/series": {"get"},
 		"/api/jobs/{id}/audit": {"get"}, "/api/jobs/{id}/config": {"get"}, "/api/jobs/{id}/output": {"get"},
-		"/api/jobs/{id}/events": {"get"}, "/api/jobs/{id}/observed": {"get"}, "/api/targets": {"get"},
+		"/api/jobs/{id}/events": {"get"}, "/api/jobs/{id}/observed": {"get"}, "/api/jobs/{id}/agents": {"get"},
+		"/api/targets": {"get"},
 	}
 	for p, methods := range want {
 		for _, m := range methods {
@@ -162,6 +163,7 @@ func TestOpenAPIJobIsTheJobJSON(t *testing.T) {
 		t.Fatal("GET /api/jobs/{id} has no application/json answer")
 	}
 	checkSameFields(t, "the Job schema", doc.resolve(t, resp.Schema), reflect.TypeOf(report.JobJSON{}))
+	checkSameFields(t, "the Agent schema", doc.Components.Schemas["Agent"], reflect.TypeOf(report.AgentJSON{}))
 }
 
 // TestOpenAPITargetsAndRefusals: GET /api/targets answers server.Targets,

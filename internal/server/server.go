@@ -55,6 +55,8 @@ type Store interface {
 	Output(ctx context.Context, id int64) ([]jobs.OutputLine, error)
 	// Observations is nil (and no error) for a job not observed.
 	Observations(ctx context.Context, id int64) ([]jobs.Observation, error)
+	// Agents is nil (and no error) for a job run by one process.
+	Agents(ctx context.Context, id int64) ([]jobs.Agent, error)
 }
 
 var _ Store = (*jobs.Repo)(nil)
@@ -117,6 +119,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/jobs/{id}/config", s.withJob(s.getConfig))
 	mux.HandleFunc("GET /api/jobs/{id}/output", s.withJob(s.getOutput))
 	mux.HandleFunc("GET /api/jobs/{id}/observed", s.withJob(s.getObserved))
+	mux.HandleFunc("GET /api/jobs/{id}/agents", s.withJob(s.getAgents))
 	mux.HandleFunc("GET /api/jobs/{id}/events", s.withJob(s.events))
 	// The API's own mux answers unknown paths with 404 and known paths with
 	// the wrong method with 405 (a GET never reaches a state-changing

@@ -742,6 +742,43 @@
     return { el, refresh(ramp) { if (isNum(ramp)) rampEnd = ramp; } };
   }
 
+  // agentsPanel lists the agents of a run driven by several sledge
+  // processes (--segment): each one's segment, host, state and share of the
+  // numbers. Nothing shows for a run of one process. live re-reads it every
+  // POLL_MS while the page is there.
+  function agentsPanel(id, alive, live) {
+    const el = h('div', { testid: 'agents' });
+    const body = h('tbody');
+    let timer = 0;
+    onCleanup(() => clearTimeout(timer));
+    const num = (v, d) => isNum(v) ? fmtNum(v, d) : '—';
+    async function load() {
+      try {
+        const list = await get(`/api/jobs/${id}/agents`, []);
+        if (!alive()) return;
+        body.replaceChildren(...(list || []).map(a => h('tr', { testid: 'agent-' + a.segment.replace(/[^0-9A-Za-z]/g, '_') },
+          h('td', { class: 'mono' }, a.segment),
+          h('td', null, `${a.host} (pid ${a.pid})`),
+          h('td', null, a.vus ? `${a.vus} (${a.first_vu}–${a.first_vu + a.vus - 1})` : '0'),
+          h('td', null, h('span', { class: `badge badge-${a.state === 'done' ? 'completed' : a.state === 'running' || a.state === 'joined' ? 'running' : 'failed'}` }, a.state),
+            a.error ? h('span', { class: 'muted' }, ' ' + a.error) : null),
+          h('td', { class: 'num' }, num(a.nopm)),
+          h('td', { class: 'num' }, num(a.client_cpu_per_tx_us, 1)),
+          h('td', { class: 'num' }, num(a.clock_offset_ms, 1)))));
+        if (list && list.length && !el.firstChild) {
+          el.append(panel('Agents', 'agents-panel', h('div', { class: 'scroll' }, h('table', { class: 'data', testid: 'agents-table' },
+            h('thead', null, h('tr', null, ['Segment', 'Host', 'VUs', 'State', 'NOPM', 'Client µs/tx', 'Clock offset (ms)'].map(c => h('th', null, c)))),
+            body))));
+        }
+      } catch (e) {
+        // The job's other panels say when the server cannot be reached.
+      }
+      if (live && alive()) timer = setTimeout(load, POLL_MS);
+    }
+    load();
+    return el;
+  }
+
   // ---------------------------------------------------------------- jobs page
 
   const jobsState = {
@@ -1276,6 +1313,7 @@
           card('Elapsed', lastElapsed, { testid: 'live-elapsed' })),
         charts.el) : null,
       server && server.el,
+      job.kind === 'run' ? agentsPanel(id, alive, true) : null,
       vuPanel,
       h('div', { style: 'margin-top:16px' }, out.el),
       cfgHolder);
@@ -1433,7 +1471,7 @@
       parts.push(h('h2', { style: 'margin-top:8px' }, 'Intervals'), charts.el);
     }
     // Under the interval charts: what the server was doing meanwhile.
-    if (job.kind === 'run') parts.push(observedSection(result, observed, intervalData(series).rampEnd));
+    if (job.kind === 'run') parts.push(agentsPanel(id, alive, false), observedSection(result, observed, intervalData(series).rampEnd));
     if (result && Array.isArray(result.audit) && result.audit.length) parts.push(auditPanel(result.audit));
     parts.push(h('div', { class: 'grid2', style: 'margin-top:16px' }, configPanel(config), outputPanel(output).el));
     setPage(parts);

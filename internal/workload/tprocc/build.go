@@ -42,6 +42,42 @@ type BuildOptions struct {
 	// Progress, if set, is called with the build's progress at most about
 	// every 250 ms and at every phase change, never concurrently.
 	Progress func(Progress)
+
+	// Part runs one part of a build shared by several processes: PartWhole
+	// (the default) runs all of it. The parts, in order: PartSchema once,
+	// PartLoad by every process for its own warehouses (LoadFirst,
+	// LoadCount: BuildPartsFor), PartFinish once when every load is done.
+	// Warehouses and Seed are the whole build's in every part.
+	Part string
+	// LoadFirst and LoadCount are PartLoad's warehouses: LoadFirst ..
+	// LoadFirst+LoadCount−1 (1-based). The load that starts at warehouse 1
+	// (with at least one warehouse) loads ITEM too, which is global.
+	LoadFirst, LoadCount int
+}
+
+// Parts of a build (BuildOptions.Part).
+const (
+	// PartWhole is the whole build.
+	PartWhole = ""
+	// PartSchema drops an existing schema (with Force) and creates the
+	// tables and sledge_meta, marked as loading.
+	PartSchema = "schema"
+	// PartLoad loads a range of warehouses (and ITEM with warehouse 1) into
+	// the tables PartSchema created.
+	PartLoad = "load"
+	// PartFinish is everything after the load: keys and indexes,
+	// statistics, the routines, and sledge_meta marked ready.
+	PartFinish = "finish"
+)
+
+// BuildPartsFor is the warehouses that the process with segment seg loads
+// in a build of warehouses shared by several processes (PartLoad): first
+// (1-based) and count, its share of the warehouses (config.Segment.Share).
+// The segments of the processes partition the warehouses; a share may be
+// empty (count 0) when there are more processes than warehouses.
+func BuildPartsFor(seg config.Segment, warehouses int) (loadFirst, loadCount int) {
+	first, count := seg.Share(warehouses)
+	return first + 1, count
 }
 
 // Progress is a snapshot of a build.
@@ -97,16 +133,37 @@ func (o *BuildOptions) validate() error {
 			return fmt.Errorf("storage engine %q is not a plain name (e.g. InnoDB, MyRocks, Aria)", o.Engine)
 		}
 	}
+	switch o.Part {
+	case PartWhole, PartSchema, PartFinish:
+	case PartLoad:
+		if o.LoadFirst < 1 || o.LoadCount < 0 || o.LoadFirst+o.LoadCount-1 > o.Warehouses {
+			return fmt.Errorf("the warehouses to load, %d..%d, are not within 1..%d", o.LoadFirst, o.LoadFirst+o.LoadCount-1, o.Warehouses)
+		}
+	default:
+		return fmt.Errorf("unknown build part %q (want schema, load or finish)", o.Part)
+	}
 	// A warehouse is the unit of parallel work (plus ITEM, which is small).
 	o.Workers = min(o.Workers, o.Warehouses)
+	if o.Part == PartLoad {
+		o.Workers = max(1, min(o.Workers, o.LoadCount))
+	}
 	return nil
+}
+
+// loadRange is the warehouses the build loads (first .. last, 1-based) and
+// whether it loads ITEM.
+func (o *BuildOptions) loadRange() (first, last int, item bool) {
+	if o.Part == PartLoad {
+		return o.LoadFirst, o.LoadFirst + o.LoadCount - 1, o.LoadFirst == 1 && o.LoadCount > 0
+	}
+	return 1, o.Warehouses, true
 }
 
 // Build creates the TPROC-C schema in t and loads it: drop (with Force),
 // tables, sledge_meta, ITEM and the warehouses split over Workers sessions,
 // keys and indexes, statistics. On error or cancellation the partial schema
 // stays behind, marked unfinished in sledge_meta; `sledge build --force` or
-// `sledge drop` removes it.
+// `sledge drop` removes it. With a Part it runs that part only.
 func Build(ctx context.Context, drv db.Driver, t db.Target, o BuildOptions) (BuildReport, error) {
 	start := time.Now()
 	if err := o.validate(); err != nil {
@@ -169,6 +226,53 @@ func (b *builder) run(ctx context.Context, rep *BuildReport) error {
 	if v, err := b.drv.Version(ctx, main); err == nil {
 		rep.Version = v
 	}
+	part := b.opts.Part
+	if part == PartWhole || part == PartSchema {
+		if err := b.schema(ctx, main); err != nil {
+			return err
+		}
+	} else if err := b.checkLoading(ctx, main); err != nil {
+		return err
+	}
+	switch part {
+	case PartSchema:
+		return nil
+	case PartWhole, PartLoad:
+		if err := b.load(ctx, main, rep); err != nil {
+			return err
+		}
+		if part == PartLoad {
+			return nil
+		}
+	}
+	rows := rep.Tables
+	if part == PartFinish {
+		// Loaded by other processes: the rows the generator makes, to weigh
+		// the progress of the index builds and order them.
+		rows = b.expectedRows()
+		if b.kind != db.SQLite {
+			if _, err := b.workerConns(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	if err := b.indexes(ctx, rows); err != nil {
+		return err
+	}
+	if err := b.analyze(ctx, rows); err != nil {
+		return err
+	}
+	// The routines of --mode procs (where the dialect has them); a run would
+	// install them too, but a built database should be ready for any mode.
+	if err := InstallProcs(ctx, main, b.kind); err != nil {
+		return err
+	}
+	return markReady(ctx, main)
+}
+
+// schema drops an existing schema (with Force) and creates the tables and
+// sledge_meta, marked as loading.
+func (b *builder) schema(ctx context.Context, main db.Conn) error {
 	exists, err := SchemaExists(ctx, main, b.kind)
 	if err != nil {
 		return err
@@ -200,17 +304,20 @@ func (b *builder) run(ctx context.Context, rep *BuildReport) error {
 	if err := execFile(ctx, main, b.kind, "schema.sql", "create table"); err != nil {
 		return err
 	}
+	meta := Meta{Warehouses: b.opts.Warehouses, Seed: b.opts.Seed, CLoad: b.g.CLoad(),
+		BuiltAt: time.Now(), Format: buildFormat}
+	return writeMeta(ctx, main, b.kind, meta)
+}
+
+// load loads ITEM and the warehouses of the build (or of its load part)
+// and counts the rows into rep.
+func (b *builder) load(ctx context.Context, main db.Conn, rep *BuildReport) error {
 	now, err := serverNow(ctx, main, b.kind)
 	if err != nil {
 		return err
 	}
-	meta := Meta{Warehouses: b.opts.Warehouses, Seed: b.opts.Seed, CLoad: b.g.CLoad(),
-		BuiltAt: time.Now(), Format: buildFormat}
-	if err := writeMeta(ctx, main, b.kind, meta); err != nil {
-		return err
-	}
-
-	units := loadUnits(b.kind, b.opts.Warehouses)
+	first, last, item := b.opts.loadRange()
+	units := loadRangeUnits(b.kind, first, last, item)
 	var total int64
 	for _, u := range units {
 		total += b.g.Rows(u.t, u.w)
@@ -242,19 +349,59 @@ func (b *builder) run(ctx context.Context, rep *BuildReport) error {
 		rep.Tables[tb.String()] = n
 		rep.Rows += n
 	}
+	return nil
+}
 
-	if err := b.indexes(ctx, rep.Tables); err != nil {
+// expectedRows is the rows of every table of the whole build, as the
+// generator makes them.
+func (b *builder) expectedRows() map[string]int64 {
+	rows := map[string]int64{}
+	for _, u := range loadUnits(b.kind, b.opts.Warehouses) {
+		rows[u.t.String()] += b.g.Rows(u.t, u.w)
+	}
+	return rows
+}
+
+// checkLoading makes sure that a load or finish part finds what the schema
+// part made: sledge_meta of this build (its warehouses and seed), still
+// loading.
+func (b *builder) checkLoading(ctx context.Context, main db.Conn) error {
+	n, err := countTables(ctx, main, b.kind, []string{"sledge_meta"})
+	if err != nil {
 		return err
 	}
-	if err := b.analyze(ctx, rep.Tables); err != nil {
-		return err
+	if n == 0 {
+		return fmt.Errorf("no TPROC-C schema to %s: the build's schema part comes first", b.opts.Part)
 	}
-	// The routines of --mode procs (where the dialect has them); a run would
-	// install them too, but a built database should be ready for any mode.
-	if err := InstallProcs(ctx, main, b.kind); err != nil {
-		return err
+	rows, err := main.Query(ctx, `SELECT "key", value FROM sledge_meta`)
+	if err != nil {
+		return fmt.Errorf("read sledge_meta: %w", err)
 	}
-	return markReady(ctx, main)
+	kv := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return fmt.Errorf("read sledge_meta: %w", err)
+		}
+		kv[k] = v
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read sledge_meta: %w", err)
+	}
+	want := map[string]string{"workload": Name, "warehouses": strconv.Itoa(b.opts.Warehouses),
+		"seed": strconv.FormatUint(b.opts.Seed, 10)}
+	for _, k := range []string{"workload", "warehouses", "seed"} {
+		if kv[k] != want[k] {
+			return fmt.Errorf("the TPROC-C schema being built is of %s %q, this %s part's %q: every part of a build must be given the same settings",
+				k, kv[k], b.opts.Part, want[k])
+		}
+	}
+	if kv["state"] != stateLoading {
+		return fmt.Errorf("the TPROC-C build is %s, not loading: nothing to %s", cmp.Or(kv["state"], "in no known state"), b.opts.Part)
+	}
+	return nil
 }
 
 // useStreams decides between streaming loads and INSERTs. MySQL servers
@@ -286,29 +433,40 @@ func (b *builder) useStreams(ctx context.Context, main db.Conn) (bool, error) {
 	return canStream, nil
 }
 
-// loadUnits lists the load's work. Servers (parallel streams): the big tables
-// first, warehouse by warehouse so that parallel sessions mostly write
-// different tables, then ITEM and the small ones to even out the end. SQLite
-// (one writer): ITEM, then each warehouse's tables in order, so every table
-// grows at its end, in key order.
+// loadUnits lists a whole build's load (loadRangeUnits of every warehouse
+// and ITEM).
 func loadUnits(kind db.Kind, warehouses int) []unit {
+	return loadRangeUnits(kind, 1, warehouses, true)
+}
+
+// loadRangeUnits lists the load's work: warehouses first .. last, and ITEM
+// when item. Servers (parallel streams): the big tables first, warehouse by
+// warehouse so that parallel sessions mostly write different tables, then
+// ITEM and the small ones to even out the end. SQLite (one writer): ITEM,
+// then each warehouse's tables in order, so every table grows at its end,
+// in key order.
+func loadRangeUnits(kind db.Kind, first, last int, item bool) []unit {
 	var us []unit
 	if kind == db.SQLite {
-		us = append(us, unit{t: TableItem})
-		for w := 1; w <= warehouses; w++ {
+		if item {
+			us = append(us, unit{t: TableItem})
+		}
+		for w := first; w <= last; w++ {
 			for _, t := range AllTables()[1:] {
 				us = append(us, unit{t: t, w: w})
 			}
 		}
 		return us
 	}
-	for w := 1; w <= warehouses; w++ {
+	for w := first; w <= last; w++ {
 		for _, t := range []Table{TableStock, TableOrderLine, TableCustomer} {
 			us = append(us, unit{t: t, w: w})
 		}
 	}
-	us = append(us, unit{t: TableItem})
-	for w := 1; w <= warehouses; w++ {
+	if item {
+		us = append(us, unit{t: TableItem})
+	}
+	for w := first; w <= last; w++ {
 		for _, t := range []Table{TableHistory, TableOrders, TableNewOrder, TableDistrict, TableWarehouse} {
 			us = append(us, unit{t: t, w: w})
 		}

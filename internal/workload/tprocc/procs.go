@@ -2,6 +2,7 @@ package tprocc
 
 import (
 	"context"
+	"errors"
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
@@ -24,6 +25,20 @@ func InstallProcs(ctx context.Context, c db.Conn, k db.Kind) error {
 	if err != nil {
 		return err
 	}
+	// The agents of one run install the routines at the same time: one at
+	// a time, under a session lock of the server's.
+	locks, err := statementMap(k, "locks.sql")
+	if err != nil {
+		return err
+	}
+	var got int64
+	if err := c.QueryRow(ctx, locks["procs_lock"]).Scan(&got); err != nil {
+		return fmt.Errorf("lock the routines for their installation: %w", err)
+	}
+	if got != 1 {
+		return errors.New("lock the routines for their installation: another session held the lock for a minute")
+	}
+	defer c.Exec(context.WithoutCancel(ctx), locks["procs_unlock"])
 	for _, s := range stmts {
 		if _, err := c.Exec(ctx, s.SQL); err != nil {
 			return fmt.Errorf("install routine %s: %w", s.Name, err)

@@ -47,6 +47,53 @@ type RunOptions struct {
 	RandomHome bool
 	// Seed makes the run's inputs reproducible; 0 picks one at random.
 	Seed uint64
+	// Segment is this process's share of a run spread over several
+	// processes (the zero Segment: the whole run), and VUs the whole run's
+	// virtual users. The process's VUs — the engine's FirstVU onwards, as
+	// Segment.Share(VUs) says — are homed on the segment's share of the
+	// warehouses (Segment.Share of the database's warehouses), spread
+	// there as a whole run spreads its VUs over all, so that processes do
+	// not contend for the same districts. A segment that gets no warehouse
+	// (more segments than warehouses) homes its VUs over all of them, as
+	// the whole run would. VUs is not used when Segment is the whole run.
+	Segment config.Segment
+	VUs     int
+}
+
+// placement homes a process's VUs: the whole run's share of them that the
+// process runs and the warehouses they are spread over.
+type placement struct {
+	firstVU int // the process's first VU, in the whole run (0-based)
+	// The warehouses the VUs are spread over: wFirst+1 .. wFirst+wCount.
+	wFirst, wCount int
+	// own is false when the segment got no warehouse of its own: its VUs
+	// are spread over all, by the whole run's rule.
+	own bool
+}
+
+// newPlacement is the placement of seg's VUs out of vus over warehouses.
+func newPlacement(seg config.Segment, vus, warehouses int) placement {
+	if seg.IsWhole() {
+		return placement{wCount: warehouses, own: true}
+	}
+	p := placement{}
+	p.firstVU, _ = seg.Share(vus)
+	p.wFirst, p.wCount = seg.Share(warehouses)
+	p.own = p.wCount > 0
+	if !p.own {
+		p.firstVU, p.wFirst, p.wCount = 0, 0, warehouses
+	}
+	return p
+}
+
+// home is VU vu's home warehouse (1-based) and its Stock-Level district:
+// the VUs are spread over the placement's warehouses first, then over the
+// districts, counting from the process's first VU — with 10 VUs per
+// warehouse every (warehouse, district) pair has exactly one terminal
+// [2.8.1.1]. For the whole run: home vu%W+1, district (vu/W)%10+1.
+func (p placement) home(vu int) (home, district int) {
+	local := vu - p.firstVU
+	return p.wFirst + local%p.wCount + 1, (local/p.wCount)%10 + 1
 }
 
 // Runner is TPROC-C prepared against one database.
@@ -64,6 +111,8 @@ type Runner struct {
 	monMu   sync.Mutex
 	monitor db.Conn
 	session uint64
+
+	place placement
 
 	mu        sync.Mutex
 	terminals []*terminal
@@ -101,6 +150,7 @@ func NewRunner(ctx context.Context, drv db.Driver, t db.Target, o RunOptions) (*
 		r.opts.Seed = o.Seed
 	}
 	r.c = RunConstants(NewRand(o.Seed, math.MaxUint64), r.meta.CLoad)
+	r.place = newPlacement(o.Segment, o.VUs, r.meta.Warehouses)
 	if mode == ModeProcs {
 		if err := InstallProcs(ctx, mon, drv.Kind()); err != nil {
 			mon.Close(ctx)
@@ -125,6 +175,13 @@ func (r *Runner) Mode() Mode { return r.mode }
 
 // Warehouses is the number of warehouses the database was built with.
 func (r *Runner) Warehouses() int { return r.meta.Warehouses }
+
+// HomeWarehouses are the warehouses the process's VUs are homed on,
+// first .. first+count−1 (1-based), and whether they are its segment's own:
+// false when the segment got no warehouse (then they are all of them).
+func (r *Runner) HomeWarehouses() (first, count int, own bool) {
+	return r.place.wFirst + 1, r.place.wCount, r.place.own
+}
 
 // Seed is the seed of the run's inputs.
 func (r *Runner) Seed() uint64 { return r.opts.Seed }
@@ -160,15 +217,17 @@ func (r *Runner) Close(ctx context.Context) error {
 	return err
 }
 
-// NewWorker creates terminal vu. Terminals are spread over the warehouses
-// first, then over the districts for Stock-Level: with 10 VUs per warehouse
-// every (warehouse, district) pair has exactly one terminal [2.8.1.1].
+// NewWorker creates terminal vu (its number in the whole run). Terminals
+// are spread over the warehouses first, then over the districts for
+// Stock-Level: with 10 VUs per warehouse every (warehouse, district) pair
+// has exactly one terminal [2.8.1.1]. A process running a segment of the
+// run spreads its VUs over its own warehouses (RunOptions.Segment).
 func (r *Runner) NewWorker(ctx context.Context, vu int) (workload.Worker, error) {
 	w := r.meta.Warehouses
 	rng := NewRand(r.opts.Seed, uint64(vu))
-	home := vu%w + 1
+	home, slevD := r.place.home(vu)
 	if r.opts.RandomHome {
-		home = rng.Int(1, w)
+		home = rng.Int(r.place.wFirst+1, r.place.wFirst+r.place.wCount)
 	}
 	t := &terminal{
 		r:     r,
@@ -179,7 +238,7 @@ func (r *Runner) NewWorker(ctx context.Context, vu int) (workload.Worker, error)
 			c:          r.c,
 			warehouses: w,
 			home:       home,
-			slevD:      (vu/w)%10 + 1,
+			slevD:      slevD,
 			deck:       newDeck(),
 			audit:      &auditCounters{},
 		},

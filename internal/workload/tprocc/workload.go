@@ -95,22 +95,66 @@ func buildWorkers(s config.Spec) int {
 // PlanBuild resolves the workers and names the build's size.
 func (Workload) PlanBuild(s *config.Spec) (string, map[string]string) {
 	s.Workers = buildWorkers(*s)
-	return plural(s.Warehouses, "warehouse"), map[string]string{
+	kv := map[string]string{
 		"warehouses": strconv.Itoa(s.Warehouses), "workers": strconv.Itoa(s.Workers),
 		"seed": strconv.FormatUint(s.BuildSeed(), 10), "force": strconv.FormatBool(s.Force),
 		"engine": s.Engine, "loader": s.Loader,
 	}
+	addSegmentSettings(kv, *s)
+	return plural(s.Warehouses, "warehouse"), kv
 }
 
-// Build creates and loads the schema.
-func (Workload) Build(ctx context.Context, env workload.Env, s config.Spec) (workload.BuildReport, error) {
-	rep, err := Build(ctx, env.Driver, env.Target, BuildOptions{
+// addSegmentSettings records a spec's segment (when not the whole run) and
+// run id (when given) with the job's settings.
+func addSegmentSettings(kv map[string]string, s config.Spec) {
+	if seg := s.Seg(); !seg.IsWhole() {
+		kv["segment"] = seg.String()
+	}
+	if s.RunID != "" {
+		kv["run_id"] = s.RunID
+	}
+}
+
+// Build creates and loads the schema. A spec with a segment (other than
+// the whole run) runs the load part of its warehouses only (BuildPart
+// PartLoad): whoever coordinates the build's processes runs the schema
+// part before and the finish part after, once.
+func (w Workload) Build(ctx context.Context, env workload.Env, s config.Spec) (workload.BuildReport, error) {
+	if !s.Seg().IsWhole() {
+		return w.BuildPart(ctx, env, s, PartLoad)
+	}
+	return w.BuildPart(ctx, env, s, PartWhole)
+}
+
+// BuildPart runs one part of the build (BuildOptions.Part): PartWhole,
+// PartSchema, PartLoad — the warehouses of the spec's segment
+// (BuildPartsFor), ITEM with the first — or PartFinish.
+func (Workload) BuildPart(ctx context.Context, env workload.Env, s config.Spec, part string) (workload.BuildReport, error) {
+	o := BuildOptions{
 		Warehouses: s.Warehouses, Workers: buildWorkers(s), Seed: s.BuildSeed(), Force: s.Force,
-		Engine: s.Engine, Loader: s.Loader,
+		Engine: s.Engine, Loader: s.Loader, Part: part,
 		Progress: func(p Progress) { env.Progress(workload.Progress(p)) },
-	})
-	return workload.BuildReport{Size: plural(rep.Warehouses, "warehouse"), Warehouses: rep.Warehouses,
+	}
+	size := plural(s.Warehouses, "warehouse")
+	if part == PartLoad {
+		o.LoadFirst, o.LoadCount = BuildPartsFor(s.Seg(), s.Warehouses)
+		size = fmt.Sprintf("%s of %d (segment %s)", warehouseRange(o.LoadFirst, o.LoadCount), s.Warehouses, s.Seg())
+	}
+	rep, err := Build(ctx, env.Driver, env.Target, o)
+	return workload.BuildReport{Size: size, Warehouses: rep.Warehouses,
 		Workers: rep.Workers, Rows: rep.Rows, Tables: rep.Tables, Duration: rep.Duration, Version: rep.Version}, err
+}
+
+// warehouseRange names count warehouses from first: "warehouse 3",
+// "warehouses 3-5", "no warehouse".
+func warehouseRange(first, count int) string {
+	switch count {
+	case 0:
+		return "no warehouse"
+	case 1:
+		return fmt.Sprintf("warehouse %d", first)
+	}
+	return fmt.Sprintf("warehouses %d-%d", first, first+count-1)
 }
 
 // SchemaExists reports whether c's database holds a TPROC-C schema.
@@ -194,6 +238,7 @@ func (Workload) PrepareRun(ctx context.Context, env workload.Env, s config.Spec)
 	}
 	r, err := NewRunner(ctx, env.Driver, env.Target, RunOptions{
 		Mode: mode, Isolation: iso, ExecMode: execMode, RandomHome: s.RandomHome, Seed: s.Seed,
+		Segment: s.Seg(), VUs: s.VU,
 	})
 	if err != nil {
 		return nil, err
@@ -218,12 +263,14 @@ func isolationName(i db.Isolation) string {
 
 func (r *oltpRun) Settings() map[string]string {
 	c := r.Constants()
-	return map[string]string{
+	kv := map[string]string{
 		"mode": string(r.Mode()), "isolation": isolationName(r.iso), "exec_mode": string(r.execMode),
 		"random_home": strconv.FormatBool(r.spec.RandomHome), "seed": strconv.FormatUint(r.Seed(), 10),
 		"warehouses": strconv.Itoa(r.Warehouses()), "c_load": strconv.Itoa(r.CLoad()),
 		"c_run_last": strconv.Itoa(c.CLast), "c_id": strconv.Itoa(c.CID), "c_ol_i_id": strconv.Itoa(c.OLIID),
 	}
+	addSegmentSettings(kv, r.spec)
+	return kv
 }
 
 func (r *oltpRun) Describe() string {
@@ -231,11 +278,27 @@ func (r *oltpRun) Describe() string {
 	if n := r.spec.Iterations; n > 0 {
 		d += fmt.Sprintf(", %s per VU (an iteration run)", plural(n, "transaction"))
 	}
+	if seg := r.spec.Seg(); !seg.IsWhole() {
+		first, count := seg.Share(r.spec.VU)
+		vus := fmt.Sprintf("VU %d", first+1)
+		if count > 1 {
+			vus = fmt.Sprintf("VUs %d-%d", first+1, first+count)
+		}
+		d += fmt.Sprintf("; segment %s: %s", seg, vus)
+		if wf, wc, own := r.HomeWarehouses(); own {
+			d += " homed on " + warehouseRange(wf, wc)
+		}
+	}
 	return d
 }
 
 func (r *oltpRun) Notes() []string {
 	var notes []string
+	if _, _, own := r.HomeWarehouses(); !own {
+		seg := r.spec.Seg()
+		notes = append(notes, fmt.Sprintf("segment %s gets no warehouse of its own (%s): its VUs are homed over all of them, as in a whole run, sharing districts with other segments' VUs",
+			seg, plural(r.Warehouses(), "warehouse")))
+	}
 	w := r.Warehouses()
 	if r.spec.VU > 10*w {
 		notes = append(notes, fmt.Sprintf("%d VUs on %d warehouses is more than 10 per warehouse; expect contention on district rows", r.spec.VU, w))

@@ -62,6 +62,14 @@ func (Workload) Validate(s config.Spec) config.FieldErrors {
 		return config.FieldErrors{{Field: "iterations",
 			Msg: "iterations applies to TPROC-C runs only: a TPROC-H run is a power test and, with streams, a throughput test of query_sets each"}}
 	}
+	if !s.Seg().IsWhole() || s.RunID != "" {
+		field := "segment"
+		if s.Seg().IsWhole() {
+			field = "run_id"
+		}
+		return config.FieldErrors{{Field: field,
+			Msg: "a TPROC-H job is not split over several processes: run it from one (its streams are its parallelism)"}}
+	}
 	return nil
 }
 

@@ -1,0 +1,540 @@
+package app
+
+// A group run is one job driven by several agents — sledge processes on one
+// machine or many — each running a segment of the virtual users (config.Spec
+// Segment) under one run id (RunID). The jobs repository, shared by the
+// agents (a PostgreSQL repository across machines), is the only thing they
+// share: there is no protocol of Sledge's own between them.
+//
+// An agent joins (the first creates the job), waits until the agents that
+// have joined cover the whole run (or until the wait runs out), and the
+// first to see that fixes the shared start a few seconds ahead on the
+// repository's clock. Every agent converts it to its own clock (the offset
+// measured against the repository) and starts its run's clock there, so
+// that all agents' interval boundaries and window edges fall on the same
+// instants. Each agent stores its intervals with their histograms; the last
+// agent to store an interval merges it into the job's series, so the live
+// series is the merged one. At the end each agent stores its result; when
+// every agent has ended (or is counted lost), one of them — whichever
+// claims it — merges the results into the job's (metrics.MergeRunResults:
+// counts add, histograms merge, percentiles come from the merged
+// histograms) and records how the job ended.
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/metrics"
+)
+
+const (
+	// groupJoinWait is how long the agents wait for each other before the
+	// ones there start without the rest (the job is then degraded).
+	groupJoinWait = 2 * time.Minute
+	// groupLead is how far ahead of the moment the group is complete the
+	// shared start is set: every agent must see it in time to start on it.
+	groupLead = 3 * time.Second
+	// clockWarn is the clock offset beyond which an agent's windows are
+	// said to be apart.
+	clockWarn = 100 * time.Millisecond
+	// pollGroup is how often an agent looks at the other agents.
+	pollGroup = 250 * time.Millisecond
+)
+
+// group is this agent's place in a group run.
+type group struct {
+	repo   *jobs.Repo
+	runID  string
+	seg    config.Segment
+	name   string // the segment as stored, e.g. "1/3"
+	jobID  int64
+	offset time.Duration // this host's clock minus the repository's
+	// Set by waitStart.
+	start  time.Time    // the shared start on this host's clock
+	agents []jobs.Agent // the agents that started together, by segment
+	// lostAfter is how long an agent may go without a sign of life (an
+	// interval stored, a state change) before the others count it lost.
+	lostAfter time.Duration
+	// handedIn: finish has recorded this agent's part; claimed: this agent
+	// won the merge and so ends the job, whatever happens.
+	handedIn, claimed bool
+}
+
+// label prefixes an agent's lines in the job's shared output.
+func (g *group) label() string { return "[" + g.name + "] " }
+
+// now is the repository's clock, as this agent reads it from its own.
+func (g *group) now() time.Time { return time.Now().Add(-g.offset) }
+
+// measureOffset estimates this host's clock minus the repository's from a
+// few reads of the repository's clock, keeping the one with the shortest
+// round trip (its midpoint is the best estimate).
+func measureOffset(ctx context.Context, repo *jobs.Repo) (time.Duration, error) {
+	best, offset := time.Duration(-1), time.Duration(0)
+	for range 5 {
+		t0 := time.Now()
+		now, err := repo.Clock(ctx)
+		if err != nil {
+			return 0, err
+		}
+		rtt := time.Since(t0)
+		if best < 0 || rtt < best {
+			best = rtt
+			offset = t0.Add(rtt / 2).Sub(now)
+		}
+	}
+	return offset, nil
+}
+
+// joinGroup records this agent in the run's group, creating the job when it
+// is the first. The agents of one run must ask for the same run: the job's
+// settings but the segment must match the first agent's.
+func (s *Service) joinGroup(ctx context.Context, p *plan, kv map[string]string) (g *group, created bool, err error) {
+	seg, err := config.ParseSegment(p.spec.Segment)
+	if err != nil {
+		return nil, false, err // checked by the spec's validation already
+	}
+	repo := s.opts.Repo
+	offset, err := measureOffset(ctx, repo)
+	if err != nil {
+		return nil, false, fmt.Errorf("read the repository's clock: %w", err)
+	}
+	host, _ := os.Hostname()
+	first, count := seg.Share(p.spec.VU)
+	me := jobs.Agent{Segment: seg.String(), Host: host, PID: os.Getpid(), FirstVU: first, VUs: count, ClockOffset: offset,
+		JoinedAt: time.Now().Add(-offset)}
+	job := jobs.Job{Kind: p.spec.Kind, Workload: p.wl.Name(), DBKind: string(p.target.Kind), Target: p.target.String()}
+	check := func(g jobs.RunGroup, agents []jobs.Agent, config map[string]string) error {
+		if g.JobID != 0 && g.JobStatus != metrics.StatusRunning {
+			return fmt.Errorf("run id %s is job %d's, which has ended (%s): give this run another run id", p.spec.RunID, g.JobID, g.JobStatus)
+		}
+		if !g.StartAt.IsZero() {
+			return fmt.Errorf("run %s started at %s without segment %s: too late to join (start every agent within %s of the first)",
+				p.spec.RunID, g.StartAt.Local().Format(time.TimeOnly), me.Segment, groupJoinWait)
+		}
+		for _, a := range agents {
+			other, err := parseSegment(a.Segment)
+			if err != nil {
+				return err
+			}
+			if overlaps(seg, other) {
+				return fmt.Errorf("segment %s of run %s overlaps segment %s, joined by %s (pid %d)", me.Segment, p.spec.RunID, a.Segment, a.Host, a.PID)
+			}
+		}
+		if diff := settingsDiffer(config, kv); len(diff) > 0 {
+			return fmt.Errorf("run %s was started with other settings than this agent's (%s): every agent of a run must be given the same settings but the segment",
+				p.spec.RunID, strings.Join(diff, "; "))
+		}
+		return nil
+	}
+	run, created, err := repo.JoinRun(ctx, p.spec.RunID, job, kv, me, check)
+	if err != nil {
+		return nil, false, err
+	}
+	return &group{repo: repo, runID: p.spec.RunID, seg: seg, name: me.Segment, jobID: run.JobID, offset: offset,
+		lostAfter: max(10*time.Second, 5*p.spec.Interval.D())}, created, nil
+}
+
+// settingsDiffer lists the settings two agents of one run disagree on,
+// leaving out those that are the agent's own (its segment).
+func settingsDiffer(a, b map[string]string) []string {
+	var out []string
+	for k, v := range a {
+		if k == "segment" {
+			continue
+		}
+		if w, ok := b[k]; ok && w != v {
+			out = append(out, fmt.Sprintf("%s %q, here %q", k, v, w))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func parseSegment(s string) (config.Segment, error) {
+	seg, err := config.ParseSegment(s)
+	if err != nil {
+		return seg, fmt.Errorf("a stored agent's segment %q: %w", s, err)
+	}
+	return seg, nil
+}
+
+// overlaps reports whether two segments share any part of the run.
+func overlaps(a, b config.Segment) bool {
+	return a.From().Cmp(b.To()) < 0 && b.From().Cmp(a.To()) < 0
+}
+
+// coverage sums the parts of the run the segments cover (they do not
+// overlap: joinGroup refuses that).
+func coverage(agents []jobs.Agent) *big.Rat {
+	sum := new(big.Rat)
+	for _, a := range agents {
+		if s, err := config.ParseSegment(a.Segment); err == nil {
+			sum.Add(sum, new(big.Rat).Sub(s.To(), s.From()))
+		}
+	}
+	return sum
+}
+
+// segmentFrom is where an agent's segment begins (0 for one that does
+// not parse: joinGroup stored only segments that did).
+func segmentFrom(a jobs.Agent) *big.Rat {
+	if s, err := config.ParseSegment(a.Segment); err == nil {
+		return s.From()
+	}
+	return new(big.Rat)
+}
+
+// segmentNames lists the agents' segments.
+func segmentNames(agents []jobs.Agent) string {
+	names := make([]string, len(agents))
+	for i, a := range agents {
+		names[i] = a.Segment
+	}
+	return strings.Join(names, ", ")
+}
+
+// waitStart says this agent is ready (its run prepared: sessions open,
+// routines installed), waits until the ready agents cover the whole run (or
+// groupJoinWait has passed), fixes or reads the shared start and converts
+// it to this host's clock. The agents in the run are those ready when the
+// start was fixed; one that gets ready later starts late, and the engine
+// refuses it when it is more than an interval late.
+func (g *group) waitStart(ctx context.Context, logf func(string, ...any)) error {
+	if err := g.repo.SetAgentState(ctx, g.jobID, g.name, jobs.AgentReady, g.now(), ""); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(groupJoinWait)
+	nextNote := time.Now().Add(5 * time.Second)
+	one := big.NewRat(1, 1)
+	for {
+		run, err := g.repo.RunGroup(ctx, g.runID)
+		if err != nil {
+			return err
+		}
+		agents, err := g.agentsNow(ctx, logf)
+		if err != nil {
+			return err
+		}
+		ready := slices.DeleteFunc(slices.Clone(agents), func(a jobs.Agent) bool { return a.State != jobs.AgentReady && a.State != jobs.AgentRunning })
+		covered := coverage(ready)
+		// Start when the ready agents cover the run; or when every segment
+		// has an agent and none is still preparing (those that are not
+		// ready failed or were lost: waiting longer brings nothing); or at
+		// the deadline.
+		preparing := slices.ContainsFunc(agents, func(a jobs.Agent) bool { return a.State == jobs.AgentJoined })
+		settled := !preparing && coverage(agents).Cmp(one) == 0
+		if run.StartAt.IsZero() && (covered.Cmp(one) == 0 || settled || time.Now().After(deadline)) {
+			if covered.Cmp(one) != 0 {
+				logf("not every segment has an agent ready: starting with segments %s (%s of the run)",
+					segmentNames(ready), covered.FloatString(3))
+			}
+			now, err := g.repo.Clock(ctx)
+			if err != nil {
+				return err
+			}
+			if run.StartAt, err = g.repo.SetRunStart(ctx, g.runID, now.Add(groupLead)); err != nil {
+				return err
+			}
+		}
+		if !run.StartAt.IsZero() {
+			g.agents = ready
+			if !slices.ContainsFunc(g.agents, func(a jobs.Agent) bool { return a.Segment == g.name }) {
+				g.agents = append(g.agents, jobs.Agent{Segment: g.name}) // late: its intervals count all the same
+			}
+			g.start = run.StartAt.Add(g.offset)
+			logf("run %s: %d agent(s) (segments %s), starting together at %s",
+				g.runID, len(g.agents), segmentNames(g.agents), g.start.Local().Format("15:04:05.000"))
+			for _, a := range g.agents {
+				if a.ClockOffset.Abs() > clockWarn {
+					logf("warning: the clock of %s (segment %s) is %s off the repository's: the agents' windows may be that far apart",
+						a.Host, a.Segment, a.ClockOffset.Round(time.Millisecond))
+				}
+			}
+			return g.repo.SetAgentState(ctx, g.jobID, g.name, jobs.AgentRunning, g.now(), "")
+		}
+		if time.Now().After(nextNote) {
+			logf("run %s: waiting for the other agents: segments %s are ready (%s of the run)",
+				g.runID, segmentNames(ready), covered.FloatString(3))
+			nextNote = time.Now().Add(5 * time.Second)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pollGroup):
+		}
+	}
+}
+
+// atWork reports whether an agent has not ended: it will hand in its part
+// and may merge.
+func atWork(a jobs.Agent) bool {
+	return a.State == jobs.AgentJoined || a.State == jobs.AgentReady || a.State == jobs.AgentRunning
+}
+
+// agentsNow reads the group's agents, in segment order, first counting lost
+// those at work that gave no sign of life for lostAfter (an agent that
+// ended meanwhile keeps its state: it is read again).
+func (g *group) agentsNow(ctx context.Context, logf func(string, ...any)) ([]jobs.Agent, error) {
+	for {
+		agents, err := g.repo.Agents(ctx, g.jobID)
+		if err != nil {
+			return nil, err
+		}
+		now, again := g.now(), false
+		for _, a := range agents {
+			if a.Segment == g.name || !atWork(a) || now.Sub(a.LastSeen) <= g.lostAfter {
+				continue
+			}
+			lost, err := g.repo.MarkAgentLost(ctx, g.jobID, a.Segment, a.LastSeen)
+			if err != nil {
+				return nil, err
+			}
+			if lost {
+				logf("agent %s (segment %s, pid %d) gave no sign of life since %s: counted lost",
+					a.Host, a.Segment, a.PID, a.LastSeen.Local().Format(time.TimeOnly))
+			}
+			again = true
+		}
+		if !again {
+			return agents, nil
+		}
+	}
+}
+
+// heartbeat tells the other agents this one is alive, every second until
+// ctx ends: they count an agent lost when its signs of life stop.
+func (g *group) heartbeat(ctx context.Context, logf func(string, ...any)) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	failing := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		err := g.repo.TouchAgent(ctx, g.jobID, g.name, g.now())
+		switch {
+		case err != nil && !failing && ctx.Err() == nil:
+			logf("warning: cannot reach the jobs repository: %v (the other agents count this one lost after %s)", err, g.lostAfter)
+		case err == nil && failing:
+			logf("the jobs repository is reachable again")
+		}
+		failing = err != nil
+	}
+}
+
+// groupWriter is the repository sink's writer for an agent: its lines go
+// into the job's output with its segment's label, its intervals into its
+// own series, from which the job's merged series is made as soon as every
+// agent has stored an interval.
+type groupWriter struct{ g *group }
+
+func (w groupWriter) AppendOutputLines(ctx context.Context, id int64, lines []jobs.OutputLine) error {
+	labelled := make([]jobs.OutputLine, len(lines))
+	for i, l := range lines {
+		labelled[i] = jobs.OutputLine{At: l.At, Line: w.g.label() + l.Line}
+	}
+	return w.g.repo.AppendOutputLines(ctx, id, labelled)
+}
+
+func (w groupWriter) AddInterval(ctx context.Context, id int64, iv metrics.Interval) error {
+	g := w.g
+	if err := g.repo.AddAgentInterval(ctx, id, g.name, g.now(), iv); err != nil {
+		return err
+	}
+	parts, err := g.repo.AgentIntervals(ctx, id, iv.Seq)
+	if err != nil || len(parts[iv.Seq]) < len(g.agents) {
+		return err // the last agent to store it merges it
+	}
+	merged, err := metrics.MergeInterval(parts[iv.Seq]...)
+	if err != nil {
+		return err
+	}
+	return g.repo.AddIntervalOnce(ctx, id, merged)
+}
+
+// errMergedElsewhere: another agent merges the job's result.
+var errMergedElsewhere = errors.New("merged by another agent")
+
+// errNothingToMerge: no agent handed in a result (all failed or were lost):
+// the agent that finds it records the job's end, failed.
+var errNothingToMerge = errors.New("no agent handed in a result")
+
+// finish stores this agent's part (its result, or that it failed with
+// runErr) and, unless another agent still at work will, waits for the
+// others to end (or counts them lost), claims the merge, merges their
+// results and the job's series and stores them. It returns the merged
+// result, errMergedElsewhere, or errNothingToMerge. An agent stopped by its
+// user (ctx cancelled) or failed does not wait for the others: one still
+// at work merges.
+func (g *group) finish(ctx context.Context, res *metrics.RunResult, runErr error, logf func(string, ...any)) (*metrics.RunResult, error) {
+	g.handedIn = true
+	stopped := ctx.Done()
+	leave := runErr != nil || ctx.Err() != nil
+	ctx = context.WithoutCancel(ctx) // an interrupted agent still hands in what it measured
+	if runErr != nil {
+		if err := g.repo.SetAgentState(ctx, g.jobID, g.name, jobs.AgentFailed, g.now(), runErr.Error()); err != nil {
+			return nil, err
+		}
+	} else if err := g.repo.SaveAgentResult(ctx, g.jobID, g.name, g.now(), res); err != nil {
+		return nil, err
+	}
+	var agents []jobs.Agent
+	for {
+		all, err := g.agentsNow(ctx, logf)
+		if err != nil {
+			return nil, err
+		}
+		others := slices.ContainsFunc(all, func(a jobs.Agent) bool { return a.Segment != g.name && atWork(a) })
+		if !others {
+			agents = all
+			break
+		}
+		if leave {
+			return nil, errMergedElsewhere
+		}
+		select {
+		case <-stopped:
+			leave = true // Ctrl-C while waiting: the others merge
+		case <-time.After(pollGroup):
+		}
+	}
+	won, err := g.repo.ClaimMerge(ctx, g.runID, g.name)
+	if err != nil || !won {
+		return nil, cmp.Or(err, errMergedElsewhere)
+	}
+	g.claimed = true
+	// Only the agents that started take part (one that joined but never
+	// got ready is missing from the run).
+	return g.merge(ctx, agents)
+}
+
+// merge makes the job's result and series from the agents' and stores
+// them. What the agents that failed or were lost would have added is
+// missing: the result says which segments it covers and is degraded.
+func (g *group) merge(ctx context.Context, agents []jobs.Agent) (*metrics.RunResult, error) {
+	var parts []*metrics.RunResult
+	var covered, missing []jobs.Agent
+	for _, a := range agents { // in segment order (jobs.Repo.Agents)
+		if a.State == jobs.AgentDone && a.Result != nil {
+			parts = append(parts, a.Result)
+			covered = append(covered, a)
+		} else {
+			missing = append(missing, a)
+		}
+	}
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("%w (%s)", errNothingToMerge, agentStates(agents))
+	}
+	merged, err := metrics.MergeRunResults(parts...)
+	if err != nil {
+		return nil, fmt.Errorf("merge the agents' results: %w", err)
+	}
+	whole := coverage(covered).Cmp(big.NewRat(1, 1)) == 0
+	if !whole && merged.HasDBCheck {
+		// The database counted the missing segments' New-Orders too: its
+		// count says nothing of the merged one.
+		warning := metrics.DBCheckWarning(merged.DBNewOrders, merged.NewOrders, merged.DBCheckAllowance)
+		merged.Warnings = slices.DeleteFunc(merged.Warnings, func(w string) bool { return w == warning })
+		merged.HasDBCheck, merged.DBCheckAgree = false, false
+		merged.DBNewOrders, merged.NOPMDBCheck, merged.DBCheckAllowance = 0, 0, 0
+		merged.DBCheckUnavailable = "part of the run's virtual users are not in the merged numbers, but the database counted their New-Orders too"
+	}
+	if !whole {
+		if merged.Status == metrics.StatusCompleted {
+			merged.Status = metrics.StatusDegraded
+		}
+		coveredVUs := 0
+		for _, a := range covered {
+			coveredVUs += a.VUs
+		}
+		why := agentStates(missing)
+		if coverage(agents).Cmp(big.NewRat(1, 1)) != 0 {
+			why = strings.TrimPrefix(why+"; the rest of the run had no agent", "; ")
+		}
+		merged.Warnings = append(merged.Warnings, fmt.Sprintf(
+			"the merged numbers cover segments %s only (%d virtual users): %s",
+			segmentNames(covered), coveredVUs, why))
+	}
+	series, err := g.repo.AgentIntervals(ctx, g.jobID, 0)
+	if err != nil {
+		return nil, err
+	}
+	var ivs []metrics.Interval
+	for _, seq := range sortedKeys(series) {
+		iv, err := metrics.MergeInterval(series[seq]...)
+		if err != nil {
+			return nil, fmt.Errorf("merge interval %d: %w", seq, err)
+		}
+		ivs = append(ivs, iv)
+	}
+	if err := g.repo.ReplaceIntervals(ctx, g.jobID, ivs); err != nil {
+		return nil, err
+	}
+	return merged, nil
+}
+
+// agentStates words how the agents that are not in the result ended.
+func agentStates(agents []jobs.Agent) string {
+	var out []string
+	for _, a := range agents {
+		switch a.State {
+		case jobs.AgentLost:
+			out = append(out, fmt.Sprintf("segment %s (%s, pid %d) was lost at %s", a.Segment, a.Host, a.PID, a.LastSeen.Local().Format(time.TimeOnly)))
+		case jobs.AgentFailed:
+			out = append(out, fmt.Sprintf("segment %s (%s, pid %d) failed: %s", a.Segment, a.Host, a.PID, a.Error))
+		default:
+			out = append(out, fmt.Sprintf("segment %s (%s, pid %d) is %s", a.Segment, a.Host, a.PID, a.State))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+func sortedKeys[V any](m map[int]V) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// finishGroup hands in this agent's part of a group run (part, or runErr)
+// and, when this agent is the one that merges, returns the job's merged
+// result to be reported and stored as a run's. Otherwise it returns the
+// agent's outcome, done.
+func (e *execution) finishGroup(ctx context.Context, part *metrics.RunResult, runErr error) (*metrics.RunResult, Outcome, bool) {
+	g := e.grp
+	merged, err := g.finish(ctx, part, runErr, e.out.Logf)
+	switch {
+	case errors.Is(err, errMergedElsewhere):
+		if runErr != nil {
+			return nil, failed(ctx, runErr), true
+		}
+		e.out.Logf("segment %s handed in: %d virtual users, NOPM %.0f, client CPU %.1f µs per transaction; another agent merges the job's result (sledge jobs show %d)",
+			g.name, part.VUs, part.NOPM, part.ClientCPUPerTxUS, e.id)
+		return nil, Outcome{Status: part.Status, Run: part}, true
+	case err != nil:
+		// This agent ends the job (failed) when it claimed the merge or
+		// found nothing to merge; else another agent does.
+		e.merged = g.claimed || errors.Is(err, errNothingToMerge)
+		if runErr == nil {
+			runErr = fmt.Errorf("run %s: %w", g.runID, err)
+		}
+		return nil, failed(ctx, runErr), true
+	}
+	e.merged = true
+	e.out.Logf("run %s: merged the results of %d agent(s)", g.runID, len(g.agents))
+	return merged, Outcome{}, false
+}

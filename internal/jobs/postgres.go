@@ -1,0 +1,180 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/sledge-bench/sledge/internal/db"
+)
+
+// pgConnectTimeout bounds each connection attempt to a PostgreSQL
+// repository whose URL sets no connect_timeout: an unreachable host should
+// say so in seconds, not after the operating system's minutes.
+const pgConnectTimeout = 15 * time.Second
+
+// pgMigrationLock is the key of the transaction-level advisory lock that
+// serialises schema changes of a PostgreSQL repository ("sledge" in ASCII):
+// processes opening a new repository at once take turns, the first creates
+// the schema, the others find it made.
+const pgMigrationLock = 0x736c65646765
+
+// openPostgres opens the repository in the PostgreSQL database at url,
+// creating Sledge's tables on first use and migrating an older schema. The
+// database itself must exist.
+func openPostgres(ctx context.Context, url string) (*Repo, error) {
+	// pgx knows the schemes in lower case only.
+	i := strings.Index(url, "://")
+	url = strings.ToLower(url[:i]) + url[i:]
+	shown := db.Redact(url)
+	fail := func(err error) error { return fmt.Errorf("open jobs repository %s: %w", shown, err) }
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fail(redactedError{err})
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = pgConnectTimeout
+	}
+	sqldb := stdlib.OpenDB(*cfg)
+	if err := sqldb.PingContext(ctx); err != nil {
+		sqldb.Close()
+		return nil, fail(connectError(err))
+	}
+	host, _ := os.Hostname()
+	r := &Repo{db: &repoDB{raw: sqldb, d: postgresDialect}, d: postgresDialect, path: shown, host: host}
+	if err := r.migrate(ctx); err != nil {
+		sqldb.Close()
+		return nil, fail(redactedError{err})
+	}
+	return r, nil
+}
+
+// connectError says what to fix when the repository's server cannot be
+// reached or refuses the connection.
+func connectError(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "3D000": // invalid_catalog_name
+			return fmt.Errorf("%w: create the database first (e.g. createdb); Sledge creates its tables in it, not the database",
+				redactedError{err})
+		case "28P01", "28000": // invalid_password, invalid_authorization_specification
+			return fmt.Errorf("%w: check the user and password in the repository URL (or the server's pg_hba.conf)",
+				redactedError{err})
+		}
+	}
+	return fmt.Errorf("cannot connect to PostgreSQL: %w: check that the server is running and reachable, "+
+		"and the host, port, user, password and database in the repository URL", redactedError{err})
+}
+
+// redactedError shows err with any password in its text redacted (a
+// driver's message may quote a connection string) and still unwraps to it.
+type redactedError struct{ err error }
+
+func (e redactedError) Error() string { return redactText(e.err.Error()) }
+func (e redactedError) Unwrap() error { return e.err }
+
+// migratePostgres brings a PostgreSQL repository to SchemaVersion: a new one
+// (no sledge_schema table) gets the baseline script, then the PostgreSQL
+// scripts of the versions after it. All of it is one transaction (PostgreSQL
+// has transactional DDL) under an advisory lock.
+func (r *Repo) migratePostgres(ctx context.Context) error {
+	v, err := pgVersion(ctx, r.db)
+	if err != nil {
+		return err
+	}
+	if v == SchemaVersion {
+		return nil // the common case: no lock needed
+	}
+	if v > SchemaVersion {
+		return newerSchemaError(v)
+	}
+	tx, err := r.db.BeginTx(ctx, r.d.writeTx)
+	if err != nil {
+		return fmt.Errorf("begin migration: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", int64(pgMigrationLock)); err != nil {
+		return fmt.Errorf("lock for migration: %w", err)
+	}
+	// Re-read under the lock (READ COMMITTED: this statement sees what a
+	// process that held the lock before us committed).
+	if v, err = pgVersion(ctx, tx); err != nil {
+		return err
+	}
+	if v > SchemaVersion {
+		return newerSchemaError(v)
+	}
+	if v == SchemaVersion {
+		return nil
+	}
+	if v == 0 {
+		script, err := schemaScript(pgBaselineScript)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.raw.ExecContext(ctx, script); err != nil {
+			return fmt.Errorf("create schema version %d: %w", pgBaseline, schemaError(err))
+		}
+		v = pgBaseline
+	} else if v < pgBaseline {
+		return fmt.Errorf("schema version %d in sledge_schema: a PostgreSQL repository starts at version %d", v, pgBaseline)
+	}
+	for ; v < SchemaVersion; v++ {
+		script, err := schemaScript(migrations[v].postgres)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.raw.ExecContext(ctx, script); err != nil {
+			return fmt.Errorf("migrate schema to version %d: %w", v+1, schemaError(err))
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE sledge_schema SET version = ?", v); err != nil {
+		return fmt.Errorf("set schema version: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit migration: %w", err)
+	}
+	return nil
+}
+
+// schemaError adds what to do to the errors a schema script may meet in a
+// database that is not Sledge's alone or a role that may not create tables.
+func schemaError(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "42P07", "42710": // duplicate_table, duplicate_object
+			return fmt.Errorf("%w: the database already holds tables named as Sledge's but no Sledge schema; "+
+				"give the repository a database of its own (or a schema, with ?search_path=… in the URL)", err)
+		case "42501": // insufficient_privilege
+			return fmt.Errorf("%w: the repository's role must be allowed to create tables in the database "+
+				"(e.g. own it, or GRANT CREATE ON SCHEMA public)", err)
+		}
+	}
+	return err
+}
+
+// pgVersion reads a PostgreSQL repository's schema version: 0 for a
+// database without Sledge's tables.
+func pgVersion(ctx context.Context, q queryer) (int, error) {
+	var exists bool
+	if err := q.QueryRowContext(ctx, "SELECT to_regclass('sledge_schema') IS NOT NULL").Scan(&exists); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	if !exists {
+		return 0, nil
+	}
+	var v int
+	if err := q.QueryRowContext(ctx, "SELECT COALESCE(MAX(version), 0) FROM sledge_schema").Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}

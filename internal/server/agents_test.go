@@ -1,0 +1,57 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/report"
+	"github.com/sledge-bench/sledge/internal/script/scripttest"
+)
+
+// TestServeAgents: GET /api/jobs/{id}/agents lists a run's agents in
+// segment order with their share of the numbers (null before they handed
+// in), and [] for a job run by one process.
+func TestServeAgents(t *testing.T) {
+	ts, _, repo := testServerStore(t, "", nil)
+	f := scripttest.Build(t, repo)
+	ctx := context.Background()
+	now := time.Now()
+	noCheck := func(jobs.RunGroup, []jobs.Agent, map[string]string) error { return nil }
+	var id int64
+	for _, a := range []jobs.Agent{
+		{Segment: "1/2", Host: "client2", PID: 22, FirstVU: 4, VUs: 4, ClockOffset: 2500 * time.Microsecond, JoinedAt: now},
+		{Segment: "0/2", Host: "client1", PID: 11, FirstVU: 0, VUs: 4, JoinedAt: now},
+	} {
+		g, _, err := repo.JoinRun(ctx, "nightly", jobs.Job{Kind: jobs.KindRun, Workload: "tprocc"}, map[string]string{"vu": "8"}, a, noCheck)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id = g.JobID
+	}
+	res := &metrics.RunResult{Status: metrics.StatusCompleted, VUs: 4, NOPM: 1234.5, NewOrders: 99, Commits: 220,
+		ClientCPU: 1500 * time.Millisecond, ClientCPUPerTxUS: 31.25}
+	if err := repo.SaveAgentResult(ctx, id, "0/2", now, res); err != nil {
+		t.Fatal(err)
+	}
+	c := apiClient{t: t, base: ts.URL}
+	got := getJSON[[]report.AgentJSON](t, c, fmt.Sprintf("/api/jobs/%d/agents", id), 200)
+	if len(got) != 2 || got[0].Segment != "0/2" || got[1].Segment != "1/2" {
+		t.Fatalf("agents %+v, want segments 0/2 and 1/2 in order", got)
+	}
+	done, waiting := got[0], got[1]
+	if done.State != jobs.AgentDone || done.NOPM == nil || *done.NOPM != 1234.5 || *done.NewOrders != 99 ||
+		*done.ClientCPUS != 1.5 || *done.ClientCPUPerTxUS != 31.25 || done.FirstVU != 1 || done.Host != "client1" {
+		t.Errorf("the agent that handed in: %+v", done)
+	}
+	if waiting.State != jobs.AgentJoined || waiting.NOPM != nil || waiting.Status != nil || waiting.FirstVU != 5 || waiting.ClockOffsetMS != 2.5 {
+		t.Errorf("the agent still at work: %+v", waiting)
+	}
+	if none := getJSON[[]report.AgentJSON](t, c, fmt.Sprintf("/api/jobs/%d/agents", f.Run), 200); none == nil || len(none) != 0 {
+		t.Errorf("a job of one process: %v, want []", none)
+	}
+	getJSON[map[string]any](t, c, "/api/jobs/999999/agents", 404)
+}

@@ -2,9 +2,9 @@ package tprocc
 
 import (
 	"context"
-	"errors"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/sledge-bench/sledge/internal/db"

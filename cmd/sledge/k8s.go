@@ -142,7 +142,7 @@ func secretName(o k8s.Options) string {
 
 // k8sFlagErrors words k8s.Options field errors with the flags that set them.
 func k8sFlagErrors(err error) error {
-	fields := k8s.Fields(err)
+	fields := config.Fields(err)
 	if fields == nil {
 		return err
 	}

@@ -289,15 +289,5 @@ func (r *Repo) Observations(ctx context.Context, jobID int64) ([]Observation, er
 
 // eachRow runs a query of one job and calls scan for every row.
 func eachRow(ctx context.Context, tx *repoTx, query string, jobID int64, scan func(*sql.Rows) error) error {
-	rows, err := tx.QueryContext(ctx, query, jobID)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return eachRowArgs(ctx, tx, query, []any{jobID}, scan)
 }

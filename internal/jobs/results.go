@@ -410,19 +410,7 @@ func readDisruption(ctx context.Context, tx *repoTx, id int64) (*metrics.Disrupt
 		}
 		return fromSecs(v.Float64), true
 	}
-	each := func(query string, scan func(*sql.Rows) error) error {
-		rows, err := tx.QueryContext(ctx, query, id)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := scan(rows); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
-	}
+	each := func(query string, scan func(*sql.Rows) error) error { return eachRow(ctx, tx, query, id, scan) }
 	err = each(`SELECT start_s, all_back_s, resumed_s, vus FROM job_outage WHERE job_id = ? ORDER BY ord`, func(rows *sql.Rows) error {
 		var (
 			o               metrics.Outage

@@ -4,13 +4,12 @@
 // optionally a template of that Secret. It only writes YAML; it never talks
 // to a cluster.
 //
-// Errors name the fields of Options (FieldError), never a front end's flags:
+// Errors name the fields of Options (config.FieldError), never a front end's flags:
 // each front end words them.
 package k8s
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -85,40 +84,6 @@ type Options struct {
 	SecretTemplate bool
 }
 
-// FieldError is one invalid option: Field is the name of the Options field
-// in lower case with underscores ("agents", "run_id", "run_args"), Msg what
-// is wrong, without the field's name.
-type FieldError struct {
-	Field string
-	Msg   string
-}
-
-func (e FieldError) Error() string { return e.Field + ": " + e.Msg }
-
-// FieldErrors are all the invalid options of one Options.
-type FieldErrors []FieldError
-
-func (e FieldErrors) Error() string {
-	msgs := make([]string, len(e))
-	for i, f := range e {
-		msgs[i] = f.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
-
-// Fields returns the field errors in err (nil when it has none).
-func Fields(err error) FieldErrors {
-	var fe FieldErrors
-	if errors.As(err, &fe) {
-		return fe
-	}
-	var one FieldError
-	if errors.As(err, &one) {
-		return FieldErrors{one}
-	}
-	return nil
-}
-
 // forbidden are the run's settings that the manifest or the Secret decides,
 // and why.
 var forbidden = []struct{ flag, why string }{
@@ -168,13 +133,13 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Validate checks o (after its defaults) and returns FieldErrors, nil when
+// Validate checks o (after its defaults) and returns config.FieldErrors, nil when
 // it is valid.
 func (o Options) Validate() error {
 	o = o.withDefaults()
-	var errs FieldErrors
+	var errs config.FieldErrors
 	add := func(field, format string, args ...any) {
-		errs = append(errs, FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+		errs = append(errs, config.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
 	if o.Agents < 1 || o.Agents > MaxAgents {
 		add("agents", "must be 1..%d (got %d)", MaxAgents, o.Agents)

@@ -2,6 +2,7 @@ package k8s
 
 import (
 	"bytes"
+	"github.com/sledge-bench/sledge/internal/config"
 	"reflect"
 	"strings"
 	"testing"
@@ -219,7 +220,7 @@ func TestManifestInvalid(t *testing.T) {
 			if err == nil {
 				t.Fatalf("no error:\n%s", y)
 			}
-			fields := Fields(err)
+			fields := config.Fields(err)
 			if len(fields) != 1 || fields[0].Field != c.field || !strings.Contains(fields[0].Msg, c.msg) {
 				t.Fatalf("got %#v, want one error of %s containing %q", fields, c.field, c.msg)
 			}
@@ -230,7 +231,7 @@ func TestManifestInvalid(t *testing.T) {
 	}
 	// Every error at once.
 	err := Options{Name: "X", CPU: "-1"}.Validate()
-	if got := len(Fields(err)); got != 4 {
+	if got := len(config.Fields(err)); got != 4 {
 		t.Errorf("%d errors, want 4 (agents, name, image, cpu): %v", got, err)
 	}
 	// A flag whose value looks like a forbidden one is no flag; "--dbx" is another flag.

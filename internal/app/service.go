@@ -499,10 +499,13 @@ func (s *Service) start(ctx context.Context, p *plan) (*Job, error) {
 		out.Add(output.Console(p.req.Console))
 	}
 	out.Add(output.Repository(writer, id, s.opts.Warn))
-	// The live hub shows a job's own series; an agent's intervals are its
-	// share only: watchers of a group run follow the merged series in the
+	// An agent's intervals are its share only: the hub exports them as the
+	// agent's, and watchers of the job follow the merged series in the
 	// repository (as for a job run by another process).
-	if s.opts.Hub != nil && grp == nil {
+	switch {
+	case s.opts.Hub != nil && grp != nil:
+		out.Add(s.opts.Hub.OpenAgent(id, p.wl.Name(), grp.name))
+	case s.opts.Hub != nil:
 		out.Add(s.opts.Hub.Open(id, p.wl.Name()))
 	}
 	jctx, cancel := context.WithCancel(ctx)

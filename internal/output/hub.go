@@ -33,6 +33,7 @@ const subscriberBuffer = 256
 type liveJob struct {
 	id        int64
 	workload  string
+	segment   string // an agent's segment of a run of several; "" for a job of its own
 	intervals []metrics.Interval
 	totals    map[string]TxTotals
 	subs      map[chan Event]struct{}
@@ -64,6 +65,9 @@ type TxTotals struct {
 type LiveJob struct {
 	ID       int64
 	Workload string
+	// Segment is set when this process runs one agent of a run driven by
+	// several (config.Segment): the numbers are then the agent's share.
+	Segment string
 	// Last is the latest interval, nil before the first.
 	Last *metrics.Interval
 	// Totals by transaction name, ramp-up included.
@@ -74,10 +78,16 @@ type LiveJob struct {
 }
 
 // Open registers a running job and returns the sink that feeds the hub.
-func (h *Hub) Open(id int64, workload string) Sink {
+func (h *Hub) Open(id int64, workload string) Sink { return h.OpenAgent(id, workload, "") }
+
+// OpenAgent registers this process's agent (segment) of running job id, a
+// run driven by several processes: its numbers are its share, exported as
+// the agent's, and the job's event stream is not the agent's (Subscribe
+// refuses it: watchers follow the merged series in the repository).
+func (h *Hub) OpenAgent(id int64, workload, segment string) Sink {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.live[id] = &liveJob{id: id, workload: workload, totals: map[string]TxTotals{},
+	h.live[id] = &liveJob{id: id, workload: workload, segment: segment, totals: map[string]TxTotals{},
 		subs: map[chan Event]struct{}{}, observed: map[int]Observed{}}
 	return hubSink{h: h, id: id}
 }
@@ -90,7 +100,7 @@ func (h *Hub) Subscribe(id int64) (past []metrics.Interval, events <-chan Event,
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	j, ok := h.live[id]
-	if !ok {
+	if !ok || j.segment != "" {
 		return nil, nil, func() {}, false
 	}
 	ch := make(chan Event, subscriberBuffer)
@@ -112,7 +122,7 @@ func (h *Hub) Live() []LiveJob {
 	defer h.mu.Unlock()
 	out := make([]LiveJob, 0, len(h.live))
 	for _, j := range h.live {
-		lj := LiveJob{ID: j.id, Workload: j.workload, Totals: make(map[string]TxTotals, len(j.totals))}
+		lj := LiveJob{ID: j.id, Workload: j.workload, Segment: j.segment, Totals: make(map[string]TxTotals, len(j.totals))}
 		for k, v := range j.totals {
 			lj.Totals[k] = v
 		}

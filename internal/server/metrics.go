@@ -21,6 +21,8 @@ type jobCollector struct {
 	hub *output.Hub
 
 	running, tpm, nopm, txTotal, txErrors, latency *prometheus.Desc
+	// An agent's share of a run driven by several processes.
+	agentTPM, agentNOPM, agentTxTotal, agentTxErrors *prometheus.Desc
 	// What the job's observers saw in their latest interval.
 	aas, samples, cpu, disk, mem, counter *prometheus.Desc
 }
@@ -41,8 +43,16 @@ func newJobCollector(hub *output.Hub) *jobCollector {
 	jl := []string{"job", "workload"}
 	tl := []string{"job", "workload", "transaction"}
 	ol := []string{"job", "observer"}
+	al := []string{"job", "workload", "segment"}
+	atl := []string{"job", "workload", "segment", "transaction"}
 	return &jobCollector{
-		hub:      hub,
+		hub:       hub,
+		agentTPM:  prometheus.NewDesc("sledge_agent_tpm", "This process's share (its segment) of a run driven by several: committed transactions per minute in its latest interval; sum over the agents for the run's.", al, nil),
+		agentNOPM: prometheus.NewDesc("sledge_agent_nopm", "This process's share (its segment) of a run driven by several: committed New-Orders per minute in its latest interval; sum over the agents for the run's.", al, nil),
+		agentTxTotal: prometheus.NewDesc("sledge_agent_transactions_total",
+			"This process's share of a run driven by several: committed transactions so far, by type (ramp-up included).", atl, nil),
+		agentTxErrors: prometheus.NewDesc("sledge_agent_transaction_errors_total",
+			"This process's share of a run driven by several: failed transactions so far, by type.", atl, nil),
 		running:  prometheus.NewDesc("sledge_jobs_running", "Jobs running now.", nil, nil),
 		tpm:      prometheus.NewDesc("sledge_job_tpm", "Committed transactions per minute in the job's latest interval.", jl, nil),
 		nopm:     prometheus.NewDesc("sledge_job_nopm", "Committed New-Orders per minute in the job's latest interval.", jl, nil),
@@ -70,6 +80,7 @@ func newJobCollector(hub *output.Hub) *jobCollector {
 
 func (c *jobCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.running, c.tpm, c.nopm, c.txTotal, c.txErrors, c.latency,
+		c.agentTPM, c.agentNOPM, c.agentTxTotal, c.agentTxErrors,
 		c.aas, c.samples, c.cpu, c.disk, c.mem, c.counter} {
 		ch <- d
 	}
@@ -85,6 +96,17 @@ func (c *jobCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		id := strconv.FormatInt(j.ID, 10)
 		last := j.Last
+		if j.Segment != "" {
+			// An agent: its share, never as the job's numbers (its
+			// percentiles are not the run's: the merge is in the job).
+			ch <- prometheus.MustNewConstMetric(c.agentTPM, prometheus.GaugeValue, last.TPM, id, j.Workload, j.Segment)
+			ch <- prometheus.MustNewConstMetric(c.agentNOPM, prometheus.GaugeValue, last.NOPM, id, j.Workload, j.Segment)
+			for name, t := range j.Totals {
+				ch <- prometheus.MustNewConstMetric(c.agentTxTotal, prometheus.CounterValue, float64(t.Count), id, j.Workload, j.Segment, name)
+				ch <- prometheus.MustNewConstMetric(c.agentTxErrors, prometheus.CounterValue, float64(t.Errors), id, j.Workload, j.Segment, name)
+			}
+			continue
+		}
 		ch <- prometheus.MustNewConstMetric(c.tpm, prometheus.GaugeValue, last.TPM, id, j.Workload)
 		ch <- prometheus.MustNewConstMetric(c.nopm, prometheus.GaugeValue, last.NOPM, id, j.Workload)
 		for name, t := range j.Totals {

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/observe"
 	"github.com/sledge-bench/sledge/internal/output"
 )
@@ -138,5 +139,37 @@ func TestMetricsObservedEndsWithTheJob(t *testing.T) {
 	}
 	if n := len(gather(t, c)["sledge_host_memory_used_bytes"].series); n != 0 {
 		t.Fatalf("ended: %d series, want 0", n)
+	}
+}
+
+// TestMetricsAgentShare: this process's agent of a run driven by several
+// exports its share as sledge_agent_* with its segment, never as the job's
+// numbers, and the job's event stream is not the agent's.
+func TestMetricsAgentShare(t *testing.T) {
+	hub := output.NewHub()
+	sink := hub.OpenAgent(9, "tprocc", "1/3")
+	defer sink.Close()
+	sink.Interval(metrics.Interval{Seq: 1, Phase: metrics.PhaseMeasure, Elapsed: 10 * time.Second, Length: 10 * time.Second,
+		TPM: 6000, NOPM: 2700, Tx: []metrics.IntervalTx{{Name: "new_order", Count: 450, Errors: 2, P95: time.Millisecond}}})
+	got := gather(t, newJobCollector(hub))
+	const agent = `job="9",segment="1/3",workload="tprocc"`
+	for metric, want := range map[string]map[string]float64{
+		"sledge_agent_tpm":                      {agent: 6000},
+		"sledge_agent_nopm":                     {agent: 2700},
+		"sledge_agent_transactions_total":       {`job="9",segment="1/3",transaction="new_order",workload="tprocc"`: 450},
+		"sledge_agent_transaction_errors_total": {`job="9",segment="1/3",transaction="new_order",workload="tprocc"`: 2},
+	} {
+		if !maps.Equal(got[metric].series, want) {
+			t.Errorf("%s = %v, want %v", metric, got[metric].series, want)
+		}
+	}
+	for _, metric := range []string{"sledge_job_tpm", "sledge_job_nopm", "sledge_job_transaction_latency_seconds"} {
+		if len(got[metric].series) != 0 {
+			t.Errorf("an agent's share exported as the job's %s: %v", metric, got[metric].series)
+		}
+	}
+	if _, _, cancel, ok := hub.Subscribe(9); ok {
+		cancel()
+		t.Error("the hub streams an agent's share as the job's events")
 	}
 }

@@ -105,10 +105,28 @@ async function main() {
     'a job not observed shows a chart or settings');
   await page.screenshot({ path: path.join(artifacts, 'not-observed-job.png'), fullPage: true });
 
+  if (process.env.AGENTS_ID) await agentsPanel(process.env.AGENTS_ID);
   if (liveID) await livePage();
 
   check(consoleErrors.length === 0, `the browser console has errors:\n  ${consoleErrors.join('\n  ')}`);
   check(foreignRequests.length === 0, `requests left ${origin}:\n  ${foreignRequests.join('\n  ')}`);
+}
+
+// agentsPanel opens a run driven by two agents, one lost: the Agents panel
+// lists both in segment order with their states and the first's share.
+async function agentsPanel(id) {
+  stepName = 'run of two agents: the Agents panel';
+  log('▶ ' + stepName);
+  await page.goto(`${base}/#/jobs/${id}`);
+  await page.locator(sel('agents-table')).waitFor();
+  const rows = await page.locator(`${sel('agents-table')} tbody tr`).evaluateAll(trs => trs.map(
+    tr => [...tr.cells].map(td => td.textContent.replace(/\s+/g, ' ').trim()).join(' ')));
+  log('  ' + rows.join(' | '));
+  check(rows.length === 2, `${rows.length} agent rows, want 2`);
+  check(/^0\/2 client1 \(pid 101\) 4 \(1–4\) done 20,500 30\.4 µs 0\.0 ms$/.test(rows[0]), `the first agent's row: ${rows[0]}`);
+  check(/^1\/2 client2 \(pid 202\) 4 \(5–8\) lost — — 3\.0 ms$/.test(rows[1]), `the lost agent's row: ${rows[1]}`);
+  await page.locator(sel('agents-panel')).screenshot({ path: path.join(artifacts, 'agents-panel.png') });
+  log('  screenshot agents-panel.png');
 }
 
 // livePage watches a running job: the server section fills in and grows

@@ -295,6 +295,7 @@ func TestWebUIObservedInChromium(t *testing.T) {
 	observed := storeRun(t, repo)
 	observeStoredRun(t, repo, observed)
 	unobserved := storeRun(t, repo)
+	group := storeGroupRun(t, repo)
 
 	if id := postJob(t, ts.URL, `{"kind":"build","db":"live-pg","warehouses":1}`); waitJob(t, ts.URL, id) != "completed" {
 		t.Fatalf("the build (job %s) did not complete", id)
@@ -307,9 +308,15 @@ func TestWebUIObservedInChromium(t *testing.T) {
 	cmd := exec.CommandContext(ctx, node, filepath.Join(webTests, "observed.mjs"), ts.URL, artifacts,
 		fmt.Sprint(observed), fmt.Sprint(unobserved), live)
 	cmd.Dir = webTests
-	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
+	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium, fmt.Sprint("AGENTS_ID=", group))
 	cmd.WaitDelay = 10 * time.Second
 	err := runStreaming(t, cmd)
+	if err != nil {
+		// The page did not get to stop it: stop it here.
+		if resp, perr := http.Post(ts.URL+"/api/jobs/"+live+"/stop", "application/json", nil); perr == nil {
+			resp.Body.Close()
+		}
+	}
 	status := waitJob(t, ts.URL, live) // whatever happened, the run ends before the server does
 	if err != nil {
 		t.Fatalf("observed.mjs: %v (screenshots in %s)", err, artifacts)
@@ -412,6 +419,45 @@ func storeRun(t *testing.T, repo *jobs.Repo) int64 {
 	}
 	must(repo.AppendOutput(ctx, id, "measured 50 s"))
 	must(repo.Finish(ctx, id, metrics.StatusCompleted, ""))
+	return id
+}
+
+// storeGroupRun records a finished run driven by two agents: one handed in
+// its part, the other was lost.
+func storeGroupRun(t *testing.T, repo *jobs.Repo) int64 {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now()
+	noCheck := func(jobs.RunGroup, []jobs.Agent, map[string]string) error { return nil }
+	var id int64
+	for _, a := range []jobs.Agent{
+		{Segment: "0/2", Host: "client1", PID: 101, VUs: 4, JoinedAt: now.Add(-time.Minute)},
+		{Segment: "1/2", Host: "client2", PID: 202, FirstVU: 4, VUs: 4, ClockOffset: 3 * time.Millisecond, JoinedAt: now.Add(-time.Minute)},
+	} {
+		g, _, err := repo.JoinRun(ctx, "browser-group", jobs.Job{Kind: jobs.KindRun, Workload: "tprocc", DBKind: "postgres",
+			Target: "postgres://bench@10.0.0.5:5432/tpcc"}, map[string]string{"vu": "8", "warehouses": "8"}, a, noCheck)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id = g.JobID
+	}
+	part := &metrics.RunResult{Status: metrics.StatusCompleted, VUs: 4, NOPM: 20500, NewOrders: 10250, Commits: 23000,
+		ClientCPU: 700 * time.Millisecond, ClientCPUPerTxUS: 30.4, Measured: 30 * time.Second}
+	if err := repo.SaveAgentResult(ctx, id, "0/2", now, part); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.MarkAgentLost(ctx, id, "1/2", now.Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	merged := *part
+	merged.Status = metrics.StatusDegraded
+	merged.Warnings = []string{"the merged numbers cover segments 0/2 only (4 virtual users): segment 1/2 (client2, pid 202) was lost"}
+	if err := repo.SaveRunResult(ctx, id, &merged); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Finish(ctx, id, metrics.StatusDegraded, ""); err != nil {
+		t.Fatal(err)
+	}
 	return id
 }
 

@@ -763,11 +763,12 @@
           h('td', null, h('span', { class: `badge badge-${a.state === 'done' ? 'completed' : a.state === 'running' || a.state === 'joined' ? 'running' : 'failed'}` }, a.state),
             a.error ? h('span', { class: 'muted' }, ' ' + a.error) : null),
           h('td', { class: 'num' }, num(a.nopm)),
-          h('td', { class: 'num' }, num(a.client_cpu_per_tx_us, 1)),
-          h('td', { class: 'num' }, num(a.clock_offset_ms, 1)))));
+          // Units in the cells: the headers are upper-cased, and µ would read as M.
+          h('td', { class: 'num' }, isNum(a.client_cpu_per_tx_us) ? fmtNum(a.client_cpu_per_tx_us, 1) + ' µs' : '—'),
+          h('td', { class: 'num' }, num(a.clock_offset_ms, 1) + ' ms'))));
         if (list && list.length && !el.firstChild) {
           el.append(panel('Agents', 'agents-panel', h('div', { class: 'scroll' }, h('table', { class: 'data', testid: 'agents-table' },
-            h('thead', null, h('tr', null, ['Segment', 'Host', 'VUs', 'State', 'NOPM', 'Client µs/tx', 'Clock offset (ms)'].map(c => h('th', null, c)))),
+            h('thead', null, h('tr', null, ['Segment', 'Host', 'VUs', 'State', 'NOPM', 'Client CPU per transaction', 'Clock offset'].map(c => h('th', null, c)))),
             body))));
         }
       } catch (e) {

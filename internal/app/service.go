@@ -822,6 +822,10 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 		}
 	} else if err != nil {
 		return Outcome{Status: metrics.StatusFailed, Err: err}
+	} else if res, err = metrics.MergeRunResults(res); err != nil {
+		// A run of one process is the merge of one part: the numbers of
+		// every run come out of the same code as those of several agents.
+		return Outcome{Status: metrics.StatusFailed, Err: fmt.Errorf("run: %w", err)}
 	}
 	e.saveRun(ctx, res, version, cfg.InProcessDB, obs)
 	return Outcome{Status: res.Status, Run: res}

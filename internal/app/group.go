@@ -194,6 +194,35 @@ func segmentFrom(a jobs.Agent) *big.Rat {
 	return new(big.Rat)
 }
 
+// uncovered names the parts of the run that no agent's segment covers, as
+// segments (the agents' segments do not overlap).
+func uncovered(agents []jobs.Agent) []string {
+	var segs []config.Segment
+	for _, a := range agents {
+		if s, err := config.ParseSegment(a.Segment); err == nil {
+			segs = append(segs, s)
+		}
+	}
+	slices.SortFunc(segs, func(a, b config.Segment) int { return a.From().Cmp(b.From()) })
+	var gaps []string
+	at := new(big.Rat)
+	for _, s := range append(segs, config.Segment{}) { // the whole run's end closes the last gap
+		end := s.From()
+		if s.IsWhole() {
+			end = big.NewRat(1, 1)
+		}
+		if at.Cmp(end) < 0 {
+			if gap, err := config.NewSegment(at, end); err == nil {
+				gaps = append(gaps, gap.String())
+			}
+		}
+		if s.To().Cmp(at) > 0 {
+			at = s.To()
+		}
+	}
+	return gaps
+}
+
 // segmentNames lists the agents' segments.
 func segmentNames(agents []jobs.Agent) string {
 	names := make([]string, len(agents))
@@ -460,8 +489,8 @@ func (g *group) merge(ctx context.Context, agents []jobs.Agent) (*metrics.RunRes
 			coveredVUs += a.VUs
 		}
 		why := agentStates(missing)
-		if coverage(agents).Cmp(big.NewRat(1, 1)) != 0 {
-			why = strings.TrimPrefix(why+"; the rest of the run had no agent", "; ")
+		if gaps := uncovered(agents); len(gaps) > 0 {
+			why = strings.TrimPrefix(why+"; no agent joined for segment "+strings.Join(gaps, ", "), "; ")
 		}
 		merged.Warnings = append(merged.Warnings, fmt.Sprintf(
 			"the merged numbers cover segments %s only (%d virtual users): %s",

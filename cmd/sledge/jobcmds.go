@@ -185,6 +185,7 @@ warehouse first if it does not exist.`,
 func bindSegmentFlags(fl *pflag.FlagSet, s *config.Spec, what, share string) {
 	fl.StringVar(&s.Segment, "segment", s.Segment, "this process's share of the "+what+", I/N (0-based) or A:B fractions (e.g. 1/3:2/3); all agents use the same --run-id. "+share)
 	fl.StringVar(&s.RunID, "run-id", s.RunID, "the id shared by every agent (sledge process) of one "+what+" spread over several, each with its own --segment: 1 to 64 letters, digits, '.', '_' or '-'")
+	fl.DurationVar((*time.Duration)(&s.AgentWait), "agent-wait", s.AgentWait.D(), "with --segment: how long the agents wait for each other to join (and, for a run, to be ready); then a run starts with the agents there (the job says which segments are missing) and a build fails")
 }
 
 // unusedByIterations refuses --rampup or --duration typed with --iterations:

@@ -37,9 +37,6 @@ import (
 )
 
 const (
-	// groupJoinWait is how long the agents wait for each other before the
-	// ones there start without the rest (the job is then degraded).
-	groupJoinWait = 2 * time.Minute
 	// groupLead is how far ahead of the moment the group is complete the
 	// shared start is set: every agent must see it in time to start on it.
 	groupLead = 3 * time.Second
@@ -64,6 +61,9 @@ type group struct {
 	// lostAfter is how long an agent may go without a sign of life (an
 	// interval stored, a state change) before the others count it lost.
 	lostAfter time.Duration
+	// joinWait is how long the agents wait for each other
+	// (config.Spec.AgentWait).
+	joinWait time.Duration
 	// handedIn: finish has recorded this agent's part; claimed: this agent
 	// won the merge and so ends the job, whatever happens.
 	handedIn, claimed bool
@@ -119,7 +119,7 @@ func (s *Service) joinGroup(ctx context.Context, p *plan, kv map[string]string) 
 		}
 		if !g.StartAt.IsZero() {
 			return fmt.Errorf("run %s started at %s without segment %s: too late to join (start every agent within %s of the first)",
-				p.spec.RunID, g.StartAt.Local().Format(time.TimeOnly), me.Segment, groupJoinWait)
+				p.spec.RunID, g.StartAt.Local().Format(time.TimeOnly), me.Segment, p.spec.AgentWait.D())
 		}
 		for _, a := range agents {
 			other, err := parseSegment(a.Segment)
@@ -141,7 +141,7 @@ func (s *Service) joinGroup(ctx context.Context, p *plan, kv map[string]string) 
 		return nil, false, err
 	}
 	return &group{repo: repo, runID: p.spec.RunID, seg: seg, name: me.Segment, jobID: run.JobID, offset: offset,
-		lostAfter: max(10*time.Second, 5*p.spec.Interval.D())}, created, nil
+		lostAfter: max(10*time.Second, 5*p.spec.Interval.D()), joinWait: p.spec.AgentWait.D()}, created, nil
 }
 
 // settingsDiffer lists the settings two agents of one run disagree on,
@@ -234,7 +234,7 @@ func segmentNames(agents []jobs.Agent) string {
 
 // waitStart says this agent is ready (its run prepared: sessions open,
 // routines installed), waits until the ready agents cover the whole run (or
-// groupJoinWait has passed), fixes or reads the shared start and converts
+// the agent wait has passed), fixes or reads the shared start and converts
 // it to this host's clock. The agents in the run are those ready when the
 // start was fixed; one that gets ready later starts late, and the engine
 // refuses it when it is more than an interval late.
@@ -242,7 +242,7 @@ func (g *group) waitStart(ctx context.Context, logf func(string, ...any)) error 
 	if err := g.repo.SetAgentState(ctx, g.jobID, g.name, jobs.AgentReady, g.now(), ""); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(groupJoinWait)
+	deadline := time.Now().Add(g.joinWait)
 	nextNote := time.Now().Add(5 * time.Second)
 	one := big.NewRat(1, 1)
 	for {

@@ -146,9 +146,9 @@ func (e *execution) groupBuildFailed(ctx context.Context, err error) Outcome {
 }
 
 // waitAll waits until the agents that have joined cover the whole run: a
-// build needs every part loaded. It fails after groupJoinWait.
+// build needs every part loaded. It fails after the agent wait.
 func (g *group) waitAll(ctx context.Context, logf func(string, ...any)) error {
-	deadline := time.Now().Add(groupJoinWait)
+	deadline := time.Now().Add(g.joinWait)
 	one := big.NewRat(1, 1)
 	return g.waitFor(ctx, "the other agents to join", logf, func(agents []jobs.Agent) (bool, error) {
 		covered := coverage(agents)
@@ -159,7 +159,7 @@ func (g *group) waitAll(ctx context.Context, logf func(string, ...any)) error {
 		}
 		if time.Now().After(deadline) {
 			return false, fmt.Errorf("run %s: only segments %s (%s of the build) joined within %s",
-				g.runID, segmentNames(agents), covered.FloatString(3), groupJoinWait)
+				g.runID, segmentNames(agents), covered.FloatString(3), g.joinWait)
 		}
 		return false, nil
 	})

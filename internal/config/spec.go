@@ -124,6 +124,11 @@ type Spec struct {
 	// the same run id meet in the jobs repository and make one job. 1 to 64
 	// letters, digits, '.', '_' or '-'; empty: a run of its own.
 	RunID string `json:"run_id,omitempty"`
+	// AgentWait is how long the agents of a run spread over several wait
+	// for each other (to join, and for a run to be ready) before those
+	// there start without the rest (a build fails instead: it needs every
+	// part). Only used with a segment.
+	AgentWait Duration `json:"agent_wait,omitempty"`
 }
 
 // MaxRunIDLen bounds Spec.RunID.
@@ -142,6 +147,9 @@ const (
 	DefaultRampup      = 10 * time.Second
 	DefaultDuration    = time.Minute
 	DefaultInterval    = 10 * time.Second
+	// DefaultAgentWait leaves time for the agents' machines or pods to
+	// start (an image pull, a node scaled up).
+	DefaultAgentWait = 2 * time.Minute
 	DefaultWarehouses  = 1
 	DefaultScale       = 1.0
 	DefaultQuerySets   = 1
@@ -185,6 +193,7 @@ func New(kind string) Spec {
 		QuerySets:   DefaultQuerySets,
 		Metrics:     DefaultMetrics,
 		MetricsRate: DefaultMetricsRate,
+		AgentWait:   Duration(DefaultAgentWait),
 	}
 }
 
@@ -360,6 +369,9 @@ func (s Spec) validateSegment() FieldErrors {
 	if err != nil {
 		// ParseSegment's errors start with "segment".
 		return append(errs, FieldError{Field: "segment", Msg: err.Error()})
+	}
+	if s.RunID != "" && (s.AgentWait.D() < time.Second || s.AgentWait.D() > 24*time.Hour) {
+		errs = append(errs, fieldErr("agent_wait", "must be between 1s and 24h (got %s)", s.AgentWait.D()))
 	}
 	if seg.IsWhole() {
 		return errs

@@ -11,7 +11,7 @@ func TestNewFillsDefaults(t *testing.T) {
 	want := Spec{Kind: KindRun, Workload: "tprocc", Warehouses: 1, Scale: 1, VU: 4,
 		Rampup: Duration(10 * time.Second), Duration: Duration(time.Minute), Interval: Duration(10 * time.Second),
 		Mode: "auto", ExecMode: "prepared", Pacing: "off", PacingScale: 1, QuerySets: 1,
-		Metrics: "on", MetricsRate: 10}
+		Metrics: "on", MetricsRate: 10, AgentWait: Duration(2 * time.Minute)}
 	if s != want {
 		t.Errorf("New(run) = %+v\nwant %+v", s, want)
 	}

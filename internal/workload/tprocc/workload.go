@@ -112,6 +112,7 @@ func addSegmentSettings(kv map[string]string, s config.Spec) {
 	}
 	if s.RunID != "" {
 		kv["run_id"] = s.RunID
+		kv["agent_wait"] = s.AgentWait.String()
 	}
 }
 

@@ -143,13 +143,13 @@ func (s Spec) Seg() Segment {
 
 // Defaults of the settings whose zero value is not their default.
 const (
-	DefaultVUs         = 4
-	DefaultRampup      = 10 * time.Second
-	DefaultDuration    = time.Minute
-	DefaultInterval    = 10 * time.Second
+	DefaultVUs      = 4
+	DefaultRampup   = 10 * time.Second
+	DefaultDuration = time.Minute
+	DefaultInterval = 10 * time.Second
 	// DefaultAgentWait leaves time for the agents' machines or pods to
 	// start (an image pull, a node scaled up).
-	DefaultAgentWait = 2 * time.Minute
+	DefaultAgentWait   = 2 * time.Minute
 	DefaultWarehouses  = 1
 	DefaultScale       = 1.0
 	DefaultQuerySets   = 1

@@ -347,3 +347,30 @@ func TestJobsHlog(t *testing.T) {
 		t.Errorf("an unknown --tx: %v", err)
 	}
 }
+
+// TestGroupRunMariaDB: two agents against MariaDB (procs mode: the agents
+// install the routines one at a time under the server's named lock) make
+// one job whose count agrees with the database's.
+func TestGroupRunMariaDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs on MariaDB with several sledge processes")
+	}
+	e2eEnv(t)
+	g := groupEnv{db: testdb.MariaDB(t), repo: testdb.Postgres(t)}
+	sledgeOK(t, "--repo", g.repo, "build", "--db", g.db, "--warehouses", "2")
+	ps := g.agents(t, 2, "maria", "--vu", "4", "--rampup", "1s", "--duration", "6s", "--interval", "1s", "--mode", "procs")
+	for i, p := range ps {
+		if code := p.exitCode(t, 2*time.Minute); code != 0 {
+			t.Fatalf("agent %d/2 exited %d:\n%s", i, code, p.output())
+		}
+	}
+	j, res, _, agents := g.groupJob(t)
+	if j.Status != metrics.StatusCompleted || len(agents) != 2 {
+		t.Fatalf("job %s with %d agents", j.Status, len(agents))
+	}
+	if !res.HasDBCheck || !res.DBCheckAgree || res.NewOrders != agents[0].Result.NewOrders+agents[1].Result.NewOrders {
+		t.Errorf("merged %d New-Orders (agents %d + %d), database %d ±%d, agree %v",
+			res.NewOrders, agents[0].Result.NewOrders, agents[1].Result.NewOrders, res.DBNewOrders, res.DBCheckAllowance, res.DBCheckAgree)
+	}
+	t.Logf("MariaDB, two agents: NOPM %.0f, database %d vs client %d New-Orders", res.NOPM, res.DBNewOrders, res.NewOrders)
+}

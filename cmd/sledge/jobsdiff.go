@@ -31,8 +31,15 @@ JSON (--format json): an object with a and b (the job objects of
 unit, a, b and change_pct; null where a job has no such figure), settings
 (an array of observer, name, a and b; a or b null when that job did not
 report it), settings_unavailable (null, or why a job has no settings),
-servers (observer, a, b: versions that differ) and waits (observer, a, b:
-arrays of class, event, aas and share).`,
+servers (observer, a, b: versions that differ), waits (observer, a, b:
+arrays of class, event, aas and share) and nopm_verdict (null, or
+significant, change_pct, intervals_a, intervals_b, text).
+
+For two TPROC-C runs with three or more measured intervals each, a verdict
+line says whether B's NOPM differs from A's beyond the noise of their
+measured intervals (Welch's t-test at 5% on the intervals' NOPM). The
+intervals of one run are not independent trials: repeat runs for a firmer
+answer.`,
 		Example: `  sledge jobs diff 12 15
   sledge jobs diff 12 15 --format json`,
 		Args: cobra.ExactArgs(2),

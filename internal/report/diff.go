@@ -48,6 +48,12 @@ func LoadDiffSide(ctx context.Context, s Store, j jobs.Job) (DiffSide, error) {
 	if d.Obs, d.Intervals, err = observations(ctx, s, j); err != nil {
 		return d, err
 	}
+	if d.Intervals == nil && d.Run != nil {
+		// The verdict needs the series of an unobserved run too.
+		if d.Intervals, err = s.Intervals(ctx, j.ID); err != nil {
+			return d, err
+		}
+	}
 	return d, nil
 }
 
@@ -381,6 +387,9 @@ func DiffText(w io.Writer, a, b DiffSide) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Name, r.text(r.A), r.text(r.B), changeText(r.Change()))
 	}
 	tw.Flush() // cannot fail: it writes to a strings.Builder
+	if v := NOPMVerdict(a, b); v != nil {
+		fmt.Fprintf(&sb, "verdict: %s\n", v.Text())
+	}
 
 	fmt.Fprintln(&sb, "\nSettings that differ")
 	if missing := settingsUnavailable(a, b); len(missing) > 0 {
@@ -451,6 +460,9 @@ type DiffJSON struct {
 	SettingsUnavailable []string          `json:"settings_unavailable"`
 	Servers             []DiffServerJSON  `json:"servers"`
 	Waits               []DiffWaitsJSON   `json:"waits"`
+	// NOPMVerdict says whether the NOPM difference is beyond the noise of
+	// the runs' measured intervals; null when they cannot be judged.
+	NOPMVerdict *VerdictJSON `json:"nopm_verdict"`
 }
 
 // DiffResultJSON is one headline figure of both jobs; null where a job
@@ -509,6 +521,7 @@ func ToDiff(a, b DiffSide) DiffJSON {
 		wj := DiffWaitsJSON{Observer: pair[0].Name, A: waitsJSON(waitList(pair[0])), B: waitsJSON(waitList(pair[1]))}
 		out.Waits = append(out.Waits, wj)
 	}
+	out.NOPMVerdict = toVerdictJSON(NOPMVerdict(a, b))
 	return out
 }
 

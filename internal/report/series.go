@@ -1,0 +1,73 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/stats"
+)
+
+// SeriesTrial is one trial of a series: its job and result.
+type SeriesTrial struct {
+	JobID int64
+	Run   *metrics.RunResult
+}
+
+// Series writes a series of trials of one configuration: each trial's NOPM,
+// TPM and New-Order p95, then their mean, standard deviation and the 95%
+// confidence interval of the mean (Student's t), so that a number comes
+// with its error bar.
+func Series(w io.Writer, trials []SeriesTrial) error {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Series of %d trials\n", len(trials))
+	tw := newTable(&sb, 0)
+	fmt.Fprintln(tw, "  trial\tjob\tstatus\tNOPM\tTPM\tnew_order p95")
+	var nopm, tpm, p95 []float64
+	for i, t := range trials {
+		r := t.Run
+		if r == nil {
+			fmt.Fprintf(tw, "  %d\t%d\t—\t—\t—\t—\n", i+1, t.JobID)
+			continue
+		}
+		p := math.NaN()
+		for _, tx := range r.Tx {
+			if tx.Name == newOrderTx && tx.Count > 0 {
+				p = float64(tx.P95.Microseconds()) / 1000
+			}
+		}
+		fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\n", i+1, t.JobID, r.Status, Int(r.NOPM), Int(r.TPM), msText(p))
+		nopm, tpm = append(nopm, r.NOPM), append(tpm, r.TPM)
+		if !math.IsNaN(p) {
+			p95 = append(p95, p)
+		}
+	}
+	tw.Flush()
+	if len(nopm) >= 2 {
+		tw = newTable(&sb, 0)
+		fmt.Fprintln(tw, "  \tmean\tSD\t95% CI of the mean")
+		row := func(name string, xs []float64, format func(float64) string) {
+			if len(xs) < 2 {
+				return
+			}
+			s := stats.Summarize(xs)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s – %s\n", name, format(s.Mean), format(s.SD), format(s.CI95Low), format(s.CI95High))
+		}
+		row("NOPM", nopm, Int)
+		row("TPM", tpm, Int)
+		row("new_order p95", p95, msText)
+		tw.Flush()
+	} else {
+		fmt.Fprintln(&sb, "  (one trial measured: no error bar)")
+	}
+	return writeLines(w, sb.String())
+}
+
+func msText(ms float64) string {
+	if math.IsNaN(ms) {
+		return absent
+	}
+	return fmt.Sprintf("%.2f ms", ms)
+}

@@ -176,3 +176,21 @@ func TestGroupRunConcurrentJoins(t *testing.T) {
 		}
 	})
 }
+
+// TestJobsWithSetting: the trials of a series are found by their setting.
+func TestJobsWithSetting(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		first := mustCreate(t, r, Job{Kind: KindRun}, map[string]string{"trial": "1/3"})
+		if err := r.AddConfig(ctx, first, map[string]string{"series": fmt.Sprint(first)}); err != nil {
+			t.Fatal(err)
+		}
+		other := mustCreate(t, r, Job{Kind: KindRun}, map[string]string{"series": "999"})
+		second := mustCreate(t, r, Job{Kind: KindRun}, map[string]string{"series": fmt.Sprint(first), "trial": "2/3"})
+		ids, err := r.JobsWithSetting(ctx, "series", fmt.Sprint(first))
+		if err != nil || len(ids) != 2 || ids[0] != first || ids[1] != second {
+			t.Errorf("JobsWithSetting = %v, %v; want [%d %d] (not %d)", ids, err, first, second, other)
+		}
+	})
+}

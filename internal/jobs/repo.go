@@ -882,6 +882,28 @@ func (r *Repo) kv(ctx context.Context, table string, id int64) (map[string]strin
 	return out, nil
 }
 
+// JobsWithSetting lists, oldest first, the jobs whose setting key has value
+// (the trials of a series: "series", the first trial's id).
+func (r *Repo) JobsWithSetting(ctx context.Context, key, value string) ([]int64, error) {
+	var ids []int64
+	err := r.readTx(ctx, fmt.Sprintf("find the jobs with %s %s", key, value), func(tx *repoTx) error {
+		rows, err := tx.QueryContext(ctx, "SELECT job_id FROM job_config WHERE key = ? AND value = ? ORDER BY job_id", key, value)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	})
+	return ids, err
+}
+
 // kvIn reads job id's key/value rows of table (job_config or job_system)
 // in tx.
 func kvIn(ctx context.Context, tx *repoTx, table string, id int64) (map[string]string, error) {

@@ -30,6 +30,9 @@ type DiffSide struct {
 	Obs       []jobs.Observation      // nil when the job was not observed
 	Intervals []metrics.Interval      // places the observations in the measured window
 	Config    map[string]string       // the job's settings: says whether metrics were off
+	// Trials are the NOPM of every run of the job's series (its trials,
+	// sledge run --repeat), when it belongs to one.
+	Trials []float64
 }
 
 // LoadDiffSide reads what a diff needs of job j.
@@ -52,6 +55,21 @@ func LoadDiffSide(ctx context.Context, s Store, j jobs.Job) (DiffSide, error) {
 		// The verdict needs the series of an unobserved run too.
 		if d.Intervals, err = s.Intervals(ctx, j.ID); err != nil {
 			return d, err
+		}
+	}
+	if series := d.Config["series"]; series != "" && d.Run != nil {
+		ids, err := s.JobsWithSetting(ctx, "series", series)
+		if err != nil {
+			return d, err
+		}
+		for _, id := range ids {
+			r, err := s.RunResult(ctx, id)
+			if err != nil {
+				return d, err
+			}
+			if r != nil && r.Measured > 0 {
+				d.Trials = append(d.Trials, r.NOPM)
+			}
 		}
 	}
 	return d, nil

@@ -24,6 +24,7 @@ type Store interface {
 	Check(ctx context.Context, id int64) ([]jobs.CheckItem, error)
 	Observations(ctx context.Context, id int64) ([]jobs.Observation, error)
 	Agents(ctx context.Context, id int64) ([]jobs.Agent, error)
+	JobsWithSetting(ctx context.Context, key, value string) ([]int64, error)
 }
 
 var _ Store = (*jobs.Repo)(nil)

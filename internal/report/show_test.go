@@ -57,6 +57,9 @@ func (s *fakeStore) Observations(context.Context, int64) ([]jobs.Observation, er
 }
 
 func (s *fakeStore) Agents(context.Context, int64) ([]jobs.Agent, error) { return nil, s.err }
+func (s *fakeStore) JobsWithSetting(context.Context, string, string) ([]int64, error) {
+	return nil, s.err
+}
 
 // runStore is a finished OLTP run's data.
 func runStore() *fakeStore {

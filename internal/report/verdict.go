@@ -15,9 +15,12 @@ import (
 // hint, not proof: repeated runs are.
 type Verdict struct {
 	Significant bool
-	ChangePct   float64 // B against A, in percent of A's mean interval NOPM
+	ChangePct   float64 // B against A, in percent of A's mean
 	IntervalsA  int
 	IntervalsB  int
+	// Trials says the samples are the trials of two series (sledge run
+	// --repeat): independent runs, the firm test; else the intervals.
+	Trials bool
 }
 
 // minVerdictIntervals is how many measured intervals each run needs to be
@@ -28,8 +31,20 @@ const minVerdictIntervals = 3
 // intervals to judge (an analytic run, a run recorded without a series, a
 // window shorter than three intervals).
 func NOPMVerdict(a, b DiffSide) *Verdict {
+	if a.Run == nil || b.Run == nil {
+		return nil
+	}
+	if len(a.Trials) >= 2 && len(b.Trials) >= 2 {
+		// Two series of trials: compare the trials.
+		ma := stats.Summarize(a.Trials).Mean
+		if ma <= 0 {
+			return nil
+		}
+		d := stats.Welch(a.Trials, b.Trials)
+		return &Verdict{Significant: d.Significant, ChangePct: 100 * d.Diff / ma, IntervalsA: len(a.Trials), IntervalsB: len(b.Trials), Trials: true}
+	}
 	xa, xb := measuredNOPM(a.Intervals), measuredNOPM(b.Intervals)
-	if a.Run == nil || b.Run == nil || len(xa) < minVerdictIntervals || len(xb) < minVerdictIntervals {
+	if len(xa) < minVerdictIntervals || len(xb) < minVerdictIntervals {
 		return nil
 	}
 	ma := stats.Summarize(xa).Mean
@@ -56,22 +71,30 @@ func (v Verdict) Text() string {
 	if v.Significant {
 		judged = "beyond the noise"
 	}
+	if v.Trials {
+		return fmt.Sprintf("NOPM %+.1f%%: %s of the trials (Welch's t-test at 5%%, %d and %d trials)",
+			v.ChangePct, judged, v.IntervalsA, v.IntervalsB)
+	}
 	return fmt.Sprintf("NOPM %+.1f%%: %s of the measured intervals (Welch's t-test at 5%%, %d and %d intervals; repeat runs for a firmer answer)",
 		v.ChangePct, judged, v.IntervalsA, v.IntervalsB)
 }
 
 // VerdictJSON is the verdict in `jobs diff --format json` (nopm_verdict).
 type VerdictJSON struct {
-	Significant bool   `json:"significant"`
-	ChangePct   Float  `json:"change_pct"`
-	IntervalsA  int    `json:"intervals_a"`
-	IntervalsB  int    `json:"intervals_b"`
-	Text        string `json:"text"`
+	Significant bool  `json:"significant"`
+	ChangePct   Float `json:"change_pct"`
+	// IntervalsA and IntervalsB are the sample sizes: trials when Trials,
+	// else measured intervals.
+	IntervalsA int    `json:"intervals_a"`
+	IntervalsB int    `json:"intervals_b"`
+	Trials     bool   `json:"trials"`
+	Text       string `json:"text"`
 }
 
 func toVerdictJSON(v *Verdict) *VerdictJSON {
 	if v == nil {
 		return nil
 	}
-	return &VerdictJSON{Significant: v.Significant, ChangePct: Float(v.ChangePct), IntervalsA: v.IntervalsA, IntervalsB: v.IntervalsB, Text: v.Text()}
+	return &VerdictJSON{Significant: v.Significant, ChangePct: Float(v.ChangePct), IntervalsA: v.IntervalsA, IntervalsB: v.IntervalsB,
+		Trials: v.Trials, Text: v.Text()}
 }

@@ -29,6 +29,9 @@ func TestNOPMVerdict(t *testing.T) {
 		{"noisy", side(100, 130, 70, 110, 90), side(104, 134, 74, 114, 94), "within the noise", 4},
 		{"too short", side(100, 101), side(120, 121, 119), "", 0},
 		{"not a run", DiffSide{Intervals: side(1, 2, 3).Intervals}, side(1, 2, 3), "", 0},
+		// Series of trials: the trials decide, not the intervals.
+		{"trials", withTrials(side(100, 130, 70, 110, 90), 100, 101, 99, 100, 100), withTrials(side(104, 134, 74, 114, 94), 104, 105, 103, 104, 104),
+			"beyond the noise of the trials", 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := NOPMVerdict(tc.a, tc.b)
@@ -56,4 +59,9 @@ func textOf(v *Verdict) string {
 		return ""
 	}
 	return v.Text()
+}
+
+func withTrials(d DiffSide, trials ...float64) DiffSide {
+	d.Trials = trials
+	return d
 }

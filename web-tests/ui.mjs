@@ -13,10 +13,16 @@
 // default), watches it live, stops it, checks the result page, runs a
 // second short job, and compares the two; then builds on the server's
 // named target "scratch" with "Replace existing schema" and drops it, each
-// only after confirming (declining sends nothing). A screenshot of every
-// page goes to ARTIFACT_DIR. Any failure exits 1 with a message and a
-// screenshot of the page it happened on (failure.png). Console errors,
-// uncaught exceptions and requests to any other origin fail the test too.
+// only after confirming (declining sends nothing). On the way it checks
+// the run page's errors-by-class panel (or its "no errors" line), that the
+// interval charts' y axes start at zero, the compare page's neutral band,
+// and at the end opens every job's page (runs, builds, the drop) and a run's
+// page and the jobs list at a 390 px wide viewport, which must not scroll
+// sideways (mobile-job.png, mobile-jobs.png). A screenshot of every page
+// goes to ARTIFACT_DIR. Any failure exits 1 with a message and a screenshot
+// of the page it happened on (failure.png). Console errors, uncaught
+// exceptions, API requests that fail (a 404 for a section a job does not
+// have) and requests to any other origin fail the test too.
 import { chromium } from 'playwright-core';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -38,6 +44,7 @@ const log = msg => console.log(`[${((Date.now() - t0) / 1000).toFixed(1).padStar
 // Everything the page says or asks for, checked at the end (and reported on failure).
 const consoleErrors = [];
 const foreignRequests = [];
+const failedRequests = [];
 const consoleLog = [];
 
 class Failure extends Error {}
@@ -94,6 +101,10 @@ async function main() {
     let o = '';
     try { o = new URL(u).origin; } catch (e) { /* unparsable: foreign */ }
     if (o !== origin) foreignRequests.push(`${r.method()} ${u}`);
+  });
+  // The UI asks only for what a job has: no 404 for a build's result.
+  page.on('response', r => {
+    if (r.status() >= 400 && r.url().startsWith(base + '/api/')) failedRequests.push(`${r.request().method()} ${r.url().slice(base.length)}: ${r.status()}`);
   });
 
   await step('jobs page (empty repository)', async () => {
@@ -247,6 +258,43 @@ async function main() {
     await shot('04-job-result.png');
   });
 
+  await step('run page: errors by class, y axes from zero, errors per minute', async () => {
+    // The panel when the run had errors or retries, else its one line; which
+    // one must agree with the result.
+    const result = await (await page.request.get(`${base}/api/jobs/${runID}/result`)).json();
+    const txs = Object.values(result.transactions || {});
+    const errors = txs.reduce((a, t) => a + (t.errors || 0), 0), retries = txs.reduce((a, t) => a + (t.retries || 0), 0);
+    if (errors || retries) {
+      await page.locator(sel('error-classes')).waitFor();
+      const n = await page.locator(`${sel('error-class-table')} tbody tr`).count();
+      check(n > 0, 'the errors-by-class table has no rows');
+      check(await page.locator(sel('summary-errors')).count() === 1, 'no errors line under the headline cards');
+      log(`  ${errors} errors, ${retries} retries: ${n} class rows`);
+    } else {
+      const line = await waitText('error-classes-none', s => /no errors/.test(s), 'the "no errors" line');
+      check(await page.locator(sel('error-classes')).count() === 0, 'both the panel and its "no errors" line');
+      log(`  no errors or retries: ${JSON.stringify(line)}`);
+    }
+    // Server observations are named under the headline cards, with a link
+    // down to the Server section.
+    if (((result.observed || {}).observers || []).length) {
+      const line = await waitText('summary-server', s => /^server: .+ — see Server$/.test(s), 'the server summary line');
+      await page.locator(sel('summary-server-link')).click();
+      await page.waitForFunction(() => { const r = document.getElementById('observed').getBoundingClientRect(); return r.top >= -2 && r.top < window.innerHeight; }, null, { timeout: 5000 });
+      await page.evaluate(() => window.scrollTo(0, 0));
+      log(`  ${JSON.stringify(line)}`);
+    }
+    check(!result.disruption || await page.locator(sel('summary-disruption')).count() === 1, 'a disruption without its summary line');
+    for (const id of ['chart-tpm', 'chart-latency', 'chart-errors']) {
+      const chart = page.locator(`${sel('series-charts')} ${sel(id)}`);
+      await chart.locator('canvas').first().waitFor();
+      const min = await chart.getAttribute('data-y-min'), max = await chart.getAttribute('data-y-max');
+      check(min === '0' && Number(max) > 0, `${id}: the y axis runs ${min}..${max}, want it from 0`);
+    }
+    const title = await page.locator(`${sel('chart-errors')} h3`).textContent();
+    check(/per minute/.test(title), `the errors chart is titled ${JSON.stringify(title)}, want errors per minute`);
+  });
+
   let runID2;
   await step('second run (3 s, through the API) runs to completion', async () => {
     const res = await page.request.post(base + '/api/jobs', {
@@ -293,6 +341,20 @@ async function main() {
       check(toNumber(nopm) > 0, `compare: job ${id} NOPM ${nopm}`);
     }
     await page.locator(`${sel('compare-chart')} canvas`).first().waitFor();
+    check((await page.locator(`${sel('compare-chart')}`).getAttribute('data-y-min')) === '0', 'the compare chart\'s y axis does not start at 0');
+    // Colours: a change within 5 % is neutral (grey); beyond it green or red.
+    const ratios = page.locator(`${sel('compare-table')} [data-verdict]`);
+    const nr = await ratios.count();
+    check(nr >= 2, `${nr} ratio cells`);
+    for (let i = 0; i < nr; i++) {
+      const r = ratios.nth(i);
+      const [text, verdict, tid] = [await r.textContent(), await r.getAttribute('data-verdict'), await r.getAttribute('data-testid')];
+      const change = Math.abs(Number(text.replace('×', '')) - 1);
+      if (tid.endsWith('-' + runID)) check(verdict === 'neutral', `${tid}: the baseline is ${verdict}`);
+      else if (change < 0.045) check(verdict === 'neutral', `${tid}: ${text} is ${verdict}, want neutral (within 5 %)`);
+      else if (change > 0.055) check(verdict !== 'neutral', `${tid}: ${text} is neutral, want judged`);
+    }
+    check(/within 5 %/.test(await page.locator(sel('compare-legend')).textContent()), 'the compare legend does not explain the 5 % band');
     await page.waitForTimeout(500);
     await shot('07-compare.png');
   });
@@ -355,8 +417,52 @@ async function main() {
     await shot('11-jobs-final.png');
   });
 
+  await step('every job\'s page opens without errors (runs, builds, the drop)', async () => {
+    const jobs = await (await page.request.get(base + '/api/jobs')).json();
+    for (const j of jobs) {
+      await page.goto(`${base}/#/jobs/${j.id}`);
+      await waitText('job-status', s => s === j.status, `status "${j.status}"`);
+      await page.locator(sel('output-panel')).waitFor();
+      await page.waitForTimeout(300);
+      check(consoleErrors.length === 0 && failedRequests.length === 0,
+        `job ${j.id} (${j.kind}): console errors ${JSON.stringify(consoleErrors)}, failed requests ${JSON.stringify(failedRequests)}`);
+    }
+    log(`  ${jobs.length} job pages: ${jobs.map(j => j.kind).join(', ')}`);
+  });
+
+  await step('390 px wide: the run page and the jobs list do not scroll sideways', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    // scrollWidth and innerWidth, and (for the message) the outermost elements that stick out.
+    const overflow = () => page.evaluate(() => ({
+      sw: document.documentElement.scrollWidth, iw: window.innerWidth,
+      out: [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5 &&
+        !(e.parentElement && e.parentElement.getBoundingClientRect().right > window.innerWidth + 0.5))
+        .slice(0, 5).map(e => `${e.tagName.toLowerCase()}${e.dataset.testid ? '[' + e.dataset.testid + ']' : ''}.${e.className}: ${Math.round(e.getBoundingClientRect().right)} px`),
+    }));
+    await page.goto(`${base}/#/jobs/${runID}`);
+    await waitText('result-nopm', isNumber, 'a NOPM number');
+    await page.locator(`${sel('series-charts')} ${sel('chart-tpm')} canvas`).first().waitFor();
+    await page.waitForTimeout(800); // the charts resize to the width
+    let o = await overflow();
+    check(o.sw <= o.iw, `job page at 390 px: scrollWidth ${o.sw} > innerWidth ${o.iw}: ${o.out.join('; ')}`);
+    // The transaction table scrolls inside its panel; the charts fit.
+    const fit = await page.evaluate(() => [...document.querySelectorAll('.uplot')].map(u => u.getBoundingClientRect().right));
+    check(fit.length && fit.every(r => r <= o.iw), `charts reach ${JSON.stringify(fit)} px of ${o.iw}`);
+    await shot('mobile-job.png');
+    await page.goto(base + '/#/');
+    await page.locator(sel('job-row-' + runID)).waitFor();
+    await waitText('job-setup-' + runID, s => s === '2 VU · 1 WH', 'the setup');
+    await page.waitForTimeout(300);
+    o = await overflow();
+    check(o.sw <= o.iw, `jobs page at 390 px: scrollWidth ${o.sw} > innerWidth ${o.iw}: ${o.out.join('; ')}`);
+    await shot('mobile-jobs.png');
+    log(`  scrollWidth ${o.sw} <= innerWidth ${o.iw}`);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
   check(consoleErrors.length === 0, `the browser console has ${consoleErrors.length} error(s):\n  ${consoleErrors.join('\n  ')}`);
   check(foreignRequests.length === 0, `requests left ${origin}:\n  ${foreignRequests.join('\n  ')}`);
+  check(failedRequests.length === 0, `API requests failed:\n  ${failedRequests.join('\n  ')}`);
 }
 
 let code = 0;

@@ -16,6 +16,9 @@
   const PALETTE = ['#2f6fed', '#e8590c', '#12805c', '#9c36b5', '#d6336c', '#0c8599',
     '#f08c00', '#5c7cfa', '#495057', '#a61e4d'];
   const POLL_MS = 2000;
+  // NEUTRAL_BAND: on the compare page a change smaller than this (5 %) is
+  // shown grey, not judged better or worse.
+  const NEUTRAL_BAND = 0.05;
 
   const $app = document.getElementById('app');
 
@@ -339,7 +342,7 @@
     el.append(h('h3', null, opts.title), empty);
     let plot = null;
     let shadeTo = null;
-    function width() { return Math.max(280, el.clientWidth || 600); }
+    function width() { return Math.max(240, el.clientWidth || 600); }
     const chart = {
       el,
       setData(data, rampupEnd) {
@@ -349,7 +352,9 @@
         empty.remove();
         plot = new uPlot({
           width: width(), height: opts.height || 240,
-          scales: { x: { time: false } },
+          // y starts at zero: a range from the data's minimum would make
+          // noise look like a swing.
+          scales: { x: { time: false }, y: { range: zeroRange } },
           cursor: { drag: { x: true, y: false } },
           series: [
             { label: opts.xLabel || 'elapsed', value: (u, v) => v == null ? '—' : fmtSig(v) + ' s' },
@@ -363,6 +368,10 @@
             { label: opts.yLabel, size: 64, values: (u, vals) => vals.map(fmtCompact) },
           ],
           hooks: {
+            // The y scale's bounds, for tests and the curious (data-y-min, data-y-max).
+            setScale: [(u, key) => {
+              if (key === 'y') { el.dataset.yMin = String(u.scales.y.min); el.dataset.yMax = String(u.scales.y.max); }
+            }],
             drawClear: [u => {
               // Shade the ramp-up (not counted in the result).
               if (shadeTo == null) return;
@@ -391,10 +400,17 @@
     return chart;
   }
 
+  // zeroRange is a uPlot y range from 0 to a round number above the data.
+  function zeroRange(u, min, max) {
+    const hi = isNum(max) && max > 0 ? max : 1;
+    const step = niceStep(hi / 4);
+    return [0, Math.ceil(hi * 1.05 / step) * step];
+  }
+
   // intervalData turns /series intervals into uPlot columns.
   function intervalData(ivs) {
     const x = [], tpm = [], nopm = [], p50 = [], p95 = [], p99 = [], errs = [];
-    let rampEnd = null;
+    let rampEnd = null, prevEnd = 0;
     for (const iv of ivs) {
       const no = (iv.transactions && iv.transactions.new_order) || {};
       x.push(iv.elapsed_s);
@@ -403,7 +419,12 @@
       p50.push(isNum(no.p50_ms) ? no.p50_ms : null);
       p95.push(isNum(no.p95_ms) ? no.p95_ms : null);
       p99.push(isNum(no.p99_ms) ? no.p99_ms : null);
-      errs.push(isNum(iv.errors) ? iv.errors : null);
+      // Errors per minute of the interval: intervals differ in length (the
+      // last, a stage's, one cut by an outage).
+      const len = isNum(iv.length_s) && iv.length_s > 0 ? iv.length_s
+        : isNum(prevEnd) && isNum(iv.elapsed_s) && iv.elapsed_s > prevEnd ? iv.elapsed_s - prevEnd : null;
+      errs.push(isNum(iv.errors) && len ? iv.errors * 60 / len : null);
+      if (isNum(iv.elapsed_s)) prevEnd = iv.elapsed_s;
       if (iv.phase === 'rampup' && isNum(iv.elapsed_s)) rampEnd = Math.max(rampEnd || 0, iv.elapsed_s);
     }
     return { x, tpm, nopm, p50, p95, p99, errs, rampEnd };
@@ -424,8 +445,8 @@
       ],
     });
     const err = lineChart({
-      testid: 'chart-errors', title: 'Errors per interval', yLabel: 'errors',
-      series: [{ label: 'errors', color: '#d92d20', fill: 'rgba(217,45,32,0.08)' }],
+      testid: 'chart-errors', title: 'Errors per minute', yLabel: 'errors / min',
+      series: [{ label: 'errors', color: '#d92d20', fill: 'rgba(217,45,32,0.08)', unit: '/ min' }],
     });
     const el = h('div', { class: 'grid2', testid, id: testid },
       h('div', { class: 'panel' }, tput.el), h('div', { class: 'panel' }, lat.el),
@@ -446,8 +467,13 @@
     const host = h('div', { class: 'barchart', testid: opts.testid, id: opts.testid });
     let log = !!opts.log;
     function draw() {
-      const W = Math.max(320, host.clientWidth || 720), H = opts.height || 260;
-      const padL = 58, padR = 12, padT = 12, padB = opts.rotate ? 52 : 34;
+      const W = Math.max(240, host.clientWidth || 720);
+      const padL = 58, padR = 12, padT = 12;
+      // Category labels turn when they would run together (a narrow screen).
+      const longest = Math.max(1, ...opts.categories.map(c => String(c).length));
+      const rotate = opts.rotate || longest * 6.5 > (W - padL - padR) / (opts.categories.length || 1) - 4;
+      const padB = rotate ? Math.min(96, 24 + Math.round(longest * 6.5 * 0.65)) : 34;
+      const H = (opts.height || 260) + (rotate ? padB - 34 : 0);
       const pw = W - padL - padR, ph = H - padT - padB;
       const vals = opts.series.flatMap(s => s.values).filter(v => isNum(v) && v > 0);
       const max = vals.length ? Math.max(...vals) : 1;
@@ -490,7 +516,7 @@
           root.append(rect);
         });
         const cx = padL + i * gw + gw / 2, cy = padT + ph + 16;
-        root.append(svg('text', opts.rotate
+        root.append(svg('text', rotate
           ? { x: cx, y: cy, 'text-anchor': 'end', transform: `rotate(-40 ${cx} ${cy})` }
           : { x: cx, y: cy, 'text-anchor': 'middle' }, cat));
       });
@@ -1503,7 +1529,7 @@
     (d.monitor_gaps || []).forEach((g, i) => items.push(h('li', { testid: 'disruption-monitor-' + (i + 1) },
       `The database's counters could not be read at the ${g.edge} (${s(g.at_s)}): ${g.error}`)));
     const title = status === 'degraded' ? 'Degraded run: ' : 'Disruption: ';
-    return h('div', { class: 'alert alert-warn alert-disruption', role: 'status', testid: 'result-disruption' },
+    return h('div', { class: 'alert alert-warn alert-disruption', role: 'status', testid: 'result-disruption', id: 'result-disruption' },
       h('b', null, title + (d.headline || 'the database was out of service')),
       items.length ? h('ul', null, items) : null);
   }
@@ -1512,6 +1538,100 @@
     if (!Array.isArray(ws) || !ws.length) return null;
     return h('div', { class: 'alert alert-warn', testid: 'result-warnings' },
       h('b', null, ws.length === 1 ? 'Warning' : 'Warnings'), h('ul', null, ws.map(w => h('li', null, w))));
+  }
+
+  // errorClassPanel lists, per transaction type and error class, the
+  // transactions that failed and the retries (extra attempts); with the
+  // transactions retried at least once and those that failed all the same.
+  // A run without errors or retries gets one line saying so.
+  function errorClassPanel(txs) {
+    const rows = [];
+    let errors = 0, retries = 0;
+    for (const [n, t] of txs) {
+      const eby = t.errors_by_class || {}, rby = t.retries_by_class || {};
+      const classes = [...new Set(Object.keys(eby).concat(Object.keys(rby)))].sort((a, b) =>
+        ((eby[b] || 0) + (rby[b] || 0)) - ((eby[a] || 0) + (rby[a] || 0)) || a.localeCompare(b));
+      // Errors or retries the result does not break down by class.
+      const restE = (t.errors || 0) - Object.values(eby).reduce((a, v) => a + v, 0);
+      const restR = (t.retries || 0) - Object.values(rby).reduce((a, v) => a + v, 0);
+      if (restE > 0 || restR > 0) classes.push('');
+      errors += t.errors || 0;
+      retries += t.retries || 0;
+      classes.forEach((c, i) => rows.push({
+        attrs: { testid: `error-class-${n}-${c || 'unclassified'}` },
+        cells: [i ? '' : (TX_LABEL[n] || n), c ? h('span', { class: 'mono' }, c) : h('span', { class: 'muted' }, 'unclassified'),
+          fmtNum(c ? eby[c] || 0 : Math.max(0, restE)), fmtNum(c ? rby[c] || 0 : Math.max(0, restR)),
+          i ? '' : fmtNum(t.retried), i ? '' : fmtNum(t.failed_after_retries)],
+      }));
+    }
+    if (!errors && !retries) {
+      return h('p', { class: 'muted', testid: 'error-classes-none', id: 'error-classes' }, 'Errors by class: no errors and no retries in the measured window.');
+    }
+    const cols = [{ label: 'Transaction' }, { label: 'Class' },
+      { label: 'Failed', num: true, title: 'transactions that ended with an error of this class' },
+      { label: 'Retries', num: true, title: 'extra attempts after an error of this class' },
+      { label: 'Retried', num: true, title: 'transactions retried at least once (all classes)' },
+      { label: 'Failed after retries', num: true, title: 'of those retried, the ones that failed all the same' }];
+    return h('section', { class: 'panel', testid: 'error-classes', id: 'error-classes' },
+      h('h2', null, 'Errors by class', h('span', { class: 'muted', style: 'font-weight:400' },
+        ` · ${fmtNum(errors)} failed, ${fmtNum(retries)} ${retries === 1 ? 'retry' : 'retries'}`)),
+      h('div', { class: 'scroll-x' }, table(cols, rows, { testid: 'error-class-table' })));
+  }
+
+  // jumpLink scrolls to an element of this page (a "#id" link would be
+  // taken for a route).
+  function jumpLink(text, targetId, testid) {
+    return h('a', {
+      href: location.hash || '#/', testid,
+      onclick: e => {
+        e.preventDefault();
+        const el = document.getElementById(targetId);
+        if (el) el.scrollIntoView({ behavior: 'smooth', block: 'start' });
+      },
+    }, text);
+  }
+
+  // resultSummary is a line or two under the headline cards naming what a
+  // user should look at first — a disruption, the server's top wait, the
+  // errors — with links to the sections further down.
+  function resultSummary(r, txs) {
+    const lines = [];
+    const d = r.disruption;
+    if (d && typeof d === 'object') {
+      const n = (d.outages || []).length;
+      const parts = [n ? `${n} outage${n === 1 ? '' : 's'}` : (d.headline || 'disrupted')];
+      if (isNum(d.time_to_recover_s)) parts.push(`${fmtSig(d.time_to_recover_s)} s to recover`);
+      else if (n) parts.push('not recovered');
+      lines.push(h('div', { testid: 'summary-disruption' }, h('b', null, r.status === 'degraded' ? 'degraded: ' : 'disruption: '),
+        parts.join(', '), ' — see ', jumpLink('Disruption', 'result-disruption', 'summary-disruption-link')));
+    }
+    const obs = (r.observed && r.observed.observers) || [];
+    if (obs.length) {
+      // The figure a tuner looks at first: the top wait, else the active
+      // sessions, else the host's CPU.
+      const top = obs.map(o => (o.waits || [])[0]).find(w => w && w.class);
+      const aas = obs.find(x => isNum(x.aas));
+      const host = obs.find(x => isNum(x.host_cpu_user_pct));
+      const what = top
+        ? `top wait ${top.event ? top.class + ':' + top.event : top.class}` + (isNum(top.share) ? ` ${fmtNum(100 * top.share, 0)}%` : '')
+        : aas ? `${fmtNum(aas.aas, 2)} active sessions`
+          : host ? `host CPU ${fmtNum(host.host_cpu_user_pct + (host.host_cpu_sys_pct || 0), 0)}% busy` +
+            (isNum(host.host_cpu_iowait_pct) && host.host_cpu_iowait_pct >= 1 ? `, iowait ${fmtNum(host.host_cpu_iowait_pct, 0)}%` : '')
+            : `${obs.length} observer${obs.length === 1 ? '' : 's'}`;
+      lines.push(h('div', { testid: 'summary-server' }, h('b', null, 'server: '), what, ' — see ',
+        jumpLink('Server', 'observed', 'summary-server-link')));
+    }
+    const errors = txs.reduce((a, [, t]) => a + (t.errors || 0), 0);
+    const retries = txs.reduce((a, [, t]) => a + (t.retries || 0), 0);
+    if (errors || retries) {
+      const byClass = {};
+      for (const [, t] of txs) for (const [c, v] of Object.entries(t.errors_by_class || {})) byClass[c] = (byClass[c] || 0) + v;
+      const topClasses = Object.entries(byClass).sort((a, b) => b[1] - a[1]).slice(0, 2).map(([c, v]) => `${c} ${fmtNum(v)}`);
+      lines.push(h('div', { testid: 'summary-errors' }, h('b', null, 'errors: '),
+        `${fmtNum(errors)} failed` + (topClasses.length ? ` (${topClasses.join(', ')})` : '') + `, ${fmtNum(retries)} ${retries === 1 ? 'retry' : 'retries'}`,
+        ' — see ', jumpLink('Errors by class', 'error-classes', 'summary-errors-link')));
+    }
+    return lines.length ? h('div', { class: 'summary' + (d || errors ? ' summary-warn' : ''), testid: 'result-summary' }, lines) : null;
   }
 
   function tproccResult(r) {
@@ -1571,7 +1691,9 @@
       disruptionBox(r.disruption, r.status),
       warningsBox(r.warnings),
       cards,
-      panel('Transactions', 'tx-panel', h('div', { style: 'overflow-x:auto' }, txTable)),
+      resultSummary(r, txs),
+      panel('Transactions', 'tx-panel', h('div', { class: 'scroll-x' }, txTable)),
+      errorClassPanel(txs),
       h('section', { class: 'panel', testid: 'latency-panel' },
         h('div', { class: 'toolbar' }, h('h2', { style: 'margin:0' }, 'Latency distribution'), h('span', { class: 'spacer' }),
           h('label', { class: 'muted', style: 'font-weight:400' }, logBox, ' log scale')),
@@ -1636,7 +1758,7 @@
         [{ label: 'Stream' }, { label: 'Set', num: true }, { label: 'Function' }, { label: 'Seconds', num: true }, { label: 'Rows', num: true }, { label: 'Error' }],
         r.refreshes.map(x => [streamLabel(x.stream), fmtNum(x.set), x.function, fmtSig(x.seconds), fmtNum(x.rows), x.error || '']),
         { testid: 'refresh-table' })) : null,
-      panel('Queries', 'query-table-panel', h('div', { style: 'overflow-x:auto' }, qTable)));
+      panel('Queries', 'query-table-panel', h('div', { class: 'scroll-x' }, qTable)));
   }
 
   function auditPanel(audit) {
@@ -1697,10 +1819,13 @@
     }
     setPage(h('p', { class: 'muted' }, 'Loading ' + ids.length + ' jobs…'));
     const entries = await Promise.all(ids.map(async id => {
-      const [job, series, result, config] = await Promise.all([
+      const [job, series, config] = await Promise.all([
         settle(api('GET', `/api/jobs/${id}`)), settle(get(`/api/jobs/${id}/series`, [])),
-        settle(get(`/api/jobs/${id}/result`, null)), settle(get(`/api/jobs/${id}/config`, {})),
+        settle(get(`/api/jobs/${id}/config`, {})),
       ]);
+      // Only a finished run has a result: asking for a build's would be a 404.
+      const result = job.data && job.data.kind === 'run' && job.data.status !== 'running'
+        ? await settle(get(`/api/jobs/${id}/result`, null)) : { data: null };
       return {
         id, job: job.data, error: job.error,
         series: (series.data || []).slice().sort((a, b) => a.seq - b.seq),
@@ -1725,6 +1850,10 @@
         case 'p95': { const no = r.transactions && r.transactions.new_order; return no && isNum(no.p95_ms) ? no.p95_ms : null; }
         case 'geomean': return isNum(r.geomean_s) ? r.geomean_s : null;
         case 'power': return isNum(r.power) ? r.power : null;
+        case 'errors': {
+          const txs = Object.values(r.transactions || {});
+          return txs.length ? txs.reduce((a, t) => a + (t.errors || 0), 0) : null;
+        }
       }
       return null;
     };
@@ -1734,16 +1863,23 @@
       { key: 'p95', label: 'New-Order p95 ms', fmt: fmtSig, higher: false },
       { key: 'geomean', label: 'Geomean s', fmt: fmtSig, higher: false },
       { key: 'power', label: 'Power', fmt: v => fmtNum(v, 1), higher: true },
-    ].filter(m => ok.some(e => metric(e, m.key) != null));
+      { key: 'errors', label: 'Errors', fmt: v => fmtNum(v), higher: false },
+    ].filter(m => ok.some(e => m.key === 'errors' ? metric(e, m.key) > 0 : metric(e, m.key) != null));
 
     function ratioCell(e, m) {
       const v = metric(e, m.key), b = base && metric(base, m.key);
       if (!isNum(v) || !isNum(b) || b === 0) return h('span', { class: 'muted' }, '—');
       const r = v / b;
-      const better = m.higher ? r > 1.005 : r < 0.995, worse = m.higher ? r < 0.995 : r > 1.005;
+      // Within the band a difference is not judged: one run each cannot
+      // tell it from noise.
+      const judged = e !== base && Math.abs(r - 1) >= NEUTRAL_BAND;
+      const verdict = !judged ? 'neutral' : (r > 1) === m.higher ? 'better' : 'worse';
+      const change = (r - 1) * 100;
       return h('span', {
-        testid: `compare-ratio-${m.key}-${e.id}`,
-        style: e === base ? 'color:var(--muted)' : better ? 'color:var(--ok)' : worse ? 'color:var(--danger)' : null,
+        testid: `compare-ratio-${m.key}-${e.id}`, 'data-verdict': verdict, class: 'ratio ratio-' + verdict,
+        title: e === base ? 'the baseline' : `${change >= 0 ? '+' : ''}${change.toFixed(1)} %: ` + (judged
+          ? `${verdict} (${m.higher ? 'higher' : 'lower'} is better)`
+          : `within ${NEUTRAL_BAND * 100} %: not judged; repeat runs to tell noise from change`),
       }, r.toFixed(2) + '×');
     }
 
@@ -1764,8 +1900,12 @@
 
     setPage(
       h('div', { class: 'page-head' }, h('h1', null, 'Compare'), h('span', { class: 'sub' }, ids.map(i => '#' + i).join(', '))),
-      panel(null, 'compare-table-panel', h('div', { style: 'overflow-x:auto' }, table(cols, rows, { testid: 'compare-table', id: 'compare-table' })),
-        base ? h('p', { class: 'muted', style: 'margin:8px 0 0' }, `Ratios are against job #${base.id}; green is better, red worse.`) : null),
+      panel(null, 'compare-table-panel', h('div', { class: 'scroll-x' }, table(cols, rows, { testid: 'compare-table', id: 'compare-table' })),
+        base ? h('p', { class: 'muted', style: 'margin:8px 0 0', testid: 'compare-legend' },
+          `Ratios are against job #${base.id}. `, h('span', { class: 'ratio ratio-neutral' }, 'Grey'),
+          `: within ${NEUTRAL_BAND * 100} % — not judged; repeat runs to tell noise from change. Beyond it `,
+          h('span', { class: 'ratio ratio-better' }, 'green'), ' is better, ', h('span', { class: 'ratio ratio-worse' }, 'red'),
+          ' worse (NOPM, TPM and power: higher is better; latency, geomean and errors: lower).') : null),
       h('section', { class: 'panel' }, chart.el));
     if (withSeries.length) {
       const tables = withSeries.map(e => [e.series.map(iv => iv.elapsed_s), e.series.map(iv => isNum(iv.tpm) ? iv.tpm : null)]);

@@ -68,7 +68,7 @@ without one (a script, a pipe) --force needs --yes.`,
 				}
 				s.Confirm = ok
 			}
-			return runJobCmd(cmd, g, s)
+			return runJobCmd(cmd, g, s, false)
 		},
 	}
 	fl := cmd.Flags()
@@ -88,6 +88,8 @@ without one (a script, a pipe) --force needs --yes.`,
 func newRunCmd(g *globals) *cobra.Command {
 	s := config.New(config.KindRun)
 	var cpuProfile string
+	progress := "text"
+	repeat := 1
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run a workload and report its result (TPROC-C: NOPM, TPM, latencies and errors)",
@@ -149,9 +151,23 @@ warehouse first if it does not exist.`,
 			if err := unusedByIterations(cmd.Flags(), s); err != nil {
 				return err
 			}
-			return runJobCmd(cmd, g, s)
+			if progress != "text" && progress != "json" {
+				return fmt.Errorf("--progress: %q: want text or json", progress)
+			}
+			switch {
+			case repeat < 1 || repeat > maxRepeat:
+				return fmt.Errorf("--repeat must be between 1 and %d (got %d)", maxRepeat, repeat)
+			case repeat > 1 && !s.Seg().IsWhole():
+				return errors.New("--repeat: not with --segment (repeat the agents' run instead)")
+			case repeat > 1 && progress == "json":
+				return errors.New("--repeat: not with --progress json")
+			case repeat > 1:
+				return runSeriesCmd(cmd, g, s, repeat)
+			}
+			return runJobCmd(cmd, g, s, progress == "json")
 		},
 	}
+	cmd.Flags().IntVar(&repeat, "repeat", 1, "run the same configuration this many times, one job each (a series: each job records series and trial), then print each trial with the mean, standard deviation and 95% confidence interval of NOPM, TPM and New-Order p95; jobs diff of two series' first jobs compares their trials")
 	fl := cmd.Flags()
 	bindTargetFlags(fl, &s)
 	fl.IntVar(&s.VU, "vu", s.VU, "virtual users: concurrent sessions, each running one transaction at a time")
@@ -159,6 +175,7 @@ warehouse first if it does not exist.`,
 	fl.DurationVar((*time.Duration)(&s.Duration), "duration", s.Duration.D(), "length of the measured window")
 	fl.IntVar(&s.Iterations, "iterations", s.Iterations, "TPROC-C: run N transactions per VU, then stop (an iteration run, as HammerDB's test driver's total_iterations): no ramp-up and no --duration; the result is the elapsed time and the rates over it. 0: a timed run")
 	fl.DurationVar((*time.Duration)(&s.Interval), "interval", s.Interval.D(), "how often to print and store a progress line")
+	fl.StringVar(&progress, "progress", progress, "how the console prints each interval's progress line: text (\"[    50s] measure  TPM … NOPM … p95 … errors N\", elapsed in whole seconds) or json (one JSON object per line: elapsed_s, phase, tpm, nopm, errors, transactions with count, errors, p50_ms, p95_ms, p99_ms and max_ms; the shape of jobs show ID tcount --format json). Other lines stay text; the job stores text lines either way")
 	fl.StringVar(&s.Mode, "mode", s.Mode, "procs: one server-side routine call per transaction (PostgreSQL, MariaDB/MySQL); sql: the statements from the client in one transaction; auto: procs where available")
 	fl.IntVar(&s.MaxRetries, "max-retries", s.MaxRetries, "retry a transaction that failed with a serialization failure or deadlock up to N times (counted once; latency includes retries)")
 	fl.StringVar(&s.Isolation, "isolation", s.Isolation, "transaction isolation: read-committed, repeatable-read or serializable (default: the database's)")
@@ -222,7 +239,7 @@ test the twelve consistency conditions of the specification (3.3.2.1–3.3.2.12)
 Condition 11 holds only until the first run and is skipped afterwards. Exits
 with status 1 if any condition fails. The check is recorded as a job.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runJobCmd(cmd, g, s) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runJobCmd(cmd, g, s, false) },
 	}
 	bindTargetFlags(cmd.Flags(), &s)
 	return cmd
@@ -248,7 +265,7 @@ drops; without a terminal (a script, a pipe) it needs --yes.`,
 				return err
 			}
 			s.Confirm = ok
-			return runJobCmd(cmd, g, s)
+			return runJobCmd(cmd, g, s, false)
 		},
 	}
 	bindTargetFlags(cmd.Flags(), &s)
@@ -317,17 +334,24 @@ func confirm(cmd *cobra.Command, g *globals, s config.Spec, yes bool, question f
 	return true, nil
 }
 
-// runJobCmd runs a spec here, or on the server named by --server.
-func runJobCmd(cmd *cobra.Command, g *globals, s config.Spec) error {
+// runJobCmd runs a spec here, or on the server named by --server;
+// maxRepeat bounds --repeat: a series is a handful of trials.
+const maxRepeat = 100
+
+// progressJSON prints a run's intervals as JSON lines (--progress json).
+func runJobCmd(cmd *cobra.Command, g *globals, s config.Spec, progressJSON bool) error {
 	ctx, w := cmd.Context(), cmd.OutOrStdout()
 	if c, ok, err := remoteFor(g); ok {
 		if err != nil {
 			return err
 		}
+		if progressJSON {
+			return errors.New("--progress json: not with --server (follow GET /api/jobs/ID/events: its interval events are these objects)")
+		}
 		return remoteJob(ctx, w, c, s)
 	}
 	return withService(ctx, g, func(svc *app.Service) error {
-		o, err := svc.Run(ctx, app.Request{Spec: s, Console: w, ProgressTTY: progressTTY()})
+		o, err := svc.Run(ctx, app.Request{Spec: s, Console: w, ProgressTTY: progressTTY(), ProgressJSON: progressJSON})
 		if o.Status == metrics.StatusInterrupted {
 			// What it measured is printed and stored (as interrupted)
 			// already; the status tells a script it did not complete.

@@ -94,6 +94,9 @@ type Request struct {
 	Spec config.Spec
 	// Console receives the job's output lines as they come (nil: none).
 	Console io.Writer
+	// ProgressJSON prints each interval on Console as one JSON object
+	// (output.JSONProgress) in place of its text progress line.
+	ProgressJSON bool
 	// ProgressTTY is a terminal to draw a build's progress bar on; nil sends
 	// progress lines to the output instead (stored with the job).
 	ProgressTTY io.Writer
@@ -425,7 +428,7 @@ func settings(p *plan) map[string]string {
 		}
 	case config.KindRun:
 		if a, ok := p.wl.(workload.Analytic); ok {
-			for k, v := range a.AnalyticSettings(sp) {
+			for k, v := range a.AnalyticSettings(&p.spec) { // resolves the seed in p.spec
 				kv[k] = v
 			}
 			break
@@ -496,7 +499,11 @@ func (s *Service) start(ctx context.Context, p *plan) (*Job, error) {
 	}
 	out := output.NewFanout()
 	if p.req.Console != nil {
-		out.Add(output.Console(p.req.Console))
+		var opts []output.ConsoleOption
+		if p.req.ProgressJSON {
+			opts = append(opts, output.JSONProgress())
+		}
+		out.Add(output.Console(p.req.Console, opts...))
 	}
 	out.Add(output.Repository(writer, id, s.opts.Warn))
 	// An agent's intervals are its share only: the hub exports them as the

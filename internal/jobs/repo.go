@@ -216,11 +216,29 @@ func open(ctx context.Context, path, params string) (*Repo, error) {
 	}
 	host, _ := os.Hostname()
 	r := &Repo{db: &repoDB{raw: sqldb, d: sqliteDialect}, d: sqliteDialect, path: path, host: host}
-	if err := r.migrate(ctx); err != nil {
-		sqldb.Close()
-		return nil, fmt.Errorf("open jobs repository %s: %w", path, err)
+	// Processes that open a new file at the same moment (the agents of a
+	// run on one machine) may find it busy while one of them switches it to
+	// WAL, which does not wait under busy_timeout: try again a little later.
+	for attempt := 1; ; attempt++ {
+		err := r.migrate(ctx)
+		if err == nil {
+			return r, nil
+		}
+		if !sqliteBusy(err) || attempt == openAttempts || ctx.Err() != nil {
+			sqldb.Close()
+			return nil, fmt.Errorf("open jobs repository %s: %w", path, err)
+		}
+		time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
 	}
-	return r, nil
+}
+
+// openAttempts bounds the tries of open on a busy new file (about 10 s).
+const openAttempts = 45
+
+// sqliteBusy reports whether err is SQLite's "database is locked" (busy).
+func sqliteBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
 }
 
 // Path is the repository: its file, or its PostgreSQL URL with the password
@@ -311,6 +329,10 @@ type Job struct {
 	// Headline is filled by List and Get for jobs with a run result, so a
 	// listing needs no query per job. Ignored by Create.
 	Headline *Headline
+	// GeomeanS is filled by List and Get, in the same query, for TPROC-H
+	// runs with a result: the geometric mean of the power test's query
+	// times in seconds, NaN when it could not be computed. Ignored by Create.
+	GeomeanS *float64
 }
 
 // Headline is a run's two headline rates.
@@ -621,9 +643,10 @@ func (f ListFilter) Validate() error {
 }
 
 const jobColumns = `j.id, j.kind, j.workload, j.db_kind, j.target, j.db_version, j.status,
-	j.created_at, j.started_at, j.ended_at, j.host, j.pid, j.error, r.job_id IS NOT NULL, r.nopm, r.tpm`
+	j.created_at, j.started_at, j.ended_at, j.host, j.pid, j.error, r.job_id IS NOT NULL, r.nopm, r.tpm,
+	h.job_id IS NOT NULL, h.geomean_s`
 
-const jobFrom = ` FROM job j LEFT JOIN job_result r ON r.job_id = j.id`
+const jobFrom = ` FROM job j LEFT JOIN job_result r ON r.job_id = j.id LEFT JOIN job_tproch_result h ON h.job_id = j.id`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -634,9 +657,12 @@ func scanJob(s scanner) (Job, error) {
 		ended            sql.NullString
 		hasResult        bool
 		nopm, tpm        float64
+		hasAnalytic      bool
+		geomean          float64
 	)
 	if err := s.Scan(&j.ID, &j.Kind, &j.Workload, &j.DBKind, &j.Target, &j.DBVersion, &j.Status,
-		&created, &started, &ended, &j.Host, &j.PID, &j.Error, &hasResult, nanFloat{&nopm}, nanFloat{&tpm}); err != nil {
+		&created, &started, &ended, &j.Host, &j.PID, &j.Error, &hasResult, nanFloat{&nopm}, nanFloat{&tpm},
+		&hasAnalytic, nanFloat{&geomean}); err != nil {
 		return Job{}, err
 	}
 	var err error
@@ -653,6 +679,9 @@ func scanJob(s scanner) (Job, error) {
 	}
 	if hasResult {
 		j.Headline = &Headline{NOPM: nopm, TPM: tpm}
+	}
+	if hasAnalytic {
+		j.GeomeanS = &geomean
 	}
 	return j, nil
 }

@@ -6,6 +6,7 @@
 package output
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -96,9 +97,17 @@ func (f *Fanout) Interval(iv metrics.Interval) {
 	}
 	line := report.IntervalLine(iv, f.headTx)
 	for _, s := range f.sinks {
-		s.Line(line)
+		if p, ok := s.(progressPrinter); !ok || !p.printsProgress() {
+			s.Line(line)
+		}
 		s.Interval(iv)
 	}
+}
+
+// progressPrinter is a sink that prints its own progress line for each
+// interval, in place of the text one.
+type progressPrinter interface {
+	printsProgress() bool
 }
 
 // Flusher is a sink that holds output back (in batches) and can write it
@@ -136,11 +145,45 @@ func (f *Fanout) Close() error {
 	return first
 }
 
+// ConsoleOption changes how a console sink prints.
+type ConsoleOption func(*console)
+
+// JSONProgress makes a console print each monitor interval as one line of
+// JSON in place of its text progress line: the object of report.IntervalJSON
+// (elapsed_s, phase, tpm, nopm, errors, transactions, …), as the HTTP event
+// stream's interval events and `jobs show ID tcount --format json` give it.
+// Its other lines stay text.
+func JSONProgress() ConsoleOption { return func(c *console) { c.json = true } }
+
 // Console prints lines to w.
-func Console(w io.Writer) Sink { return console{w} }
+func Console(w io.Writer, opts ...ConsoleOption) Sink {
+	c := &console{w: w}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
 
-type console struct{ w io.Writer }
+type console struct {
+	w    io.Writer
+	json bool // intervals as JSON lines (JSONProgress)
+}
 
-func (c console) Line(text string)          { fmt.Fprintln(c.w, text) }
-func (c console) Interval(metrics.Interval) {}
-func (c console) Close() error              { return nil }
+func (c *console) Line(text string) { fmt.Fprintln(c.w, text) }
+func (c *console) Close() error     { return nil }
+
+func (c *console) printsProgress() bool { return c.json }
+
+func (c *console) Interval(iv metrics.Interval) {
+	if !c.json {
+		return
+	}
+	b, err := json.Marshal(report.ToIntervals([]metrics.Interval{iv})[0])
+	if err != nil {
+		// Not expected: the shape has no value JSON cannot carry (rates
+		// that are not numbers are null).
+		fmt.Fprintf(c.w, "progress: %v\n", err)
+		return
+	}
+	fmt.Fprintf(c.w, "%s\n", b)
+}

@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -186,5 +187,66 @@ func TestHubDropsASlowSubscriber(t *testing.T) {
 	}
 	if n != subscriberBuffer {
 		t.Errorf("got %d events before the drop", n)
+	}
+}
+
+// TestConsoleProgress: a console prints each interval as its text progress
+// line, or with JSONProgress as one JSON object, and its other lines as
+// they are either way; the other sinks always get the text line.
+func TestConsoleProgress(t *testing.T) {
+	cases := []struct {
+		name string
+		opts []ConsoleOption
+		json bool
+	}{
+		{name: "text"},
+		{name: "json", opts: []ConsoleOption{JSONProgress()}, json: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var console bytes.Buffer
+			repo := &fakeRepo{}
+			f := NewFanout(Console(&console, c.opts...), Repository(repo, 1, nil))
+			f.SetHeadline(0)
+			f.Logf("run job %d", 1)
+			f.Interval(interval(10, 2))
+			f.Line("TPROC-C result")
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(console.String(), "\n"), "\n")
+			if len(lines) != 3 || lines[0] != "run job 1" || lines[2] != "TPROC-C result" {
+				t.Fatalf("console %q", console.String())
+			}
+			if stored := repo.lines(); len(stored) != 3 || !strings.HasPrefix(stored[1], "[    10s] measure ") {
+				t.Errorf("stored lines %q: want the text progress line", stored)
+			}
+			if !c.json {
+				if !strings.HasPrefix(lines[1], "[    10s] measure ") {
+					t.Errorf("progress line %q", lines[1])
+				}
+				return
+			}
+			var got struct {
+				ElapsedS     *float64 `json:"elapsed_s"`
+				Phase        string   `json:"phase"`
+				TPM, NOPM    *float64
+				Errors       *int64 `json:"errors"`
+				Transactions map[string]map[string]float64
+			}
+			if err := json.Unmarshal([]byte(lines[1]), &got); err != nil {
+				t.Fatalf("progress line %q: %v", lines[1], err)
+			}
+			no, ok := got.Transactions["new_order"]
+			if got.ElapsedS == nil || *got.ElapsedS != 10 || got.Phase != "measure" || got.TPM == nil || *got.TPM != 600 ||
+				got.NOPM == nil || *got.NOPM != 240 || got.Errors == nil || !ok || no["count"] != 4 || no["errors"] != 1 {
+				t.Errorf("progress line %q", lines[1])
+			}
+			for _, k := range []string{"count", "errors", "p50_ms", "p95_ms", "p99_ms", "max_ms"} {
+				if _, ok := no[k]; !ok {
+					t.Errorf("transaction without %q: %q", k, lines[1])
+				}
+			}
+		})
 	}
 }

@@ -12,8 +12,10 @@ import (
 )
 
 // Analytic writes a TPROC-H run's result: the power test's query times, each
-// stream's total and the derived metrics. It starts with an empty line, to
-// stand apart from the run's progress lines.
+// stream's total and the derived metrics. Query and refresh times are the
+// specification's intervals (tproch.RoundInterval: to 0.01 s, at least
+// 0.01 s), the ones the metrics use; stream totals sum the measured times.
+// It starts with an empty line, to stand apart from the run's progress lines.
 func Analytic(w io.Writer, id int64, target string, r *metrics.AnalyticResult) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nTPROC-H result (job %d): %s — not comparable with audited TPC results\n", id, r.Status)
@@ -38,11 +40,11 @@ func Analytic(w io.Writer, id int64, target string, r *metrics.AnalyticResult) e
 		if q.Check != "" {
 			status += "  answer " + q.Check
 		}
-		fmt.Fprintf(tw, "  Q%d\t%.2f\t%s\t\n", q.Query, q.Seconds, status)
+		fmt.Fprintf(tw, "  Q%d\t%.2f\t%s\t\n", q.Query, tproch.RoundInterval(q.Seconds), status)
 	}
 	for _, rf := range r.Refreshes {
 		if rf.Stream == 0 {
-			fmt.Fprintf(tw, "  %s\t%.2f\t%d\t\n", rf.Function, rf.Seconds, rf.Rows)
+			fmt.Fprintf(tw, "  %s\t%.2f\t%d\t\n", rf.Function, tproch.RoundInterval(rf.Seconds), rf.Rows)
 		}
 	}
 	tw.Flush() // cannot fail: it writes to a strings.Builder
@@ -55,17 +57,21 @@ func Analytic(w io.Writer, id int64, target string, r *metrics.AnalyticResult) e
 	if r.Validated != "" {
 		fmt.Fprintf(&b, "  answer validation (SF 1 answers): %s\n", r.Validated)
 	}
-	fmt.Fprintf(&b, "  geometric mean of the 22 power-test queries: %s s\n", nanOr(r.GeomeanS, "%.3f"))
-	fmt.Fprintf(&b, "  TPROC-H power       %s\n", nanOr(r.Power, "%.1f"))
+	fmt.Fprintf(&b, "  geometric mean of the 22 power-test queries: %s\n", nanOr(r.GeomeanS, "%.3f s"))
+	fmt.Fprintf(&b, "  TPROC-H power       %s\n", nanOr(r.Power, "%.1f "+PerHourSF))
 	if r.Streams > 0 {
-		fmt.Fprintf(&b, "  TPROC-H throughput  %s  (%d streams, Ts %s s)\n", nanOr(r.Throughput, "%.1f"), r.Streams, nanOr(r.TsS, "%.2f"))
-		fmt.Fprintf(&b, "  TPROC-H composite   %s queries per hour\n", nanOr(r.Composite, "%.1f"))
+		fmt.Fprintf(&b, "  TPROC-H throughput  %s  (%d streams, Ts %s)\n", nanOr(r.Throughput, "%.1f "+PerHourSF), r.Streams, nanOr(r.TsS, "%.2f s"))
+		fmt.Fprintf(&b, "  TPROC-H composite   %s\n", nanOr(r.Composite, "%.1f "+PerHourSF))
 	}
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(&b, "  warning: %s\n", wn)
 	}
 	return writeLines(w, b.String())
 }
+
+// PerHourSF is the unit of the TPROC-H power, throughput and composite
+// figures: queries per hour, multiplied by the scale factor.
+const PerHourSF = "queries per hour × SF"
 
 // writeLines writes text as whole lines: trailing empty lines dropped, one
 // final newline. The live reports are printed (and stored) line by line, so

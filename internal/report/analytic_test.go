@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/workload/tproch"
 )
@@ -64,10 +65,10 @@ func TestAnalytic(t *testing.T) {
 				" RF1 0.10 10 \n",
 				" stream 0: 3 queries, 2.25 s in all\n",
 				" stream 1: 2 queries, 5.00 s in all\n",
-				" geometric mean of the 22 power-test queries: n/a s\n",
-				" TPROC-H power 1234.5\n",
-				" TPROC-H throughput 800.0 (1 streams, Ts 5.00 s)\n",
-				" TPROC-H composite n/a queries per hour\n",
+				" geometric mean of the 22 power-test queries: n/a\n",
+				" TPROC-H power 1234.5 queries per hour × SF\n",
+				" TPROC-H throughput 800.0 queries per hour × SF (1 streams, Ts 5.00 s)\n",
+				" TPROC-H composite n/a\n",
 				" warning: a query failed\n",
 			},
 			// Only the power test's queries and refreshes are listed.
@@ -84,6 +85,25 @@ func TestAnalytic(t *testing.T) {
 				" answer validation (SF 1 answers): passed\n",
 			},
 			notWant: []string{"throughput", "composite", "stream 1", "warning"},
+		},
+		{
+			// The README: intervals to 0.01 s, at least 0.01 s (as the
+			// metrics take them), never "0.00".
+			name: "intervals below 0.01 s",
+			edit: func(r *metrics.AnalyticResult) {
+				r.Queries[0].Seconds, r.Queries[2].Seconds, r.Refreshes[0].Seconds = 0.004, 0.0151, 0.0001
+				r.GeomeanS, r.Power, r.Throughput, r.Composite = 0.0123, 77203, 64129.6, 70363.3
+			},
+			want: []string{
+				" Q14 0.01 4 answer ok \n",
+				" Q9 0.02 0 (empty) \n",
+				" RF1 0.01 10 \n",
+				" geometric mean of the 22 power-test queries: 0.012 s\n",
+				" TPROC-H power 77203.0 queries per hour × SF\n",
+				" TPROC-H throughput 64129.6 queries per hour × SF (1 streams, Ts 5.00 s)\n",
+				" TPROC-H composite 70363.3 queries per hour × SF\n",
+			},
+			notWant: []string{"0.00 ", "n/a"},
 		},
 	}
 	for _, c := range cases {
@@ -130,6 +150,13 @@ func TestToAnalytic(t *testing.T) {
 	if q0["error"] != nil || q0["answer_check"] != "ok" || q1["error"] != "timeout" || q1["answer_check"] != nil {
 		t.Errorf("queries = %v, %v", q0, q1)
 	}
+	// JSON keeps the measured times; only the text rounds them.
+	small := analyticResult()
+	small.Queries[0].Seconds, small.Refreshes[0].Seconds = 0.004, 0.0001
+	sj := ToAnalytic(9, small)
+	if sj.Queries[0].Seconds != 0.004 || sj.Refreshes[0].Seconds != 0.0001 {
+		t.Errorf("JSON seconds %v, %v: want the measured 0.004, 0.0001", sj.Queries[0].Seconds, sj.Refreshes[0].Seconds)
+	}
 	rf := m["refreshes"].([]any)[0].(map[string]any)
 	hasKeys(t, rf, "stream", "set", "function", "seconds", "rows", "error")
 	// Stream totals are a list in stream order, not an object.
@@ -142,6 +169,25 @@ func TestToAnalytic(t *testing.T) {
 	for _, k := range []string{"queries", "refreshes", "stream_totals", "warnings"} {
 		if l, ok := empty[k].([]any); !ok || len(l) != 0 {
 			t.Errorf("empty result: %s = %#v, want []", k, empty[k])
+		}
+	}
+}
+
+// TestToJobGeomean: `sledge jobs --format json` carries a TPROC-H run's
+// headline as geomean_s, null for other jobs and when it was not computed.
+func TestToJobGeomean(t *testing.T) {
+	h, g := finishedJob(), 0.0394
+	h.Workload, h.Headline, h.GeomeanS = "tproch", nil, &g
+	m := object(t, ToJob(h))
+	if m["geomean_s"] != 0.0394 || m["nopm"] != nil || m["tpm"] != nil {
+		t.Errorf("TPROC-H run: geomean_s %v, nopm %v, tpm %v", m["geomean_s"], m["nopm"], m["tpm"])
+	}
+	nan := math.NaN()
+	h.GeomeanS = &nan
+	for _, j := range []jobs.Job{h, finishedJob()} {
+		m := object(t, ToJob(j))
+		if v, ok := m["geomean_s"]; !ok || v != nil {
+			t.Errorf("%s job: geomean_s = %v (present %v), want null", j.Workload, v, ok)
 		}
 	}
 }

@@ -69,8 +69,18 @@ func Plural(n int, noun string) string {
 	return fmt.Sprintf("%d %s", n, noun)
 }
 
+// ProgressElapsed renders a time since a run's start as the progress lines
+// give it: whole seconds, right-aligned in seven columns ("    50s",
+// "   150s", " 86400s" for a day), one format for any length of run so that
+// the lines sort and grep alike.
+func ProgressElapsed(d time.Duration) string {
+	return fmt.Sprintf("%6ds", int64(d.Round(time.Second)/time.Second))
+}
+
 // IntervalLine is the progress line of one monitor interval; headTx is the
-// transaction whose p95 it shows (-1: none).
+// transaction whose p95 it shows (-1: none):
+//
+//	[    50s] measure  TPM    12,000  NOPM     5,400  new_order p95  4.12 ms  errors 0
 func IntervalLine(iv metrics.Interval, headTx int) string {
 	var p95 time.Duration
 	name := "p95"
@@ -78,6 +88,6 @@ func IntervalLine(iv metrics.Interval, headTx int) string {
 		p95 = iv.Tx[headTx].P95
 		name = iv.Tx[headTx].Name + " p95"
 	}
-	return fmt.Sprintf("[%6s] %-8s TPM %9s  NOPM %9s  %s %8s  errors %d",
-		Elapsed(iv.Elapsed), iv.Phase, Int(iv.TPM), Int(iv.NOPM), name, Latency(p95), iv.Errors)
+	return fmt.Sprintf("[%s] %-8s TPM %9s  NOPM %9s  %s %8s  errors %d",
+		ProgressElapsed(iv.Elapsed), iv.Phase, Int(iv.TPM), Int(iv.NOPM), name, Latency(p95), iv.Errors)
 }

@@ -59,6 +59,9 @@ type JobJSON struct {
 	Error     string  `json:"error"`
 	NOPM      *Float  `json:"nopm"` // null unless a run with a result
 	TPM       *Float  `json:"tpm"`
+	// GeomeanS is a TPROC-H run's headline: the geometric mean of the
+	// power test's query times, seconds; null unless one was computed.
+	GeomeanS *Float `json:"geomean_s"`
 }
 
 // ToJob is the JSON shape of a job.
@@ -76,6 +79,10 @@ func ToJob(j jobs.Job) JobJSON {
 	if j.Headline != nil {
 		n, t := Float(j.Headline.NOPM), Float(j.Headline.TPM)
 		out.NOPM, out.TPM = &n, &t
+	}
+	if j.GeomeanS != nil && !math.IsNaN(*j.GeomeanS) {
+		g := Float(*j.GeomeanS)
+		out.GeomeanS = &g
 	}
 	return out
 }

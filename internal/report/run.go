@@ -78,6 +78,7 @@ func RunResult(w io.Writer, title string, id int64, target, version string, r *m
 			100*r.NOPM/ceiling, c, scaled)
 	}
 	fmt.Fprintf(tw, "  TPM\t%s\t(%s)\n", Int(r.TPM), serverTPMText(r, Int))
+	fmt.Fprintf(tw, "  counted\t%s\n", countedText(r))
 	engine := ""
 	if embedded {
 		engine = "; includes the embedded database engine"
@@ -126,6 +127,17 @@ func RunResult(w io.Writer, title string, id int64, target, version string, r *m
 		fmt.Fprintf(&b, "\n  warning: %s", wn)
 	}
 	return writeLines(w, b.String())
+}
+
+// countedText says, once, what each throughput figure of a result counts:
+// TPM and NOPM are the client's commits, the server's counter every
+// session's commits and rollbacks (said only when it is there).
+func countedText(r *metrics.RunResult) string {
+	server := ""
+	if r.HasServerTPM {
+		server = "; server-wide: commits+rollbacks of every session"
+	}
+	return "TPM: commits the client saw (no rollbacks or failures)" + server + "; NOPM: committed New-Orders"
 }
 
 // auditBlock writes a run's audit: each item's value, its target with the

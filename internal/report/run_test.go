@@ -65,10 +65,11 @@ func TestRunResult(t *testing.T) {
 				"window 60.0 s measured (ramp-up 10s not counted)\n",
 				"NOPM 9,000 (database: 9,001 from Δ sum(d_next_o_id), 9001 vs 9000 client-counted, ±4 allowed: agrees)\n",
 				"TPM 20,000 (server counter not available)\n",
+				"counted TPM: commits the client saw (no rollbacks or failures); NOPM: committed New-Orders\n",
 				"client CPU 100.0 µs per transaction (2.00 s over the window)\n",
 				" new_order 1000 0 0 0 1.00 1.00 2.00 3.00 9.00\n",
 			},
-			notWant: []string{"efficiency", "errors by class", "retries (", "audit:", "warning:", "embedded"},
+			notWant: []string{"efficiency", "errors by class", "retries (", "audit:", "warning:", "embedded", "every session"},
 		},
 		{
 			name: "paced at the specification's times",
@@ -117,7 +118,8 @@ func TestRunResult(t *testing.T) {
 		{
 			name: "cross-check disagrees, server counter",
 			edit: func(r *metrics.RunResult) { r.DBCheckAgree, r.HasServerTPM, r.ServerTPM = false, true, 21000 },
-			want: []string{"allowed: DISAGREES)", "TPM 20,000 (server-wide commits+rollbacks: 21,000/min)"},
+			want: []string{"allowed: DISAGREES)", "TPM 20,000 (server-wide commits+rollbacks: 21,000/min)",
+				"counted TPM: commits the client saw (no rollbacks or failures); server-wide: commits+rollbacks of every session; NOPM: committed New-Orders\n"},
 		},
 		{
 			name:    "no cross-check",

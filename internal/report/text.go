@@ -48,17 +48,22 @@ func newTable(w io.Writer, flags uint) *tabwriter.Writer {
 }
 
 // JobsTable writes jobs as a table, one line each under a header (only the
-// header for none: saying where no jobs were found is the caller's).
+// header for none: saying where no jobs were found is the caller's). A run's
+// headline is NOPM and TPM for TPROC-C, the geometric mean of the power
+// test's query times (GEOMEAN, n/a when not computed) for TPROC-H.
 func JobsTable(w io.Writer, list []jobs.Job) error {
 	tw := newTable(w, 0)
-	fmt.Fprintln(tw, "ID\tKIND\tWORKLOAD\tSTATUS\tTARGET\tSTARTED\tDURATION\tNOPM\tTPM")
+	fmt.Fprintln(tw, "ID\tKIND\tWORKLOAD\tSTATUS\tTARGET\tSTARTED\tDURATION\tNOPM\tTPM\tGEOMEAN")
 	for _, j := range list {
-		nopm, tpm := "", ""
+		nopm, tpm, geomean := "", "", ""
 		if j.Headline != nil {
 			nopm, tpm = Rate(j.Headline.NOPM), Rate(j.Headline.TPM)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.Kind, Dash(j.Workload), j.Status,
-			Dash(j.Target), LocalTime(j.StartedAt), JobDuration(j), nopm, tpm)
+		if j.GeomeanS != nil {
+			geomean = nanOr(*j.GeomeanS, "%.3f s")
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.Kind, Dash(j.Workload), j.Status,
+			Dash(j.Target), LocalTime(j.StartedAt), JobDuration(j), nopm, tpm, geomean)
 	}
 	return tw.Flush()
 }

@@ -223,17 +223,25 @@ func TestJobsTable(t *testing.T) {
 	build.ID, build.Kind, build.Headline, build.Workload, build.Target = 8, jobs.KindBuild, nil, "", ""
 	nan := finishedJob()
 	nan.ID, nan.Headline = 9, &jobs.Headline{NOPM: math.NaN(), TPM: 5}
+	// TPROC-H runs: the geometric mean with its unit, n/a when a failed
+	// query left it uncomputed.
+	h, g := finishedJob(), 0.0394
+	h.ID, h.Workload, h.Target, h.Headline, h.GeomeanS = 10, "tproch", "duckdb:h.duckdb", nil, &g
+	hFailed, nanG := h, math.NaN()
+	hFailed.ID, hFailed.Status, hFailed.GeomeanS = 11, metrics.StatusFailed, &nanG
 	var b strings.Builder
-	if err := JobsTable(&b, []jobs.Job{finishedJob(), build, nan}); err != nil {
+	if err := JobsTable(&b, []jobs.Job{finishedJob(), build, nan, h, hFailed}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(squeeze(b.String()), "\n"), "\n")
 	started := LocalTime(finishedJob().StartedAt)
 	want := []string{
-		"ID KIND WORKLOAD STATUS TARGET STARTED DURATION NOPM TPM",
-		"7 run tprocc completed postgres://bench:xxxxx@db/tpcc " + started + " 1m31s 9,000 20,000",
+		"ID KIND WORKLOAD STATUS TARGET STARTED DURATION NOPM TPM GEOMEAN",
+		"7 run tprocc completed postgres://bench:xxxxx@db/tpcc " + started + " 1m31s 9,000 20,000 ",
 		"8 build - completed - " + started + " 1m31s ", // no rates: blank cells
-		"9 run tprocc completed postgres://bench:xxxxx@db/tpcc " + started + " 1m31s - 5",
+		"9 run tprocc completed postgres://bench:xxxxx@db/tpcc " + started + " 1m31s - 5 ",
+		"10 run tproch completed duckdb:h.duckdb " + started + " 1m31s 0.039 s",
+		"11 run tproch failed duckdb:h.duckdb " + started + " 1m31s n/a",
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), b.String())

@@ -180,8 +180,10 @@ type OLTPRun interface {
 
 // Analytic is a workload of query streams (power and throughput tests).
 type Analytic interface {
-	// AnalyticSettings are the settings recorded with a run of spec s.
-	AnalyticSettings(s config.Spec) map[string]string
+	// AnalyticSettings resolves the run's defaults in s in place (a random
+	// or default seed is chosen here, so that the settings recorded with the
+	// job show the one the run uses) and returns the settings recorded.
+	AnalyticSettings(s *config.Spec) map[string]string
 	RunAnalytic(ctx context.Context, env Env, s config.Spec) (*metrics.AnalyticResult, error)
 }
 

@@ -551,7 +551,7 @@ def test_jobs_unexpected_answer(fake):
 def test_run_via_binary(fake, capsys):
     fake.rules([
         {"match": ["cli", "job"], "stdout": "starting\nrun job 12: TPROC-C on postgres (PostgreSQL 16), 8 VUs\n"
-                                            "[ 0:10] measure ...\nrun job 13 is not this one\nSLEDGE-JOB 12 completed\n"},
+                                            "[    10s] measure ...\nrun job 13 is not this one\nSLEDGE-JOB 12 completed\n"},
         {"match": ["jobs", "show", "12", "result", "--format", "json"], "stdout": json.dumps(RESULT)},
     ])
     r = sledge.run(db="postgres://u:p@h/tpcc", vu=8, duration=30, rampup="5s", max_retries=3, random_home=True)

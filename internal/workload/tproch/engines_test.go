@@ -236,7 +236,7 @@ func TestComputeMetrics(t *testing.T) {
 	if !math.IsNaN(res.Power) || !math.IsNaN(res.GeomeanS) || len(res.Warnings) == 0 {
 		t.Errorf("failed query: power %v geomean %v warnings %v", res.Power, res.GeomeanS, res.Warnings)
 	}
-	if roundInterval(0.004) != 0.01 || roundInterval(1.234) != 1.23 || roundInterval(1.235) != 1.24 {
+	if RoundInterval(0.004) != 0.01 || RoundInterval(1.234) != 1.23 || RoundInterval(1.235) != 1.24 {
 		t.Error("interval rounding")
 	}
 }

@@ -12,6 +12,7 @@ type progress struct {
 	mu    sync.Mutex
 	cur   Progress
 	watch func() (int64, string)
+	ended bool // the current phase has reported its end
 	done  chan struct{}
 	once  sync.Once
 }
@@ -53,6 +54,7 @@ func (p *progress) phase(name string, done, total int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cur = Progress{Phase: name, RowsDone: done, RowsTotal: total}
+	p.ended = false
 	p.report()
 }
 
@@ -67,6 +69,26 @@ func (p *progress) advance(n int64, table string) {
 	defer p.mu.Unlock()
 	p.cur.RowsDone += n
 	p.cur.Table = table
+	p.report()
+}
+
+// setTotal corrects the total of phase while it runs (a late correction
+// touches neither its end nor the next phase).
+func (p *progress) setTotal(phase string, total int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cur.Phase == phase && !p.ended {
+		p.cur.RowsTotal = total
+	}
+}
+
+// end stops watching and reports the phase finished: done rows of done, so
+// that the bar ends full even where the total was an estimate.
+func (p *progress) end(done int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.watch, p.ended = nil, true
+	p.cur.RowsDone, p.cur.RowsTotal = done, done
 	p.report()
 }
 

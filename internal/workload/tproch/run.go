@@ -27,7 +27,9 @@ type RunOptions struct {
 	// and one refresh stream of Streams pairs in the throughput test.
 	Refresh bool
 	// Seed is seed0 of the query parameters (stream s uses Seed+s); 0 takes
-	// the build's end time as the specification does (mmddhhmmss).
+	// the time, mmddhhmmss, as the specification does. Jobs have theirs
+	// chosen when they are created (Workload.AnalyticSettings), so that it
+	// is recorded with them.
 	Seed int64
 	// Validate runs every query with the specification's validation
 	// parameters instead of random ones.
@@ -203,7 +205,7 @@ func (r *runner) stream(ctx context.Context, c db.Conn, stream, sets int) error 
 			if qr.Check != "" && qr.Check != "ok" {
 				status += "; answer differs: " + qr.Check
 			}
-			r.opts.Logf("stream %d  Q%-2d %8.2f s  %s", stream, q, qr.Seconds, status)
+			r.opts.Logf("stream %d  Q%-2d %8.2f s  %s", stream, q, RoundInterval(qr.Seconds), status)
 		}
 	}
 	return nil
@@ -322,7 +324,7 @@ func (r *runner) refresh(ctx context.Context, c db.Conn, stream, set, fn int) er
 	r.mu.Lock()
 	r.res.Refreshes = append(r.res.Refreshes, rr)
 	r.mu.Unlock()
-	r.opts.Logf("stream %d  %s set %d %6.2f s  %d rows", stream, rr.Function, set, rr.Seconds, rows)
+	r.opts.Logf("stream %d  %s set %d %6.2f s  %d rows", stream, rr.Function, set, RoundInterval(rr.Seconds), rows)
 	if err != nil {
 		return fmt.Errorf("%s of update set %d: %w", rr.Function, set, err)
 	}
@@ -349,9 +351,11 @@ func validation(res *metrics.AnalyticResult) {
 	}
 }
 
-// roundInterval applies the specification's timing rule: nearest 0.01 s,
-// and never below 0.01 s.
-func roundInterval(s float64) float64 {
+// RoundInterval applies the specification's timing rule to a query or
+// refresh function's time in seconds: nearest 0.01 s, and never below
+// 0.01 s. The metrics use these intervals and the text result prints them;
+// the stored (and JSON) times keep the measured value.
+func RoundInterval(s float64) float64 {
 	return math.Max(0.01, math.Round(s*100)/100)
 }
 
@@ -370,7 +374,7 @@ func computeMetrics(res *metrics.AnalyticResult) {
 		if q.Error != "" {
 			failed = true
 		}
-		power = append(power, roundInterval(q.Seconds))
+		power = append(power, RoundInterval(q.Seconds))
 	}
 	if failed || len(power) != 22 {
 		res.Warnings = append(res.Warnings, "the power test did not run all 22 queries successfully: no geometric mean or metrics")
@@ -392,7 +396,7 @@ func computeMetrics(res *metrics.AnalyticResult) {
 			if f.Error != "" {
 				failed = true
 			}
-			rf = append(rf, roundInterval(f.Seconds))
+			rf = append(rf, RoundInterval(f.Seconds))
 		}
 	}
 	if failed {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"time"
 
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
@@ -151,8 +152,14 @@ func (c *lineCounter) Write(p []byte) (int, error) {
 	return c.w.Write(p)
 }
 
-// AnalyticSettings are recorded with a run.
-func (Workload) AnalyticSettings(s config.Spec) map[string]string {
+// AnalyticSettings chooses the run's seed0 when the spec has none (the
+// time, mmddhhmmss, as the specification prescribes), so that the recorded
+// settings, the run and its result all show the seed used, and returns the
+// settings recorded with the run.
+func (Workload) AnalyticSettings(s *config.Spec) map[string]string {
+	if s.Seed == 0 {
+		s.Seed = uint64(defaultSeed(time.Now()))
+	}
 	return map[string]string{
 		"streams": strconv.Itoa(s.Streams), "query_sets": strconv.Itoa(s.QuerySets),
 		"refresh": strconv.FormatBool(s.Refresh), "validate": strconv.FormatBool(s.Validation),

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRunRepeat: --repeat 2 runs two trials as two jobs and prints the
+// series with its confidence interval; a bad count or a bad spec is refused
+// before any job.
+func TestRunRepeat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs on SQLite")
+	}
+	e2eEnv(t)
+	out := sledgeOK(t, "run", "--vu", "1", "--rampup", "0s", "--duration", "2s", "--interval", "1s", "--repeat", "2")
+	for _, want := range []string{"Series of 2 trials", "95% CI of the mean", "NOPM"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	runs := 0
+	for _, j := range jobsJSON(t) {
+		if j["kind"] == "run" {
+			runs++
+		}
+	}
+	if runs != 2 {
+		t.Errorf("%d run jobs, want 2", runs)
+	}
+	for _, bad := range [][]string{
+		{"--repeat", "0"},
+		{"--repeat", "2", "--vu", "0"},
+	} {
+		if _, err := sledge(t, append([]string{"run"}, bad...)...); err == nil {
+			t.Errorf("run %v was accepted", bad)
+		}
+	}
+	if n := len(jobsJSON(t)); n != 3 { // the first run's build and the two trials
+		t.Errorf("%d jobs after the refused runs, want 3", n)
+	}
+}

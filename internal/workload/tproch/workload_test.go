@@ -1,0 +1,76 @@
+package tproch
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/db/duckdb"
+)
+
+// TestLoadTotal: the exact total is every table's generated row count
+// (8,661,245 at SF 1, LINEITEM 6,001,215); the estimate counts 4 lines per
+// order.
+func TestLoadTotal(t *testing.T) {
+	g := mustGen(t, 1)
+	if n := loadTotal(g, true); n != 8661245 {
+		t.Errorf("exact SF 1 total %d, want 8661245", n)
+	}
+	if n := loadTotal(g, false); n != 8661245-6001215+4*1500000 {
+		t.Errorf("estimated SF 1 total %d, want %d", n, 8661245-6001215+4*1500000)
+	}
+}
+
+// TestBuildProgressEndsAtTotal: the load phase's last report is every row
+// loaded of a total that is the real count, so the bar ends full.
+func TestBuildProgressEndsAtTotal(t *testing.T) {
+	tg := db.Target{Kind: db.DuckDB, DSN: filepath.Join(t.TempDir(), "h.duckdb")}
+	var (
+		mu   sync.Mutex
+		load []Progress
+	)
+	rep, err := Build(context.Background(), duckdb.Driver{}, tg, BuildOptions{SF: testSF, Workers: 2,
+		Progress: func(p Progress) {
+			if p.Phase == "load" {
+				mu.Lock()
+				load = append(load, p)
+				mu.Unlock()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(load) == 0 {
+		t.Fatal("no load progress reported")
+	}
+	if want := loadTotal(mustGen(t, testSF), true); rep.Rows != want {
+		t.Errorf("built %d rows, want the exact total %d", rep.Rows, want)
+	}
+	if last := load[len(load)-1]; last.RowsDone != rep.Rows || last.RowsTotal != rep.Rows {
+		t.Errorf("last load progress %d of %d, want %d of %d", last.RowsDone, last.RowsTotal, rep.Rows, rep.Rows)
+	}
+}
+
+// TestAnalyticSettingsSeed: a run without --seed records the seed it will
+// use (mmddhhmmss), never 0; a given seed is kept.
+func TestAnalyticSettingsSeed(t *testing.T) {
+	s := config.New(config.KindRun)
+	s.Seed = 0
+	kv := Workload{}.AnalyticSettings(&s)
+	if s.Seed == 0 {
+		t.Fatal("seed left 0: the run would choose another one than the recorded")
+	}
+	if kv["seed"] != strconv.FormatUint(s.Seed, 10) {
+		t.Errorf("recorded seed %q, run's seed %d", kv["seed"], s.Seed)
+	}
+	s.Seed = 7
+	if kv := (Workload{}).AnalyticSettings(&s); s.Seed != 7 || kv["seed"] != "7" {
+		t.Errorf("given seed 7: spec %d, recorded %q", s.Seed, kv["seed"])
+	}
+}

@@ -78,7 +78,7 @@ func RunResult(w io.Writer, title string, id int64, target, version string, r *m
 			100*r.NOPM/ceiling, c, scaled)
 	}
 	fmt.Fprintf(tw, "  TPM\t%s\t(%s)\n", Int(r.TPM), serverTPMText(r, Int))
-	fmt.Fprintf(tw, "  counted\t%s\n", countedText(r))
+	fmt.Fprintf(tw, "  counted\t\t%s\n", countedText(r)) // in the explanations column
 	engine := ""
 	if embedded {
 		engine = "; includes the embedded database engine"

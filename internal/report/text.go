@@ -113,6 +113,7 @@ func StoredRunResult(w io.Writer, title string, j jobs.Job, r *metrics.RunResult
 	}
 	fmt.Fprintf(tw, "  NOPM\t%s\t(%s)\n", Rate(r.NOPM), check)
 	fmt.Fprintf(tw, "  TPM\t%s\t(%s)\n", Rate(r.TPM), serverTPMText(r, Rate))
+	fmt.Fprintf(tw, "  counted\t\t%s\n", countedText(r)) // in the explanations column
 	fmt.Fprintf(tw, "  committed\t%s\t(%s New-Orders, %d rolled back, %d errors)\n",
 		Int(float64(r.Commits)), Int(float64(r.NewOrders)), r.RolledBack, r.Errors)
 	fmt.Fprintf(tw, "  client CPU\t%.1f µs per transaction\t(%.2f s over the window)\n", r.ClientCPUPerTxUS, r.ClientCPU.Seconds())

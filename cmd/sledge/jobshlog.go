@@ -2,12 +2,11 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/report"
 )
 
 func newJobsHlogCmd(g *globals) *cobra.Command {
@@ -44,38 +43,11 @@ histograms have none to export.`,
 			if err != nil {
 				return err
 			}
-			ivs, err := repo.Intervals(ctx, id)
-			if err != nil {
-				return err
+			err = report.IntervalLog(ctx, cmd.OutOrStdout(), repo, j, tx)
+			if err != nil && strings.HasPrefix(err.Error(), "transaction type ") {
+				return fmt.Errorf("--tx %s", strings.TrimPrefix(err.Error(), "transaction type "))
 			}
-			var names []string
-			has := false
-			for _, iv := range ivs {
-				for _, t := range iv.Tx {
-					if !slices.Contains(names, t.Name) {
-						names = append(names, t.Name)
-					}
-					has = has || t.Name == tx && len(t.Histogram) > 0
-				}
-			}
-			switch {
-			case len(ivs) == 0:
-				return fmt.Errorf("job %d (%s) has no interval series", id, j.Kind)
-			case !slices.Contains(names, tx):
-				return fmt.Errorf("--tx %s: job %d has no such transaction type (it has %s)", tx, id, strings.Join(names, ", "))
-			case !has:
-				return fmt.Errorf("job %d has no interval histograms of %s (recorded before Sledge kept them, or none completed)", id, tx)
-			}
-			// The intervals' times count from the run's start: the shared
-			// start of a run of several agents; else about when the job
-			// started (its preparation, a fraction of a second, before).
-			start := j.StartedAt
-			if g, ok, err := repo.GroupOfJob(ctx, id); err != nil {
-				return err
-			} else if ok && !g.StartAt.IsZero() {
-				start = g.StartAt
-			}
-			return metrics.WriteIntervalLog(cmd.OutOrStdout(), start, ivs, tx)
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&tx, "tx", "new_order", "the transaction type whose latencies to export")

@@ -90,6 +90,7 @@ func newRunCmd(g *globals) *cobra.Command {
 	var cpuProfile string
 	progress := "text"
 	repeat := 1
+	var parseLoad func() error
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run a workload and report its result (TPROC-C: NOPM, TPM, latencies and errors)",
@@ -148,6 +149,9 @@ warehouse first if it does not exist.`,
 				}
 				defer pprof.StopCPUProfile()
 			}
+			if err := parseLoad(); err != nil {
+				return err
+			}
 			if err := unusedByIterations(cmd.Flags(), s); err != nil {
 				return err
 			}
@@ -169,13 +173,23 @@ warehouse first if it does not exist.`,
 	}
 	cmd.Flags().IntVar(&repeat, "repeat", 1, "run the same configuration this many times, one job each (a series: each job records series and trial), then print each trial with the mean, standard deviation and 95% confidence interval of NOPM, TPM and New-Order p95; jobs diff of two series' first jobs compares their trials")
 	fl := cmd.Flags()
-	bindTargetFlags(fl, &s)
+	parseLoad = bindRunFlags(fl, &s)
+	fl.StringVar(&progress, "progress", progress, "how the console prints each interval's progress line: text (\"[    50s] measure  TPM … NOPM … p95 … errors N\", elapsed in whole seconds) or json (one JSON object per line: elapsed_s, phase, tpm, nopm, errors, transactions with count, errors, p50_ms, p95_ms, p99_ms and max_ms; the shape of jobs show ID tcount --format json). Other lines stay text; the job stores text lines either way")
+	fl.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the client to this file (for go tool pprof)")
+	bindSegmentFlags(fl, &s, "run", "the process runs its share of the --vu virtual users, numbered as in the whole run and homed on its share of the warehouses")
+	return cmd
+}
+
+// bindRunFlags binds the flags of a run's spec (all but the command's own:
+// --progress, --repeat …) onto s. The returned function, called before the
+// spec is used, reads the flags that need parsing (--rate).
+func bindRunFlags(fl *pflag.FlagSet, s *config.Spec) func() error {
+	bindTargetFlags(fl, s)
 	fl.IntVar(&s.VU, "vu", s.VU, "virtual users: concurrent sessions, each running one transaction at a time")
 	fl.DurationVar((*time.Duration)(&s.Rampup), "rampup", s.Rampup.D(), "ramp-up before the measured window (not counted)")
 	fl.DurationVar((*time.Duration)(&s.Duration), "duration", s.Duration.D(), "length of the measured window")
 	fl.IntVar(&s.Iterations, "iterations", s.Iterations, "TPROC-C: run N transactions per VU, then stop (an iteration run, as HammerDB's test driver's total_iterations): no ramp-up and no --duration; the result is the elapsed time and the rates over it. 0: a timed run")
 	fl.DurationVar((*time.Duration)(&s.Interval), "interval", s.Interval.D(), "how often to print and store a progress line")
-	fl.StringVar(&progress, "progress", progress, "how the console prints each interval's progress line: text (\"[    50s] measure  TPM … NOPM … p95 … errors N\", elapsed in whole seconds) or json (one JSON object per line: elapsed_s, phase, tpm, nopm, errors, transactions with count, errors, p50_ms, p95_ms, p99_ms and max_ms; the shape of jobs show ID tcount --format json). Other lines stay text; the job stores text lines either way")
 	fl.StringVar(&s.Mode, "mode", s.Mode, "procs: one server-side routine call per transaction (PostgreSQL, MariaDB/MySQL); sql: the statements from the client in one transaction; auto: procs where available")
 	fl.IntVar(&s.MaxRetries, "max-retries", s.MaxRetries, "retry a transaction that failed with a serialization failure or deadlock up to N times (counted once; latency includes retries)")
 	fl.StringVar(&s.Isolation, "isolation", s.Isolation, "transaction isolation: read-committed, repeatable-read or serializable (default: the database's)")
@@ -185,7 +199,6 @@ warehouse first if it does not exist.`,
 	fl.BoolVar(&s.RandomHome, "random-home", s.RandomHome, "give each VU a random home warehouse (HammerDB's behaviour) instead of spreading VUs evenly")
 	fl.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the transaction inputs (default: random; recorded in the job); TPROC-H: seed0 of the query parameters")
 	fl.IntVar(&s.ClientCPUs, "client-cpus", s.ClientCPUs, "CPU cores the client may use for its goroutines (GOMAXPROCS), decided once for the process; 0 = one per 16 VUs, at most all. Few cores mean fewer scheduler wake-ups per transaction: VUs mostly wait on the network")
-	fl.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the client to this file (for go tool pprof)")
 	fl.IntVar(&s.Streams, "streams", s.Streams, "TPROC-H: query streams of the throughput test (0: power test only)")
 	fl.IntVar(&s.QuerySets, "query-sets", s.QuerySets, "TPROC-H: times each throughput stream runs its 22 queries")
 	fl.BoolVar(&s.Refresh, "refresh", s.Refresh, "TPROC-H: run the refresh functions (RF1 and RF2 around the power test, a refresh stream in the throughput test); they change the data for good")
@@ -193,8 +206,34 @@ warehouse first if it does not exist.`,
 	fl.StringVar(&s.Metrics, "metrics", s.Metrics, "on: observe the database server and the hosts during the run, read-only on one extra connection, and store it with the job (sledge jobs ID metrics): PostgreSQL's pg_stat_activity sampled --metrics-rate times a second for wait events, its statistics as deltas per interval and its settings; MariaDB/MySQL's processlist, SHOW GLOBAL STATUS deltas and performance_schema waits; this host's CPU, memory, disk and network from /proc. off: observe nothing")
 	fl.Float64Var(&s.MetricsRate, "metrics-rate", s.MetricsRate, "with --metrics on: samples per second of the server's sessions (pg_stat_activity, the processlist), at most 100")
 	fl.StringVar(&s.Scrape, "scrape", s.Scrape, "URL of a Prometheus node_exporter (Debian: prometheus-node-exporter) on the database's host, e.g. http://db1:9100/metrics: its CPU, memory, disk and network are observed as the database host's")
-	bindSegmentFlags(fl, &s, "run", "the process runs its share of the --vu virtual users, numbered as in the whole run and homed on its share of the warehouses")
-	return cmd
+	rate := bindLoadFlags(fl, s)
+	return func() error {
+		if rate() == "" {
+			return nil
+		}
+		total, byType, err := config.ParseRate(rate())
+		if err != nil {
+			return fmt.Errorf("--rate: %w", err)
+		}
+		s.Rate, s.RateByType = total, ""
+		if byType != nil {
+			s.RateByType = config.FormatRateByType(byType)
+		}
+		return nil
+	}
+}
+
+// bindLoadFlags binds the load model's flags (config.Spec.LoadModel); it
+// returns --rate's text, read when the flags are parsed.
+func bindLoadFlags(fl *pflag.FlagSet, s *config.Spec) func() string {
+	var rate string
+	fl.IntVar(&s.Terminals, "terminals", s.Terminals, "TPROC-C: run this many terminals over a pool of --connections sessions (default with --connections: 10 per warehouse when --pacing spec, else one per session). A terminal that is due waits for a free session and that wait counts in its response time; the result reports the schedule lag (due → sent)")
+	fl.IntVar(&s.Connections, "connections", s.Connections, "TPROC-C: the session pool of a --terminals or --rate run (default: --vu)")
+	fl.StringVar(&rate, "rate", "", "TPROC-C: open-loop arrivals instead of VUs: transactions per second (e.g. 500), or per type (new_order=200,payment=200,order_status=20,delivery=20,stock_level=20), arriving as a Poisson process over --connections sessions. Latency counts from the scheduled start, so a stall shows in the percentiles (no coordinated omission); the result reports the achieved rate, the schedule lag, late and dropped transactions")
+	fl.IntVar(&s.MaxQueue, "max-queue", s.MaxQueue, fmt.Sprintf("with --rate: at most this many scheduled transactions wait for a session; an arrival beyond it is dropped and counted (0: %d)", config.DefaultMaxQueue))
+	fl.StringVar(&s.Stages, "stages", s.Stages, "a load shape in one job: DURATION:TARGET,… (e.g. 2m:8,2m:16,2m:32), where the target is VUs, terminals (--terminals) or transactions per second (--rate); the measured window is the stages (--duration is not used) and the result has one row per stage")
+	fl.StringVar(&s.Between, "between", s.Between, "with --repeat (or sledge profile): what to do to the database between trials: none, vacuum (PostgreSQL VACUUM ANALYZE, MariaDB ANALYZE TABLE, SQLite VACUUM), checkpoint (flush dirty pages) or rebuild (drop and build the schema again as it was built)")
+	return func() string { return rate }
 }
 
 // bindSegmentFlags binds the flags of a job spread over several sledge

@@ -86,6 +86,36 @@ type Spec struct {
 	// not used: like HammerDB's test driver, an iteration run has no
 	// ramp-up and measures from the start. 0 (the default): a timed run.
 	Iterations int `json:"iterations,omitempty"`
+
+	// Load model (LoadModel): closed-loop VUs by default; terminals over a
+	// pool of sessions; or open-loop arrivals at a rate.
+
+	// Terminals is how many terminals share the pool of Connections
+	// sessions (0 with Connections set: 10 per warehouse when paced, else
+	// as many as the sessions).
+	Terminals int `json:"terminals,omitempty"`
+	// Connections is the size of the session pool of a terminal or rate
+	// run; 0: VU sessions.
+	Connections int `json:"connections,omitempty"`
+	// Rate makes a rate run: transactions per second, arriving as a
+	// Poisson process, their latency counted from their scheduled start.
+	// RateByType gives a rate per transaction type instead, as ParseRate
+	// reads it ("new_order=90,payment=90"; the names are the workload's
+	// transaction types).
+	Rate       float64 `json:"rate,omitempty"`
+	RateByType string  `json:"rate_by_type,omitempty"`
+	// MaxQueue bounds the transactions of a rate run that wait for a free
+	// session; an arrival beyond it is dropped and counted (0:
+	// DefaultMaxQueue).
+	MaxQueue int `json:"max_queue,omitempty"`
+	// Stages is the run's load shape, as ParseStages reads it: the
+	// measured window is its stages, each offering its own VUs, terminals
+	// or rate. Empty: one level for Duration.
+	Stages string `json:"stages,omitempty"`
+	// Between is what a series (Repeat) or profile does to the database
+	// between trials: none, vacuum, checkpoint or rebuild (empty: none).
+	Between string `json:"between,omitempty"`
+
 	// ClientCPUs is how many cores the client's goroutines may use
 	// (GOMAXPROCS). It is a setting of the process, decided once by the
 	// process that runs the job; 0 lets that process choose.
@@ -339,6 +369,7 @@ func (s Spec) Validate() error {
 		add(s.QuerySets < 1, "query_sets", "must be at least 1 (got %d)", s.QuerySets)
 		add(!oneOf(s.Metrics, "on", "off"), "metrics", "%q: want on or off", s.Metrics)
 		add(!(s.MetricsRate > 0 && s.MetricsRate <= MaxMetricsRate), "metrics_rate", "must be in (0, %d] samples per second (got %g)", MaxMetricsRate, s.MetricsRate)
+		errs = append(errs, s.validateLoad()...)
 	}
 	errs = append(errs, s.validateSegment()...)
 	// Whatever the kind: a scrape URL is fetched by whoever runs the job,

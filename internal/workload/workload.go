@@ -44,6 +44,40 @@ type Worker interface {
 	Close(ctx context.Context) error
 }
 
+// Pool is a Runner whose terminals can share sessions: a terminal (the
+// inputs it draws) is apart from the session that runs its transactions, so
+// that many terminals can be served by a few sessions (terminal and rate
+// runs).
+type Pool interface {
+	// NewTerminal creates terminal vu (0-based, its number in the whole
+	// run). It holds no session.
+	NewTerminal(vu int) Terminal
+	// NewSession opens one session of the pool.
+	NewSession(ctx context.Context) (Session, error)
+}
+
+// Terminal draws transactions and their inputs and runs them on a session
+// it is given. It is used by one goroutine at a time.
+type Terminal interface {
+	// Next chooses the next transaction and generates its inputs; it
+	// returns the transaction type.
+	Next() int
+	// Choose makes tx the next transaction and generates its inputs (a
+	// rate run per transaction type).
+	Choose(tx int)
+	// ExecuteOn runs the chosen transaction once on s, a session of the
+	// same Pool. After a retryable error it may be called again: the inputs
+	// stay the same.
+	ExecuteOn(ctx context.Context, s Session) error
+}
+
+// Session is one database session of a Pool.
+type Session interface {
+	// Reconnect replaces the session after a connection error.
+	Reconnect(ctx context.Context) error
+	Close(ctx context.Context) error
+}
+
 // Pacer is a Runner whose transactions have operator times: the keying time
 // a terminal waits before submitting transaction type tx, and the mean of
 // the think time after it (drawn from a negative exponential capped at ten

@@ -147,7 +147,7 @@ func TestRunSQLite(t *testing.T) {
 // forcedInvalidOrder sets up a New-Order whose last item is the unused id.
 func forcedInvalidOrder(t *testing.T, w workload.Worker) *terminal {
 	t.Helper()
-	term := w.(*terminal)
+	term := w.(*worker).terminal
 	term.tx = txNewOrder
 	in := &term.gen.in
 	*in = inputs{w: 1, d: 4, customer: 17, nLines: 5, allLocal: 1, rollback: true}
@@ -194,7 +194,7 @@ func testInvalidItemRollsBack(t *testing.T, drv db.Driver, tg db.Target, mode Mo
 	defer w.Close(ctx)
 	before := snapshot(t, r.monitor)
 	term := forcedInvalidOrder(t, w)
-	if err := term.Execute(ctx); !errors.Is(err, workload.ErrRolledBack) {
+	if err := w.Execute(ctx); !errors.Is(err, workload.ErrRolledBack) {
 		t.Fatalf("%s: invalid item gave %v, want the designed rollback", mode, err)
 	}
 	if after := snapshot(t, r.monitor); after != before {
@@ -204,7 +204,7 @@ func testInvalidItemRollsBack(t *testing.T, drv db.Driver, tg db.Target, mode Mo
 	term = forcedInvalidOrder(t, w)
 	term.gen.in.lines[4].itemID = 104
 	term.gen.in.rollback = false
-	if err := term.Execute(ctx); err != nil {
+	if err := w.Execute(ctx); err != nil {
 		t.Fatalf("%s: valid order: %v", mode, err)
 	}
 	if after := snapshot(t, r.monitor); after == before {

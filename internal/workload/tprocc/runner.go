@@ -217,26 +217,42 @@ func (r *Runner) Close(ctx context.Context) error {
 	return err
 }
 
-// NewWorker creates terminal vu (its number in the whole run). Terminals
-// are spread over the warehouses first, then over the districts for
-// Stock-Level: with 10 VUs per warehouse every (warehouse, district) pair
-// has exactly one terminal [2.8.1.1]. A process running a segment of the
-// run spreads its VUs over its own warehouses (RunOptions.Segment).
+// NewWorker creates terminal vu (its number in the whole run) with a
+// session of its own: a closed-loop VU.
 func (r *Runner) NewWorker(ctx context.Context, vu int) (workload.Worker, error) {
-	w := r.meta.Warehouses
+	s, err := r.newSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &worker{terminal: r.newTerminal(vu), own: s}, nil
+}
+
+// NewTerminal creates terminal vu (its number in the whole run) without a
+// session: its transactions run on whichever session of the pool the
+// engine gives it (workload.Pool).
+func (r *Runner) NewTerminal(vu int) workload.Terminal { return r.newTerminal(vu) }
+
+// NewSession opens one session of the pool.
+func (r *Runner) NewSession(ctx context.Context) (workload.Session, error) { return r.newSession(ctx) }
+
+// newTerminal creates terminal vu. Terminals are spread over the warehouses
+// first, then over the districts for Stock-Level: with 10 terminals per
+// warehouse every (warehouse, district) pair has exactly one terminal
+// [2.8.1.1]. A process running a segment of the run spreads its terminals
+// over its own warehouses (RunOptions.Segment).
+func (r *Runner) newTerminal(vu int) *terminal {
 	rng := NewRand(r.opts.Seed, uint64(vu))
 	home, slevD := r.place.home(vu)
 	if r.opts.RandomHome {
 		home = rng.Int(r.place.wFirst+1, r.place.wFirst+r.place.wCount)
 	}
 	t := &terminal{
-		r:     r,
 		q:     r.q,
 		procs: r.mode == ModeProcs,
 		gen: generator{
 			rng:        rng,
 			c:          r.c,
-			warehouses: w,
+			warehouses: r.meta.Warehouses,
 			home:       home,
 			slevD:      slevD,
 			deck:       newDeck(),
@@ -246,18 +262,16 @@ func (r *Runner) NewWorker(ctx context.Context, vu int) (workload.Worker, error)
 		supplyWs:   make([]int32, 15),
 		quantities: make([]int32, 15),
 	}
-	if err := t.connect(ctx); err != nil {
-		return nil, err
-	}
 	r.mu.Lock()
 	r.terminals = append(r.terminals, t)
 	r.mu.Unlock()
-	return t, nil
+	return t
 }
 
-// terminal is one virtual user: a session and its input generator.
+// terminal is one terminal's inputs: its generator and the buffers its
+// transactions reuse. It runs its transactions on the session it is given
+// (conn, set for the time of one execution).
 type terminal struct {
-	r     *Runner
 	q     *queries
 	procs bool
 	conn  db.Conn
@@ -270,45 +284,83 @@ type terminal struct {
 	itemIDs, supplyWs, quantities []int32
 }
 
-func (t *terminal) connect(ctx context.Context) error {
-	c, err := t.r.drv.Connect(ctx, t.r.target, db.Options{
-		Isolation: t.r.opts.Isolation,
-		ExecMode:  t.r.opts.ExecMode,
-		AppName:   "sledge vu",
-	})
-	if err != nil {
-		return err
-	}
-	t.conn = c
-	return nil
-}
-
 func (t *terminal) Next() int {
 	t.tx = t.gen.next()
 	return t.tx
 }
 
-func (t *terminal) Execute(ctx context.Context) error { return t.execute(ctx) }
+// Choose makes tx the next transaction, with fresh inputs.
+func (t *terminal) Choose(tx int) {
+	t.tx = tx
+	t.gen.generate(tx)
+}
+
+// ExecuteOn runs the chosen transaction on session s.
+func (t *terminal) ExecuteOn(ctx context.Context, s workload.Session) error {
+	t.conn = s.(*session).conn
+	err := t.execute(ctx)
+	t.conn = nil
+	return err
+}
+
+// session is one database session of a run.
+type session struct {
+	r    *Runner
+	conn db.Conn
+}
+
+func (r *Runner) newSession(ctx context.Context) (*session, error) {
+	s := &session{r: r}
+	if err := s.connect(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *session) connect(ctx context.Context) error {
+	c, err := s.r.drv.Connect(ctx, s.r.target, db.Options{
+		Isolation: s.r.opts.Isolation,
+		ExecMode:  s.r.opts.ExecMode,
+		AppName:   "sledge vu",
+	})
+	if err != nil {
+		return err
+	}
+	s.conn = c
+	return nil
+}
+
+func (s *session) Reconnect(ctx context.Context) error {
+	if s.conn != nil {
+		_ = s.conn.Close(ctx)
+		s.conn = nil
+	}
+	return s.connect(ctx)
+}
+
+func (s *session) Close(ctx context.Context) error {
+	if s.conn == nil {
+		return nil
+	}
+	err := s.conn.Close(ctx)
+	s.conn = nil
+	return err
+}
+
+// worker is a closed-loop VU: a terminal with a session of its own.
+type worker struct {
+	*terminal
+	own *session
+}
+
+func (w *worker) Execute(ctx context.Context) error   { return w.ExecuteOn(ctx, w.own) }
+func (w *worker) Reconnect(ctx context.Context) error { return w.own.Reconnect(ctx) }
+func (w *worker) Close(ctx context.Context) error     { return w.own.Close(ctx) }
 
 // Pacing makes the Runner a workload.Pacer: the specification's keying time
 // and mean think time of each transaction type.
 func (r *Runner) Pacing(tx int) (keying, thinkMean time.Duration) {
 	return keyingTimes[tx], thinkMeans[tx]
-}
-
-func (t *terminal) Reconnect(ctx context.Context) error {
-	if t.conn != nil {
-		_ = t.conn.Close(ctx)
-		t.conn = nil
-	}
-	return t.connect(ctx)
-}
-
-func (t *terminal) Close(ctx context.Context) error {
-	if t.conn == nil {
-		return nil
-	}
-	return t.conn.Close(ctx)
 }
 
 // HeadlineTx: NOPM counts New-Orders.
@@ -681,8 +733,11 @@ func auditWindow(warehouses int, completed, rolledBack []int64, failed []map[str
 }
 
 var (
-	_ workload.Runner  = (*Runner)(nil)
-	_ workload.Prober  = (*Runner)(nil)
-	_ workload.Auditor = (*Runner)(nil)
-	_ workload.Worker  = (*terminal)(nil)
+	_ workload.Runner   = (*Runner)(nil)
+	_ workload.Prober   = (*Runner)(nil)
+	_ workload.Auditor  = (*Runner)(nil)
+	_ workload.Pool     = (*Runner)(nil)
+	_ workload.Worker   = (*worker)(nil)
+	_ workload.Terminal = (*terminal)(nil)
+	_ workload.Session  = (*session)(nil)
 )

@@ -399,7 +399,7 @@ func TestSegmentRunSQLite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h := w.(*terminal).gen.home; h != 2 {
+		if h := w.(*worker).gen.home; h != 2 {
 			t.Errorf("random home of VU %d: %d, outside segment 1/2's warehouse 2", vu, h)
 		}
 		w.Close(ctx)

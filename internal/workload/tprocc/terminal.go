@@ -131,6 +131,12 @@ func (g *generator) customerID() int { return g.rng.NURand(nuA_CID, 1, 3000, g.c
 
 func (g *generator) next() int {
 	t := g.deck.draw(g.rng)
+	g.generate(t)
+	return t
+}
+
+// generate draws the inputs of a transaction of type t.
+func (g *generator) generate(t int) {
 	in := &g.in
 	in.w = g.home
 	switch t {
@@ -164,7 +170,6 @@ func (g *generator) next() int {
 		in.d = g.slevD
 		in.threshold = g.rng.Int(10, 20)
 	}
-	return t
 }
 
 // customerSelection: 60% by last name (NURand with C_RUN), else by number.

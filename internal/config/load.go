@@ -1,0 +1,256 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Load models: how a run offers its load (Spec.LoadModel).
+const (
+	// LoadClosed is closed-loop virtual users: each VU is a session that
+	// runs its next transaction as soon as the last one ended (after its
+	// keying and think times when paced).
+	LoadClosed = "closed"
+	// LoadTerminals is terminals over a pool of sessions: each terminal
+	// keys and thinks on its own schedule, and a terminal that is due waits
+	// for a free session; that wait is part of its response time.
+	LoadTerminals = "terminals"
+	// LoadRate is open-loop arrivals at a rate: transactions are scheduled
+	// by a Poisson process, whatever the sessions are doing, and their
+	// latency counts from the scheduled start.
+	LoadRate = "rate"
+)
+
+// Defaults and bounds of the load models.
+const (
+	// TerminalsPerWarehouse is the specification's terminals per warehouse:
+	// the default number of terminals of a paced terminal run.
+	TerminalsPerWarehouse = 10
+	// MaxTerminals bounds the terminals of one process.
+	MaxTerminals = 100000
+	// DefaultMaxQueue bounds how many scheduled transactions of a rate run
+	// may wait for a session before further ones are dropped (and counted).
+	DefaultMaxQueue = 100000
+	// MaxRate bounds a rate run's transactions per second.
+	MaxRate = 1e6
+	// MaxStages bounds the stages of one run.
+	MaxStages = 100
+)
+
+// Between is what a series or profile does to the database between two
+// trials (Spec.Between).
+const (
+	BetweenNone       = "none"
+	BetweenVacuum     = "vacuum"
+	BetweenCheckpoint = "checkpoint"
+	BetweenRebuild    = "rebuild"
+)
+
+// BetweenChoices lists the values of Spec.Between.
+var BetweenChoices = []string{BetweenNone, BetweenVacuum, BetweenCheckpoint, BetweenRebuild}
+
+// LoadModel is how the spec's run offers its load: LoadRate with a rate,
+// LoadTerminals with terminals or connections, else LoadClosed.
+func (s Spec) LoadModel() string {
+	switch {
+	case s.Rate > 0 || s.RateByType != "":
+		return LoadRate
+	case s.Terminals > 0 || s.Connections > 0:
+		return LoadTerminals
+	}
+	return LoadClosed
+}
+
+// Sessions is how many database sessions a run of the spec opens: the
+// connections of a terminal or rate run (the VUs when none are given),
+// else the VUs.
+func (s Spec) Sessions() int {
+	if s.LoadModel() != LoadClosed && s.Connections > 0 {
+		return s.Connections
+	}
+	return s.VU
+}
+
+// Stage is one step of a run's load shape: for its duration the run offers
+// Target — VUs, terminals or transactions per second, by the load model.
+type Stage struct {
+	Duration time.Duration
+	Target   float64
+}
+
+// ParseStages reads a load shape: comma-separated DURATION:TARGET steps, as
+// "2m:8,2m:16,2m:32" (k6's stages). Empty: no stages.
+func ParseStages(text string) ([]Stage, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil, nil
+	}
+	var out []Stage
+	for i, part := range strings.Split(text, ",") {
+		part = strings.TrimSpace(part)
+		d, t, ok := strings.Cut(part, ":")
+		if !ok {
+			return nil, fmt.Errorf("step %d %q: want DURATION:TARGET, e.g. 2m:8", i+1, part)
+		}
+		dur, err := time.ParseDuration(strings.TrimSpace(d))
+		if err != nil || dur < time.Second {
+			return nil, fmt.Errorf("step %d %q: the duration must be at least 1s (e.g. 2m, 90s)", i+1, part)
+		}
+		target, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+		if err != nil || !(target > 0) || math.IsInf(target, 0) {
+			return nil, fmt.Errorf("step %d %q: the target must be a positive number (VUs, terminals or transactions per second)", i+1, part)
+		}
+		out = append(out, Stage{Duration: dur, Target: target})
+	}
+	if len(out) > MaxStages {
+		return nil, fmt.Errorf("%d stages: at most %d", len(out), MaxStages)
+	}
+	return out, nil
+}
+
+// FormatStages writes stages as ParseStages reads them.
+func FormatStages(stages []Stage) string {
+	parts := make([]string, len(stages))
+	for i, st := range stages {
+		parts[i] = st.Duration.String() + ":" + strconv.FormatFloat(st.Target, 'g', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}
+
+// StagesDuration is the stages' total duration: the measured window of a
+// staged run.
+func StagesDuration(stages []Stage) time.Duration {
+	var d time.Duration
+	for _, st := range stages {
+		d += st.Duration
+	}
+	return d
+}
+
+// ParseRate reads --rate: a total rate in transactions per second ("200"),
+// or per transaction type ("new_order=90,payment=90,delivery=9"). One of
+// the two results is set.
+func ParseRate(text string) (total float64, byType map[string]float64, err error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return 0, nil, nil
+	}
+	if !strings.Contains(text, "=") {
+		v, err := strconv.ParseFloat(text, 64)
+		if err != nil || !(v > 0) || v > MaxRate {
+			return 0, nil, fmt.Errorf("%q: want transactions per second, in (0, %g], or TYPE=RATE,… per transaction type", text, float64(MaxRate))
+		}
+		return v, nil, nil
+	}
+	byType = map[string]float64{}
+	for _, part := range strings.Split(text, ",") {
+		name, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		rate, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if !ok || strings.TrimSpace(name) == "" || err != nil || !(rate > 0) || rate > MaxRate {
+			return 0, nil, fmt.Errorf("%q: want TYPE=RATE with a rate in (0, %g] transactions per second, e.g. new_order=90", part, float64(MaxRate))
+		}
+		byType[strings.TrimSpace(name)] = rate
+	}
+	return 0, byType, nil
+}
+
+// FormatRateByType writes a per-type rate as ParseRate reads it, the types
+// sorted.
+func FormatRateByType(byType map[string]float64) string {
+	names := make([]string, 0, len(byType))
+	for n := range byType {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + "=" + strconv.FormatFloat(byType[n], 'g', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}
+
+// Rates is the rate of a rate run: the total, or per type (nil when
+// RateByType does not parse: Validate refuses that).
+func (s Spec) Rates() (total float64, byType map[string]float64) {
+	if s.RateByType == "" {
+		return s.Rate, nil
+	}
+	_, byType, err := ParseRate(s.RateByType)
+	if err != nil || byType == nil {
+		return 0, nil
+	}
+	for _, v := range byType {
+		total += v
+	}
+	return total, byType
+}
+
+// validateLoad checks the load model's settings of a run.
+func (s Spec) validateLoad() FieldErrors {
+	var errs FieldErrors
+	add := func(cond bool, field, format string, args ...any) {
+		if cond {
+			errs = append(errs, fieldErr(field, format, args...))
+		}
+	}
+	add(s.Terminals < 0 || s.Terminals > MaxTerminals, "terminals", "must be in 0..%d (got %d)", MaxTerminals, s.Terminals)
+	add(s.Connections < 0 || s.Connections > MaxVUs, "connections", "must be in 0..%d (got %d)", MaxVUs, s.Connections)
+	add(s.Terminals > 0 && s.Connections > s.Terminals, "connections",
+		"%d is more than the %d terminals: a session no terminal can use is never used", s.Connections, s.Terminals)
+	add(s.Rate < 0 || s.Rate > MaxRate, "rate", "must be in (0, %g] transactions per second (got %g)", float64(MaxRate), s.Rate)
+	add(s.Rate > 0 && s.RateByType != "", "rate", "give either a total rate or rates per type, not both")
+	if s.RateByType != "" {
+		if _, byType, err := ParseRate(s.RateByType); err != nil || byType == nil {
+			msg := "want TYPE=RATE,… (e.g. new_order=90,payment=90)"
+			if err != nil {
+				msg = err.Error()
+			}
+			errs = append(errs, fieldErr("rate_by_type", "%s", msg))
+		}
+	}
+	add(s.MaxQueue < 0, "max_queue", "must not be negative (got %d; 0 is the default, %d)", s.MaxQueue, DefaultMaxQueue)
+	add(!oneOf(s.Between, "", BetweenNone, BetweenVacuum, BetweenCheckpoint, BetweenRebuild), "between",
+		"%q: want %s", s.Between, strings.Join(BetweenChoices, ", "))
+	model := s.LoadModel()
+	if model == LoadRate {
+		add(s.Terminals > 0, "terminals", "does not apply to a rate run: its transactions arrive at the rate, not from terminals")
+		add(s.Pacing == "spec", "pacing", "spec: a rate run is not paced by keying and think times; its arrivals are")
+	}
+	if model != LoadClosed && s.Iterations > 0 {
+		errs = append(errs, fieldErr("iterations", "applies to closed-loop VUs only, not to a %s run", model))
+	}
+	if model != LoadRate {
+		add(s.MaxQueue > 0, "max_queue", "applies to a rate run only (--rate)")
+	}
+	stages, err := ParseStages(s.Stages)
+	if err != nil {
+		errs = append(errs, FieldError{Field: "stages", Msg: "stages " + err.Error()})
+	}
+	if len(stages) > 0 {
+		add(s.Iterations > 0, "stages", "do not apply to an iteration run: it has no timed window")
+		for i, st := range stages {
+			whole := st.Target == math.Trunc(st.Target)
+			switch model {
+			case LoadClosed:
+				add(!whole || st.Target > MaxVUs, "stages", "stage %d: %g VUs: want a whole number up to %d", i+1, st.Target, MaxVUs)
+			case LoadTerminals:
+				add(!whole || st.Target > MaxTerminals, "stages", "stage %d: %g terminals: want a whole number up to %d", i+1, st.Target, MaxTerminals)
+			case LoadRate:
+				add(st.Target > MaxRate, "stages", "stage %d: %g transactions per second: at most %g", i+1, st.Target, float64(MaxRate))
+				add(s.RateByType != "", "stages", "a staged rate is a total rate: give --rate as one number")
+			}
+			add(st.Duration < time.Duration(s.Interval) && s.Interval > 0, "stages",
+				"stage %d lasts %s, less than the %s interval: every stage needs an interval of its own", i+1, st.Duration, s.Interval)
+		}
+	}
+	if model != LoadClosed || len(stages) > 0 {
+		if !s.Seg().IsWhole() {
+			errs = append(errs, fieldErr("segment", "%s: a run split over several agents runs closed-loop VUs without stages", s.Segment))
+		}
+	}
+	return errs
+}

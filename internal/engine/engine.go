@@ -83,12 +83,51 @@ type Config struct {
 	// later does not move them), so that every process measures the same
 	// window.
 	Partial bool
+
+	// The load model: closed-loop VUs (the default), Terminals over a pool
+	// of Connections sessions, or arrivals at a Rate (see load.go).
+
+	// Terminals, when positive, runs that many terminals over a pool of
+	// Connections sessions (the workload must be a workload.Pool): each
+	// terminal keys and thinks on its own schedule (Pacing), and one that
+	// is due waits for a free session. Its transaction's latency counts
+	// from when it was due, so that the wait is part of its response time.
+	// VUs is not used.
+	Terminals int
+	// Connections is the session pool of a terminal or rate run.
+	Connections int
+	// Rate, when positive, runs open-loop arrivals: transactions scheduled
+	// by a Poisson process of Rate per second, whatever the sessions are
+	// doing, queued for the Connections sessions, their latency counted
+	// from their scheduled start. RateByType, when set, is a rate per
+	// transaction type (index as TxNames; Rate is then their sum): an
+	// arrival's type is drawn in proportion and its inputs generated for
+	// it (workload.Terminal.Choose); otherwise the workload draws the type
+	// (Next). VUs is not used.
+	Rate       float64
+	RateByType []float64
+	// MaxQueue bounds the arrivals waiting for a session; an arrival
+	// beyond it is dropped and counted. 0: 100,000.
+	MaxQueue int
+	// Stages, when set, is the measured window as a load shape: each stage
+	// offers its Target (VUs, terminals or transactions per second, by the
+	// model) for its Duration, and Duration is their sum. The ramp-up runs
+	// at the first stage's level. The sessions (VUs, terminals) of the
+	// largest stage are opened at the start; those a stage does not use
+	// wait idle.
+	Stages []Stage
+}
+
+// Stage is one step of a staged run.
+type Stage struct {
+	Duration time.Duration
+	Target   float64
 }
 
 // Validate reports the first invalid setting.
 func (c Config) Validate() error {
 	switch {
-	case c.VUs < 1:
+	case c.model() == modelClosed && c.VUs < 1:
 		return fmt.Errorf("VUs must be at least 1 (got %d)", c.VUs)
 	case c.FirstVU < 0:
 		return fmt.Errorf("the first VU's number must not be negative (got %d)", c.FirstVU)
@@ -100,7 +139,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("iterations must not be negative (got %d)", c.Iterations)
 	case c.Iterations > 0 && c.Rampup > 0:
 		return fmt.Errorf("an iteration run has no ramp-up (got %s): it measures from the start", c.Rampup)
-	case c.Iterations == 0 && c.Duration <= 0:
+	case c.Iterations == 0 && c.Duration <= 0 && len(c.Stages) == 0:
 		return fmt.Errorf("duration must be positive (got %s)", c.Duration)
 	case c.Interval < 100*time.Millisecond:
 		return fmt.Errorf("reporting interval must be at least 100ms (got %s)", c.Interval)
@@ -109,7 +148,7 @@ func (c Config) Validate() error {
 	case c.Pacing < 0 || c.Pacing > 10:
 		return fmt.Errorf("pacing scale must be in (0, 10] (got %g)", c.Pacing)
 	}
-	return nil
+	return c.validateLoad()
 }
 
 // Output receives what the run reports while it goes on. Calls may come from
@@ -145,10 +184,23 @@ type run struct {
 	// reads them once every VU has returned.
 	finished []time.Duration
 
+	// The load a staged run offers now, and a rate run's arrivals and
+	// drops since the last tick.
+	level              *levels
+	scheduled, dropped atomic.Int64
+
 	// Used by the monitor goroutine only.
 	prober workload.Prober
 	gaps   []metrics.MonitorGap
 	idle   []metrics.IdleInterval
+	// The window's start, a staged run's stage ends from it and the
+	// current stage (0-based), the stages done, and a rate run's arrivals
+	// and drops in the window.
+	winStart             time.Duration
+	stageEnd             []time.Duration
+	stage                int
+	stages               []metrics.StageResult
+	winSched, winDropped int64
 }
 
 // paceSums adds up the keying and think times the VUs waited.
@@ -193,23 +245,40 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 		headline = prober.HeadlineTx()
 	}
 	auditor, _ := wl.(workload.Auditor)
+	model := cfg.model()
+	pool, _ := wl.(workload.Pool)
+	if model != modelClosed && pool == nil {
+		return nil, errors.New("the workload's transactions cannot share sessions: it runs closed-loop VUs only")
+	}
+	if len(cfg.Stages) > 0 {
+		cfg.Duration = stageEnds(cfg)[len(cfg.Stages)-1]
+	}
 	r := &run{cfg: cfg, wl: wl, out: out, col: metrics.NewCollector(wl.TxNames(), headline),
-		stopped: make(chan struct{}), pace: make([]paceSums, len(wl.TxNames())), prober: prober}
+		stopped: make(chan struct{}), pace: make([]paceSums, len(wl.TxNames())), prober: prober,
+		level: newLevels(cfg), stageEnd: stageEnds(cfg)}
 	r.track = newTracker(r)
+	if model != modelClosed {
+		r.col.TrackLag()
+	}
+	if len(cfg.Stages) > 0 {
+		r.col.TrackStages()
+	}
 	if cfg.Iterations > 0 {
 		r.finished = make([]time.Duration, cfg.VUs)
 	}
-	recs := make([]*metrics.Recorder, cfg.VUs)
+	sessions := cfg.sessions()
+	recs := make([]*metrics.Recorder, sessions)
 	for i := range recs {
 		recs[i] = r.col.NewRecorder()
 	}
-	res := &metrics.RunResult{VUs: cfg.VUs, Rampup: cfg.Rampup, Duration: cfg.Duration, Status: metrics.StatusCompleted}
+	res := &metrics.RunResult{VUs: sessions, Rampup: cfg.Rampup, Duration: cfg.Duration, Status: metrics.StatusCompleted}
 	if cfg.Iterations > 0 {
 		res.Iterations, res.Duration = cfg.Iterations, 0
 	}
 	var w window
 	openWindow := func(at time.Duration) {
 		w.open, w.start = true, at
+		defer func() { r.winStart = w.start }()
 		w.cpu0 = processCPU()
 		if prober != nil {
 			if w.p0, w.err0 = r.probe(ctx, metrics.EdgeWindowStart, at); w.err0 == nil {
@@ -269,15 +338,22 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 	// hand (within StopGrace) instead of being cut off mid-statement.
 	vuCtx, cancelVUs := context.WithCancel(context.Background())
 	defer cancelVUs()
-	fatal := make(chan error, cfg.VUs)
+	fatal := make(chan error, sessions+1)
 	var wg sync.WaitGroup
-	stagger := staggerStep(cfg)
-	for i := 0; i < cfg.VUs; i++ {
-		wg.Add(1)
-		go func(vu int) {
-			defer wg.Done()
-			r.vu(vuCtx, vu, time.Duration(vu)*stagger, recs[vu], fatal)
-		}(i)
+	switch model {
+	case modelTerminals:
+		r.startTerminals(vuCtx, pool, recs, fatal, &wg)
+	case modelRate:
+		r.startRate(vuCtx, pool, recs, fatal, &wg)
+	default:
+		stagger := staggerStep(cfg)
+		for i := 0; i < sessions; i++ {
+			wg.Add(1)
+			go func(vu int) {
+				defer wg.Done()
+				r.vu(vuCtx, vu, time.Duration(vu)*stagger, recs[vu], fatal)
+			}(i)
+		}
 	}
 	vusDone := make(chan struct{})
 	go func() { wg.Wait(); close(vusDone) }()
@@ -288,7 +364,9 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 		iterationsDone = vusDone
 	}
 	if cfg.Rampup > 0 {
-		out.Logf("ramp-up %s: %d virtual users starting", cfg.Rampup, cfg.VUs)
+		out.Logf("ramp-up %s: %s starting", cfg.Rampup, r.describeLoad())
+	} else if model != modelClosed {
+		out.Logf("%s", r.describeLoad())
 	}
 
 	var failure error
@@ -385,6 +463,7 @@ loop:
 	}
 	res.Measured = w.end - w.start
 	r.fill(res, cpu1-w.cpu0, headline)
+	r.fillLoad(res)
 	r.crossCheck(res, &w)
 	if d := r.disruption(w); d != nil {
 		res.Disruption = d
@@ -449,8 +528,108 @@ func (r *run) tick(t time.Duration, phase string) bool {
 			iv.VUs[i].VU += r.cfg.FirstVU
 		}
 	}
+	if r.cfg.model() == modelRate {
+		iv.Scheduled, iv.Dropped = r.scheduled.Swap(0), r.dropped.Swap(0)
+		if phase == metrics.PhaseMeasure {
+			r.winSched += iv.Scheduled
+			r.winDropped += iv.Dropped
+		}
+	}
+	endsStage := false
+	if phase == metrics.PhaseMeasure && len(r.stageEnd) > 0 {
+		iv.Stage = r.stage + 1
+		endsStage = r.stage < len(r.stageEnd)-1 && t >= r.winStart+r.stageEnd[r.stage]
+	}
 	r.out.Interval(iv)
+	if endsStage {
+		// The last stage ends with the window, after the run's last events
+		// are drained (fillLoad).
+		r.endStage(t)
+		r.level.set(r.cfg, r.cfg.Stages[r.stage].Target)
+		r.out.Logf("stage %d of %d: %s", r.stage+1, len(r.stageEnd), r.describeStage(r.stage))
+	}
 	return true
+}
+
+// endStage closes the current stage at t (on the run's clock) and starts
+// the next.
+func (r *run) endStage(t time.Duration) {
+	st := r.col.StageTotals()
+	st.Start = r.winStart
+	if r.stage > 0 {
+		st.Start = r.stages[r.stage-1].End
+	}
+	st.Stage, st.Target, st.End = r.stage+1, r.cfg.Stages[r.stage].Target, t
+	if m := (t - st.Start).Minutes(); m > 0 {
+		st.TPM, st.NOPM = float64(st.Commits)/m, float64(st.NewOrders)/m
+	}
+	r.stages = append(r.stages, st)
+	r.stage++
+}
+
+// describeLoad says how the run offers its load.
+func (r *run) describeLoad() string {
+	c := r.cfg
+	switch c.model() {
+	case modelTerminals:
+		return fmt.Sprintf("%d terminals over %d sessions", c.units(), c.Connections)
+	case modelRate:
+		rate := c.Rate
+		if len(c.Stages) > 0 {
+			rate = c.Stages[0].Target
+		}
+		return fmt.Sprintf("arrivals at %g transactions per second over %d sessions", rate, c.Connections)
+	}
+	return fmt.Sprintf("%d virtual users", c.sessions())
+}
+
+// describeStage says what stage i offers.
+func (r *run) describeStage(i int) string {
+	st := r.cfg.Stages[i]
+	what := "virtual users"
+	switch r.cfg.model() {
+	case modelTerminals:
+		what = "terminals"
+	case modelRate:
+		what = "transactions per second"
+	}
+	return fmt.Sprintf("%g %s for %s", st.Target, what, st.Duration)
+}
+
+// fillLoad adds the schedule's figures of a terminal or rate run and the
+// stages' rows; after the run's last events were drained.
+func (r *run) fillLoad(res *metrics.RunResult) {
+	if n := len(r.stageEnd); n > 0 && r.stage < n {
+		r.endStage(r.winStart + res.Measured)
+	}
+	res.Stages = r.stages
+	c := r.cfg
+	switch c.model() {
+	case modelTerminals:
+		res.Load = &metrics.LoadResult{Model: metrics.LoadTerminals, Terminals: c.units(), Connections: c.Connections}
+	case modelRate:
+		res.Load = &metrics.LoadResult{Model: metrics.LoadRate, Connections: c.Connections,
+			AskedRate: askedRate(c, res.Measured), Scheduled: r.winSched, Dropped: r.winDropped, MaxQueue: c.MaxQueue}
+		if res.Load.MaxQueue == 0 {
+			res.Load.MaxQueue = defaultMaxQueue
+		}
+		if s := res.Measured.Seconds(); s > 0 {
+			res.Load.AchievedRate = float64(res.Commits+res.RolledBack+res.Errors) / s
+		}
+	default:
+		return
+	}
+	l := res.Load
+	l.LagP50, l.LagP99, l.LagMax, l.Late = r.col.Lag()
+	if l.Dropped > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"%d scheduled transactions were dropped: %d were already waiting for a session (raise --connections or --max-queue, or lower --rate)",
+			l.Dropped, l.MaxQueue))
+	}
+	if c.model() == modelRate && l.AskedRate > 0 && l.AchievedRate < 0.95*l.AskedRate {
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"the achieved rate, %.1f per second, is below the %.1f asked: the sessions could not keep up", l.AchievedRate, l.AskedRate))
+	}
 }
 
 // isClosed reports whether ch is closed (false for a nil channel).
@@ -691,7 +870,17 @@ func nextBoundary(now time.Duration, measuring bool, winStart time.Duration, cfg
 	if cfg.Iterations > 0 {
 		return winStart + k*cfg.Interval // the VUs' end closes the window, not a boundary
 	}
-	return min(winStart+k*cfg.Interval, winStart+cfg.Duration)
+	next := min(winStart+k*cfg.Interval, winStart+cfg.Duration)
+	// A stage's end is a boundary too: every interval lies in one stage.
+	var end time.Duration
+	for _, st := range cfg.Stages {
+		end += st.Duration
+		if winStart+end > now {
+			next = min(next, winStart+end)
+			break
+		}
+	}
+	return next
 }
 
 // vu is one virtual user's life: connect, then transactions until stopped or,
@@ -716,7 +905,6 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 	}
 	defer w.Close(context.Background())
 	rec.SetState(metrics.VURunning)
-	maxRetries := r.cfg.MaxRetries
 	pacer, paced := r.wl.(workload.Pacer)
 	paced = paced && r.cfg.Pacing > 0
 	var rng *rand.Rand
@@ -725,7 +913,11 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 	}
 	// An int compare per transaction: the hot path stays free of locks.
 	iterations, done := r.cfg.Iterations, 0
+	staged := len(r.cfg.Stages) > 0
 	for !r.stop.Load() {
+		if staged && !r.awaitTurn(ctx, vu, rec) {
+			return
+		}
 		tx := w.Next()
 		var keying, thinkMean time.Duration
 		if paced {
@@ -737,61 +929,11 @@ func (r *run) vu(ctx context.Context, vu int, delay time.Duration, rec *metrics.
 			r.pace[tx].keying.Add(int64(k))
 			r.pace[tx].keyingN.Add(1)
 		}
-		began := time.Now()
-		var (
-			err      error
-			cls      db.ErrorClass
-			retries  int
-			retryCls db.ErrorClass
-		)
-		for {
-			err = w.Execute(ctx)
-			if err == nil || errors.Is(err, workload.ErrRolledBack) {
-				break
-			}
-			cls = r.wl.Classify(err)
-			if !cls.Retryable() || retries >= maxRetries || r.stop.Load() {
-				break
-			}
-			retries++
-			retryCls = cls
-		}
-		end := time.Now()
-		if ctx.Err() != nil {
-			return // cancelled at stop: outside the window, not a result
-		}
-		e := metrics.Event{End: end.Sub(r.start), Latency: end.Sub(began), Tx: uint8(tx), Retries: uint8(retries), RetryClass: retryCls}
-		switch {
-		case err == nil:
-			e.Outcome = metrics.Committed
-		case errors.Is(err, workload.ErrRolledBack):
-			e.Outcome = metrics.RolledBack
-		default:
-			e.Outcome = metrics.Failed(cls)
-		}
-		rec.Record(e)
 		done++
 		last := done == iterations // never in a timed run (iterations 0)
-		switch {
-		case e.Outcome == metrics.Committed:
-			r.track.committed(e.End)
-		case e.Outcome != metrics.RolledBack:
-			r.logError(id, tx, cls, err)
-			if cls != db.ClassConnection {
-				r.track.failed(e.End, cls)
-				break
-			}
-			ev := r.track.lost(id, e.End, cls)
-			if last {
-				break // its work is done: it needs no new session
-			}
-			rec.SetState(metrics.VUReconnecting)
-			ok, attempts := r.reconnect(ctx, id, w)
-			r.track.reconnected(ev, ok, r.clock(), attempts)
-			if !ok {
-				return
-			}
-			rec.SetState(metrics.VURunning)
+		e, st := r.transact(ctx, id, tx, time.Now(), 0, w, w, rec, last)
+		if st != txDone {
+			return
 		}
 		if last {
 			// Its last think time is not waited: nothing follows it, and it
@@ -888,7 +1030,7 @@ func (r *run) logError(vu, tx int, cls db.ErrorClass, err error) {
 // capped at half an interval (within 100 ms and 5 s, jittered), so that a VU
 // is back within about an interval of the database and the outage's end is
 // seen at that resolution.
-func (r *run) reconnect(ctx context.Context, vu int, w workload.Worker) (bool, int) {
+func (r *run) reconnect(ctx context.Context, vu int, w reconnector) (bool, int) {
 	backoff := 100 * time.Millisecond
 	ceiling := min(max(r.cfg.Interval/2, 100*time.Millisecond), 5*time.Second)
 	attempt := 0

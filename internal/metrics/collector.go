@@ -111,6 +111,74 @@ type Collector struct {
 	// carry holds events drained early: they ended after the tick that
 	// drained them, so they belong to the next interval.
 	carry []carried
+
+	// The schedule lag of terminal and rate runs (TrackLag): per interval,
+	// over the window and over the current stage.
+	lag                     bool
+	lagIv, lagWin, lagStage *hdrhistogram.Histogram
+	lateIv, lateWin         int64
+	// stage accumulates the measured events of the current stage of a
+	// staged run (TrackStages); nil otherwise.
+	stage []*txStats
+}
+
+// TrackLag makes the collector keep the events' schedule lag (terminal and
+// rate runs).
+func (c *Collector) TrackLag() {
+	c.lag = true
+	c.lagIv, c.lagWin, c.lagStage = newHist(), newHist(), newHist()
+}
+
+// TrackStages makes the collector keep the current stage's statistics
+// (StageTotals), from the window's start.
+func (c *Collector) TrackStages() {
+	for range c.names {
+		c.stage = append(c.stage, newTxStats())
+	}
+	if c.lagStage == nil {
+		c.lagStage = newHist()
+	}
+}
+
+// StageTotals returns the current stage's figures — commits, headline
+// commits, errors, the headline type's latencies (all types' when there is
+// no headline) and the lag's p99 — and starts the next stage. Call it at the
+// stage's last tick. The caller fills in the stage's place and rates.
+func (c *Collector) StageTotals() StageResult {
+	var st StageResult
+	h := newHist()
+	for i, s := range c.stage {
+		st.Commits += s.count
+		st.Errors += s.errorTotal()
+		if i == c.headline {
+			st.NewOrders = s.count
+		}
+		if c.headline < 0 || i == c.headline {
+			h.Merge(s.hist)
+		}
+		s.reset()
+	}
+	l := latencyOf(h)
+	st.P50, st.P95, st.P99 = l.p50, l.p95, l.p99
+	if c.lag {
+		st.LagP99 = us(c.lagStage.ValueAtQuantile(99))
+	}
+	c.lagStage.Reset()
+	return st
+}
+
+// Lag returns the schedule lag over the window: p50, p99, max and the late
+// transactions (LateLag).
+func (c *Collector) Lag() (p50, p99, maxLag time.Duration, late int64) {
+	if !c.lag {
+		return 0, 0, 0, 0
+	}
+	return us(c.lagWin.ValueAtQuantile(50)), us(c.lagWin.ValueAtQuantile(99)), us(c.lagWin.Max()), c.lateWin
+}
+
+func recordUS(h *hdrhistogram.Histogram, d time.Duration) {
+	v := int64(d / time.Microsecond)
+	_ = h.RecordValue(min(max(v, histMinUS), histMaxUS))
 }
 
 // carried is an event held over to the next interval, with its VU's index.
@@ -203,6 +271,14 @@ func (c *Collector) Tick(now time.Duration, phase string) (Interval, bool) {
 		s.reset()
 	}
 	iv.TPM = float64(commits) / minutes
+	if c.lag {
+		if c.lagIv.TotalCount() > 0 {
+			iv.LagP99 = us(c.lagIv.ValueAtQuantile(99))
+		}
+		iv.Late = c.lateIv
+		c.lagIv.Reset()
+		c.lateIv = 0
+	}
 	return iv, true
 }
 
@@ -220,12 +296,32 @@ func (c *Collector) take(vus []VUInterval, vu int, e *Event, now time.Duration) 
 		vus[vu].Errors++
 	}
 	c.interval[e.Tx].add(e)
+	if c.lag {
+		recordUS(c.lagIv, e.Lag)
+		if e.Lag > LateLag {
+			c.lateIv++
+		}
+	}
 	c.addToWindow(e)
 }
 
+// addToWindow adds e to the window's (and the stage's) statistics when it
+// ended within the window.
 func (c *Collector) addToWindow(e *Event) {
 	if c.measured && e.End >= c.winStart && (c.winEnd == 0 || e.End <= c.winEnd) {
 		c.window[e.Tx].add(e)
+		if c.lag {
+			recordUS(c.lagWin, e.Lag)
+			if e.Lag > LateLag {
+				c.lateWin++
+			}
+		}
+		if c.stage != nil {
+			c.stage[e.Tx].add(e)
+			if c.lag {
+				recordUS(c.lagStage, e.Lag)
+			}
+		}
 	}
 }
 

@@ -31,6 +31,11 @@ type Event struct {
 	// RetryClass is the error class that caused the retries (of the last one
 	// when a transaction met several).
 	RetryClass db.ErrorClass
+	// Lag is how late the transaction was sent after its scheduled start
+	// (a terminal's due time, a rate run's arrival): the wait for a free
+	// session and the scheduler's own delay. Its Latency counts from the
+	// scheduled start, so it includes Lag. Zero in closed-loop runs.
+	Lag time.Duration
 }
 
 // Recorder collects one VU's events. The VU appends; the monitor swaps the
@@ -52,9 +57,10 @@ const (
 	VURunning                     // running transactions
 	VUReconnecting                // lost its session, reconnecting with backoff
 	VUStopped                     // finished (end of run, or gave up)
+	VUIdle                        // not used by the current stage of a staged run
 )
 
-var vuStateNames = [...]string{"starting", "running", "reconnecting", "stopped"}
+var vuStateNames = [...]string{"starting", "running", "reconnecting", "stopped", "idle"}
 
 func (s VUState) String() string {
 	if s < 0 || int(s) >= len(vuStateNames) {

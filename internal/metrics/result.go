@@ -91,6 +91,17 @@ type Interval struct {
 	// VUs is each virtual user's state at the end of the interval and what
 	// it did during it.
 	VUs []VUInterval
+	// Stage is the stage of a staged run whose time the interval covers
+	// (1-based); 0 in ramp-up and in runs without stages.
+	Stage int
+	// Of terminal and rate runs (0 otherwise): the schedule lag's 99th
+	// percentile over the interval's transactions, how many were late
+	// (sent more than LateLag after their scheduled start), and, in a rate
+	// run, how many arrived (were scheduled) and were dropped (the queue
+	// was full).
+	LagP99             time.Duration
+	Late               int64
+	Scheduled, Dropped int64
 }
 
 // VUInterval is one virtual user within one interval.
@@ -245,4 +256,55 @@ type RunResult struct {
 
 	Tx    []TxSummary
 	Audit []AuditItem
+
+	// Load is how the run offered its load, with the schedule's figures
+	// for terminal and rate runs; nil for a closed-loop run of VUs.
+	Load *LoadResult
+	// Stages is one row per stage of a staged run; nil without stages.
+	Stages []StageResult
+}
+
+// LateLag is how late after its scheduled start a transaction of a
+// terminal or rate run may be sent before it counts as late.
+const LateLag = 10 * time.Millisecond
+
+// Load models of LoadResult.Model (config.Spec.LoadModel's values).
+const (
+	LoadTerminals = "terminals"
+	LoadRate      = "rate"
+)
+
+// LoadResult is how a terminal or rate run offered its load and how well
+// the client kept its schedule over the measured window.
+type LoadResult struct {
+	Model       string // LoadTerminals or LoadRate
+	Terminals   int    // terminal runs: terminals over Connections sessions
+	Connections int
+	// Rate runs: the rate asked for (time-weighted over the stages) and
+	// the rate achieved (transactions ended in the window, whatever their
+	// outcome, per second), in transactions per second; the arrivals
+	// scheduled in the window and those dropped because MaxQueue were
+	// already waiting.
+	AskedRate, AchievedRate float64
+	Scheduled, Dropped      int64
+	MaxQueue                int
+	// The schedule lag (scheduled start → sent) over the window's
+	// completed transactions, and how many were late (LateLag).
+	LagP50, LagP99, LagMax time.Duration
+	Late                   int64
+}
+
+// StageResult is one stage of a staged run.
+type StageResult struct {
+	Stage      int     // 1-based
+	Target     float64 // VUs, terminals or transactions per second
+	Start, End time.Duration
+	Commits    int64
+	NewOrders  int64
+	Errors     int64
+	TPM, NOPM  float64
+	// Latency of the headline transaction (all types when the workload has
+	// none) and, in terminal and rate runs, the schedule lag's p99.
+	P50, P95, P99 time.Duration
+	LagP99        time.Duration
 }

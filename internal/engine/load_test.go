@@ -1,0 +1,343 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/workload"
+)
+
+// poolWorkload is a fake workload whose terminals share sessions: each
+// transaction takes service, one session at a time, and a stall (when set)
+// holds the transaction that meets it, and with it the session, for stall.
+type poolWorkload struct {
+	service   time.Duration
+	stallFrom time.Duration // after this much time from the first execution …
+	stall     time.Duration // … one execution blocks this long (0: none)
+	keying    time.Duration // Pacer's keying and think means (0: not paced)
+	think     time.Duration
+
+	once       sync.Once
+	first      time.Time
+	stalled    atomic.Bool
+	sessions   atomic.Int64
+	inUse      atomic.Int64 // sessions executing now
+	maxInUse   atomic.Int64
+	byType     [2]atomic.Int64
+	terminalsN atomic.Int64
+}
+
+func (f *poolWorkload) TxNames() []string            { return []string{"a", "b"} }
+func (f *poolWorkload) Classify(error) db.ErrorClass { return db.ClassOther }
+func (f *poolWorkload) Close(context.Context) error  { return nil }
+func (f *poolWorkload) NewWorker(ctx context.Context, vu int) (workload.Worker, error) {
+	s, _ := f.NewSession(ctx)
+	return &poolWorker{term: f.NewTerminal(vu).(*poolTerm), sess: s.(*poolSess)}, nil
+}
+func (f *poolWorkload) NewTerminal(vu int) workload.Terminal {
+	f.terminalsN.Add(1)
+	return &poolTerm{f: f}
+}
+func (f *poolWorkload) NewSession(context.Context) (workload.Session, error) {
+	f.sessions.Add(1)
+	return &poolSess{}, nil
+}
+
+// pacedPool is a poolWorkload that is a workload.Pacer.
+type pacedPool struct{ *poolWorkload }
+
+func (p pacedPool) Pacing(int) (time.Duration, time.Duration) { return p.keying, p.think }
+
+type poolTerm struct {
+	f  *poolWorkload
+	n  int
+	tx int
+}
+
+func (t *poolTerm) Next() int     { t.n++; t.tx = t.n % 2; return t.tx }
+func (t *poolTerm) Choose(tx int) { t.tx = tx }
+func (t *poolTerm) ExecuteOn(ctx context.Context, s workload.Session) error {
+	f := t.f
+	f.once.Do(func() { f.first = time.Now() })
+	n := f.inUse.Add(1)
+	defer f.inUse.Add(-1)
+	for {
+		m := f.maxInUse.Load()
+		if n <= m || f.maxInUse.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	if f.stall > 0 && time.Since(f.first) >= f.stallFrom && f.stalled.CompareAndSwap(false, true) {
+		time.Sleep(f.stall)
+	}
+	time.Sleep(f.service)
+	f.byType[t.tx].Add(1)
+	return nil
+}
+
+type poolSess struct{}
+
+func (*poolSess) Reconnect(context.Context) error { return nil }
+func (*poolSess) Close(context.Context) error     { return nil }
+
+type poolWorker struct {
+	term *poolTerm
+	sess *poolSess
+}
+
+func (w *poolWorker) Next() int                           { return w.term.Next() }
+func (w *poolWorker) Execute(ctx context.Context) error   { return w.term.ExecuteOn(ctx, w.sess) }
+func (w *poolWorker) Reconnect(ctx context.Context) error { return nil }
+func (w *poolWorker) Close(ctx context.Context) error     { return nil }
+
+// overall merges the result's per-type histograms.
+func overall(t *testing.T, res *metrics.RunResult) *hdrhistogram.Histogram {
+	t.Helper()
+	var h *hdrhistogram.Histogram
+	for _, tx := range res.Tx {
+		if len(tx.Histogram) == 0 {
+			continue
+		}
+		d, err := hdrhistogram.Decode(tx.Histogram)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h == nil {
+			h = d
+		} else {
+			h.Merge(d)
+		}
+	}
+	if h == nil {
+		t.Fatal("no transaction completed")
+	}
+	return h
+}
+
+func p99(t *testing.T, res *metrics.RunResult) time.Duration {
+	return time.Duration(overall(t, res).ValueAtQuantile(99)) * time.Microsecond
+}
+
+func runLoad(t *testing.T, wl workload.Runner, cfg Config) *metrics.RunResult {
+	t.Helper()
+	if cfg.Interval == 0 {
+		cfg.Interval = 500 * time.Millisecond
+	}
+	res, err := Run(context.Background(), wl, cfg, &captureOutput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// A terminal that is due waits for a free session, and the wait is part of
+// its latency: four unpaced terminals over one session each wait for the
+// three others' transactions.
+func TestTerminalLatencyIncludesWaitForSession(t *testing.T) {
+	f := &poolWorkload{service: 20 * time.Millisecond}
+	res := runLoad(t, f, Config{Terminals: 4, Connections: 1, Duration: 2 * time.Second})
+	if f.sessions.Load() != 1 || f.maxInUse.Load() != 1 {
+		t.Fatalf("%d sessions, %d in use at once: want the one pool session", f.sessions.Load(), f.maxInUse.Load())
+	}
+	mean := time.Duration(overall(t, res).Mean()) * time.Microsecond
+	if mean < 3*f.service {
+		t.Errorf("mean latency %s: want at least %s, the terminal's own service time and the wait for three others'", mean, 3*f.service)
+	}
+	if res.Load == nil || res.Load.Model != metrics.LoadTerminals || res.Load.Terminals != 4 || res.Load.Connections != 1 {
+		t.Fatalf("load %+v", res.Load)
+	}
+	if res.Load.LagP50 < 2*f.service {
+		t.Errorf("lag p50 %s: want the wait for a session (≥ %s)", res.Load.LagP50, 2*f.service)
+	}
+	// One session at 20 ms a transaction: at most 50 a second.
+	if tps := float64(res.Commits) / res.Measured.Seconds(); tps > 52 {
+		t.Errorf("%.1f transactions a second through one session of 20 ms each", tps)
+	}
+}
+
+// Paced terminals keep their schedule when the pool has room: every
+// terminal runs, the lag stays small and the keying times are waited.
+func TestPacedTerminalsOverPool(t *testing.T) {
+	f := &poolWorkload{service: time.Millisecond, keying: 40 * time.Millisecond, think: 40 * time.Millisecond}
+	res := runLoad(t, pacedPool{f}, Config{Terminals: 40, Connections: 4, Duration: 2 * time.Second, Pacing: 1})
+	if f.terminalsN.Load() != 40 || f.sessions.Load() != 4 {
+		t.Fatalf("%d terminals over %d sessions, want 40 over 4", f.terminalsN.Load(), f.sessions.Load())
+	}
+	// Each terminal: 40 ms keying + ~1 ms + 40 ms mean think ≈ 81 ms a
+	// cycle, 40 terminals ≈ 490 a second.
+	tps := float64(res.Commits) / res.Measured.Seconds()
+	if tps < 300 || tps > 600 {
+		t.Errorf("%.0f transactions a second, want about 490 from 40 paced terminals", tps)
+	}
+	if res.Load.LagP99 > 20*time.Millisecond {
+		t.Errorf("lag p99 %s with a pool that has room", res.Load.LagP99)
+	}
+}
+
+// An open-loop rate run counts latency from the scheduled start: a 2 s
+// stall of the only session shows in the p99, while a closed-loop VU,
+// which sends nothing while it waits, hides it in one slow transaction.
+func TestRateShowsStallClosedLoopHidesIt(t *testing.T) {
+	cfg := Config{Duration: 5 * time.Second, Connections: 1, Rate: 90}
+	rate := &poolWorkload{service: 10 * time.Millisecond, stallFrom: 1500 * time.Millisecond, stall: 2 * time.Second}
+	res := runLoad(t, rate, cfg)
+	if got := p99(t, res); got < 2*time.Second {
+		t.Errorf("rate run: p99 %s after a 2 s stall, want at least 2 s", got)
+	}
+	if res.Load.LagMax < 1900*time.Millisecond {
+		t.Errorf("rate run: lag max %s, want the stall's 2 s", res.Load.LagMax)
+	}
+	closed := &poolWorkload{service: 10 * time.Millisecond, stallFrom: 1500 * time.Millisecond, stall: 2 * time.Second}
+	res = runLoad(t, closed, Config{VUs: 1, Duration: 5 * time.Second})
+	if got := p99(t, res); got > 500*time.Millisecond {
+		t.Errorf("closed loop: p99 %s, want the stall hidden (under 500 ms)", got)
+	}
+	if res.Load != nil {
+		t.Errorf("closed loop has a load account: %+v", res.Load)
+	}
+}
+
+// The achieved rate tracks the asked rate, per type too.
+func TestRateTracksAskedRate(t *testing.T) {
+	f := &poolWorkload{service: time.Millisecond}
+	res := runLoad(t, f, Config{Duration: 3 * time.Second, Connections: 4, RateByType: []float64{150, 50}, Rate: 200})
+	l := res.Load
+	if l == nil || l.Model != metrics.LoadRate || l.AskedRate != 200 {
+		t.Fatalf("load %+v", l)
+	}
+	if l.AchievedRate < 170 || l.AchievedRate > 230 {
+		t.Errorf("achieved %.1f per second, asked 200", l.AchievedRate)
+	}
+	if l.Scheduled < 500 || l.Dropped != 0 {
+		t.Errorf("scheduled %d, dropped %d", l.Scheduled, l.Dropped)
+	}
+	a, b := float64(f.byType[0].Load()), float64(f.byType[1].Load())
+	if r := a / b; r < 2.3 || r > 3.9 {
+		t.Errorf("types ran %v:%v, want about 3:1 as asked", a, b)
+	}
+	if l.LagP99 > 50*time.Millisecond {
+		t.Errorf("lag p99 %s with room to spare", l.LagP99)
+	}
+}
+
+// Arrivals that find the queue full are dropped and counted.
+func TestRateDropsBeyondMaxQueue(t *testing.T) {
+	f := &poolWorkload{service: 20 * time.Millisecond}
+	res := runLoad(t, f, Config{Duration: 2 * time.Second, Connections: 1, Rate: 400, MaxQueue: 10})
+	l := res.Load
+	if l.Dropped < 300 {
+		t.Errorf("dropped %d of %d scheduled: one session of 20 ms cannot take 400 a second", l.Dropped, l.Scheduled)
+	}
+	if l.AchievedRate > 55 {
+		t.Errorf("achieved %.1f a second through one session of 20 ms", l.AchievedRate)
+	}
+	if !hasWarning(res, "dropped") || !hasWarning(res, "achieved rate") {
+		t.Errorf("warnings %q: want the drops and the missed rate named", res.Warnings)
+	}
+}
+
+// Stages switch at their boundaries: every interval lies in one stage, the
+// stage's end is a tick, and each stage's row shows its own load — for
+// VUs, terminals and rates alike.
+func TestStagesSwitchAtBoundaries(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		// per-second throughput expected of each stage (±30 %)
+		want [2]float64
+	}{
+		{"vus", Config{VUs: 1, Stages: []Stage{{time.Second, 1}, {time.Second, 3}}}, [2]float64{1 / 0.010, 3 / 0.010}},
+		{"terminals", Config{Terminals: 1, Connections: 4, Stages: []Stage{{time.Second, 1}, {time.Second, 4}}}, [2]float64{1 / 0.010, 4 / 0.010}},
+		{"rate", Config{Connections: 4, Rate: 50, Stages: []Stage{{time.Second, 50}, {time.Second, 200}}}, [2]float64{50, 200}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &poolWorkload{service: 10 * time.Millisecond}
+			out := &captureOutput{}
+			cfg := tc.cfg
+			cfg.Interval = 400 * time.Millisecond
+			res, err := Run(context.Background(), f, cfg, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Measured != 2*time.Second {
+				t.Fatalf("measured %s, want the stages' 2 s", res.Measured)
+			}
+			// Intervals: 0.4, 0.8, 1.0 | 1.2, 1.6, 2.0 — the stage's end
+			// at 1 s is a tick, the others stay on the window's grid.
+			var ends []time.Duration
+			var stages []int
+			for _, iv := range out.intervals {
+				ends = append(ends, iv.Elapsed)
+				stages = append(stages, iv.Stage)
+			}
+			want := []time.Duration{400, 800, 1000, 1200, 1600, 2000}
+			if len(ends) != len(want) {
+				t.Fatalf("interval ends %v", ends)
+			}
+			for i := range want {
+				if ends[i] != want[i]*time.Millisecond {
+					t.Fatalf("interval ends %v, want %v (ms)", ends, want)
+				}
+			}
+			if s := []int{1, 1, 1, 2, 2, 2}; !equalInts(stages, s) {
+				t.Fatalf("interval stages %v, want %v", stages, s)
+			}
+			if len(res.Stages) != 2 {
+				t.Fatalf("stages %+v", res.Stages)
+			}
+			var sum int64
+			for i, st := range res.Stages {
+				sum += st.Commits
+				if st.Stage != i+1 || st.Target != cfg.Stages[i].Target || st.End-st.Start != time.Second {
+					t.Errorf("stage row %+v", st)
+				}
+				got := float64(st.Commits) / (st.End - st.Start).Seconds()
+				if got < 0.7*tc.want[i] || got > 1.3*tc.want[i] {
+					t.Errorf("stage %d: %.0f a second, want about %.0f", i+1, got, tc.want[i])
+				}
+			}
+			if sum != res.Commits {
+				t.Errorf("the stages' commits add to %d, the window's are %d", sum, res.Commits)
+			}
+		})
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// A workload whose terminals cannot share sessions runs closed-loop VUs
+// only.
+func TestTerminalsNeedAPool(t *testing.T) {
+	_, err := Run(context.Background(), &fakeWorkload{}, Config{Terminals: 4, Connections: 1, Duration: time.Second, Interval: time.Second}, &captureOutput{})
+	if err == nil || !strings.Contains(err.Error(), "cannot share sessions") {
+		t.Fatalf("got %v", err)
+	}
+	for _, cfg := range []Config{
+		{Terminals: 4, Duration: time.Second, Interval: time.Second},
+		{Rate: 10, Connections: 1, Pacing: 1, Duration: time.Second, Interval: time.Second},
+		{Rate: 10, Connections: 1, Iterations: 5, Interval: time.Second},
+		{VUs: 1, Stages: []Stage{{time.Second, 1.5}}, Interval: time.Second},
+	} {
+		if err := cfg.Validate(); err == nil {
+			t.Errorf("%+v accepted", cfg)
+		}
+	}
+}

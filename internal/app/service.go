@@ -406,7 +406,7 @@ func (s *Service) decideClientCPUs(spec config.Spec, inProcessDB bool) {
 	if !s.opts.OwnsProcess {
 		return
 	}
-	n := ClientCPUs(spec.ClientCPUs, spec.VU)
+	n := ClientCPUs(spec.ClientCPUs, spec.Sessions())
 	if inProcessDB && spec.ClientCPUs == 0 {
 		n = runtime.NumCPU()
 	}
@@ -766,6 +766,7 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 	if e.grp != nil {
 		delete(settings, "segment") // each agent's is in its own record
 	}
+	addLoadSettings(settings, sp, run)
 	if err := e.repo().AddConfig(ctx, e.id, settings); err != nil {
 		e.warn("the run's settings", err)
 	}
@@ -786,6 +787,7 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 		// The spec's ramp-up and duration are not used (config.Spec.Iterations).
 		cfg.Iterations, cfg.Rampup, cfg.Duration = sp.Iterations, 0, 0
 	}
+	setLoad(&cfg, sp, run)
 	if g := e.grp; g != nil {
 		cfg.FirstVU, cfg.VUs = g.seg.Share(sp.VU)
 		cfg.Partial = true

@@ -609,7 +609,7 @@ func (r *run) fillLoad(res *metrics.RunResult) {
 		res.Load = &metrics.LoadResult{Model: metrics.LoadTerminals, Terminals: c.units(), Connections: c.Connections}
 	case modelRate:
 		res.Load = &metrics.LoadResult{Model: metrics.LoadRate, Connections: c.Connections,
-			AskedRate: askedRate(c, res.Measured), Scheduled: r.winSched, Dropped: r.winDropped, MaxQueue: c.MaxQueue}
+			AskedRate: askedRate(c.Rate, r.stages), Scheduled: r.winSched, Dropped: r.winDropped, MaxQueue: c.MaxQueue}
 		if res.Load.MaxQueue == 0 {
 			res.Load.MaxQueue = defaultMaxQueue
 		}
@@ -722,7 +722,7 @@ func (r *run) crossCheck(res *metrics.RunResult, w *window) {
 	for _, t := range res.Tx {
 		inDoubt += t.Errors[db.ClassConnection.String()]
 	}
-	allowed := checkAllowance(r.cfg.VUs, max(res.DBNewOrders, res.NewOrders), res.Measured, w.p0.RTT, w.p1.RTT) + inDoubt
+	allowed := checkAllowance(r.cfg.sessions(), max(res.DBNewOrders, res.NewOrders), res.Measured, w.p0.RTT, w.p1.RTT) + inDoubt
 	res.DBCheckAllowance = allowed
 	res.DBCheckAgree = abs64(res.DBNewOrders-res.NewOrders) <= allowed
 	if !res.DBCheckAgree && !r.cfg.Partial {

@@ -521,20 +521,16 @@ func stageEnds(cfg Config) []time.Duration {
 }
 
 // askedRate is a rate run's asked rate over the window: the stages'
-// time-weighted mean (up to the window's measured length), else Rate.
-func askedRate(cfg Config, measured time.Duration) float64 {
-	if len(cfg.Stages) == 0 || measured <= 0 {
-		return cfg.Rate
+// targets weighted by the time each was measured, else rate.
+func askedRate(rate float64, stages []metrics.StageResult) float64 {
+	var sum, secs float64
+	for _, st := range stages {
+		d := (st.End - st.Start).Seconds()
+		sum += st.Target * d
+		secs += d
 	}
-	var sum float64
-	left := measured
-	for _, st := range cfg.Stages {
-		d := min(st.Duration, left)
-		sum += st.Target * d.Seconds()
-		left -= d
-		if left <= 0 {
-			break
-		}
+	if secs <= 0 {
+		return rate
 	}
-	return sum / measured.Seconds()
+	return sum / secs
 }

@@ -90,6 +90,7 @@ var migrations = [...]migration{
 	{sqlite: "schema_v7.sql"},
 	{sqlite: "schema_v8.sql"},
 	{sqlite: "schema_v9.sql", postgres: "schema_pg_v9.sql"},
+	{sqlite: "schema_v10.sql", postgres: "schema_pg_v10.sql"},
 }
 
 // migration names one version's script per dialect.
@@ -866,6 +867,7 @@ var childTables = []string{
 	"job_interval_tx", "job_interval_vu", "job_interval", "job_timing", "job_error", "job_retry", "job_audit", "job_result",
 	"job_outage_lost", "job_outage", "job_connection_event", "job_idle_interval", "job_monitor_gap", "job_disruption",
 	"job_tproch_query", "job_tproch_refresh", "job_tproch_result",
+	"job_load", "job_stage",
 	"job_build_table", "job_build", "job_check", "job_output", "job_system", "job_config",
 }
 

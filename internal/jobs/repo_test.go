@@ -203,6 +203,16 @@ func sampleRunResult() *metrics.RunResult {
 		}
 		res.Tx = append(res.Tx, tx)
 	}
+	// A staged rate run's account, so that every field round-trips.
+	res.Load = &metrics.LoadResult{Model: metrics.LoadRate, Connections: 8, AskedRate: 125.5, AchievedRate: 124.25,
+		Scheduled: 30120, Dropped: 7, MaxQueue: 1000, LagP50: 150 * time.Microsecond, LagP99: 2500 * time.Microsecond,
+		LagMax: 1200 * time.Millisecond, Late: 42}
+	res.Stages = []metrics.StageResult{
+		{Stage: 1, Target: 100, Start: 10 * time.Second, End: 130 * time.Second, Commits: 12000, NewOrders: 5200, Errors: 1,
+			TPM: 6000, NOPM: 2600, P50: 2 * time.Millisecond, P95: 5 * time.Millisecond, P99: 9 * time.Millisecond, LagP99: time.Millisecond},
+		{Stage: 2, Target: 151, Start: 130 * time.Second, End: 250 * time.Second, Commits: 18100, NewOrders: 7900,
+			TPM: 9050, NOPM: 3950, P50: 3 * time.Millisecond, P95: 8 * time.Millisecond, P99: 15 * time.Millisecond, LagP99: 4 * time.Millisecond},
+	}
 	return res
 }
 

@@ -105,8 +105,10 @@ func (r *Repo) ReplaceIntervals(ctx context.Context, id int64, ivs []metrics.Int
 
 func insertInterval(ctx context.Context, tx *repoTx, id int64, iv metrics.Interval) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO job_interval
-		(job_id, seq, phase, elapsed_s, length_s, tpm, nopm, errors) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, iv.Seq, iv.Phase, secs(iv.Elapsed), secs(iv.Length), nullNaN(iv.TPM), nullNaN(iv.NOPM), iv.Errors); err != nil {
+		(job_id, seq, phase, elapsed_s, length_s, tpm, nopm, errors, stage, lag_p99_us, late, scheduled, dropped)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, iv.Seq, iv.Phase, secs(iv.Elapsed), secs(iv.Length), nullNaN(iv.TPM), nullNaN(iv.NOPM), iv.Errors,
+		iv.Stage, us(iv.LagP99), iv.Late, iv.Scheduled, iv.Dropped); err != nil {
 		return err
 	}
 	for i, t := range iv.Tx {
@@ -132,7 +134,8 @@ func (r *Repo) Intervals(ctx context.Context, id int64) ([]metrics.Interval, err
 		if err := requireJob(ctx, tx, id); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT seq, phase, elapsed_s, length_s, tpm, nopm, errors
+		rows, err := tx.QueryContext(ctx, `SELECT seq, phase, elapsed_s, length_s, tpm, nopm, errors,
+			stage, lag_p99_us, late, scheduled, dropped
 			FROM job_interval WHERE job_id = ? ORDER BY seq`, id)
 		if err != nil {
 			return err
@@ -141,13 +144,14 @@ func (r *Repo) Intervals(ctx context.Context, id int64) ([]metrics.Interval, err
 		bySeq := map[int]int{} // seq → index in out
 		for rows.Next() {
 			var (
-				iv              metrics.Interval
-				elapsed, length float64
+				iv                   metrics.Interval
+				elapsed, length, lag float64
 			)
-			if err := rows.Scan(&iv.Seq, &iv.Phase, &elapsed, &length, nanFloat{&iv.TPM}, nanFloat{&iv.NOPM}, &iv.Errors); err != nil {
+			if err := rows.Scan(&iv.Seq, &iv.Phase, &elapsed, &length, nanFloat{&iv.TPM}, nanFloat{&iv.NOPM}, &iv.Errors,
+				&iv.Stage, &lag, &iv.Late, &iv.Scheduled, &iv.Dropped); err != nil {
 				return err
 			}
-			iv.Elapsed, iv.Length = fromSecs(elapsed), fromSecs(length)
+			iv.Elapsed, iv.Length, iv.LagP99 = fromSecs(elapsed), fromSecs(length), fromUS(lag)
 			bySeq[iv.Seq] = len(out)
 			out = append(out, iv)
 		}
@@ -215,7 +219,8 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 			return err
 		}
 		for _, t := range []string{"job_result", "job_timing", "job_error", "job_retry", "job_audit",
-			"job_disruption", "job_outage", "job_outage_lost", "job_connection_event", "job_idle_interval", "job_monitor_gap"} {
+			"job_disruption", "job_outage", "job_outage_lost", "job_connection_event", "job_idle_interval", "job_monitor_gap",
+			"job_load", "job_stage"} {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE job_id = ?", id); err != nil {
 				return err
 			}
@@ -249,6 +254,9 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 		}
 		if err := saveDisruption(ctx, tx, id, res.Disruption); err != nil {
 			return fmt.Errorf("disruption: %w", err)
+		}
+		if err := saveLoad(ctx, tx, id, res); err != nil {
+			return fmt.Errorf("load: %w", err)
 		}
 		for i, t := range res.Tx {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO job_timing (job_id, ord, tx, count, rolled_back,
@@ -334,6 +342,9 @@ func (r *Repo) RunResult(ctx context.Context, id int64) (*metrics.RunResult, err
 			return err
 		}
 		if x.Audit, err = readAudit(ctx, tx, id); err != nil {
+			return err
+		}
+		if err := readLoad(ctx, tx, id, &x); err != nil {
 			return err
 		}
 		res = &x

@@ -322,7 +322,9 @@ var statusRank = map[string]int{
 //     client's CPU).
 //   - Status: the worst (failed > abandoned > interrupted > degraded >
 //     running > completed).
-//   - Mode, Isolation, Pacing, Rampup, Duration and Iterations: the first's.
+//   - Mode, Isolation, Pacing, Rampup, Duration and Iterations: the first's;
+//     Load and Stages too (copies): runs of terminals, arrivals or stages
+//     are not split over agents.
 //   - The database cross-check (HasDBCheck, DBNewOrders, NOPMDBCheck,
 //     DBCheckAllowance) and ServerTPM: the database's counters are global and
 //     one agent's reading is the job's, so each is the first part's that has
@@ -374,6 +376,11 @@ func MergeRunResults(parts ...*RunResult) (*RunResult, error) {
 	if completed := m.Commits + m.RolledBack; completed > 0 {
 		m.ClientCPUPerTxUS = float64(m.ClientCPU.Microseconds()) / float64(completed)
 	}
+	if first.Load != nil {
+		l := *first.Load
+		m.Load = &l
+	}
+	m.Stages = slices.Clone(first.Stages)
 	var err error
 	if m.Tx, err = MergeTx(txs...); err != nil {
 		return nil, err

@@ -88,6 +88,18 @@ func IntervalLine(iv metrics.Interval, headTx int) string {
 		p95 = iv.Tx[headTx].P95
 		name = iv.Tx[headTx].Name + " p95"
 	}
-	return fmt.Sprintf("[%s] %-8s TPM %9s  NOPM %9s  %s %8s  errors %d",
+	line := fmt.Sprintf("[%s] %-8s TPM %9s  NOPM %9s  %s %8s  errors %d",
 		ProgressElapsed(iv.Elapsed), iv.Phase, Int(iv.TPM), Int(iv.NOPM), name, Latency(p95), iv.Errors)
+	// Terminal and rate runs say how well the schedule was kept; staged
+	// runs which stage the interval is in. Closed-loop lines are unchanged.
+	if iv.LagP99 > 0 || iv.Late > 0 {
+		line += fmt.Sprintf("  lag p99 %s  late %d", Latency(iv.LagP99), iv.Late)
+	}
+	if iv.Dropped > 0 {
+		line += fmt.Sprintf("  dropped %d", iv.Dropped)
+	}
+	if iv.Stage > 0 {
+		line += fmt.Sprintf("  stage %d", iv.Stage)
+	}
+	return line
 }

@@ -124,6 +124,11 @@ type ResultJSON struct {
 	// Disruption is the run's account of lost sessions, outages and failed
 	// probes; null when there was none.
 	Disruption       *DisruptionJSON `json:"disruption"`
+	// Load is how a terminal or rate run offered its load and kept its
+	// schedule; absent for closed-loop VUs.
+	Load *LoadJSON `json:"load,omitempty"`
+	// Stages is one row per stage of a staged run; absent without stages.
+	Stages []StageJSON `json:"stages,omitempty"`
 	ClientCPUS       float64         `json:"client_cpu_s"`
 	ClientCPUPerTxUS Float           `json:"client_cpu_per_tx_us"`
 	Warnings         []string        `json:"warnings"`
@@ -250,7 +255,56 @@ func ToResult(id int64, r *metrics.RunResult) ResultJSON {
 		out.Audit = append(out.Audit, toAudit(a))
 	}
 	out.Transactions, out.TransactionOrder = Transactions(r.Tx, false)
+	if l := r.Load; l != nil {
+		out.Load = &LoadJSON{Model: l.Model, Terminals: l.Terminals, Connections: l.Connections,
+			AskedRate: Float(l.AskedRate), AchievedRate: Float(l.AchievedRate), Scheduled: l.Scheduled, Dropped: l.Dropped,
+			MaxQueue: l.MaxQueue, LagP50MS: MS(l.LagP50), LagP99MS: MS(l.LagP99), LagMaxMS: MS(l.LagMax), Late: l.Late,
+			LateAfterMS: MS(metrics.LateLag)}
+	}
+	for _, st := range r.Stages {
+		out.Stages = append(out.Stages, StageJSON{Stage: st.Stage, Target: st.Target, StartS: st.Start.Seconds(),
+			EndS: st.End.Seconds(), Commits: st.Commits, NewOrders: st.NewOrders, Errors: st.Errors,
+			TPM: Float(st.TPM), NOPM: Float(st.NOPM), P50MS: MS(st.P50), P95MS: MS(st.P95), P99MS: MS(st.P99),
+			LagP99MS: MS(st.LagP99)})
+	}
 	return out
+}
+
+// LoadJSON is a terminal or rate run's load account (metrics.LoadResult).
+type LoadJSON struct {
+	Model        string `json:"model"` // terminals | rate
+	Terminals    int    `json:"terminals,omitempty"`
+	Connections  int    `json:"connections"`
+	AskedRate    Float  `json:"asked_rate,omitempty"`    // transactions per second
+	AchievedRate Float  `json:"achieved_rate,omitempty"` // ended in the window, any outcome, per second
+	Scheduled    int64  `json:"scheduled,omitempty"`
+	Dropped      int64  `json:"dropped"`
+	MaxQueue     int    `json:"max_queue,omitempty"`
+	// The schedule lag (scheduled start → sent) and the transactions sent
+	// more than late_after_ms after their scheduled start.
+	LagP50MS    float64 `json:"lag_p50_ms"`
+	LagP99MS    float64 `json:"lag_p99_ms"`
+	LagMaxMS    float64 `json:"lag_max_ms"`
+	Late        int64   `json:"late"`
+	LateAfterMS float64 `json:"late_after_ms"`
+}
+
+// StageJSON is one stage of a staged run (metrics.StageResult); latencies
+// are the headline transaction's.
+type StageJSON struct {
+	Stage     int     `json:"stage"`
+	Target    float64 `json:"target"` // VUs, terminals or transactions per second
+	StartS    float64 `json:"start_s"`
+	EndS      float64 `json:"end_s"`
+	Commits   int64   `json:"commits"`
+	NewOrders int64   `json:"new_orders"`
+	Errors    int64   `json:"errors"`
+	TPM       Float   `json:"tpm"`
+	NOPM      Float   `json:"nopm"`
+	P50MS     float64 `json:"p50_ms"`
+	P95MS     float64 `json:"p95_ms"`
+	P99MS     float64 `json:"p99_ms"`
+	LagP99MS  float64 `json:"lag_p99_ms,omitempty"`
 }
 
 // IntervalJSON is one element of `jobs show ID tcount --format json`.
@@ -263,13 +317,20 @@ type IntervalJSON struct {
 	NOPM         Float                     `json:"nopm"`
 	Errors       int64                     `json:"errors"`
 	Transactions map[string]IntervalTxJSON `json:"transactions"` // keyed by name
-	VUs          []VUJSON                  `json:"vus"`          // each virtual user at the end of the interval
+	VUs          []VUJSON                  `json:"vus"`          // each virtual user (session) at the end of the interval
+	// Stage is the stage of a staged run the interval lies in (absent in
+	// ramp-up and without stages); the rest, of terminal and rate runs only.
+	Stage     int     `json:"stage,omitempty"`
+	LagP99MS  float64 `json:"lag_p99_ms,omitempty"`
+	Late      int64   `json:"late,omitempty"`
+	Scheduled int64   `json:"scheduled,omitempty"`
+	Dropped   int64   `json:"dropped,omitempty"`
 }
 
 // VUJSON is one virtual user within an interval.
 type VUJSON struct {
 	VU      int    `json:"vu"`
-	State   string `json:"state"` // starting | running | reconnecting | stopped
+	State   string `json:"state"` // starting | running | reconnecting | stopped | idle
 	Commits int64  `json:"commits"`
 	Errors  int64  `json:"errors"`
 }
@@ -291,7 +352,7 @@ func ToIntervals(ivs []metrics.Interval) []IntervalJSON {
 	for _, iv := range ivs {
 		x := IntervalJSON{Seq: iv.Seq, Phase: iv.Phase, ElapsedS: iv.Elapsed.Seconds(), LengthS: iv.Length.Seconds(),
 			TPM: Float(iv.TPM), NOPM: Float(iv.NOPM), Errors: iv.Errors, Transactions: map[string]IntervalTxJSON{},
-			VUs: []VUJSON{}}
+			VUs: []VUJSON{}, Stage: iv.Stage, LagP99MS: MS(iv.LagP99), Late: iv.Late, Scheduled: iv.Scheduled, Dropped: iv.Dropped}
 		for _, v := range iv.VUs {
 			x.VUs = append(x.VUs, VUJSON{VU: v.VU, State: v.State, Commits: v.Commits, Errors: v.Errors})
 		}

@@ -45,7 +45,7 @@ func RunResult(w io.Writer, title string, id int64, target, version string, r *m
 	fmt.Fprintf(tw, "\n%s result (job %d): %s\n", title, id, r.Status)
 	fmt.Fprintf(tw, "  database\t%s at %s\n", version, target)
 	fmt.Fprintf(tw, "  setup\t%s, %s, mode %s, isolation %s, %s\n",
-		Plural(r.Warehouses, "warehouse"), Plural(r.VUs, "VU"), r.Mode, r.Isolation, PacingLabel(r.Pacing))
+		Plural(r.Warehouses, "warehouse"), UsersText(r), r.Mode, r.Isolation, PacingLabel(r.Pacing))
 	if r.Measured == 0 {
 		fmt.Fprintf(tw, "  window\tnothing measured (stopped during ramp-up)\n")
 		tw.Flush()
@@ -84,6 +84,7 @@ func RunResult(w io.Writer, title string, id int64, target, version string, r *m
 		engine = "; includes the embedded database engine"
 	}
 	fmt.Fprintf(tw, "  client CPU\t%.1f µs per transaction\t(%.2f s over the window%s)\n", r.ClientCPUPerTxUS, r.ClientCPU.Seconds(), engine)
+	loadLines(tw, r.Load)
 	tw.Flush()
 	_ = disruptionBlock(&b, r.Disruption)
 
@@ -95,6 +96,7 @@ func RunResult(w io.Writer, title string, id int64, target, version string, r *m
 			x.ErrorCount(), x.Retries, MS(x.Mean), MS(x.P50), MS(x.P95), MS(x.P99), MS(x.Max))
 	}
 	tw.Flush()
+	stagesBlock(&b, r)
 	if r.Errors > 0 {
 		fmt.Fprintln(&b, "\n  errors by class:")
 		for _, x := range r.Tx {

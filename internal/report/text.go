@@ -95,7 +95,7 @@ func Job(w io.Writer, j jobs.Job) error {
 func StoredRunResult(w io.Writer, title string, j jobs.Job, r *metrics.RunResult) error {
 	tw := newTable(w, 0)
 	fmt.Fprintf(tw, "%s result (job %d): %s\n", title, j.ID, r.Status)
-	fmt.Fprintf(tw, "  setup\t%d warehouses, %d VUs, mode %s, isolation %s\n", r.Warehouses, r.VUs, r.Mode, r.Isolation)
+	fmt.Fprintf(tw, "  setup\t%s, %s, mode %s, isolation %s\n", Plural(r.Warehouses, "warehouse"), UsersText(r), r.Mode, r.Isolation)
 	if r.Measured == 0 {
 		fmt.Fprintf(tw, "  window\tnothing measured (stopped during ramp-up)\n")
 		if err := tw.Flush(); err != nil {
@@ -117,6 +117,7 @@ func StoredRunResult(w io.Writer, title string, j jobs.Job, r *metrics.RunResult
 	fmt.Fprintf(tw, "  committed\t%s\t(%s New-Orders, %d rolled back, %d errors)\n",
 		Int(float64(r.Commits)), Int(float64(r.NewOrders)), r.RolledBack, r.Errors)
 	fmt.Fprintf(tw, "  client CPU\t%.1f µs per transaction\t(%.2f s over the window)\n", r.ClientCPUPerTxUS, r.ClientCPU.Seconds())
+	loadLines(tw, r.Load)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -127,6 +128,7 @@ func StoredRunResult(w io.Writer, title string, j jobs.Job, r *metrics.RunResult
 	if err := Timing(w, r); err != nil {
 		return err
 	}
+	stagesBlock(w, r)
 	if len(r.Audit) > 0 {
 		if err := auditBlock(w, r.Audit); err != nil {
 			return err

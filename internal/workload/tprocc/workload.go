@@ -6,7 +6,9 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/config"
@@ -69,8 +71,30 @@ func (Workload) Validate(s config.Spec) config.FieldErrors {
 		if _, err := ParseMode(s.Mode); err != nil {
 			errs = append(errs, config.FieldError{Field: "mode", Msg: fmt.Sprintf("mode %q: want auto, procs or sql", s.Mode)})
 		}
+		if _, byType, err := config.ParseRate(s.RateByType); err == nil {
+			for name := range byType {
+				if !slices.Contains(txNames, name) {
+					errs = append(errs, config.FieldError{Field: "rate_by_type",
+						Msg: fmt.Sprintf("rate_by_type: %q is not a TPROC-C transaction type: want %s", name, strings.Join(txNames, ", "))})
+				}
+			}
+		}
 	}
 	return errs
+}
+
+// RateByType is a rate run's rate per transaction type, indexed as the
+// runner's TxNames (nil for a total rate).
+func RateByType(s config.Spec) []float64 {
+	_, byType := s.Rates()
+	if byType == nil {
+		return nil
+	}
+	out := make([]float64, len(txNames))
+	for i, n := range txNames {
+		out[i] = byType[n]
+	}
+	return out
 }
 
 // ValidateTarget refuses a storage engine where the database has none to
@@ -274,8 +298,45 @@ func (r *oltpRun) Settings() map[string]string {
 	return kv
 }
 
+// Terminals is how many terminals a terminal run has: as asked, else 10
+// per warehouse when paced [4.2.2], else one per session.
+func (r *oltpRun) Terminals() int {
+	switch {
+	case r.spec.Terminals > 0:
+		return r.spec.Terminals
+	case r.spec.PacingFactor() > 0:
+		return config.TerminalsPerWarehouse * r.Warehouses()
+	}
+	return r.spec.Sessions()
+}
+
+// RateByType is the rate per transaction type of a rate run (nil: a total
+// rate, the types drawn from the deck).
+func (r *oltpRun) RateByType() []float64 { return RateByType(r.spec) }
+
+// users names what offers the load: VUs, terminals over sessions, or
+// arrivals at a rate.
+func (r *oltpRun) users() string {
+	s := r.spec
+	switch s.LoadModel() {
+	case config.LoadTerminals:
+		return fmt.Sprintf("%s over %s", plural(r.Terminals(), "terminal"), plural(s.Sessions(), "connection"))
+	case config.LoadRate:
+		total, byType := s.Rates()
+		rate := fmt.Sprintf("%g transactions/s", total)
+		if byType != nil {
+			rate += " (" + config.FormatRateByType(byType) + ")"
+		}
+		return fmt.Sprintf("open-loop arrivals at %s over %s", rate, plural(s.Sessions(), "connection"))
+	}
+	return plural(s.VU, "VU")
+}
+
 func (r *oltpRun) Describe() string {
-	d := fmt.Sprintf("%s, %s, mode %s", plural(r.Warehouses(), "warehouse"), plural(r.spec.VU, "VU"), r.Mode())
+	d := fmt.Sprintf("%s, %s, mode %s", plural(r.Warehouses(), "warehouse"), r.users(), r.Mode())
+	if s := r.spec.Stages; s != "" {
+		d += "; stages " + s
+	}
 	if n := r.spec.Iterations; n > 0 {
 		d += fmt.Sprintf(", %s per VU (an iteration run)", plural(n, "transaction"))
 	}
@@ -301,11 +362,22 @@ func (r *oltpRun) Notes() []string {
 			seg, plural(r.Warehouses(), "warehouse")))
 	}
 	w := r.Warehouses()
-	if r.spec.VU > 10*w {
-		notes = append(notes, fmt.Sprintf("%d VUs on %d warehouses is more than 10 per warehouse; expect contention on district rows", r.spec.VU, w))
+	users, what := r.spec.VU, "VUs"
+	switch r.spec.LoadModel() {
+	case config.LoadTerminals:
+		users, what = r.Terminals(), "terminals"
+	case config.LoadRate:
+		users = 0 // arrivals have no home of their own beyond the sessions'
 	}
-	if r.spec.PacingFactor() > 0 && r.spec.VU != 10*w {
-		notes = append(notes, fmt.Sprintf("paced runs emulate 10 terminals per warehouse: use %d VUs for %s", 10*w, plural(w, "warehouse")))
+	if users > 10*w {
+		notes = append(notes, fmt.Sprintf("%d %s on %d warehouses is more than 10 per warehouse; expect contention on district rows", users, what, w))
+	}
+	if r.spec.PacingFactor() > 0 && users != 10*w {
+		how := fmt.Sprintf("use %d VUs", 10*w)
+		if r.spec.LoadModel() == config.LoadTerminals {
+			how = fmt.Sprintf("use --terminals %d (the default)", 10*w)
+		}
+		notes = append(notes, fmt.Sprintf("paced runs emulate 10 terminals per warehouse: %s for %s", how, plural(w, "warehouse")))
 	}
 	return notes
 }

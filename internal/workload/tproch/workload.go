@@ -63,6 +63,21 @@ func (Workload) Validate(s config.Spec) config.FieldErrors {
 		return config.FieldErrors{{Field: "iterations",
 			Msg: "iterations applies to TPROC-C runs only: a TPROC-H run is a power test and, with streams, a throughput test of query_sets each"}}
 	}
+	if s.Kind == config.KindRun {
+		field := ""
+		switch {
+		case s.LoadModel() == config.LoadRate:
+			field = "rate"
+		case s.LoadModel() == config.LoadTerminals:
+			field = "terminals"
+		case s.Stages != "":
+			field = "stages"
+		}
+		if field != "" {
+			return config.FieldErrors{{Field: field,
+				Msg: field + " applies to TPROC-C runs only: a TPROC-H run is a power test and, with streams, a throughput test"}}
+		}
+	}
 	if !s.Seg().IsWhole() || s.RunID != "" {
 		field := "segment"
 		if s.Seg().IsWhole() {

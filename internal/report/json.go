@@ -123,16 +123,16 @@ type ResultJSON struct {
 	ServerTPMUnavailable *string `json:"server_tpm_unavailable"`
 	// Disruption is the run's account of lost sessions, outages and failed
 	// probes; null when there was none.
-	Disruption       *DisruptionJSON `json:"disruption"`
+	Disruption *DisruptionJSON `json:"disruption"`
 	// Load is how a terminal or rate run offered its load and kept its
 	// schedule; absent for closed-loop VUs.
 	Load *LoadJSON `json:"load,omitempty"`
 	// Stages is one row per stage of a staged run; absent without stages.
-	Stages []StageJSON `json:"stages,omitempty"`
-	ClientCPUS       float64         `json:"client_cpu_s"`
-	ClientCPUPerTxUS Float           `json:"client_cpu_per_tx_us"`
-	Warnings         []string        `json:"warnings"`
-	Audit            []AuditJSON     `json:"audit"`
+	Stages           []StageJSON `json:"stages,omitempty"`
+	ClientCPUS       float64     `json:"client_cpu_s"`
+	ClientCPUPerTxUS Float       `json:"client_cpu_per_tx_us"`
+	Warnings         []string    `json:"warnings"`
+	Audit            []AuditJSON `json:"audit"`
 	// Transactions is keyed by transaction name; TransactionOrder gives the
 	// run's order of the names (JSON objects are unordered).
 	Transactions     map[string]TxJSON `json:"transactions"`

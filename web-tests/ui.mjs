@@ -23,6 +23,13 @@
 // of the page it happened on (failure.png). Console errors, uncaught
 // exceptions, API requests that fail (a 404 for a section a job does not
 // have) and requests to any other origin fail the test too.
+//
+// With $SLEDGE_PROFILE=ID (a profile's first job, run by browser_test.go on
+// the same server after the main flow) and $SLEDGE_PROFILE_MEMBER (another
+// of its jobs) it checks the profile pages instead: the list of profiles,
+// the profile page (NOPM and p95 against VUs, the knee as the API says, the
+// table), the link from a member job's page and the jobs list to it, the
+// compare page's verdict for two jobs, and the profile page at 390 px.
 import { chromium } from 'playwright-core';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -37,6 +44,8 @@ mkdirSync(artifacts, { recursive: true });
 const origin = new URL(base).origin;
 const other = (process.argv[4] || process.env.SLEDGE_OTHER_URL || '').replace(/\/+$/, '');
 const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+const profileID = process.env.SLEDGE_PROFILE || '';
+const profileMember = process.env.SLEDGE_PROFILE_MEMBER || '';
 
 const t0 = Date.now();
 const log = msg => console.log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
@@ -106,6 +115,8 @@ async function main() {
   page.on('response', r => {
     if (r.status() >= 400 && r.url().startsWith(base + '/api/')) failedRequests.push(`${r.request().method()} ${r.url().slice(base.length)}: ${r.status()}`);
   });
+
+  if (profileID) return profileChecks();
 
   await step('jobs page (empty repository)', async () => {
     await page.goto(base + '/');
@@ -355,6 +366,12 @@ async function main() {
       else if (change > 0.055) check(verdict !== 'neutral', `${tid}: ${text} is neutral, want judged`);
     }
     check(/within 5 %/.test(await page.locator(sel('compare-legend')).textContent()), 'the compare legend does not explain the 5 % band');
+    // The verdict of sledge compare (and jobs diff) for the two runs.
+    const v = await (await page.request.get(`${base}/api/compare?a=${runID}&b=${runID2}`)).json();
+    check(v.kind === 'jobs' && /^NOPM( [^:]*)?: (within the noise|beyond the noise|not judged)/.test(v.text), `GET /api/compare: ${JSON.stringify(v)}`);
+    const shown = await waitText('compare-verdict', s => s.includes(v.text), 'the verdict of GET /api/compare');
+    check(shown.startsWith(`Job #${runID2} against job #${runID}:`), `the verdict says ${JSON.stringify(shown)}`);
+    log('  verdict: ' + shown);
     await page.waitForTimeout(500);
     await shot('07-compare.png');
   });
@@ -460,9 +477,98 @@ async function main() {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  finalChecks();
+}
+
+function finalChecks() {
   check(consoleErrors.length === 0, `the browser console has ${consoleErrors.length} error(s):\n  ${consoleErrors.join('\n  ')}`);
   check(foreignRequests.length === 0, `requests left ${origin}:\n  ${foreignRequests.join('\n  ')}`);
   check(failedRequests.length === 0, `API requests failed:\n  ${failedRequests.join('\n  ')}`);
+}
+
+// profileChecks: the pages of profile $SLEDGE_PROFILE.
+async function profileChecks() {
+  const prof = await (await page.request.get(`${base}/api/profiles/${profileID}`)).json();
+  check(prof.id === profileID && prof.steps.length >= 2, `GET /api/profiles/${profileID}: ${JSON.stringify(prof)}`);
+  log(`  profile ${profileID}: ${prof.steps.map(s => s.vus + ' VU ' + Math.round(s.nopm) + ' NOPM').join(', ')}; ${prof.knee}`);
+
+  await step('the profiles page lists the profile', async () => {
+    await page.goto(base + '/#/');
+    await page.locator(sel('profiles-button')).click();
+    await page.waitForURL(/#\/profiles$/);
+    await page.locator(sel('profiles-table')).waitFor();
+    const vus = await page.locator(`${sel('profile-row-' + profileID)} td`).nth(4).textContent();
+    check(vus === prof.steps.map(s => s.vus).join(', '), `the profile's VUs are listed as ${JSON.stringify(vus)}`);
+    await shot('12-profiles.png');
+    await page.locator(sel('profile-link-' + profileID)).click();
+    await page.waitForURL(new RegExp(`#/profile/${profileID}$`));
+  });
+
+  await step('the profile page: NOPM and p95 against VUs, the knee, the table', async () => {
+    await page.locator(sel('profile-table')).waitFor();
+    const rows = await page.locator(`${sel('profile-table')} tbody tr`).count();
+    check(rows === prof.steps.length, `profile-table has ${rows} rows, want ${prof.steps.length}`);
+    for (const s of prof.steps) {
+      const nopm = await waitText('profile-nopm-' + s.vus, isNumber, 'a NOPM number');
+      check(Math.abs(toNumber(nopm) - s.nopm) <= 1, `${s.vus} VUs: NOPM ${nopm}, the API says ${s.nopm}`);
+      for (const c of ['profile-chart-nopm', 'profile-chart-p95']) {
+        check(await page.locator(sel(`${c}-point-${s.vus}`)).count() === 1, `${c} has no point at ${s.vus} VUs`);
+      }
+    }
+    for (const c of ['profile-chart-nopm', 'profile-chart-p95']) {
+      check(await page.locator(`svg${sel(c)}`).count() === 1, `no ${c} chart`);
+      check(await page.locator(`${sel(c)} polyline`).count() === 1, `${c} has no line`);
+    }
+    const knee = await page.locator(sel('profile-knee')).textContent();
+    if (prof.knee_vus == null) {
+      check(/^No knee/.test(knee), `the knee box says ${JSON.stringify(knee)}, the API has no knee`);
+      check(await page.locator(sel('profile-knee-mark')).count() === 0, 'a knee is marked in the table');
+      check(await page.locator(sel('profile-chart-nopm-knee')).count() === 0, 'a knee is marked on the chart');
+    } else {
+      check(knee.startsWith(`Knee at ${prof.knee_vus} VU`), `the knee box says ${JSON.stringify(knee)}, want ${prof.knee_vus} VUs`);
+      check(await page.locator(`${sel('profile-step-' + prof.knee_vus)} ${sel('profile-knee-mark')}`).count() === 1, 'the knee\'s row is not marked');
+      for (const c of ['profile-chart-nopm', 'profile-chart-p95']) {
+        check(await page.locator(sel(c + '-knee')).getAttribute('data-vus') === String(prof.knee_vus), `${c}: the knee is not marked at ${prof.knee_vus} VUs`);
+      }
+    }
+    check(/half the linear gain/.test(await page.locator(sel('profile-table-panel')).textContent()), 'the page does not define the knee');
+    await page.waitForTimeout(300);
+    await shot('13-profile.png');
+  });
+
+  await step('a job of the profile links to it, from its page and the jobs list', async () => {
+    await page.goto(`${base}/#/jobs/${profileMember}`);
+    await page.locator(sel('job-profile')).waitFor();
+    const text = await page.locator(sel('job-profile')).textContent();
+    check(new RegExp(`of profile #${profileID}`).test(text), `the job's profile line says ${JSON.stringify(text)}`);
+    await page.locator(sel('job-profile-link')).click();
+    await page.waitForURL(new RegExp(`#/profile/${profileID}$`));
+    await page.locator(sel('profile-table')).waitFor();
+    await page.goto(base + '/#/');
+    await waitText('job-profile-' + profileMember, s => s === 'profile #' + profileID, 'the profile under the setup');
+    await page.goto(`${base}/#/profile/${profileMember}`); // a member's id shows its profile
+    await page.waitForURL(new RegExp(`#/profile/${profileID}$`));
+    await page.locator(sel('profile-table')).waitFor();
+  });
+
+  await step('compare two jobs of the profile: the verdict of sledge compare', async () => {
+    const v = await (await page.request.get(`${base}/api/compare?a=${profileID}&b=${profileMember}`)).json();
+    await page.goto(`${base}/#/compare?ids=${profileID},${profileMember}`);
+    await waitText('compare-verdict', s => s.includes(v.text), 'the verdict of GET /api/compare');
+    await shot('14-compare-verdict.png');
+  });
+
+  await step('390 px wide: the profile page does not scroll sideways', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${base}/#/profile/${profileID}`);
+    await page.locator(sel('profile-table')).waitFor();
+    await page.waitForTimeout(300);
+    const o = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, iw: window.innerWidth }));
+    check(o.sw <= o.iw, `profile page at 390 px: scrollWidth ${o.sw} > innerWidth ${o.iw}`);
+    await shot('mobile-profile.png');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+  finalChecks();
 }
 
 let code = 0;

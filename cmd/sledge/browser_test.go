@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/app"
+	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/observe"
@@ -38,6 +39,9 @@ import (
 // after confirming), against a server with a target policy on a fresh
 // repository and embedded SQLite database. Screenshots go to
 // $SLEDGE_TEST_ARTIFACTS/webui, else web-tests/artifacts (gitignored).
+//
+// Then it runs a small profile (1 and 2 VUs, 2 s each) on the same
+// repository and has ui.mjs check its pages ($SLEDGE_PROFILE).
 //
 // Chromium is installed with apt-get when it is missing and the test runs as
 // root, playwright-core with `npm ci` when web-tests/node_modules lacks it.
@@ -97,6 +101,23 @@ func TestWebUIInChromium(t *testing.T) {
 			t.Logf("job %d: %s %s %s", j.ID, j.Kind, j.Target, j.Status)
 		}
 		t.Errorf("%d jobs, want the 5 the UI started", len(list))
+	}
+
+	// A profile on the embedded database the UI's first run built.
+	spec := config.New(config.KindRun)
+	spec.Rampup, spec.Duration, spec.Interval = 0, config.Duration(2*time.Second), config.Duration(time.Second)
+	outs, err := app.New(app.Options{Repo: repo, Version: "test"}).RunProfile(t.Context(), app.Request{Spec: spec}, []int{1, 2}, 1)
+	if err != nil || len(outs) != 2 {
+		t.Fatalf("profile: %d jobs, %v", len(outs), err)
+	}
+	pctx, pcancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer pcancel()
+	cmd = exec.CommandContext(pctx, node, filepath.Join(webTests, "ui.mjs"), ts.URL, artifacts)
+	cmd.Dir = webTests
+	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium, fmt.Sprint("SLEDGE_PROFILE=", outs[0].ID), fmt.Sprint("SLEDGE_PROFILE_MEMBER=", outs[1].ID))
+	cmd.WaitDelay = 10 * time.Second
+	if err := runStreaming(t, cmd); err != nil {
+		t.Fatalf("ui.mjs (profile %d): %v (screenshots in %s)", outs[0].ID, err, artifacts)
 	}
 }
 

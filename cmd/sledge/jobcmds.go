@@ -165,6 +165,8 @@ warehouse first if it does not exist.`,
 				return errors.New("--repeat: not with --segment (repeat the agents' run instead)")
 			case repeat > 1 && progress == "json":
 				return errors.New("--repeat: not with --progress json")
+			case repeat == 1 && s.Between != "" && s.Between != config.BetweenNone:
+				return errors.New("--between applies between trials: use it with --repeat N (or sledge profile)")
 			case repeat > 1:
 				return runSeriesCmd(cmd, g, s, repeat)
 			}

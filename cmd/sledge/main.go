@@ -99,6 +99,8 @@ comparable with them.`,
 	root.AddCommand(
 		newBuildCmd(g),
 		newRunCmd(g),
+		newProfileCmd(g),
+		newCompareCmd(g),
 		newCheckCmd(g),
 		newDropCmd(g),
 		newJobsCmd(g),

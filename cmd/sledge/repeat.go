@@ -12,7 +12,10 @@ import (
 )
 
 // runSeriesCmd runs `sledge run --repeat N`: N trials of the spec, one job
-// each, then the series' summary (mean, SD, 95% confidence interval).
+// each, with --between's step between two trials, then the series' summary
+// (mean, SD, 95% confidence interval). A series stopped early (a trial or a
+// between step failed) still prints the trials it ran, then why it
+// stopped.
 func runSeriesCmd(cmd *cobra.Command, g *globals, s config.Spec, n int) error {
 	if _, ok, _ := remoteFor(g); ok {
 		return fmt.Errorf("--repeat: runs on this machine only, not through --server")
@@ -20,7 +23,7 @@ func runSeriesCmd(cmd *cobra.Command, g *globals, s config.Spec, n int) error {
 	ctx, w := cmd.Context(), cmd.OutOrStdout()
 	return withService(ctx, g, func(svc *app.Service) error {
 		outs, err := svc.RunSeries(ctx, app.Request{Spec: s, Console: w, ProgressTTY: progressTTY()}, n)
-		if err != nil {
+		if err != nil && len(outs) == 0 {
 			return flagErrors(err)
 		}
 		var trials []report.SeriesTrial
@@ -33,6 +36,13 @@ func runSeriesCmd(cmd *cobra.Command, g *globals, s config.Spec, n int) error {
 		}
 		last := outs[len(outs)-1]
 		switch {
+		case err != nil && ctx.Err() != nil:
+			// Stopped between two trials (--between): the trials so far
+			// are kept.
+			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: series interrupted: %v\n", err)
+			return exitError{code: exitInterrupted}
+		case err != nil:
+			return fmt.Errorf("series stopped: %w", flagErrors(err)) // err says after which trial
 		case last.Status == metrics.StatusInterrupted:
 			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: series interrupted at trial %d of %d (job %d)\n", len(outs), n, last.ID)
 			return exitError{code: exitInterrupted}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/metrics"
 )
 
@@ -12,8 +13,13 @@ import (
 // of trials of one configuration: every job records the series it belongs
 // to (setting "series", the first trial's job id) and its place in it
 // ("trial", k/n). The series stops at the first trial that fails or is
-// interrupted. It returns the trials' outcomes, the last one that stopped
-// the series included.
+// interrupted. Between two trials (never before the first or after the
+// last) it does what the spec's Between asks (betweenTrials), and every
+// trial records it (setting "between"); a between step that fails stops
+// the series. It returns the outcomes of the trials that ran (an
+// interrupted one that stopped the series included) and, when a trial
+// failed or a between step did, the error that stopped the series: the
+// trials before it are kept.
 func (s *Service) RunSeries(ctx context.Context, req Request, n int) ([]Outcome, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("a series needs at least one trial (got %d)", n)
@@ -31,7 +37,18 @@ func (s *Service) RunSeries(ctx context.Context, req Request, n int) ([]Outcome,
 		if series != 0 {
 			r.Settings["series"] = strconv.FormatInt(series, 10)
 		}
+		if b := req.Spec.Between; b != "" && b != config.BetweenNone {
+			r.Settings["between"] = b
+		}
+		if k > 1 {
+			if err := s.betweenTrials(ctx, r); err != nil {
+				return out, fmt.Errorf("after trial %d of %d: %w", k-1, n, err)
+			}
+		}
 		o, err := s.Run(ctx, r)
+		if err != nil && k > 1 {
+			return out, fmt.Errorf("trial %d of %d: %w", k, n, err)
+		}
 		if err != nil {
 			return out, err
 		}

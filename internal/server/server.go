@@ -121,6 +121,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/jobs/{id}/observed", s.withJob(s.getObserved))
 	mux.HandleFunc("GET /api/jobs/{id}/agents", s.withJob(s.getAgents))
 	mux.HandleFunc("GET /api/jobs/{id}/events", s.withJob(s.events))
+	mux.HandleFunc("GET /api/profiles", s.listProfiles)    // profiles.go
+	mux.HandleFunc("GET /api/profiles/{id}", s.getProfile) // profiles.go
+	mux.HandleFunc("GET /api/compare", s.compare)          // profiles.go
 	// The API's own mux answers unknown paths with 404 and known paths with
 	// the wrong method with 405 (a GET never reaches a state-changing
 	// handler); everything else is the web UI.
@@ -273,6 +276,11 @@ func (s *Server) startJob(w http.ResponseWriter, r *http.Request) {
 	spec, err := config.Decode(body)
 	if err != nil {
 		apiError(w, http.StatusBadRequest, firstField(err), err.Error())
+		return
+	}
+	if spec.Between != "" && spec.Between != config.BetweenNone {
+		// A job of the API is one trial: there is no "between" to do.
+		apiError(w, http.StatusBadRequest, "between", "between applies between the trials of a series (sledge run --repeat N) or a profile, not to one job")
 		return
 	}
 	if s.base.Err() != nil {

@@ -341,6 +341,7 @@ func TestServeRejectsBadRequests(t *testing.T) {
 		{`{"kind":"run","workload":"tpcx"}`, "workload"},
 		{`{"kind":"build","warehouses":-2}`, "warehouses"},
 		{`{"kind":"run","max_retries":1000}`, "max_retries"},
+		{`{"kind":"run","between":"vacuum"}`, "between"}, // one job, no trials to be between
 		{`not json`, ""},
 	} {
 		code, b := c.do("POST", "/api/jobs", tc.body)

@@ -187,6 +187,32 @@ type Analytic interface {
 	RunAnalytic(ctx context.Context, env Env, s config.Spec) (*metrics.AnalyticResult, error)
 }
 
+// Maintainer tidies a built schema between two trials of a series or a
+// profile (config.Spec.Between): what is config.BetweenVacuum (fresh
+// statistics, dead rows reclaimed where the database does that) or
+// config.BetweenCheckpoint (dirty pages written out), by the database's
+// own means. It opens no session of its own: c is one on env's target.
+type Maintainer interface {
+	Maintain(ctx context.Context, env Env, c db.Conn, what string) (Maintenance, error)
+}
+
+// Maintenance is what a Maintainer did, for the log.
+type Maintenance struct {
+	// Did names the statements run ("VACUUM (ANALYZE) of 9 tables").
+	Did string
+	// Note says what that means or does not do on this database ("" when
+	// there is nothing to add).
+	Note string
+}
+
+// Rebuilder reads how the schema on c was built, from the build's own
+// record in the database, as a build spec (warehouses and seed, scale
+// factor …) that builds it again (config.Spec.Between rebuild). The spec
+// names no target and does not force: the caller adds those.
+type Rebuilder interface {
+	RebuildSpec(ctx context.Context, env Env, c db.Conn) (config.Spec, error)
+}
+
 var registry = struct {
 	sync.RWMutex
 	byName map[string]Workload

@@ -3,7 +3,9 @@
 // origin and draws charts with the vendored uPlot (vendor/uPlot.iife.min.js).
 //
 // Routes: #/ (jobs), #/new (start a job), #/jobs/{id} (one job, live while
-// running), #/compare?ids=1,2,3 (overlay and ratios).
+// running), #/compare?ids=1,2,3 (overlay and ratios; for two jobs the
+// verdict of sledge compare), #/profiles (the performance profiles) and
+// #/profile/{id} (one profile: NOPM and p95 against VUs, the knee marked).
 'use strict';
 (function () {
   const TOKEN_KEY = 'sledge.token';
@@ -303,7 +305,7 @@
     const q = hash.indexOf('?');
     const path = q < 0 ? hash : hash.slice(0, q);
     const params = new URLSearchParams(q < 0 ? '' : hash.slice(q + 1));
-    document.getElementById('nav-jobs').classList.toggle('active', path === '/' || path.startsWith('/jobs/'));
+    document.getElementById('nav-jobs').classList.toggle('active', path === '/' || path.startsWith('/jobs/') || path.startsWith('/profile'));
     document.getElementById('nav-new').classList.toggle('active', path === '/new');
     let m;
     let page;
@@ -311,6 +313,8 @@
     else if (path === '/new') page = pageNew(params);
     else if ((m = path.match(/^\/jobs\/(\d+)\/?$/))) page = pageJob(m[1]);
     else if (path === '/compare') page = pageCompare(params);
+    else if (path === '/profiles') page = pageProfiles();
+    else if ((m = path.match(/^\/profile\/(\d+)\/?$/))) page = pageProfile(m[1]);
     else page = pageNotFound(path);
     Promise.resolve(page).catch(e => {
       console.error(e);
@@ -900,6 +904,7 @@
 
     setPage(
       h('div', { class: 'page-head' }, h('h1', null, 'Jobs'), countEl, h('span', { class: 'spacer' }),
+        h('a', { href: '#/profiles', class: 'btn', id: 'profiles-button', testid: 'profiles-button', title: 'Performance profiles: VU sweeps run with sledge profile' }, 'Profiles'),
         compareBtn,
         h('a', { href: '#/new', class: 'btn btn-primary', id: 'new-job-button', testid: 'new-job-button' }, 'New job')),
       h('div', { class: 'toolbar' },
@@ -962,7 +967,9 @@
       h('td', null, job.kind || '—'),
       h('td', null, job.workload ? workloadLabel(job.workload) : '—'),
       h('td', null, h('div', null, dbLabel(job)), targetLabel(job, det && det.config)),
-      h('td', { testid: 'job-setup-' + job.id }, setupText(job, det && det.config) || (det ? '—' : '…')),
+      h('td', { testid: 'job-setup-' + job.id }, setupText(job, det && det.config) || (det ? '—' : '…'),
+        det && det.config && det.config.profile ? h('div', { class: 'muted' },
+          h('a', { href: '#/profile/' + det.config.profile, testid: 'job-profile-' + job.id }, 'profile #' + det.config.profile)) : null),
       h('td', { class: 'num', testid: 'job-headline-' + job.id },
         hl ? [h('b', null, hl.text), ' ', h('span', { class: 'muted' }, hl.unit)]
           : (job.kind === 'run' && workloadOf(job) === 'tproch' && !det && job.status !== 'running' ? '…' : '—')),
@@ -1487,6 +1494,13 @@
 
     if (config.target) job.target_name = config.target;
     const parts = [jobHeader(job, [dlJSON, dlCSV, delBtn])];
+    if (config.profile) {
+      parts.push(h('div', { class: 'alert alert-info', testid: 'job-profile' },
+        `Step ${config.profile_vu || config.vu || '?'} VU${(config.profile_vu || config.vu) === '1' ? '' : 's'}` +
+        (config.trial ? `, trial ${config.trial},` : '') + ' of ',
+        h('a', { href: '#/profile/' + config.profile, testid: 'job-profile-link' }, 'profile #' + config.profile),
+        String(config.profile) === String(id) ? ' (its first job)' : ''));
+    }
     if (loadErrors.length) parts.push(alertBox('warn', 'Some data could not be loaded: ' + loadErrors.join('; '), 'load-errors'));
     if (result && isTPROCH(result)) parts.push(tprochResult(result));
     else if (result) parts.push(tproccResult(result));
@@ -1898,8 +1912,28 @@
       return { attrs: { testid: 'compare-row-' + e.id }, cells };
     });
 
+    // Two jobs: the verdict sledge compare A B gives (B against A).
+    let verdictBox = null;
+    if (ids.length === 2 && ok.length === 2) {
+      verdictBox = h('div', { class: 'alert alert-info verdict', testid: 'compare-verdict', id: 'compare-verdict' }, 'Judging the difference…');
+      api('GET', `/api/compare?a=${ids[0]}&b=${ids[1]}`).then(v => {
+        if (!alive()) return;
+        const lines = String(v.text || '').split('\n');
+        const sig = v.verdict ? v.verdict.significant : (v.steps || []).some(s => s.verdict && s.verdict.significant);
+        verdictBox.dataset.significant = sig ? 'true' : 'false';
+        verdictBox.dataset.kind = v.kind;
+        verdictBox.replaceChildren(h('b', null, v.kind === 'profiles' ? `Profile #${ids[1]} against profile #${ids[0]}: ` : `Job #${ids[1]} against job #${ids[0]}: `),
+          lines.length > 1 ? h('ul', null, lines.map(l => h('li', null, l))) : lines[0]);
+      }, e => {
+        if (!alive()) return;
+        verdictBox.className = 'alert alert-warn';
+        verdictBox.textContent = 'Could not judge the difference: ' + e.message;
+      });
+    }
+
     setPage(
       h('div', { class: 'page-head' }, h('h1', null, 'Compare'), h('span', { class: 'sub' }, ids.map(i => '#' + i).join(', '))),
+      verdictBox,
       panel(null, 'compare-table-panel', h('div', { class: 'scroll-x' }, table(cols, rows, { testid: 'compare-table', id: 'compare-table' })),
         base ? h('p', { class: 'muted', style: 'margin:8px 0 0', testid: 'compare-legend' },
           `Ratios are against job #${base.id}. `, h('span', { class: 'ratio ratio-neutral' }, 'Grey'),
@@ -1911,6 +1945,138 @@
       const tables = withSeries.map(e => [e.series.map(iv => iv.elapsed_s), e.series.map(iv => isNum(iv.tpm) ? iv.tpm : null)]);
       chart.setData(withSeries.length > 1 ? uPlot.join(tables) : tables[0]);
     }
+  }
+
+  // ---------------------------------------------------------------- profiles
+
+  // profileChart draws one figure of a profile against VUs as SVG: a log-2
+  // x axis with a tick at every VU count, y from 0, error bars where a
+  // step has a 95 % CI, the knee ringed with a dashed line to the axis.
+  function profileChart(opts) {
+    const W = 640, H = 300, padL = 62, padR = 16, padT = 30, padB = 44;
+    const pw = W - padL - padR, ph = H - padT - padB;
+    const pts = opts.points.filter(p => isNum(p.y));
+    const root = svg('svg', {
+      viewBox: `0 0 ${W} ${H}`, class: 'profile-chart', role: 'img', 'aria-label': opts.title,
+      'data-testid': opts.testid, id: opts.testid, 'data-y-min': '0', preserveAspectRatio: 'xMidYMid meet',
+    });
+    root.append(svg('text', { x: padL, y: 18, class: 'title' }, opts.title));
+    const vus = opts.points.map(p => p.vus);
+    const lo = Math.min(...vus), hi = Math.max(...vus);
+    const x = v => hi > lo ? padL + pw * 0.04 + pw * 0.92 * (Math.log2(v) - Math.log2(lo)) / (Math.log2(hi) - Math.log2(lo)) : padL + pw / 2;
+    const ys = pts.flatMap(p => [p.y, p.hi]).filter(isNum);
+    const max = ys.length ? Math.max(...ys) : 1;
+    // Headroom over the highest point for the knee's label.
+    const step = niceStep(max * 1.15 / 5);
+    const top = Math.ceil(max * 1.15 / step) * step || 1;
+    const y = v => padT + ph - v / top * ph;
+    for (let t = 0; t <= top + step / 2; t += step) {
+      root.append(svg('line', { x1: padL, x2: W - padR, y1: y(t), y2: y(t), stroke: '#e3e6eb' }));
+      root.append(svg('text', { x: padL - 6, y: y(t) + 4, 'text-anchor': 'end' }, fmtCompact(t) || '0'));
+    }
+    root.append(svg('line', { x1: padL, x2: W - padR, y1: padT + ph, y2: padT + ph, stroke: '#98a2b3' }));
+    for (const v of vus) root.append(svg('text', { x: x(v), y: padT + ph + 16, 'text-anchor': 'middle' }, String(v)));
+    root.append(svg('text', { x: padL + pw / 2, y: H - 6, 'text-anchor': 'middle' }, 'virtual users (log scale)'));
+    root.append(svg('text', { x: 14, y: padT + ph / 2, transform: `rotate(-90 14 ${padT + ph / 2})`, 'text-anchor': 'middle' }, opts.yLabel));
+    const color = opts.color || PALETTE[0];
+    root.append(svg('polyline', { fill: 'none', stroke: color, 'stroke-width': 2, points: pts.map(p => `${x(p.vus)},${y(p.y)}`).join(' ') }));
+    for (const p of pts) {
+      if (isNum(p.lo) && isNum(p.hi)) root.append(svg('line', { x1: x(p.vus), x2: x(p.vus), y1: y(Math.max(0, p.lo)), y2: y(p.hi), stroke: color, 'stroke-width': 1.5 }));
+      root.append(svg('circle', { cx: x(p.vus), cy: y(p.y), r: 4, fill: color, 'data-testid': `${opts.testid}-point-${p.vus}` },
+        svg('title', null, `${p.vus} VU${p.vus === 1 ? '' : 's'}: ${opts.fmt(p.y)}`)));
+    }
+    const knee = pts.find(p => p.vus === opts.kneeVUs);
+    if (knee) {
+      const kx = x(knee.vus), ky = y(knee.y);
+      root.append(svg('g', { class: 'knee', 'data-testid': opts.testid + '-knee', 'data-vus': knee.vus },
+        svg('line', { x1: kx, x2: kx, y1: ky, y2: padT + ph, stroke: color, 'stroke-dasharray': '4 3' }),
+        svg('circle', { cx: kx, cy: ky, r: 9, fill: 'none', stroke: color, 'stroke-width': 2 }),
+        svg('text', { x: kx > padL + pw * 0.75 ? kx - 12 : kx + 12, y: ky - 12, 'text-anchor': kx > padL + pw * 0.75 ? 'end' : 'start', class: 'knee-label', fill: color },
+          `knee ${knee.vus} VU${knee.vus === 1 ? '' : 's'}`)));
+    }
+    return h('div', { class: 'profile-chart-box' }, root);
+  }
+
+  async function pageProfile(id) {
+    document.title = `Profile ${id} · Sledge`;
+    const alive = aliveToken();
+    setPage(h('p', { class: 'muted' }, 'Loading profile ' + id + '…'));
+    let p;
+    try {
+      p = await api('GET', `/api/profiles/${id}`);
+    } catch (e) {
+      if (!alive()) return;
+      setPage(e.status === 404
+        ? h('div', { class: 'empty', testid: 'profile-not-found' }, h('p', null, e.message + '.'), h('a', { href: '#/profiles', class: 'btn' }, 'The profiles'))
+        : alertBox('error', 'Could not load profile ' + id + ': ' + e.message, 'page-error'));
+      return;
+    }
+    if (!alive()) return;
+    if (String(p.id) !== String(id)) { location.replace('#/profile/' + p.id); return; }
+    const steps = p.steps || [];
+    const vus = v => `${v} VU${v === 1 ? '' : 's'}`;
+    const pm = v => isNum(v) ? fmtNum(v) : '—';
+    const nopmCell = s => !isNum(s.nopm) ? '—' : isNum(s.nopm_ci95_high)
+      ? h('span', { title: `95 % CI ${fmtNum(s.nopm_ci95_low)} – ${fmtNum(s.nopm_ci95_high)}` }, fmtNum(s.nopm), h('span', { class: 'muted' }, ' ± ' + fmtNum(s.nopm_ci95_high - s.nopm)))
+      : fmtNum(s.nopm);
+    const pct = v => isNum(v) ? (v >= 0 ? '+' : '') + v.toFixed(1) + ' %' : '—';
+    const cols = [{ label: 'VUs', num: true }, { label: 'Jobs' }, { label: 'NOPM', num: true, title: 'mean of the trials ± half its 95 % confidence interval' },
+      { label: 'TPM', num: true }, { label: 'New-Order p95 ms', num: true }, { label: 'NOPM / VU', num: true },
+      { label: 'Gain', num: true, title: 'NOPM against the previous step' }, { label: 'Of linear', num: true, title: 'the share of the linear gain the step reached' }, { label: '' }];
+    const rows = steps.map(s => ({
+      attrs: { testid: 'profile-step-' + s.vus, class: s.knee ? 'knee' : null },
+      cells: [String(s.vus), h('span', null, (s.jobs || []).map((j, i) => [i ? ', ' : '', h('a', { href: '#/jobs/' + j }, '#' + j)])),
+        h('span', { testid: 'profile-nopm-' + s.vus }, nopmCell(s)), pm(s.tpm), fmtSig(s.p95_ms), isNum(s.nopm_per_vu) ? fmtSig(s.nopm_per_vu) : '—',
+        pct(s.gain_pct), isNum(s.linear_pct) ? Math.round(s.linear_pct) + ' %' : '—', s.knee ? h('b', { class: 'knee-mark', testid: 'profile-knee-mark' }, '◀ knee') : ''],
+    }));
+    const point = (s, key) => ({ vus: s.vus, y: s[key], lo: key === 'nopm' ? s.nopm_ci95_low : null, hi: key === 'nopm' ? s.nopm_ci95_high : null });
+    setPage(
+      h('div', { class: 'page-head' }, h('h1', { testid: 'profile-title' }, `Profile #${p.id}`),
+        h('span', { class: 'sub' }, `${workloadLabel(p.workload)}${p.database ? ' · ' + p.database : ''} · ${steps.map(s => s.vus).join(', ')} VUs`),
+        h('span', { class: 'spacer' }), h('a', { href: '#/profiles', class: 'btn' }, 'All profiles')),
+      h('div', { class: 'meta' }, h('span', null, 'Started ', h('b', null, fmtDate(p.created_at))),
+        h('span', null, 'Jobs ', h('b', null, String(steps.reduce((a, s) => a + (s.jobs || []).length, 0))))),
+      h('div', { class: 'alert alert-info', testid: 'profile-knee', 'data-knee-vus': p.knee_vus == null ? '' : p.knee_vus },
+        h('b', null, p.knee_vus == null ? 'No knee' : 'Knee at ' + vus(p.knee_vus)), ' — ', String(p.knee || '').replace(/^knee: /, '')),
+      h('div', { class: 'grid2' },
+        panel(null, 'profile-nopm-panel', profileChart({ testid: 'profile-chart-nopm', title: 'NOPM against VUs', yLabel: 'NOPM',
+          points: steps.map(s => point(s, 'nopm')), kneeVUs: p.knee_vus, fmt: v => fmtNum(v) + ' NOPM' })),
+        panel(null, 'profile-p95-panel', profileChart({ testid: 'profile-chart-p95', title: 'New-Order p95 against VUs', yLabel: 'p95 (ms)',
+          points: steps.map(s => point(s, 'p95_ms')), kneeVUs: p.knee_vus, color: PALETTE[1], fmt: v => fmtSig(v) + ' ms' }))),
+      panel(null, 'profile-table-panel', h('div', { class: 'scroll-x' }, table(cols, rows, { testid: 'profile-table', id: 'profile-table' })),
+        h('p', { class: 'muted', style: 'margin:8px 0 0' }, 'NOPM ± half the 95 % confidence interval of the mean of a step\'s trials (two or more). ' +
+          (p.knee_rule ? p.knee_rule.charAt(0).toUpperCase() + p.knee_rule.slice(1) + '.' : ''))));
+  }
+
+  async function pageProfiles() {
+    document.title = 'Profiles · Sledge';
+    const alive = aliveToken();
+    setPage(h('p', { class: 'muted' }, 'Loading the profiles…'));
+    const list = await api('GET', '/api/profiles');
+    if (!alive()) return;
+    const selected = new Set();
+    const compareBtn = h('button', {
+      type: 'button', class: 'btn', testid: 'profiles-compare', disabled: true, title: 'Select two profiles to compare',
+      onclick: () => { location.hash = '#/compare?ids=' + [...selected].join(','); },
+    }, 'Compare');
+    const cols = [{ label: '' }, { label: 'Profile', num: true }, { label: 'Workload' }, { label: 'Database' }, { label: 'VUs' },
+      { label: 'Jobs', num: true }, { label: 'Knee' }, { label: 'Started' }];
+    const rows = (list || []).map(p => ({
+      attrs: { testid: 'profile-row-' + p.id },
+      cells: [h('input', {
+        type: 'checkbox', 'aria-label': 'Select profile ' + p.id, testid: 'profile-select-' + p.id,
+        onchange: e => { if (e.target.checked) selected.add(p.id); else selected.delete(p.id); compareBtn.disabled = selected.size !== 2; },
+      }), h('a', { href: '#/profile/' + p.id, testid: 'profile-link-' + p.id }, '#' + p.id), workloadLabel(p.workload), p.database || '—',
+      (p.steps || []).map(s => s.vus).join(', '), String((p.steps || []).reduce((a, s) => a + (s.jobs || []).length, 0)),
+      p.knee_vus == null ? '—' : p.knee_vus + ' VU' + (p.knee_vus === 1 ? '' : 's'), fmtDate(p.created_at)],
+    }));
+    setPage(
+      h('div', { class: 'page-head' }, h('h1', null, 'Profiles'), h('span', { class: 'sub', testid: 'profiles-count' }, (list || []).length + ' profiles'),
+        h('span', { class: 'spacer' }), compareBtn),
+      (list || []).length
+        ? h('div', { class: 'panel flush' }, table(cols, rows, { testid: 'profiles-table', id: 'profiles-table' }))
+        : h('div', { class: 'empty', testid: 'profiles-empty' }, h('p', null, 'No profiles yet. Run one with ', h('code', null, 'sledge profile --vu 1,2,4,8'), '.')),
+      h('p', { class: 'muted' }, 'A profile runs one configuration at increasing VU counts (sledge profile --vu LIST [--repeat N]); its page draws NOPM and p95 against VUs with the knee marked.'));
   }
 
   // ---------------------------------------------------------------- start

@@ -1,0 +1,98 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/app"
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/report"
+)
+
+// TestOpenAPIProfiles: the profile and compare routes are documented, and
+// their schemas are the JSON the server sends.
+func TestOpenAPIProfiles(t *testing.T) {
+	doc := parseOpenAPI(t)
+	for path, schema := range map[string]reflect.Type{
+		"/api/profiles/{id}": reflect.TypeOf(report.ProfileJSON{}),
+		"/api/compare":       reflect.TypeOf(report.CompareJSON{}),
+	} {
+		resp, ok := doc.Paths[path]["get"].Responses["200"].Content["application/json"]
+		if !ok {
+			t.Fatalf("OpenAPI document lacks GET %s", path)
+		}
+		checkSameFields(t, "the schema of GET "+path, doc.resolve(t, resp.Schema), schema)
+	}
+	if _, ok := doc.Paths["/api/profiles"]["get"]; !ok {
+		t.Error("OpenAPI document lacks GET /api/profiles")
+	}
+	for name, typ := range map[string]reflect.Type{
+		"ProfileStep": reflect.TypeOf(report.ProfileStepJSON{}),
+		"CompareStep": reflect.TypeOf(report.ProfileCompareRowJSON{}),
+		"Verdict":     reflect.TypeOf(report.VerdictJSON{}),
+	} {
+		checkSameFields(t, "the "+name+" schema", doc.Components.Schemas[name], typ)
+	}
+}
+
+// TestProfileAPI runs a tiny profile (1 and 2 VUs) through the job service
+// and reads it back: the list, the profile by its first job and by another
+// of its jobs, 404 for a job of no profile, and the compare verdicts.
+func TestProfileAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs on SQLite")
+	}
+	ts, s := testServer(t, "")
+	c := apiClient{t: t, base: ts.URL}
+	spec := config.New(config.KindRun)
+	spec.Rampup, spec.Duration, spec.Interval = 0, config.Duration(2*time.Second), config.Duration(time.Second)
+	outs, err := s.svc.RunProfile(context.Background(), app.Request{Spec: spec}, []int{1, 2}, 1)
+	if err != nil || len(outs) != 2 {
+		t.Fatalf("profile: %d jobs, %v", len(outs), err)
+	}
+	root, member := fmt.Sprint(outs[0].ID), fmt.Sprint(outs[1].ID)
+
+	code, b := c.do("GET", "/api/profiles", "")
+	var list []map[string]any
+	if code != 200 || json.Unmarshal(b, &list) != nil || len(list) != 1 || list[0]["id"] != root {
+		t.Fatalf("GET /api/profiles: %d %s", code, b)
+	}
+	for _, id := range []string{root, member} {
+		p := c.json("GET", "/api/profiles/"+id, "", 200)
+		steps, _ := p["steps"].([]any)
+		if p["id"] != root || len(steps) != 2 || p["knee_rule"] == "" {
+			t.Errorf("GET /api/profiles/%s: %v", id, p)
+		}
+	}
+	build := fmt.Sprint(outs[0].ID - 1) // the first run's build
+	if code, b := c.do("GET", "/api/profiles/"+build, ""); code != 404 {
+		t.Errorf("the build as a profile: %d %s", code, b)
+	}
+	for _, bad := range []string{"/api/profiles/x", "/api/compare?a=1", "/api/compare?a=x&b=1"} {
+		if code, b := c.do("GET", bad, ""); code != 400 {
+			t.Errorf("GET %s: %d %s, want 400", bad, code, b)
+		}
+	}
+	if code, b := c.do("GET", "/api/profiles/999", ""); code != 404 {
+		t.Errorf("an unknown profile: %d %s", code, b)
+	}
+	if code, b := c.do("GET", "/api/compare?a="+root+"&b=999", ""); code != 404 {
+		t.Errorf("compare with an unknown job: %d %s", code, b)
+	}
+
+	cmp := c.json("GET", "/api/compare?a="+root+"&b="+root, "", 200)
+	if steps, _ := cmp["steps"].([]any); cmp["kind"] != "profiles" || len(steps) != 2 || cmp["verdict"] != nil {
+		t.Errorf("compare of two profiles: %v", cmp)
+	}
+	cmp = c.json("GET", "/api/compare?a="+root+"&b="+member, "", 200)
+	if cmp["kind"] != "jobs" || cmp["text"] == "" {
+		t.Errorf("compare of two jobs: %v", cmp)
+	}
+	if cmp["verdict"] == nil && cmp["text"] != report.NotJudgedText {
+		t.Errorf("compare of two jobs without a verdict: %v", cmp)
+	}
+}

@@ -987,7 +987,10 @@ func (r *run) wait(ctx context.Context, d time.Duration) bool {
 // per transaction type, against the workload's (scaled) values. Keying times
 // are constant; think times are random, so their mean is judged only once a
 // type has 100 of them: within 10% of the mean (whose cap at ten times
-// lowers it by a factor of 0.99995).
+// lowers it by a factor of 0.99995), or within 3.3 standard errors when
+// that is wider — a negative exponential's standard deviation is its mean,
+// so the mean of n draws strays by mean/√n (10% at n = 100): a tolerance of
+// 10% alone would fail a correct run one time in three.
 func (r *run) paceAudit() []metrics.AuditItem {
 	pacer, ok := r.wl.(workload.Pacer)
 	if !ok || r.cfg.Pacing <= 0 {
@@ -1007,7 +1010,8 @@ func (r *run) paceAudit() []metrics.AuditItem {
 		if n := p.thinkN.Load(); n > 0 {
 			mean := time.Duration(p.think.Load() / n).Seconds()
 			items = append(items, metrics.AuditItem{Name: "think time " + names[tx], Value: mean, Unit: " s",
-				Target: fmt.Sprintf("≈ %.4g (mean)", r.scaled(thinkMean).Seconds()), OK: n < 100 || math.Abs(mean-wantT) <= 0.1*wantT})
+				Target: fmt.Sprintf("≈ %.4g (mean)", r.scaled(thinkMean).Seconds()),
+				OK:     n < 100 || math.Abs(mean-wantT) <= max(0.1, 3.3/math.Sqrt(float64(n)))*wantT})
 		}
 	}
 	return items

@@ -63,8 +63,8 @@ func RunResult(w io.Writer, title string, id int64, target, version string, r *m
 	fmt.Fprintf(tw, "  NOPM\t%s\t(%s)\n", Int(r.NOPM), check)
 	if r.Pacing > 0 && r.PacedCeiling > 0 {
 		// The workload computes the ceiling from its terminal model: 12.86
-		// NOPM per warehouse for TPROC-C (12.605 with the 23-card deck),
-		// raised in proportion by scaled times.
+		// NOPM per ten terminals (a warehouse's) for TPROC-C (12.605 with
+		// the 23-card deck), raised in proportion by scaled times.
 		ceiling := r.PacedCeiling
 		c := Int(ceiling)
 		if ceiling < 1000 {

@@ -387,7 +387,13 @@ func (r *oltpRun) Complete(res *metrics.RunResult) {
 	res.Mode = string(r.Mode())
 	res.Isolation = isolationName(r.iso)
 	if p := r.spec.PacingFactor(); p > 0 {
-		// Scaled times raise the ceiling in proportion.
-		res.PacedCeiling = PacedNOPMPerWarehouse * float64(res.Warehouses) / p
+		// A paced terminal (or VU) offers at most a tenth of a warehouse's
+		// 12.86 NOPM; ten per warehouse reach the warehouses' ceiling.
+		// Scaled times raise it in proportion.
+		users := r.spec.VU
+		if r.spec.LoadModel() == config.LoadTerminals {
+			users = r.Terminals()
+		}
+		res.PacedCeiling = PacedNOPMPerWarehouse * float64(users) / config.TerminalsPerWarehouse / p
 	}
 }

@@ -1,0 +1,146 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/testdb"
+)
+
+// buildPostgres builds TPROC-C with warehouses on a fresh PostgreSQL
+// database and returns its URL.
+func buildPostgres(t *testing.T, svc *Service, warehouses int) string {
+	t.Helper()
+	url := testdb.Postgres(t)
+	b := config.New(config.KindBuild)
+	b.DB, b.Warehouses = url, warehouses
+	if o, err := svc.Run(context.Background(), Request{Spec: b}); err != nil || o.Status != metrics.StatusCompleted {
+		t.Fatalf("build: %+v %v", o, err)
+	}
+	return url
+}
+
+// TestPacedTerminalsOverPoolPostgres: 200 paced terminals (10 per warehouse
+// on 20 warehouses, the default) over 10 connections, with the keying and
+// think times scaled down. The run reaches the paced ceiling's efficiency,
+// its New-Orders agree with the database's, every terminal is homed on a
+// district of its own, and the schedule is kept.
+func TestPacedTerminalsOverPoolPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 20 warehouses on PostgreSQL")
+	}
+	svc, repo := newService(t, true)
+	url := buildPostgres(t, svc, 20)
+	run := config.New(config.KindRun)
+	run.DB, run.Connections, run.Pacing, run.PacingScale = url, 10, "spec", 0.05
+	// A terminal's cycle is about 1.5 s scaled: the ramp-up lets every
+	// terminal key its first transaction before the window.
+	run.Rampup, run.Duration, run.Interval = config.Duration(4*time.Second), config.Duration(20*time.Second), config.Duration(2*time.Second)
+	var out bytes.Buffer
+	o, err := svc.Run(context.Background(), Request{Spec: run, Console: &out})
+	if err != nil || o.Run == nil || o.Status != metrics.StatusCompleted {
+		t.Fatalf("run: %+v %v\n%s", o, err, out.String())
+	}
+	res := o.Run
+	if res.Load == nil || res.Load.Model != metrics.LoadTerminals || res.Load.Terminals != 200 || res.Load.Connections != 10 {
+		t.Fatalf("load %+v, want 200 terminals over 10 connections", res.Load)
+	}
+	// The ceiling: 12.86 NOPM per warehouse, ÷ 0.05 for the scaled times.
+	// The deck gives 12.605 (98 %); a 20 s window of 200 terminals holds
+	// about 1,700 New-Orders, whose count varies by a few percent.
+	eff := res.NOPM / res.PacedCeiling
+	if math.Abs(res.PacedCeiling-12.86*20/0.05) > 0.01 || eff < 0.85 || eff > 1.06 {
+		t.Errorf("efficiency %.1f%% (NOPM %.0f, ceiling %.0f), want 85–106%%\n%s", 100*eff, res.NOPM, res.PacedCeiling, out.String())
+	}
+	if !res.HasDBCheck || !res.DBCheckAgree {
+		t.Errorf("cross-check: has %v, agree %v (%d database vs %d client, ±%d)", res.HasDBCheck, res.DBCheckAgree,
+			res.DBNewOrders, res.NewOrders, res.DBCheckAllowance)
+	}
+	if res.Load.LagP99 > 100*time.Millisecond {
+		t.Errorf("lag p99 %s: ten sessions should serve 200 paced terminals without a queue", res.Load.LagP99)
+	}
+	for _, want := range []string{"200 terminals over 10 connections", "schedule lag", "efficiency"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("console lacks %q:\n%s", want, out.String())
+		}
+	}
+	stored, err := repo.RunResult(context.Background(), o.ID)
+	if err != nil || stored.Load == nil || stored.Load.Terminals != 200 || stored.Load.LagP99 != res.Load.LagP99 {
+		t.Fatalf("stored load %+v, %v", stored.Load, err)
+	}
+	settings, err := repo.Config(context.Background(), o.ID)
+	if err != nil || settings["load_model"] != "terminals" || settings["terminals"] != "200" || settings["connections"] != "10" {
+		t.Errorf("settings %v, %v", settings, err)
+	}
+	for _, a := range res.Audit {
+		if !a.OK && a.Verdict != metrics.VerdictNA {
+			t.Errorf("audit %s off: %.2f%s (%s)", a.Name, a.Value, a.Unit, a.Target)
+		}
+	}
+}
+
+// TestRateRunPostgres: open-loop arrivals, some of each type as asked, and
+// a stage that doubles the rate; the achieved rate tracks the asked one,
+// the cross-check agrees and the stages' rows are stored.
+func TestRateRunPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs on PostgreSQL")
+	}
+	svc, repo := newService(t, true)
+	url := buildPostgres(t, svc, 2)
+	run := config.New(config.KindRun)
+	run.DB, run.Connections, run.Rate, run.Stages = url, 4, 100, "4s:100,4s:200"
+	run.Rampup, run.Interval = config.Duration(time.Second), config.Duration(time.Second)
+	var out bytes.Buffer
+	o, err := svc.Run(context.Background(), Request{Spec: run, Console: &out})
+	if err != nil || o.Run == nil || o.Status != metrics.StatusCompleted {
+		t.Fatalf("run: %+v %v\n%s", o, err, out.String())
+	}
+	res := o.Run
+	l := res.Load
+	if l == nil || l.Model != metrics.LoadRate || l.Dropped != 0 {
+		t.Fatalf("load %+v", l)
+	}
+	if l.AskedRate < 145 || l.AskedRate > 155 || l.AchievedRate < 0.85*l.AskedRate || l.AchievedRate > 1.15*l.AskedRate {
+		t.Errorf("asked %.1f, achieved %.1f per second: want 150 asked over the two stages, achieved within 15%%", l.AskedRate, l.AchievedRate)
+	}
+	if res.Measured < 8*time.Second || res.Measured > 8200*time.Millisecond {
+		t.Errorf("measured %s, want the stages' 8 s", res.Measured)
+	}
+	if !res.HasDBCheck || !res.DBCheckAgree {
+		t.Errorf("cross-check: has %v, agree %v", res.HasDBCheck, res.DBCheckAgree)
+	}
+	if len(res.Stages) != 2 {
+		t.Fatalf("stages %+v", res.Stages)
+	}
+	r1 := float64(res.Stages[0].Commits) / (res.Stages[0].End - res.Stages[0].Start).Seconds()
+	r2 := float64(res.Stages[1].Commits) / (res.Stages[1].End - res.Stages[1].Start).Seconds()
+	if r2 < 1.5*r1 {
+		t.Errorf("stage 2 committed %.0f a second, stage 1 %.0f: want the rate doubled", r2, r1)
+	}
+	ivs, err := repo.Intervals(context.Background(), o.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scheduled int64
+	stages := map[int]int{}
+	for _, iv := range ivs {
+		if iv.Phase == metrics.PhaseMeasure {
+			scheduled += iv.Scheduled
+			stages[iv.Stage]++
+		}
+	}
+	if stages[1] != 4 || stages[2] != 4 || scheduled != l.Scheduled {
+		t.Errorf("stored intervals: %v per stage, %d scheduled (result %d)", stages, scheduled, l.Scheduled)
+	}
+	stored, err := repo.RunResult(context.Background(), o.ID)
+	if err != nil || len(stored.Stages) != 2 || stored.Stages[1].Target != 200 {
+		t.Errorf("stored stages %+v, %v", stored.Stages, err)
+	}
+}

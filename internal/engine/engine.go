@@ -321,7 +321,7 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 		// read: this process's VUs start after it all the same.
 		openWindow(0)
 		r.start = time.Now()
-		w.start = 0
+		w.start, r.winStart = 0, 0
 		r.col.StartWindow(0)
 	}
 	if !cfg.StartAt.IsZero() {

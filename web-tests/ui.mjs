@@ -30,6 +30,18 @@
 // the profile page (NOPM and p95 against VUs, the knee as the API says, the
 // table), the link from a member job's page and the jobs list to it, the
 // compare page's verdict for two jobs, and the profile page at 390 px.
+//
+// With $SLEDGE_SERIES=ID1,ID2 (the two trials of a series browser_test.go
+// ran on the same server after the profile) it checks the load models,
+// stages and series instead: it starts a staged run (2s:1,3s:2 VUs) and a
+// rate run (50 tx/s over 2 connections) from the page itself and watches
+// each live (the stage bands on the TPM chart and the Load panel's stage;
+// the rate run's lag p99, late and scheduled counts), then their finished
+// pages (the stages table against GET …/result, the bands against the
+// stages' times; the Load panel's rate, schedule, drops and lag), the
+// Series panel of both trials (each trial, the mean ± half the 95 % CI as
+// GET /api/series says, the links between them), the jobs list's "trial
+// k/n of series #S", and those pages at 390 px.
 import { chromium } from 'playwright-core';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -46,6 +58,7 @@ const other = (process.argv[4] || process.env.SLEDGE_OTHER_URL || '').replace(/\
 const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
 const profileID = process.env.SLEDGE_PROFILE || '';
 const profileMember = process.env.SLEDGE_PROFILE_MEMBER || '';
+const seriesJobs = (process.env.SLEDGE_SERIES || '').split(',').filter(Boolean);
 
 const t0 = Date.now();
 const log = msg => console.log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
@@ -117,6 +130,7 @@ async function main() {
   });
 
   if (profileID) return profileChecks();
+  if (seriesJobs.length) return loadChecks();
 
   await step('jobs page (empty repository)', async () => {
     await page.goto(base + '/');
@@ -566,6 +580,165 @@ async function profileChecks() {
     const o = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, iw: window.innerWidth }));
     check(o.sw <= o.iw, `profile page at 390 px: scrollWidth ${o.sw} > innerWidth ${o.iw}`);
     await shot('mobile-profile.png');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+  finalChecks();
+}
+
+// fmtInt is the page's whole-number format (en-US).
+const fmtInt = v => v.toLocaleString('en-US', { minimumFractionDigits: 0, maximumFractionDigits: 0 });
+// fmtSigJS is the page's fmtSig: more decimals for small numbers.
+function fmtSigJS(v) {
+  const a = Math.abs(v), d = a === 0 ? 0 : a < 1 ? 3 : a < 10 ? 2 : a < 100 ? 1 : 0;
+  return v.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+}
+
+// startFromPage starts a job through the API from the page (same origin)
+// and opens its page; it returns the job's id.
+async function startFromPage(spec) {
+  await page.goto(base + '/#/');
+  await page.locator(sel('jobs-table')).waitFor();
+  const res = await page.evaluate(async body => {
+    const r = await fetch('/api/jobs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    return { status: r.status, body: await r.json() };
+  }, JSON.stringify(spec));
+  check(res.status === 201 && res.body.id, `POST /api/jobs ${JSON.stringify(spec)}: ${res.status} ${JSON.stringify(res.body)}`);
+  await page.goto(`${base}/#/jobs/${res.body.id}`);
+  return res.body.id;
+}
+
+// noSideways checks that the page does not scroll sideways.
+async function noSideways(what) {
+  const o = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, iw: window.innerWidth }));
+  check(o.sw <= o.iw, `${what} at ${o.iw} px: scrollWidth ${o.sw} > innerWidth ${o.iw}`);
+}
+
+// loadChecks: the load models, stages and series ($SLEDGE_SERIES).
+async function loadChecks() {
+  const [trial1, trial2] = seriesJobs;
+  let staged, rated;
+
+  await step('a staged run, live: the Load panel names the stage, the TPM chart marks the stages', async () => {
+    staged = await startFromPage({ kind: 'run', stages: '2s:1,3s:2', rampup: '0s', interval: '1s' });
+    log('  staged run job ' + staged);
+    await waitText('job-status', s => s === 'running', 'status "running"');
+    await waitText('live-load-model', s => s === 'stages 1 → 2 VUs', 'the stages offered');
+    const stage = await waitText('live-stage', s => /^[12] of 2 · [12] VUs?$/.test(s), 'the stage the run is in');
+    // The band of the stage going on, drawn while the run goes on.
+    await page.locator(`${sel('live-chart')} ${sel('chart-tpm-stage-1')}`).waitFor();
+    const live = await page.locator(sel('job-status')).textContent();
+    check(live === 'running', `the stage band appeared only once the run had ended (${live})`);
+    log(`  live: stage ${stage}; bands ${await page.locator(`${sel('live-chart')} ${sel('chart-tpm')}`).getAttribute('data-stages')}`);
+    await page.waitForTimeout(300);
+    await shot('15-staged-live.png');
+    // The page turns into the finished job's by itself.
+    await waitText('job-status', s => s === 'completed', 'status "completed"', 60000);
+  });
+
+  await step('the staged run\'s page: the stages table, the bands at the stages\' times', async () => {
+    const result = await (await page.request.get(`${base}/api/jobs/${staged}/result`)).json();
+    const stages = result.stages || [];
+    check(stages.length === 2, `GET /api/jobs/${staged}/result has ${stages.length} stages: ${JSON.stringify(stages)}`);
+    await page.locator(sel('stages-table')).waitFor();
+    const rows = await page.locator(`${sel('stages-table')} tbody tr`).count();
+    check(rows === stages.length, `the stages table has ${rows} rows, want ${stages.length}`);
+    check(/Target \(VUs\)/i.test(await page.locator(`${sel('stages-table')} thead`).textContent()), 'the target column is not labelled VUs');
+    await page.locator(`${sel('series-charts')} ${sel('chart-tpm')} canvas`).first().waitFor();
+    await page.waitForTimeout(300);
+    for (const st of stages) {
+      const target = await page.locator(sel('stage-target-' + st.stage)).textContent();
+      check(target === String(st.target), `stage ${st.stage}: target ${target}, the API says ${st.target}`);
+      const tpm = await page.locator(sel('stage-tpm-' + st.stage)).textContent();
+      check(tpm === fmtInt(st.tpm), `stage ${st.stage}: TPM ${tpm}, the API says ${st.tpm}`);
+      const band = page.locator(`${sel('series-charts')} ${sel('chart-tpm-stage-' + st.stage)}`);
+      check(await band.count() === 1, `the TPM chart has no band for stage ${st.stage}`);
+      const [from, to, text, box] = [Number(await band.getAttribute('data-from')), Number(await band.getAttribute('data-to')),
+        await band.textContent(), await band.boundingBox()];
+      check(Math.abs(from - st.start_s) < 0.05 && Math.abs(to - st.end_s) < 0.05,
+        `stage ${st.stage}'s band spans ${from}–${to} s, the stage ${st.start_s}–${st.end_s} s`);
+      check(text.startsWith('stage ' + st.stage) && box && box.width > 10, `stage ${st.stage}'s band: ${JSON.stringify(text)}, ${JSON.stringify(box)}`);
+      log(`  stage ${st.stage}: ${st.target} VUs, ${fmtSigJS(st.start_s)}–${fmtSigJS(st.end_s)} s, TPM ${tpm}; band ${Math.round(box.width)} px wide`);
+    }
+    check(await page.locator(`${sel('series-charts')} ${sel('chart-tpm-stage-2')}.boundary`).count() === 1, 'no boundary line at stage 2');
+    check(await page.locator(sel('load-panel')).count() === 0, 'a closed-loop run shows a Load panel');
+    await shot('16-staged.png');
+  });
+
+  await step('a rate run, live: the lag p99, late and scheduled so far', async () => {
+    rated = await startFromPage({ kind: 'run', rate: 50, connections: 2, duration: '4s', rampup: '0s', interval: '1s' });
+    log('  rate run job ' + rated);
+    await waitText('live-load-model', s => s === '50 tx/s', 'the rate offered');
+    await waitText('live-load-model-hint', s => s === 'over 2 connections, at most 100,000 waiting', 'the connections and the queue bound');
+    const lag = await waitText('live-lag-p99', s => /^[\d.,]+ ms$/.test(s), 'a lag p99');
+    const sched = await waitText('live-scheduled', s => isNumber(s) && toNumber(s) > 0, 'transactions scheduled');
+    await page.locator(`${sel('live-chart')} ${sel('chart-lag')} canvas`).first().waitFor();
+    log(`  live: lag p99 ${lag}, scheduled ${sched}, late ${await page.locator(sel('live-late')).textContent()}`);
+    await shot('17-rate-live.png');
+    await waitText('job-status', s => s === 'completed', 'status "completed"', 60000);
+  });
+
+  await step('the rate run\'s page: the Load panel', async () => {
+    const l = (await (await page.request.get(`${base}/api/jobs/${rated}/result`)).json()).load;
+    check(l && l.model === 'rate', `GET /api/jobs/${rated}/result: load ${JSON.stringify(l)}`);
+    await page.locator(sel('load-panel')).waitFor();
+    const want = {
+      'load-model': ' · open-loop arrivals at a rate', 'load-asked': '50 tx/s', 'load-achieved': fmtSigJS(l.achieved_rate) + ' tx/s',
+      'load-connections': '2', 'load-scheduled': fmtInt(l.scheduled), 'load-dropped': fmtInt(l.dropped),
+      'load-lag': fmtSigJS(l.lag_p99_ms) + ' ms', 'load-late': fmtInt(l.late),
+    };
+    for (const [id, text] of Object.entries(want)) {
+      const got = await page.locator(sel(id)).textContent();
+      check(got === text, `${id} shows ${JSON.stringify(got)}, want ${JSON.stringify(text)}`);
+    }
+    check(/queue bound: 100,000 waiting/.test(await page.locator(sel('load-dropped-hint')).textContent()), 'the queue bound is not shown');
+    check((await page.locator(sel('load-lag-hint')).textContent()).startsWith(`p50 ${fmtSigJS(l.lag_p50_ms)} ms · max ${fmtSigJS(l.lag_max_ms)} ms`), 'the lag p50 and max');
+    check(/more than 10 ms after their scheduled start/.test(await page.locator(sel('load-late-hint')).textContent()), 'what late means');
+    const note = await page.locator(sel('load-note')).textContent();
+    check(/scheduled start/.test(note) && /wait for a free session/.test(note) && /Latencies count from the scheduled start/.test(note), `the lag note says ${JSON.stringify(note)}`);
+    await page.locator(`${sel('series-charts')} ${sel('chart-lag')} canvas`).first().waitFor();
+    check(await page.locator(sel('stages-panel')).count() === 0, 'a run without stages shows a stages table');
+    await page.waitForTimeout(300);
+    await shot('18-rate.png');
+  });
+
+  await step('a series: each trial, the mean ± half the 95 % CI, links between the trials', async () => {
+    const sr = await (await page.request.get(`${base}/api/series/${trial2}`)).json();
+    check(sr.id === trial1 && sr.trials.length === 2 && sr.nopm.n === 2, `GET /api/series/${trial2}: ${JSON.stringify(sr)}`);
+    await page.goto(`${base}/#/jobs/${trial2}`);
+    await waitText('series-title', s => s.startsWith(`Series #${trial1} · 2 of 2 trials`), 'the series title');
+    for (const t of sr.trials) {
+      const nopm = await page.locator(sel('series-nopm-' + t.job_id)).textContent();
+      check(nopm === fmtInt(t.nopm), `trial ${t.trial}: NOPM ${nopm}, the API says ${t.nopm}`);
+    }
+    check(await page.locator(`${sel('series-link-' + trial2)}`).textContent() === `#${trial2} (this job)`, 'this job is not marked');
+    const mean = await page.locator(sel('series-mean-nopm')).textContent();
+    const want = `${fmtInt(sr.nopm.mean)} ± ${fmtInt(sr.nopm.ci95_high - sr.nopm.mean)}`;
+    check(mean === want, `the mean NOPM shows ${JSON.stringify(mean)}, want ${JSON.stringify(want)}`);
+    const ci = await page.locator(sel('series-ci')).textContent();
+    check(ci.includes(`(${fmtInt(sr.nopm.ci95_low)} – ${fmtInt(sr.nopm.ci95_high)}; SD ${fmtInt(sr.nopm.sd)})`), `the CI line says ${JSON.stringify(ci)}`);
+    log(`  NOPM ${mean} (${ci})`);
+    await shot('19-series.png');
+    await page.locator(sel('series-link-' + trial1)).click();
+    await page.waitForURL(new RegExp(`#/jobs/${trial1}$`));
+    await waitText('series-title', s => s.startsWith(`Series #${trial1}`), 'the series on the first trial');
+    check(await page.locator(sel('series-link-' + trial2)).getAttribute('href') === `#/jobs/${trial2}`, 'the first trial does not link to the second');
+    await page.goto(base + '/#/');
+    await waitText('job-series-' + trial2, s => s === `trial 2/2 of series #${trial1}`, 'the series under the setup');
+    await waitText('job-series-' + trial1, s => s === `trial 1/2 of series #${trial1}`, 'the series under the setup');
+    await waitText('job-setup-' + staged, s => s.startsWith('stages 1→2 VUs'), 'the staged run\'s setup');
+    await waitText('job-setup-' + rated, s => s.startsWith('50 tx/s / 2 conn'), 'the rate run\'s setup');
+    await shot('20-jobs-series.png');
+  });
+
+  await step('390 px wide: the staged, rate and series pages do not scroll sideways', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const [id, name, testid] of [[staged, 'mobile-staged.png', 'stages-table'], [rated, 'mobile-rate.png', 'load-panel'], [trial2, 'mobile-series.png', 'series-table']]) {
+      await page.goto(`${base}/#/jobs/${id}`);
+      await page.locator(sel(testid)).waitFor();
+      await page.waitForTimeout(800); // the charts resize to the width
+      await noSideways(`job ${id}'s page`);
+      await shot(name);
+    }
     await page.setViewportSize({ width: 1280, height: 900 });
   });
   finalChecks();

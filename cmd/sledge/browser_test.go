@@ -41,7 +41,9 @@ import (
 // $SLEDGE_TEST_ARTIFACTS/webui, else web-tests/artifacts (gitignored).
 //
 // Then it runs a small profile (1 and 2 VUs, 2 s each) on the same
-// repository and has ui.mjs check its pages ($SLEDGE_PROFILE).
+// repository and has ui.mjs check its pages ($SLEDGE_PROFILE); then a
+// series of two 2 s trials, and has ui.mjs run a staged and a rate run from
+// the page and check the Load, Stages and Series panels ($SLEDGE_SERIES).
 //
 // Chromium is installed with apt-get when it is missing and the test runs as
 // root, playwright-core with `npm ci` when web-tests/node_modules lacks it.
@@ -119,6 +121,25 @@ func TestWebUIInChromium(t *testing.T) {
 	if err := runStreaming(t, cmd); err != nil {
 		t.Fatalf("ui.mjs (profile %d): %v (screenshots in %s)", outs[0].ID, err, artifacts)
 	}
+
+	// A series of two trials (sledge run --repeat 2) on the same database;
+	// ui.mjs starts a staged run and a rate run from the page itself, watches
+	// them live, and checks their pages and the series'.
+	trials, err := app.New(app.Options{Repo: repo, Version: "test"}).RunSeries(t.Context(), app.Request{Spec: spec}, 2)
+	if err != nil || len(trials) != 2 {
+		t.Fatalf("series: %d jobs, %v", len(trials), err)
+	}
+	lctx, lcancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer lcancel()
+	cmd = exec.CommandContext(lctx, node, filepath.Join(webTests, "ui.mjs"), ts.URL, artifacts)
+	cmd.Dir = webTests
+	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium, fmt.Sprintf("SLEDGE_SERIES=%d,%d", trials[0].ID, trials[1].ID))
+	cmd.WaitDelay = 10 * time.Second
+	start = time.Now()
+	if err := runStreaming(t, cmd); err != nil {
+		t.Fatalf("ui.mjs (load models, stages, series %d): %v (screenshots in %s)", trials[0].ID, err, artifacts)
+	}
+	t.Logf("ui.mjs (load models, stages, series) took %s", time.Since(start).Round(100*time.Millisecond))
 }
 
 // foreignLog records the state-changing requests that came from another

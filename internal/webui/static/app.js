@@ -171,12 +171,46 @@
   function setupText(job, cfg) {
     if (!cfg) return '';
     const parts = [];
-    if (cfg.vu) parts.push(cfg.vu + ' VU');
+    const conn = cfg.connections ? ' / ' + cfg.connections + ' conn' : '';
+    // A staged run's targets replace its VUs (terminals, rate).
+    const stages = stageTargets(cfg.stages);
+    if (cfg.load_model === 'rate') parts.push(stages.length ? 'rate' + conn : (cfg.rate ? cfg.rate + ' tx/s' : 'rate by type') + conn);
+    else if (cfg.load_model === 'terminals') parts.push(stages.length ? 'terminals' + conn : (cfg.terminals ? cfg.terminals + ' terminals' : 'terminals') + conn);
+    else if (cfg.vu && !stages.length) parts.push(cfg.vu + ' VU');
+    if (stages.length) parts.push('stages ' + stages.join('→') + ' ' + LOAD_TARGET[cfg.load_model || 'closed']);
     if (cfg.streams != null && cfg.streams !== '') parts.push(cfg.streams === '0' ? 'power only' : cfg.streams + ' streams');
     if (cfg.warehouses) parts.push(cfg.warehouses + ' WH');
     if (cfg.scale_factor) parts.push('SF ' + cfg.scale_factor);
     return parts.join(' · ');
   }
+
+  // seriesLine is "trial k/n of series #S" for a trial of a series (sledge
+  // run --repeat N), with a link to the series' first trial.
+  function seriesLine(cfg, testid) {
+    if (!cfg || !(cfg.series || cfg.trial)) return null;
+    return h('div', { class: 'muted', testid },
+      cfg.trial ? 'trial ' + cfg.trial + ' of ' : 'trial of ',
+      cfg.series ? h('a', { href: '#/jobs/' + cfg.series, title: 'the series\' first trial' }, 'series #' + cfg.series) : 'a series');
+  }
+
+  // Load models: what a stage's target counts (and the unit of a rate).
+  const LOAD_TARGET = { closed: 'VUs', terminals: 'terminals', rate: 'tx/s' };
+  const LOAD_MODEL_LABEL = { closed: 'closed-loop virtual users', terminals: 'terminals over a session pool', rate: 'open-loop arrivals at a rate' };
+  function loadModelOf(cfg, result) {
+    return (result && result.load && result.load.model) || (cfg && cfg.load_model) || 'closed';
+  }
+  // stageTargets reads the targets of a stages setting ("2m:8,2m:16").
+  function stageTargets(text) {
+    return String(text || '').split(',').map(p => Number((p.split(':')[1] || '').trim())).filter(v => isFinite(v) && v > 0);
+  }
+  // fmtTarget shows a whole target as such (8 VUs, not 8.00).
+  function fmtTarget(v) { return isNum(v) && Number.isInteger(v) ? fmtNum(v) : fmtSig(v); }
+  function targetText(model, v) {
+    if (!isNum(v)) return '—';
+    return fmtTarget(v) + ' ' + (model === 'rate' ? 'tx/s' : model === 'terminals' ? (v === 1 ? 'terminal' : 'terminals') : (v === 1 ? 'VU' : 'VUs'));
+  }
+  const LAG_NOTE = 'Schedule lag: from a transaction\'s scheduled start until it was sent to the database, ' +
+    'the wait for a free session included. Latencies count from the scheduled start, so they include it.';
 
   function setupValue(cfg) {
     if (!cfg) return -1;
@@ -346,9 +380,30 @@
     el.append(h('h3', null, opts.title), empty);
     let plot = null;
     let shadeTo = null;
+    // Stage bands ({stage, from, to, label}): alternating shaded spans with
+    // a line at each boundary and "stage N" on top, as elements over the
+    // plot (so that they can be read and tested), placed on every draw.
+    let bands = [];
+    const marks = h('div', { class: 'stage-marks', testid: opts.testid + '-stages' });
+    function placeBands(u) {
+      const w = u.over.clientWidth;
+      marks.replaceChildren(...bands.map((b, i) => {
+        const l = Math.max(0, Math.min(w, u.valToPos(b.from, 'x'))), r = Math.max(0, Math.min(w, u.valToPos(b.to, 'x')));
+        return h('div', {
+          class: 'stage-band' + (i % 2 ? ' alt' : '') + (b.from > 0.001 ? ' boundary' : ''), testid: `${opts.testid}-stage-${b.stage}`,
+          'data-stage': b.stage, 'data-from': b.from, 'data-to': b.to, style: `left:${l}px;width:${Math.max(0, r - l)}px`,
+          title: `stage ${b.stage}${b.label ? ' · ' + b.label : ''}: ${fmtSig(b.from)}–${fmtSig(b.to)} s`,
+        }, h('span', null, 'stage ' + b.stage + (b.label && r - l > 90 ? ' · ' + b.label : '')));
+      }));
+      el.dataset.stages = String(bands.length);
+    }
     function width() { return Math.max(240, el.clientWidth || 600); }
     const chart = {
       el,
+      setBands(list) {
+        bands = list || [];
+        if (plot) placeBands(plot);
+      },
       setData(data, rampupEnd) {
         shadeTo = isNum(rampupEnd) ? rampupEnd : null;
         if (!data[0].length && !plot) return;
@@ -390,8 +445,11 @@
               u.ctx.fillText('ramp-up', x0 + 6 * devicePixelRatio, u.bbox.top + 14 * devicePixelRatio);
               u.ctx.restore();
             }],
+            draw: [u => { if (bands.length || marks.childElementCount) placeBands(u); }],
           },
         }, data, el);
+        plot.over.append(marks);
+        placeBands(plot);
       },
       destroy() { if (plot) plot.destroy(); plot = null; },
     };
@@ -413,7 +471,10 @@
 
   // intervalData turns /series intervals into uPlot columns.
   function intervalData(ivs) {
-    const x = [], tpm = [], nopm = [], p50 = [], p95 = [], p99 = [], errs = [];
+    const x = [], tpm = [], nopm = [], p50 = [], p95 = [], p99 = [], errs = [], lag = [];
+    const stages = [];
+    // A terminal or rate run reports its schedule lag (omitted when 0).
+    const lagged = ivs.some(iv => isNum(iv.lag_p99_ms) || isNum(iv.scheduled) || isNum(iv.late) || isNum(iv.dropped));
     let rampEnd = null, prevEnd = 0;
     for (const iv of ivs) {
       const no = (iv.transactions && iv.transactions.new_order) || {};
@@ -428,13 +489,21 @@
       const len = isNum(iv.length_s) && iv.length_s > 0 ? iv.length_s
         : isNum(prevEnd) && isNum(iv.elapsed_s) && iv.elapsed_s > prevEnd ? iv.elapsed_s - prevEnd : null;
       errs.push(isNum(iv.errors) && len ? iv.errors * 60 / len : null);
+      lag.push(isNum(iv.lag_p99_ms) ? iv.lag_p99_ms : lagged ? 0 : null);
+      // Consecutive intervals of one stage make its band.
+      if (isNum(iv.stage) && iv.stage > 0 && isNum(iv.elapsed_s)) {
+        const last = stages[stages.length - 1];
+        if (last && last.stage === iv.stage) last.to = iv.elapsed_s;
+        else stages.push({ stage: iv.stage, from: len ? Math.max(0, iv.elapsed_s - len) : prevEnd, to: iv.elapsed_s });
+      }
       if (isNum(iv.elapsed_s)) prevEnd = iv.elapsed_s;
       if (iv.phase === 'rampup' && isNum(iv.elapsed_s)) rampEnd = Math.max(rampEnd || 0, iv.elapsed_s);
     }
-    return { x, tpm, nopm, p50, p95, p99, errs, rampEnd };
+    return { x, tpm, nopm, p50, p95, p99, errs, lag, lagged, stages, rampEnd };
   }
 
-  // seriesCharts builds the three interval charts; update(ivs) redraws them.
+  // seriesCharts builds the interval charts (a fourth, the schedule lag, for
+  // terminal and rate runs), stages marked; update(ivs) redraws them.
   function seriesCharts(testid) {
     const tput = lineChart({
       testid: 'chart-tpm', title: 'Throughput', yLabel: 'per minute',
@@ -455,13 +524,30 @@
     const el = h('div', { class: 'grid2', testid, id: testid },
       h('div', { class: 'panel' }, tput.el), h('div', { class: 'panel' }, lat.el),
       h('div', { class: 'panel' }, err.el));
+    // The schedule lag of a terminal or rate run: a fourth chart, added
+    // once the intervals carry it.
+    let lag = null;
+    let targets = [], model = 'closed';
     return {
       el,
+      // setStages names the stages' targets on the bands (from the
+      // job's stages setting and load model).
+      setStages(list, m) { targets = list || []; model = m || 'closed'; },
       update(ivs) {
         const d = intervalData(ivs);
+        if (d.lagged && !lag) {
+          lag = lineChart({
+            testid: 'chart-lag', title: 'Schedule lag p99', yLabel: 'ms',
+            series: [{ label: 'lag p99', color: PALETTE[3], unit: 'ms' }],
+          });
+          el.append(h('div', { class: 'panel' }, lag.el, h('p', { class: 'muted chart-note' }, LAG_NOTE)));
+        }
+        const bands = d.stages.map(b => Object.assign({ label: isNum(targets[b.stage - 1]) ? targetText(model, targets[b.stage - 1]) : '' }, b));
+        for (const c of [tput, lat, err, lag]) if (c) c.setBands(bands);
         tput.setData([d.x, d.tpm, d.nopm], d.rampEnd);
         lat.setData([d.x, d.p50, d.p95, d.p99], d.rampEnd);
         err.setData([d.x, d.errs], d.rampEnd);
+        if (lag) lag.setData([d.x, d.lag], d.rampEnd);
       },
     };
   }
@@ -969,7 +1055,8 @@
       h('td', null, h('div', null, dbLabel(job)), targetLabel(job, det && det.config)),
       h('td', { testid: 'job-setup-' + job.id }, setupText(job, det && det.config) || (det ? '—' : '…'),
         det && det.config && det.config.profile ? h('div', { class: 'muted' },
-          h('a', { href: '#/profile/' + det.config.profile, testid: 'job-profile-' + job.id }, 'profile #' + det.config.profile)) : null),
+          h('a', { href: '#/profile/' + det.config.profile, testid: 'job-profile-' + job.id }, 'profile #' + det.config.profile)) : null,
+        det ? seriesLine(det.config, 'job-series-' + job.id) : null),
       h('td', { class: 'num', testid: 'job-headline-' + job.id },
         hl ? [h('b', null, hl.text), ' ', h('span', { class: 'muted' }, hl.unit)]
           : (job.kind === 'run' && workloadOf(job) === 'tproch' && !det && job.status !== 'running' ? '…' : '—')),
@@ -1326,6 +1413,10 @@
     const charts = tprocc ? seriesCharts('live-charts') : null;
     const server = job.kind === 'run' ? liveObserved(id, alive) : null;
     const lastTPM = h('span', null, '—'), lastNOPM = h('span', null, '—'), lastElapsed = h('span', null, '—');
+    // The Load panel (terminal, rate and staged runs) and the series panel
+    // come with the job's settings.
+    const loadHolder = h('div', { class: 'stack' });
+    let load = null;
     const out = outputPanel([]);
     const cfgHolder = h('div');
     // Per-VU state from the latest interval: what each session is doing and
@@ -1345,6 +1436,7 @@
           card('TPM (last interval)', lastTPM, { testid: 'live-tpm', headline: true }),
           card('NOPM (last interval)', lastNOPM, { testid: 'live-nopm', headline: true }),
           card('Elapsed', lastElapsed, { testid: 'live-elapsed' })),
+        loadHolder,
         charts.el) : null,
       server && server.el,
       job.kind === 'run' ? agentsPanel(id, alive, true) : null,
@@ -1357,6 +1449,7 @@
       if (server && list.length) server.refresh(intervalData(list).rampEnd);
       if (!charts) return;
       charts.update(list);
+      if (load) load.update(list);
       const last = list[list.length - 1];
       if (last) {
         lastTPM.textContent = fmtNum(last.tpm);
@@ -1380,7 +1473,15 @@
     }
 
     // Config and output: once, then output every few seconds.
-    get(`/api/jobs/${id}/config`, {}).then(c => { if (alive()) cfgHolder.replaceChildren(configPanel(c)); }, () => {});
+    get(`/api/jobs/${id}/config`, {}).then(c => {
+      if (!alive()) return;
+      cfgHolder.replaceChildren(configPanel(c));
+      if (!tprocc || finished) return;
+      load = liveLoad(c || {});
+      loadHolder.replaceChildren(...[load && load.el, seriesPanel(id, c || {}, alive)].filter(Boolean));
+      charts.setStages(stageTargets(c && c.stages), loadModelOf(c, null));
+      redraw();
+    }, () => {});
     async function pollOutput() {
       if (finished) return;
       try { const ls = await get(`/api/jobs/${id}/output`, []); if (alive()) out.set(ls); } catch (e) { /* shown by the series poll */ }
@@ -1502,13 +1603,21 @@
         String(config.profile) === String(id) ? ' (its first job)' : ''));
     }
     if (loadErrors.length) parts.push(alertBox('warn', 'Some data could not be loaded: ' + loadErrors.join('; '), 'load-errors'));
-    if (result && isTPROCH(result)) parts.push(tprochResult(result));
-    else if (result) parts.push(tproccResult(result));
-    else if (job.kind === 'run') parts.push(h('div', { class: 'alert alert-warn', testid: 'no-result' }, 'This job recorded no result.'));
+    // Under the headline: how the load was offered, its stages, and the
+    // series the job is a trial of.
+    const model = loadModelOf(config, result);
+    const extras = [result && loadPanel(result.load), result && stagesPanel(result.stages, model), seriesPanel(id, config, alive)];
+    if (result && isTPROCH(result)) parts.push(tprochResult(result), extras);
+    else if (result) parts.push(tproccResult(result, extras));
+    else {
+      if (job.kind === 'run') parts.push(h('div', { class: 'alert alert-warn', testid: 'no-result' }, 'This job recorded no result.'));
+      parts.push(extras);
+    }
 
     let charts = null;
     if (series.length) {
       charts = seriesCharts('series-charts');
+      charts.setStages(stageTargets(config.stages), model);
       parts.push(h('h2', { style: 'margin-top:8px' }, 'Intervals'), charts.el);
     }
     // Under the interval charts: what the server was doing meanwhile.
@@ -1648,7 +1757,144 @@
     return lines.length ? h('div', { class: 'summary' + (d || errors ? ' summary-warn' : ''), testid: 'result-summary' }, lines) : null;
   }
 
-  function tproccResult(r) {
+  // ---------------------------------------------------------------- load, stages, series
+
+  // loadPanel is how a terminal or rate run offered its load and kept its
+  // schedule (the result's load).
+  function loadPanel(l) {
+    if (!l || typeof l !== 'object') return null;
+    const ms = v => isNum(v) ? fmtSig(v) + ' ms' : '—';
+    const c = (label, value, testid, hint) => card(label, value, { testid, small: true, hint });
+    const cards = [];
+    if (l.model === 'rate') {
+      cards.push(c('Asked rate', fmtTarget(l.asked_rate) + ' tx/s', 'load-asked', 'arrivals scheduled per second'),
+        c('Achieved rate', isNum(l.achieved_rate) ? fmtSig(l.achieved_rate) + ' tx/s' : '—', 'load-achieved', 'ended in the window, any outcome'));
+    } else if (l.model === 'terminals') {
+      cards.push(c('Terminals', fmtNum(l.terminals), 'load-terminals', `over ${fmtNum(l.connections)} connection${l.connections === 1 ? '' : 's'}`));
+      if (isNum(l.achieved_rate)) cards.push(c('Achieved rate', fmtSig(l.achieved_rate) + ' tx/s', 'load-achieved', 'ended in the window, any outcome'));
+    }
+    if (l.model !== 'terminals') cards.push(c('Connections', fmtNum(l.connections), 'load-connections', 'database sessions'));
+    if (isNum(l.scheduled)) cards.push(c('Scheduled', fmtNum(l.scheduled), 'load-scheduled', 'transactions due in the window'));
+    if (l.model === 'rate' || l.dropped > 0) {
+      cards.push(c('Dropped', fmtNum(l.dropped), 'load-dropped', isNum(l.max_queue) && l.max_queue > 0 ? `queue bound: ${fmtNum(l.max_queue)} waiting` : 'the queue was full'));
+    }
+    cards.push(c('Schedule lag p99', ms(l.lag_p99_ms), 'load-lag', `p50 ${ms(l.lag_p50_ms)} · max ${ms(l.lag_max_ms)}; scheduled start → sent`),
+      c('Late', fmtNum(l.late), 'load-late', `sent more than ${isNum(l.late_after_ms) ? fmtTarget(l.late_after_ms) : '?'} ms after their scheduled start`));
+    return h('section', { class: 'panel', testid: 'load-panel', id: 'load-panel' },
+      h('h2', null, 'Load', h('span', { class: 'muted', style: 'font-weight:400', testid: 'load-model' }, ' · ' + (LOAD_MODEL_LABEL[l.model] || l.model))),
+      h('div', { class: 'cards' }, cards),
+      h('p', { class: 'muted', testid: 'load-note', style: 'margin:8px 0 0' }, LAG_NOTE));
+  }
+
+  // liveLoad is the live page's Load panel, from the job's settings and
+  // its intervals so far: the model, the stage it is in, the last
+  // interval's lag p99, and what was late, scheduled or dropped so far.
+  function liveLoad(cfg) {
+    const model = cfg.load_model || 'closed';
+    const targets = stageTargets(cfg.stages);
+    if (model === 'closed' && !targets.length) return null;
+    const what = model === 'rate' ? (cfg.rate ? `${cfg.rate} tx/s` : 'rates by type ' + (cfg.rate_by_type || ''))
+      : model === 'terminals' ? `${cfg.terminals || ''} terminals`.trim() : `${cfg.vu || '?'} VUs`;
+    const how = [cfg.connections && model !== 'closed' ? `over ${cfg.connections} connections` : '',
+      model === 'rate' && cfg.max_queue ? `at most ${fmtNum(Number(cfg.max_queue))} waiting` : ''].filter(Boolean).join(', ');
+    const stageEl = h('span', null, '—'), lagEl = h('span', null, '—'), lateEl = h('span', null, '—'),
+      schedEl = h('span', null, '—'), dropEl = h('span', null, '—');
+    const lagged = model !== 'closed';
+    const el = h('section', { class: 'panel', testid: 'live-load', id: 'live-load' },
+      h('h2', null, 'Load', h('span', { class: 'muted', style: 'font-weight:400' }, ' · ' + (LOAD_MODEL_LABEL[model] || model))),
+      h('div', { class: 'cards' },
+        card('Offered', targets.length ? 'stages ' + targets.map(fmtTarget).join(' → ') + ' ' + LOAD_TARGET[model] : what,
+          { testid: 'live-load-model', small: true, hint: how || null }),
+        targets.length ? card('Stage', stageEl, { testid: 'live-stage', small: true }) : null,
+        lagged ? card('Lag p99 (last interval)', lagEl, { testid: 'live-lag-p99', small: true }) : null,
+        lagged ? card('Late (so far)', lateEl, { testid: 'live-late', small: true }) : null,
+        model === 'rate' ? card('Scheduled (so far)', schedEl, { testid: 'live-scheduled', small: true }) : null,
+        model === 'rate' ? card('Dropped (so far)', dropEl, { testid: 'live-dropped', small: true }) : null),
+      lagged ? h('p', { class: 'muted', style: 'margin:8px 0 0' }, LAG_NOTE) : null);
+    return {
+      el,
+      update(list) {
+        const last = list[list.length - 1];
+        if (!last) return;
+        const sum = k => list.reduce((a, iv) => a + (isNum(iv[k]) ? iv[k] : 0), 0);
+        if (isNum(last.stage) && last.stage > 0) {
+          stageEl.textContent = `${last.stage} of ${targets.length} · ${targetText(model, targets[last.stage - 1])}`;
+        } else if (last.phase === 'rampup') stageEl.textContent = 'ramp-up';
+        lagEl.textContent = fmtSig(isNum(last.lag_p99_ms) ? last.lag_p99_ms : 0) + ' ms';
+        lateEl.textContent = fmtNum(sum('late'));
+        schedEl.textContent = fmtNum(sum('scheduled'));
+        dropEl.textContent = fmtNum(sum('dropped'));
+      },
+    };
+  }
+
+  // stagesPanel is one row per stage of a staged run.
+  function stagesPanel(stages, model) {
+    if (!Array.isArray(stages) || !stages.length) return null;
+    const lag = stages.some(st => isNum(st.lag_p99_ms));
+    const unit = LOAD_TARGET[model] || 'VUs';
+    const cols = [{ label: 'Stage', num: true }, { label: 'Target (' + unit + ')', num: true, title: 'what the stage offered: ' + (LOAD_MODEL_LABEL[model] || model) },
+      { label: 'From s', num: true }, { label: 'To s', num: true }, { label: 'TPM', num: true }, { label: 'NOPM', num: true },
+      { label: 'Errors', num: true }, { label: 'p50 ms', num: true, title: 'New-Order' }, { label: 'p95 ms', num: true, title: 'New-Order' },
+      { label: 'p99 ms', num: true, title: 'New-Order' }];
+    if (lag) cols.push({ label: 'Lag p99 ms', num: true, title: 'schedule lag: scheduled start → sent' });
+    const rows = stages.map(st => ({
+      attrs: { testid: 'stage-row-' + st.stage },
+      cells: [String(st.stage), h('span', { testid: 'stage-target-' + st.stage }, fmtTarget(st.target)), fmtSig(st.start_s), fmtSig(st.end_s),
+        h('span', { testid: 'stage-tpm-' + st.stage }, fmtNum(st.tpm)), fmtNum(st.nopm), fmtNum(st.errors),
+        fmtSig(st.p50_ms), fmtSig(st.p95_ms), fmtSig(st.p99_ms)].concat(lag ? [isNum(st.lag_p99_ms) ? fmtSig(st.lag_p99_ms) : '—'] : []),
+    }));
+    return h('section', { class: 'panel', testid: 'stages-panel', id: 'stages-panel' },
+      h('h2', null, 'Stages', h('span', { class: 'muted', style: 'font-weight:400' }, ` · ${stages.length} stage${stages.length === 1 ? '' : 's'}, target in ${unit}`)),
+      h('div', { class: 'scroll-x' }, table(cols, rows, { testid: 'stages-table', id: 'stages-table' })),
+      h('p', { class: 'muted', style: 'margin:8px 0 0' }, 'Latencies are New-Order\'s; the interval charts mark each stage.'));
+  }
+
+  // seriesPanel lists the trials of the series a job belongs to (its
+  // settings series and trial) with their mean ± half the 95 % CI
+  // (GET /api/series/{id}); filled in when the answer comes.
+  function seriesPanel(jobID, cfg, alive) {
+    if (!cfg || !(cfg.series || cfg.trial)) return null;
+    const body = h('div', null, h('p', { class: 'muted' }, 'Loading the series…'));
+    const el = h('section', { class: 'panel', testid: 'series-panel', id: 'series-panel' }, h('h2', { testid: 'series-title' }, 'Series'), body);
+    get(`/api/series/${cfg.series || jobID}`, null).then(sr => {
+      if (!alive()) return;
+      if (!sr) { body.replaceChildren(h('p', { class: 'muted' }, 'The series could not be found.')); return; }
+      el.querySelector('h2').replaceChildren('Series #' + sr.id, h('span', { class: 'muted', style: 'font-weight:400' },
+        ` · ${sr.trials.length}${sr.planned ? ' of ' + sr.planned : ''} trial${(sr.planned || sr.trials.length) === 1 ? '' : 's'} of one configuration`));
+      const pm = (sm, fmt, testid) => {
+        if (!sm || !isNum(sm.mean)) return h('span', { testid }, '—');
+        if (!isNum(sm.ci95_high)) return h('span', { testid }, fmt(sm.mean));
+        return h('span', { testid, title: `95 % CI of the mean ${fmt(sm.ci95_low)} – ${fmt(sm.ci95_high)}; SD ${fmt(sm.sd)}` },
+          fmt(sm.mean), h('span', { class: 'muted' }, ' ± ' + fmt(sm.ci95_high - sm.mean)));
+      };
+      const cols = [{ label: 'Trial' }, { label: 'Job' }, { label: 'Status' }, { label: 'NOPM', num: true }, { label: 'TPM', num: true },
+        { label: 'New-Order p95 ms', num: true }];
+      const rows = sr.trials.map(t => ({
+        attrs: { testid: 'series-trial-' + t.job_id, class: String(t.job_id) === String(jobID) ? 'current' : null },
+        cells: [t.trial || '—', String(t.job_id) === String(jobID) ? h('b', { testid: 'series-link-' + t.job_id }, '#' + t.job_id + ' (this job)')
+          : h('a', { href: '#/jobs/' + t.job_id, testid: 'series-link-' + t.job_id }, '#' + t.job_id),
+        badge(t.status), h('span', { testid: 'series-nopm-' + t.job_id }, fmtNum(t.nopm)), fmtNum(t.tpm), fmtSig(t.p95_ms)],
+      }));
+      rows.push({
+        attrs: { testid: 'series-mean', class: 'total' },
+        cells: [h('b', null, 'mean'), `${sr.nopm.n} measured`, '', pm(sr.nopm, v => fmtNum(v), 'series-mean-nopm'),
+          pm(sr.tpm, v => fmtNum(v), 'series-mean-tpm'), pm(sr.p95_ms, fmtSig, 'series-mean-p95')],
+      });
+      const ci = sr.nopm && isNum(sr.nopm.ci95_high);
+      body.replaceChildren(
+        h('div', { class: 'scroll-x' }, table(cols, rows, { testid: 'series-table', id: 'series-table' })),
+        h('p', { class: 'muted', style: 'margin:8px 0 0', testid: 'series-ci' }, ci
+          ? `NOPM ${fmtNum(sr.nopm.mean)} ± ${fmtNum(sr.nopm.ci95_high - sr.nopm.mean)}: mean of ${sr.nopm.n} trials ± half the 95 % confidence interval of the mean ` +
+            `(${fmtNum(sr.nopm.ci95_low)} – ${fmtNum(sr.nopm.ci95_high)}; SD ${fmtNum(sr.nopm.sd)}). More trials narrow it.`
+          : 'One trial measured so far: no error bar yet (it needs two).'));
+    }, e => {
+      if (alive()) body.replaceChildren(alertBox('warn', 'Could not load the series: ' + e.message));
+    });
+    return el;
+  }
+
+  function tproccResult(r, extras) {
     const names = (Array.isArray(r.transaction_order) && r.transaction_order.length ? r.transaction_order
       : TX_ORDER.filter(n => r.transactions && r.transactions[n]).concat(
         Object.keys(r.transactions || {}).filter(n => !TX_ORDER.includes(n))));
@@ -1674,7 +1920,11 @@
         testid: 'result-server-tpm',
         hint: hasServer ? 'commits + rollbacks, server-wide' : (r.server_tpm_unavailable || 'not available'),
       }),
-      card('Virtual users', fmtNum(r.vu), { testid: 'result-vu' }),
+      // A staged closed-loop run's VUs are its stages'; a terminal or rate
+      // run's sessions are its connections (the Load panel says more).
+      r.load ? card('Sessions', fmtNum(r.load.connections), { testid: 'result-vu', hint: r.load.model === 'terminals' ? `${fmtNum(r.load.terminals)} terminals` : 'open-loop arrivals' })
+        : Array.isArray(r.stages) && r.stages.length ? card('Virtual users', r.stages.map(st => fmtTarget(st.target)).join(' → '), { testid: 'result-vu', hint: 'by stage' })
+          : card('Virtual users', fmtNum(r.vu), { testid: 'result-vu' }),
       card('Warehouses', fmtNum(r.warehouses), { testid: 'result-warehouses' }),
       card('Mode / isolation', `${r.mode || '—'} / ${r.isolation || 'default'}`, { testid: 'result-mode', small: true }),
       card('Measured', fmtDuration(r.duration_s), { testid: 'result-duration', small: true, hint: 'ramp-up ' + fmtDuration(r.rampup_s) }),
@@ -1706,6 +1956,7 @@
       warningsBox(r.warnings),
       cards,
       resultSummary(r, txs),
+      extras,
       panel('Transactions', 'tx-panel', h('div', { class: 'scroll-x' }, txTable)),
       errorClassPanel(txs),
       h('section', { class: 'panel', testid: 'latency-panel' },
@@ -1807,10 +2058,14 @@
     for (const iv of series) for (const n of Object.keys(iv.transactions || {})) if (!names.includes(n)) names.push(n);
     const txCols = ['count', 'errors', 'p50_ms', 'p95_ms', 'p99_ms', 'max_ms'];
     const head = ['seq', 'phase', 'elapsed_s', 'length_s', 'tpm', 'nopm', 'errors'];
+    // A staged run's stage, a terminal or rate run's schedule (absent: 0).
+    const extra = ['stage', 'lag_p99_ms', 'late', 'scheduled', 'dropped'].filter(k => series.some(iv => iv[k] != null));
+    head.push(...extra);
     for (const n of names) for (const c of txCols) head.push(n + '_' + c);
     const lines = [head.join(',')];
     for (const iv of series) {
       const row = [iv.seq, iv.phase, iv.elapsed_s, iv.length_s, iv.tpm, iv.nopm, iv.errors];
+      for (const k of extra) row.push(iv[k] != null ? iv[k] : (k === 'stage' && iv.phase === 'rampup' ? '' : 0));
       for (const n of names) {
         const t = (iv.transactions || {})[n] || {};
         for (const c of txCols) row.push(t[c]);

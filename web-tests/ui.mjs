@@ -376,6 +376,7 @@ async function main() {
       const [text, verdict, tid] = [await r.textContent(), await r.getAttribute('data-verdict'), await r.getAttribute('data-testid')];
       const change = Math.abs(Number(text.replace('×', '')) - 1);
       if (tid.endsWith('-' + runID)) check(verdict === 'neutral', `${tid}: the baseline is ${verdict}`);
+      else if (tid === 'compare-ratio-nopm-' + runID2) continue; // coloured by the verdict: below
       else if (change < 0.045) check(verdict === 'neutral', `${tid}: ${text} is ${verdict}, want neutral (within 5 %)`);
       else if (change > 0.055) check(verdict !== 'neutral', `${tid}: ${text} is neutral, want judged`);
     }
@@ -385,6 +386,14 @@ async function main() {
     check(v.kind === 'jobs' && /^NOPM( [^:]*)?: (within the noise|beyond the noise|not judged)/.test(v.text), `GET /api/compare: ${JSON.stringify(v)}`);
     const shown = await waitText('compare-verdict', s => s.includes(v.text), 'the verdict of GET /api/compare');
     check(shown.startsWith(`Job #${runID2} against job #${runID}:`), `the verdict says ${JSON.stringify(shown)}`);
+    // NOPM's ratio follows the verdict where there is one, the 5 % band
+    // where there is none.
+    const nopmRatio = page.locator(sel('compare-ratio-nopm-' + runID2));
+    const nopmChange = Math.abs(Number((await nopmRatio.textContent()).replace('×', '')) - 1);
+    const wantVerdict = v.verdict ? (v.verdict.significant ? (v.verdict.change_pct > 0 ? 'better' : 'worse') : 'neutral')
+      : (nopmChange < 0.05 ? 'neutral' : null);
+    if (wantVerdict) check(await nopmRatio.getAttribute('data-verdict') === wantVerdict,
+      `the NOPM ratio is ${await nopmRatio.getAttribute('data-verdict')}, want ${wantVerdict} (verdict ${JSON.stringify(v.verdict)})`);
     log('  verdict: ' + shown);
     await page.waitForTimeout(500);
     await shot('07-compare.png');

@@ -42,12 +42,17 @@ func TestFlagHelpNamesEveryForm(t *testing.T) {
 		"format":    {"text", "json"},
 		"kind":      config.Kinds,
 		"status":    jobs.Statuses,
+		"between":   config.BetweenChoices,
+		"rate":      {"transactions per second", "new_order=", "Poisson", "--connections"},
+		"stages":    {"DURATION:TARGET", "VUs", "terminals", "transactions per second"},
+		"terminals": {"--connections", "10 per warehouse", "--pacing spec"},
 	}
 	for _, c := range []struct{ cmd, flag string }{
 		{"build", "db"}, {"run", "db"}, {"check", "db"}, {"drop", "db"},
 		{"build", "workload"}, {"run", "workload"}, {"check", "workload"}, {"drop", "workload"}, {"datagen", "workload"},
 		{"run", "mode"}, {"run", "isolation"}, {"run", "exec-mode"}, {"run", "pacing"}, {"run", "metrics"}, {"build", "loader"},
 		{"jobs", "format"}, {"jobs", "kind"}, {"jobs", "status"}, {"jobs show", "format"}, {"jobs diff", "format"},
+		{"run", "between"}, {"profile", "between"}, {"run", "rate"}, {"run", "stages"}, {"run", "terminals"},
 	} {
 		usage := flag(c.cmd, c.flag).Usage
 		for _, want := range forms[c.flag] {

@@ -386,10 +386,7 @@ func runJobCmd(cmd *cobra.Command, g *globals, s config.Spec, progressJSON bool)
 		if err != nil {
 			return err
 		}
-		if progressJSON {
-			return errors.New("--progress json: not with --server (follow GET /api/jobs/ID/events: its interval events are these objects)")
-		}
-		return remoteJob(ctx, w, c, s)
+		return remoteJob(ctx, w, c, s, server.RunOptions{ProgressJSON: progressJSON})
 	}
 	return withService(ctx, g, func(svc *app.Service) error {
 		o, err := svc.Run(ctx, app.Request{Spec: s, Console: w, ProgressTTY: progressTTY(), ProgressJSON: progressJSON})
@@ -428,8 +425,8 @@ func remoteFor(g *globals) (*server.Client, bool, error) {
 }
 
 // remoteJob runs a spec on a server and follows it to its end.
-func remoteJob(ctx context.Context, w io.Writer, c *server.Client, s config.Spec) error {
-	status, err := c.RunJob(ctx, w, s)
+func remoteJob(ctx context.Context, w io.Writer, c *server.Client, s config.Spec, opts server.RunOptions) error {
+	status, err := c.RunJob(ctx, w, s, opts)
 	var refused *server.APIError
 	if errors.As(err, &refused) && refused.Field != "" {
 		// The server names the spec's field: word it as our flag.

@@ -178,9 +178,9 @@ var diffMetrics = []diffMetric{
 		analyticFigure(func(r *metrics.AnalyticResult) float64 { return r.SF })},
 	{"geomean", "s", func(v float64) string { return fmt.Sprintf("%.3f s", v) },
 		analyticFigure(func(r *metrics.AnalyticResult) float64 { return r.GeomeanS })},
-	{"power", "", func(v float64) string { return fmt.Sprintf("%.1f", v) },
+	{"power", PerHourSF, func(v float64) string { return fmt.Sprintf("%.1f %s", v, PerHourSF) },
 		analyticFigure(func(r *metrics.AnalyticResult) float64 { return r.Power })},
-	{"throughput", "", func(v float64) string { return fmt.Sprintf("%.1f", v) },
+	{"throughput", PerHourSF, func(v float64) string { return fmt.Sprintf("%.1f %s", v, PerHourSF) },
 		analyticFigure(func(r *metrics.AnalyticResult) float64 {
 			if r.Streams == 0 {
 				return math.NaN() // no throughput test ran

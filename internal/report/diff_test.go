@@ -103,7 +103,7 @@ func TestDiffResults(t *testing.T) {
 			"VUs 8 — —; warehouses 4 — —; NOPM 1,000 — —; TPM 2,300 — —; " +
 				"New-Order p95 4.00 ms — —; client CPU/tx 40 µs — —; errors 0 — —"},
 		{"different workloads", runSide(1, nil), analytic,
-			"scale factor — 1 —; geomean — 2.000 s —; power — 100.0 —"},
+			"scale factor — 1 —; geomean — 2.000 s —; power — 100.0 queries per hour × SF —"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -103,3 +103,18 @@ func IntervalLine(iv metrics.Interval, headTx int) string {
 	}
 	return line
 }
+
+// IntervalJSONLine is IntervalLine of an interval as the API sends it (a
+// remote run's progress): the same line, the headline transaction being
+// New-Order when the interval has one.
+func IntervalJSONLine(x IntervalJSON) string {
+	iv := metrics.Interval{Phase: x.Phase, Elapsed: time.Duration(x.ElapsedS * float64(time.Second)),
+		TPM: float64(x.TPM), NOPM: float64(x.NOPM), Errors: x.Errors, Stage: x.Stage,
+		LagP99: time.Duration(x.LagP99MS * float64(time.Millisecond)), Late: x.Late, Dropped: x.Dropped}
+	head := -1
+	if t, ok := x.Transactions["new_order"]; ok {
+		head = 0
+		iv.Tx = []metrics.IntervalTx{{Name: "new_order", P95: time.Duration(t.P95MS * float64(time.Millisecond))}}
+	}
+	return IntervalLine(iv, head)
+}

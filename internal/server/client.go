@@ -94,18 +94,26 @@ func (c *Client) authorize(req *http.Request) {
 	}
 }
 
+// RunOptions says how RunJob prints a job's progress.
+type RunOptions struct {
+	// ProgressJSON prints each interval as its JSON object on a line of
+	// its own (the event stream's interval data: report.IntervalJSON, the
+	// shape of a local run's --progress json) instead of a text line.
+	ProgressJSON bool
+}
+
 // RunJob starts a job on the server, prints its interval lines as they
-// come, its result as JSON (runs) and how it ended ("job N: status"), and
-// returns its final status (metrics.Status*). When ctx ends first, it asks
-// the server to stop the job (recorded there as interrupted) and returns
-// ctx's error.
-func (c *Client) RunJob(ctx context.Context, w io.Writer, spec config.Spec) (status string, err error) {
+// come (report.IntervalLine's format, or JSON as opts says), its result as
+// JSON (runs) and how it ended ("job N: status"), and returns its final
+// status (metrics.Status*). When ctx ends first, it asks the server to stop
+// the job (recorded there as interrupted) and returns ctx's error.
+func (c *Client) RunJob(ctx context.Context, w io.Writer, spec config.Spec, opts RunOptions) (status string, err error) {
 	var created Created
 	if err := c.call(ctx, "POST", "/api/jobs", spec, &created); err != nil {
 		return "", err
 	}
 	fmt.Fprintf(w, "%s job %s started on %s\n", spec.Kind, created.ID, c.base)
-	status, err = c.follow(ctx, w, created.ID)
+	status, err = c.follow(ctx, w, created.ID, opts)
 	if ctx.Err() != nil {
 		// Ctrl-C: stop the job on the server, which records it interrupted.
 		stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -131,7 +139,7 @@ func (c *Client) RunJob(ctx context.Context, w io.Writer, spec config.Spec) (sta
 
 // follow prints the job's interval lines from the event stream and returns
 // its final status.
-func (c *Client) follow(ctx context.Context, w io.Writer, id string) (string, error) {
+func (c *Client) follow(ctx context.Context, w io.Writer, id string, opts RunOptions) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/api/jobs/"+id+"/events", nil)
 	if err != nil {
 		return "", err
@@ -166,10 +174,17 @@ func (c *Client) follow(ctx context.Context, w io.Writer, id string) (string, er
 		switch event {
 		case "interval":
 			var iv report.IntervalJSON
-			if json.Unmarshal([]byte(data), &iv) == nil {
-				fmt.Fprintf(w, "[%6.0fs] %-8s TPM %9s  NOPM %9s  errors %d\n", iv.ElapsedS, iv.Phase,
-					report.Rate(float64(iv.TPM)), report.Rate(float64(iv.NOPM)), iv.Errors)
+			if json.Unmarshal([]byte(data), &iv) != nil {
+				continue
 			}
+			if opts.ProgressJSON {
+				var line bytes.Buffer
+				if json.Compact(&line, []byte(data)) == nil {
+					fmt.Fprintln(w, line.String())
+				}
+				continue
+			}
+			fmt.Fprintln(w, report.IntervalJSONLine(iv))
 		case "status":
 			var j report.JobJSON
 			if err := json.Unmarshal([]byte(data), &j); err != nil {

@@ -3,9 +3,11 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -192,7 +194,7 @@ func TestClient(t *testing.T) {
 	spec := config.New(config.KindRun)
 	spec.VU, spec.Rampup, spec.Duration, spec.Interval = 2, config.Duration(time.Second), config.Duration(3*time.Second), config.Duration(time.Second)
 	var out bytes.Buffer
-	status, err := cl.RunJob(ctx, &out, spec)
+	status, err := cl.RunJob(ctx, &out, spec, RunOptions{})
 	if err != nil || status != metrics.StatusCompleted {
 		t.Fatalf("RunJob: %q, %v\n%s", status, err, out.String())
 	}
@@ -201,7 +203,27 @@ func TestClient(t *testing.T) {
 			t.Errorf("remote run output lacks %q:\n%s", want, out.String())
 		}
 	}
-	list, err := cl.ListJobs(ctx, "run", "", 0)
+	// The progress lines are a local run's (report.IntervalLine).
+	progress := regexp.MustCompile(`(?m)^\[ +\d+s\] (rampup|measure) +TPM +[\d,]+  NOPM +[\d,]+  new_order p95 +[\d.]+ (ms|s|µs)  errors 0$`)
+	if n := len(progress.FindAllString(out.String(), -1)); n < 3 {
+		t.Errorf("%d progress lines in a local run's format:\n%s", n, out.String())
+	}
+	// --progress json: one interval object per line.
+	out.Reset()
+	if status, err := cl.RunJob(ctx, &out, spec, RunOptions{ProgressJSON: true}); err != nil || status != metrics.StatusCompleted {
+		t.Fatalf("RunJob (JSON progress): %q, %v\n%s", status, err, out.String())
+	}
+	var objects int
+	for _, line := range strings.Split(out.String(), "\n") {
+		var iv report.IntervalJSON
+		if strings.HasPrefix(line, "{") && json.Unmarshal([]byte(line), &iv) == nil && iv.Phase != "" {
+			objects++
+		}
+	}
+	if objects < 3 {
+		t.Errorf("%d JSON progress lines:\n%s", objects, out.String())
+	}
+	list, err := cl.ListJobs(ctx, "run", "", 1)
 	if err != nil || len(list) != 1 || list[0].Status != metrics.StatusCompleted {
 		t.Fatalf("ListJobs: %v %+v", err, list)
 	}
@@ -210,7 +232,7 @@ func TestClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	if lines := strings.Split(strings.TrimSpace(table.String()), "\n"); len(lines) != 2 ||
-		strings.Join(strings.Fields(lines[0]), " ") != "ID KIND WORKLOAD STATUS TARGET STARTED NOPM TPM" ||
+		strings.Join(strings.Fields(lines[0]), " ") != "ID KIND WORKLOAD STATUS TARGET STARTED NOPM TPM GEOMEAN" ||
 		!strings.Contains(lines[1], "completed") {
 		t.Errorf("jobs table:\n%s", table.String())
 	}
@@ -219,7 +241,7 @@ func TestClient(t *testing.T) {
 	bad := spec
 	bad.VU = -1
 	var apiErr *APIError
-	if _, err := cl.RunJob(ctx, &out, bad); !errors.As(err, &apiErr) || apiErr.StatusCode != 400 || apiErr.Field != "vu" {
+	if _, err := cl.RunJob(ctx, &out, bad, RunOptions{}); !errors.As(err, &apiErr) || apiErr.StatusCode != 400 || apiErr.Field != "vu" {
 		t.Errorf("invalid spec: %v", err)
 	}
 	// A wrong token.
@@ -234,7 +256,7 @@ func TestClient(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	time.AfterFunc(2*time.Second, cancel)
 	out.Reset()
-	if _, err := cl.RunJob(cctx, &out, long); !errors.Is(err, context.Canceled) {
+	if _, err := cl.RunJob(cctx, &out, long, RunOptions{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled RunJob: %v\n%s", err, out.String())
 	}
 	if !strings.Contains(out.String(), "asked the server to stop job") {

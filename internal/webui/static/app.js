@@ -2179,6 +2179,20 @@
         verdictBox.dataset.kind = v.kind;
         verdictBox.replaceChildren(h('b', null, v.kind === 'profiles' ? `Profile #${ids[1]} against profile #${ids[0]}: ` : `Job #${ids[1]} against job #${ids[0]}: `),
           lines.length > 1 ? h('ul', null, lines.map(l => h('li', null, l))) : lines[0]);
+        // Where NOPM was judged (from the trials of two series, else the
+        // measured intervals), its ratio is coloured by that verdict, not
+        // by the 5 % band: a difference within the noise stays grey
+        // however large, one beyond it is marked however small.
+        const cell = v.verdict && document.querySelector(`[data-testid="compare-ratio-nopm-${ids[1]}"]`);
+        if (cell) {
+          const up = v.verdict.change_pct > 0;
+          const judged = v.verdict.significant ? (up ? 'better' : 'worse') : 'neutral';
+          cell.dataset.verdict = judged;
+          cell.className = 'ratio ratio-' + judged;
+          cell.title = `${up ? '+' : ''}${Number(v.verdict.change_pct).toFixed(1)} %: ` + (v.verdict.significant
+            ? `${judged}, beyond the noise of the ${v.verdict.trials ? 'trials' : 'measured intervals'}`
+            : `within the noise of the ${v.verdict.trials ? 'trials' : 'measured intervals'}: not a difference`);
+        }
       }, e => {
         if (!alive()) return;
         verdictBox.className = 'alert alert-warn';
@@ -2194,7 +2208,8 @@
           `Ratios are against job #${base.id}. `, h('span', { class: 'ratio ratio-neutral' }, 'Grey'),
           `: within ${NEUTRAL_BAND * 100} % — not judged; repeat runs to tell noise from change. Beyond it `,
           h('span', { class: 'ratio ratio-better' }, 'green'), ' is better, ', h('span', { class: 'ratio ratio-worse' }, 'red'),
-          ' worse (NOPM, TPM and power: higher is better; latency, geomean and errors: lower).') : null),
+          ' worse (NOPM, TPM and power: higher is better; latency, geomean and errors: lower).',
+          ids.length === 2 ? ' For two runs, the NOPM ratio follows the verdict above instead: grey within the noise, coloured beyond it.' : null) : null),
       h('section', { class: 'panel' }, chart.el));
     if (withSeries.length) {
       const tables = withSeries.map(e => [e.series.map(iv => iv.elapsed_s), e.series.map(iv => isNum(iv.tpm) ? iv.tpm : null)]);

@@ -143,7 +143,13 @@ var commandNotices = []string{
 	`Transaction Counter thread running \(Sledge records it with every run: jobs ID tcount\)`,
 	`Stopping Transaction Counter`,
 	`Notice: switchmode Primary: Sledge has no Primary/Replica multi-client mode yet; staying in Local mode \(runs use this machine's virtual users\)`,
-	`Notice: steprun: Sledge has no Primary/Replica step workload yet \(HammerDB's config/steps.xml\); nothing was run`,
+	// steprun with HammerDB's default steps, whose replicas overrun a
+	// 0.05-minute primary: refused before any job, as HammerDB refuses it.
+	`Notice: steprun: no steps.xml in \$SLEDGE_HAMMERDB_CONFIG or \./config: HammerDB's default steps .*`,
+	`primary starts immediately, runs rampup for 0 minutes then runs test for 0\.05 minutes with 1 Active VU`,
+	`replica4 starts 1 minutes after previous replica starts and runs test for 1 minutes with 2 Active VU`,
+	`Error: replica4 would end 5 minutes after the start, after the primary, which ends at 0\.05 minutes \(rampup 0 \+ duration 0\.05\)`,
+	`Error: steprun: the primary must run longest, every replica ending by the time it ends \(a pyramid of steps\): nothing was run`,
 	`Notice: customscript \S+custom\.tcl: Sledge cannot run HammerDB driver scripts; vurun runs nothing until loadscript or clearscript selects Sledge's built-in TPROC-C driver`,
 	`Error: vurun: the script loaded is \S+custom\.tcl \(customscript\): .*`,
 	`CUSTOM Benchmark Run \(No jobid\)`,
@@ -153,8 +159,9 @@ var commandNotices = []string{
 
 // A HammerDB 6 profile script (*_run_profile.tcl) and single run
 // (*_run_single.tcl) in one: the metrics and transaction-counter calls
-// around the runs, a custom script Sledge refuses to run, Primary mode and
-// a step run it does not have, and a run with one VU per CPU.
+// around the runs, a custom script Sledge refuses to run, Primary mode
+// (which it does not have), a step run whose replicas overrun the primary,
+// and a run with one VU per CPU.
 func TestCLIHammerDB6RunProfileTcl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")

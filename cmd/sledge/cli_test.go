@@ -173,7 +173,7 @@ func testTclScripts(t *testing.T, dbset, prefix, product, dbURL string) {
 	run := "dbset db " + dbset + "\n" + conn + "\n" +
 		"diset tpcc " + prefix + "driver timed\ndiset tpcc " + prefix + "rampup 0\ndiset tpcc " + prefix + "duration 0.05\n" +
 		"diset tpcc " + prefix + "allwarehouse false\n" +
-		"diset tpcc " + prefix + "async_client {a b {c} $d \"e\"}\n" +
+		"diset tpcc " + prefix + "async_delay {a b {c} $d \"e\"}\n" +
 		"jobs profileid 1\n" +
 		"foreach z {1 2 4} {\n  vuset vu $z\n  vucreate\n  set jobid [vurun]\n  vudestroy\n" +
 		"  puts \"JOB $jobid\"\n  jobs $jobid result\n}\n" +
@@ -194,7 +194,7 @@ func testTclScripts(t *testing.T, dbset, prefix, product, dbURL string) {
 		t.Errorf("TEST RESULT line not in HammerDB's shape:\n%s", out)
 	}
 	// The odd value went through Tcl, JSON and Go and came back intact.
-	if !strings.Contains(out, "Notice: diset tpcc "+prefix+`async_client a b {c} $d "e": asynchronous clients are not implemented`) {
+	if !strings.Contains(out, "Notice: diset tpcc "+prefix+`async_delay a b {c} $d "e": the terminals start together`) {
 		t.Errorf("quoting lost:\n%s", out)
 	}
 	checkHammerJobs(t, out, product)
@@ -274,7 +274,7 @@ diset('tpcc', '` + prefix + `pass', ` + strconv.Quote(pass) + `)
 diset('tpcc', '` + prefix + `dbase', '` + strings.TrimPrefix(u.Path, "/") + `')
 diset('tpcc', '` + prefix + `count_ware', 2)
 diset('tpcc', '` + prefix + `num_vu', 2)
-diset('tpcc', '` + prefix + `async_client', 'a b {c} $d "e"')
+diset('tpcc', '` + prefix + `async_delay', 'a b {c} $d "e"')
 buildschema()
 diset('tpcc', '` + prefix + `driver', 'timed')
 diset('tpcc', '` + prefix + `rampup', 0)
@@ -304,7 +304,7 @@ for z in (1, 2):
 		!strings.Contains(out, " "+product+" TPM") {
 		t.Errorf("python script output:\n%s", out)
 	}
-	if !strings.Contains(out, "Notice: diset tpcc "+prefix+`async_client a b {c} $d "e": asynchronous clients are not implemented`) {
+	if !strings.Contains(out, "Notice: diset tpcc "+prefix+`async_delay a b {c} $d "e": the terminals start together`) {
 		t.Errorf("quoting lost:\n%s", out)
 	}
 	matches := jobLine.FindAllStringSubmatch(out, -1)

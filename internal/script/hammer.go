@@ -25,7 +25,8 @@ import (
 )
 
 // Do runs one HammerDB action with the session state st: buildschema,
-// checkschema, deleteschema and vurun run a job through svc (its output
+// checkschema, deleteschema, vurun and steprun (vurun's run with the steps
+// of steps.xml as its stages) run a job through svc (its output
 // streamed to w, ending with "SLEDGE-JOB ID STATUS"); librarycheck and
 // datagenrun are not jobs. Do prints its errors on w, worded as HammerDB
 // settings ("Error: vuset vu: vu must be at least 1 (got 0)"), and returns
@@ -48,11 +49,14 @@ func Do(ctx context.Context, w io.Writer, svc *app.Service, action string, st *S
 		return librarycheck(ctx, w, st)
 	case "datagenrun":
 		return h.datagen(ctx, w)
-	case "buildschema", "checkschema", "deleteschema", "vurun":
+	case "buildschema", "checkschema", "deleteschema", "vurun", "steprun":
 	default:
 		return failed(w, fmt.Errorf("cli do: unknown action %q", action), nil)
 	}
 	spec, err := h.spec(action)
+	for _, l := range h.lines {
+		fmt.Fprintln(w, l)
+	}
 	if err != nil {
 		return failed(w, err, h.setting)
 	}
@@ -75,7 +79,7 @@ func Do(ctx context.Context, w io.Writer, svc *app.Service, action string, st *S
 // job runs the action's job (buildschema first makes sure of its database)
 // with its output shown, and logged to log, as HammerDB's virtual users'.
 func (h *hammer) job(ctx context.Context, w io.Writer, svc *app.Service, action string, spec config.Spec, log *hammerLog) (app.Outcome, error) {
-	out := newVuserOutput(w, vusers(spec), action != "vurun" || h.vu("showoutput") != "0", log)
+	out := newVuserOutput(w, vusers(spec), !h.running() || h.vu("showoutput") != "0", log)
 	if action == "buildschema" {
 		if err := ensureDatabase(ctx, out, h); err != nil {
 			out.finish(metrics.StatusFailed)
@@ -85,7 +89,7 @@ func (h *hammer) job(ctx context.Context, w io.Writer, svc *app.Service, action 
 	settings := h.settings()
 	settings[ConfigDB] = h.product // HammerDB names jobs by the db chosen, not the server's product
 	o, err := svc.Run(ctx, app.Request{Spec: spec, Console: out, Settings: settings})
-	if o.ID != 0 && action == "vurun" && o.Run != nil {
+	if o.ID != 0 && h.running() && o.Run != nil {
 		h.closeRun(ctx, w, svc, out, o)
 	}
 	out.finish(cmp.Or(o.Status, metrics.StatusFailed))
@@ -136,6 +140,10 @@ type hammer struct {
 	product string   // PostgreSQL | MariaDB | MySQL
 	action  string   // the action whose spec was asked for (spec)
 	notices []string
+	// lines are printed before the notices: steprun's steps.
+	lines []string
+	// stepsFile finds steprun's steps.xml (findSteps).
+	stepsFile func() (path string, data []byte, err error)
 }
 
 func newHammer(st *State) (*hammer, error) {
@@ -143,8 +151,11 @@ func newHammer(st *State) (*hammer, error) {
 	if !ok {
 		return nil, fmt.Errorf("dbset db %s: Sledge drives pg, maria and mysql (and its embedded databases through its own CLI)", st.DB)
 	}
-	return &hammer{st: st, keys: keys, prefix: keys.Prefix, product: keys.Product}, nil
+	return &hammer{st: st, keys: keys, prefix: keys.Prefix, product: keys.Product, stepsFile: findSteps}, nil
 }
+
+// running says whether the action runs the workload: vurun, steprun.
+func (h *hammer) running() bool { return h.action == "vurun" || h.action == "steprun" }
 
 // dictOrder is where a key is looked up: HammerDB's connection dict, then the
 // benchmarks'.
@@ -318,7 +329,7 @@ func (h *hammer) spec(action string) (config.Spec, error) {
 	case "deleteschema":
 		s = config.New(config.KindDrop)
 		s.Confirm = true // the script's own command says to delete
-	case "vurun":
+	case "vurun", "steprun":
 		s = config.New(config.KindRun)
 	default:
 		return s, fmt.Errorf("cli do: %s runs no job", action)
@@ -348,7 +359,11 @@ func (h *hammer) spec(action string) (config.Spec, error) {
 			s.Engine = strings.TrimSpace(h.value("storage_engine"))
 		}
 	case s.Kind == config.KindRun:
-		return s, h.runSpec(&s)
+		if err := h.runSpec(&s); err != nil || action != "steprun" {
+			return s, err
+		}
+		h.lines, err = h.stepSpec(&s)
+		return s, err
 	}
 	return s, nil
 }
@@ -423,12 +438,52 @@ func (h *hammer) oltpSpec(s *config.Spec) error {
 	if truthy(h.value("keyandthink")) {
 		s.Pacing, s.PacingScale = "spec", 1
 	}
+	if err := h.asyncSpec(s); err != nil {
+		return err
+	}
 	// HammerDB gives each VU a random home warehouse unless allwarehouse.
 	s.RandomHome = !truthy(h.value("allwarehouse"))
 	if !s.RandomHome {
 		h.notice("%s %s: each VU keeps one home warehouse, the VUs spread evenly over the warehouses "+
 			"(HammerDB would give each VU a share of all warehouses and a new one for every transaction)", h.diset("allwarehouse"), h.value("allwarehouse"))
 	}
+	return nil
+}
+
+// asyncSpec maps HammerDB's event-driven scaling: with async_scale each
+// VU of the timed driver keys and thinks for async_client clients, running
+// their transactions one at a time; Sledge runs vu × async_client paced
+// terminals over a pool of vu sessions, a due terminal waiting for a free
+// session as HammerDB's client waits for its VU. HammerDB holds a session
+// per client (vu × async_client); the pool holds vu, and says so.
+func (h *hammer) asyncSpec(s *config.Spec) error {
+	if !truthy(h.value("async_scale")) {
+		return nil
+	}
+	if s.Iterations > 0 {
+		h.notice("%s %s: asynchronous clients are the timed driver's (HammerDB's test driver has none): one session per VU",
+			h.diset("async_scale"), h.value("async_scale"))
+		return nil
+	}
+	if s.Pacing != "spec" {
+		return fmt.Errorf("%s %s: asynchronous clients key and think, and HammerDB's asynchronous scaling is not valid without keying and thinking time: %s true",
+			h.diset("async_scale"), h.value("async_scale"), h.diset("keyandthink"))
+	}
+	clients, err := h.intKey("async_client")
+	if err != nil {
+		return err
+	}
+	if clients < 1 {
+		return fmt.Errorf("%s %d: want at least 1 client per virtual user", h.diset("async_client"), clients)
+	}
+	s.Terminals, s.Connections = s.VU*clients, s.VU
+	if h.action == "steprun" {
+		h.notice("%s %s: %d asynchronous clients per VU: paced terminals over a pool of one session per VU, a due terminal waiting for a free one "+
+			"(HammerDB holds a session per client)", h.diset("async_scale"), h.value("async_scale"), clients)
+		return nil
+	}
+	h.notice("%s %s: %d VUs × %d asynchronous clients: %d paced terminals over %d sessions, a due terminal waiting for a free one "+
+		"(HammerDB holds a session per client: %d)", h.diset("async_scale"), h.value("async_scale"), s.VU, clients, s.Terminals, s.VU, s.Terminals)
 	return nil
 }
 
@@ -467,6 +522,12 @@ func (h *hammer) setting(field string) string {
 		return h.diset("refresh_on")
 	case "pacing", "pacing_scale":
 		return h.diset("keyandthink")
+	case "terminals":
+		return h.diset("async_client")
+	case "connections":
+		return "vuset vu"
+	case "stages":
+		return "steprun's steps"
 	case "mode":
 		if h.prefix != "pg_" {
 			return h.diset("no_stored_procs")
@@ -558,7 +619,7 @@ func (h *hammer) concerns(when string) bool {
 	case Build:
 		return h.action == "buildschema"
 	case Run:
-		return h.action == "vurun"
+		return h.running()
 	}
 	return true
 }

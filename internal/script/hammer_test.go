@@ -312,7 +312,7 @@ func TestNoticesReported(t *testing.T) {
 	}
 	var out bytes.Buffer
 	h.report(&out)
-	want := "Notice: diset tpcc pg_connect_pool true: connection pools are not implemented: one session per VU\n" +
+	want := "Notice: diset tpcc pg_connect_pool true: HammerDB's cluster connect pool (each VU holding connections to several instances, from connectpool/*.xml) is not implemented: each VU's session is to the target\n" +
 		"Notice: giset nodict k v: not a HammerDB generic key: ignored\n" +
 		"Notice: diset tpcc pg_odd a {b} $c: not a HammerDB key of PostgreSQL: ignored\n" +
 		"Notice: diset tpcc pg_allwarehouse true: each VU keeps one home warehouse, the VUs spread evenly over the warehouses " +

@@ -472,7 +472,8 @@ proc distributescript {} {
 }
 
 # Primary/Replica multi-client runs: Sledge has none yet, so it stays in
-# Local mode and says so; steprun runs nothing.
+# Local mode and says so. steprun runs HammerDB's step workload (the
+# primary and the replicas of config/steps.xml) as one staged run.
 proc switchmode {args} {
     set mode [string tolower [lindex $args 0]]
     switch -- $mode {
@@ -486,12 +487,28 @@ proc switchmode {args} {
     return
 }
 
+# steprun runs the step workload as one job: the primary's virtual users
+# (vuset vu, rampup, duration) with the replicas of steps.xml joining and
+# leaving as the run's stages. Like HammerDB's it loads the built-in driver
+# and destroys the virtual users when it is done; it returns vurun's answer,
+# "Benchmark Run jobid=ID", or "(No jobid)" when nothing ran (a replica
+# overrunning the primary, say).
 proc steprun {} {
     if {$::sledge::bm ne "TPROC-C"} {
         puts "Error: Step Workload does not support $::sledge::bm"
         return
     }
-    puts "Notice: steprun: Sledge has no Primary/Replica step workload yet (HammerDB's config/steps.xml); nothing was run"
+    set ::sledge::running 1
+    set code [catch {::sledge::action steprun} res]
+    set ::sledge::running 0
+    if {$code} { return -code error $res }
+    set id [lindex $res 0]
+    if {$id ne ""} {
+        set ::sledge::custom ""
+        set ::sledge::created 0
+        set ::sledge::vustate ""
+    }
+    return [::sledge::answer "Benchmark Run" $id]
 }
 
 # The schema actions, as HammerDB's: refused while virtual users exist,
@@ -814,7 +831,7 @@ set ::sledge::help {
     quit {quit} {leave (exit works too)}
     runtimer {runtimer seconds} {returns at once: vurun returns when its run has ended}
     savescript {savescript filename} {notice: no driver script to save}
-    steprun {steprun} {notice: no Primary/Replica step workload yet; nothing run}
+    steprun {steprun} {a step workload (vuset vu, rampup, duration, the replicas of config/steps.xml) as one staged run; returns "Benchmark Run jobid=ID"}
     switchmode {switchmode [Local|Primary|Replica] ?PrimaryID? ?PrimaryHostname?} {notice: Sledge stays in Local mode}
     tcset {tcset [refreshrate|logtotemp|unique|timestamps] value} {transaction counter settings (print tcconf)}
     tcstart {tcstart} {Sledge records every run's transaction count anyway (jobs ID tcount)}

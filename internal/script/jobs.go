@@ -1676,6 +1676,14 @@ func derivedDict(j jobs.Job, cfg map[string]string) map[string]map[string]string
 		if p := cfg["pacing"]; p != "" {
 			bench[prefix+"keyandthink"] = strconv.FormatBool(strings.HasPrefix(p, "spec"))
 		}
+		// Paced terminals, a whole number per session: HammerDB's
+		// asynchronous clients per VU.
+		terms, _ := strconv.Atoi(cfg["terminals"])
+		conns, _ := strconv.Atoi(cfg["connections"])
+		if cfg["load_model"] == config.LoadTerminals && strings.HasPrefix(cfg["pacing"], "spec") && conns > 0 && terms%conns == 0 {
+			bench[prefix+"async_scale"] = "true"
+			bench[prefix+"async_client"] = strconv.Itoa(terms / conns)
+		}
 		if v, err := strconv.ParseBool(cfg["random_home"]); err == nil {
 			// HammerDB's default is a random home warehouse per VU;
 			// allwarehouse true is the nearest to Sledge's even spread.

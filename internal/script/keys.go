@@ -38,7 +38,7 @@ const (
 const (
 	Always = ""      // every action
 	Build  = "build" // buildschema
-	Run    = "run"   // vurun
+	Run    = "run"   // vurun, steprun
 )
 
 // Key is one HammerDB key of a dictionary.
@@ -316,7 +316,6 @@ var dbKeys = []struct {
 }
 
 const (
-	oneSession        = "asynchronous clients are not implemented: one session per VU"
 	sslFiles          = "used by HammerDB only with {p}ssl true, whose mapping does not use it (see {p}ssl)"
 	superuser         = "buildschema connects to the default database as the superuser to create the role and database when missing"
 	oceanBase         = "OceanBase is not supported: Sledge drives MySQL and MariaDB servers"
@@ -367,18 +366,21 @@ var dbTreatments = map[string]treatment{
 	"partition": {Notice, Build, "the tables are not partitioned"},
 	"total_iterations": {Maps, Run, "driver test: iterations, an iteration-count run (each VU runs this many transactions, then stops); " +
 		"driver timed: a notice when it is not the default (each VU runs until the duration ends)"},
-	"raiseerror":      {Notice, Run, "a VU does not stop on an error: errors are counted by class and the VU carries on"},
-	"keyandthink":     {Maps, Run, "true: pacing spec (the specification's keying and think times)"},
-	"driver":          {Maps, Run, "timed: a timed run ({p}rampup, {p}duration); test: an iteration-count run ({p}total_iterations)"},
-	"rampup":          {Maps, Run, "rampup, in minutes (decimals allowed); driver timed"},
-	"duration":        {Maps, Run, "duration, in minutes (decimals allowed); driver timed"},
-	"allwarehouse":    {Maps, Run, "false: random_home (each VU keeps a random home warehouse, as in HammerDB); true: VUs spread evenly over the warehouses, with a notice (no warehouse per transaction)"},
-	"timeprofile":     {NoEffect, Run, "latency is always recorded per transaction type (jobs ID timing)"},
-	"async_scale":     {Notice, Run, oneSession},
-	"async_client":    {Notice, Run, oneSession},
-	"async_verbose":   {Notice, Run, oneSession},
-	"async_delay":     {Notice, Run, oneSession},
-	"connect_pool":    {Notice, Run, "connection pools are not implemented: one session per VU"},
+	"raiseerror":   {Notice, Run, "a VU does not stop on an error: errors are counted by class and the VU carries on"},
+	"keyandthink":  {Maps, Run, "true: pacing spec (the specification's keying and think times)"},
+	"driver":       {Maps, Run, "timed: a timed run ({p}rampup, {p}duration); test: an iteration-count run ({p}total_iterations)"},
+	"rampup":       {Maps, Run, "rampup, in minutes (decimals allowed); driver timed"},
+	"duration":     {Maps, Run, "duration, in minutes (decimals allowed); driver timed"},
+	"allwarehouse": {Maps, Run, "false: random_home (each VU keeps a random home warehouse, as in HammerDB); true: VUs spread evenly over the warehouses, with a notice (no warehouse per transaction)"},
+	"timeprofile":  {NoEffect, Run, "latency is always recorded per transaction type (jobs ID timing)"},
+	"async_scale": {Maps, Run, "true, with {p}keyandthink true and driver timed: terminals over a pool (load model terminals): " +
+		"vu × {p}async_client paced terminals over vu sessions, a due terminal waiting for a free session as HammerDB's client waits for its VU; " +
+		"HammerDB holds a session per client, the pool one per VU (a notice says so); with {p}keyandthink false nothing runs " +
+		"(HammerDB's asynchronous scaling is not valid without keying and thinking time); with driver test, a notice (one session per VU)"},
+	"async_client":    {Maps, Run, "with {p}async_scale true: the terminals per VU (terminals = vu × async_client)"},
+	"async_verbose":   {Notice, Run, "the asynchronous clients' keying, thinking and transactions are not printed one by one: jobs ID timing has their latencies"},
+	"async_delay":     {Notice, Run, "the terminals start together, without a delay between logins: the ramp-up ({p}rampup) is the time to settle before measuring"},
+	"connect_pool":    {Notice, Run, "HammerDB's cluster connect pool (each VU holding connections to several instances, from connectpool/*.xml) is not implemented: each VU's session is to the target"},
 	"storage_engine":  {Maps, Build, engineMaps},
 	"prepared":        {NoEffect, Run, "statements are always prepared on the server, as with true"},
 	"no_stored_procs": {Maps, Run, "true: mode sql (the transactions' statements sent by the client); false: mode procs (stored procedures)"},

@@ -234,6 +234,13 @@ func TestKeyMappings(t *testing.T) {
 			func(s config.Spec) bool { return s.Engine == "" }},
 		{"pg_keyandthink true: paced", state("pg", "TPROC-C", "1", "tpcc.pg_keyandthink", "true"), "vurun",
 			func(s config.Spec) bool { return s.Pacing == "spec" && s.PacingScale == 1 }},
+		{"maria_async_client 4, with maria_async_scale and maria_keyandthink: terminals over a session per VU",
+			state("maria", "TPROC-C", "3", "tpcc.maria_async_scale", "true", "tpcc.maria_async_client", "4", "tpcc.maria_keyandthink", "true"), "vurun",
+			func(s config.Spec) bool {
+				return s.LoadModel() == config.LoadTerminals && s.Terminals == 12 && s.Connections == 3 && s.VU == 3 && s.Pacing == "spec"
+			}},
+		{"pg_async_client without pg_async_scale: closed-loop VUs", state("pg", "TPROC-C", "3", "tpcc.pg_async_client", "4"), "vurun",
+			func(s config.Spec) bool { return s.LoadModel() == config.LoadClosed && s.Terminals == 0 }},
 		{"mysql_allwarehouse false: random home warehouses", state("mysql", "TPROC-C", "1"), "vurun",
 			func(s config.Spec) bool { return s.RandomHome }},
 		{"pg_driver test: an iteration run", state("pg", "TPROC-C", "3", "tpcc.pg_driver", "test", "tpcc.pg_total_iterations", "500"), "vurun",
@@ -274,6 +281,43 @@ func TestKeyMappings(t *testing.T) {
 	}
 }
 
+// HammerDB's asynchronous scaling is not valid without keying and thinking
+// time: such a vurun runs nothing and says what to set; async_client must
+// be a whole number of clients.
+func TestAsyncScaleRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		st   *State
+		want string
+	}{
+		{state("pg", "TPROC-C", "2", "tpcc.pg_async_scale", "true"),
+			"diset tpcc pg_async_scale true: asynchronous clients key and think, and HammerDB's asynchronous scaling is not valid " +
+				"without keying and thinking time: diset tpcc pg_keyandthink true"},
+		{state("mysql", "TPROC-C", "2", "tpcc.mysql_async_scale", "1", "tpcc.mysql_keyandthink", "true", "tpcc.mysql_async_client", "0"),
+			"diset tpcc mysql_async_client 0: want at least 1 client per virtual user"},
+		{state("mysql", "TPROC-C", "2", "tpcc.mysql_async_scale", "1", "tpcc.mysql_keyandthink", "true", "tpcc.mysql_async_client", "many"),
+			`diset tpcc mysql_async_client "many": want a whole number`},
+	} {
+		h, err := newHammer(tc.st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.spec("vurun"); err == nil || err.Error() != tc.want {
+			t.Errorf("error %v, want %q", err, tc.want)
+		}
+	}
+	// Too many terminals are refused by the spec's rules, named as the
+	// setting that made them.
+	h, _ := newHammer(state("pg", "TPROC-C", "100", "tpcc.pg_async_scale", "true", "tpcc.pg_keyandthink", "true", "tpcc.pg_async_client", "2000"))
+	s, err := h.spec("vurun")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := config.Fields(s.Validate())
+	if len(fields) != 1 || fields[0].Field != "terminals" || h.setting(fields[0].Field) != "diset tpcc pg_async_client" {
+		t.Errorf("validation %v", fields)
+	}
+}
+
 // pg_superuser, pg_superuserpass and pg_defaultdbase are how buildschema
 // reaches the server to create the benchmark's database.
 func TestSuperuserMapping(t *testing.T) {
@@ -305,11 +349,14 @@ func TestKeyNotices(t *testing.T) {
 	}{
 		{"defaults say nothing", state("pg", "TPROC-C", "1", "tpcc.pg_async_scale", "false", "tpcc.pg_raiseerror", "0",
 			"tpcc.pg_async_client", "10.0", "tpcc.pg_timeprofile", "true"), "vurun", ""},
-		{"async and raiseerror", state("pg", "TPROC-C", "1", "tpcc.pg_async_scale", "true", "tpcc.pg_async_client", "20",
-			"tpcc.pg_raiseerror", "true"), "vurun",
+		{"async and raiseerror", state("pg", "TPROC-C", "3", "tpcc.pg_async_scale", "true", "tpcc.pg_async_client", "20",
+			"tpcc.pg_keyandthink", "true", "tpcc.pg_async_delay", "0", "tpcc.pg_raiseerror", "true"), "vurun",
 			"Notice: diset tpcc pg_raiseerror true: a VU does not stop on an error: errors are counted by class and the VU carries on\n" +
-				"Notice: diset tpcc pg_async_scale true: asynchronous clients are not implemented: one session per VU\n" +
-				"Notice: diset tpcc pg_async_client 20: asynchronous clients are not implemented: one session per VU\n"},
+				"Notice: diset tpcc pg_async_delay 0: the terminals start together, without a delay between logins: the ramp-up (pg_rampup) is the time to settle before measuring\n" +
+				"Notice: diset tpcc pg_async_scale true: 3 VUs × 20 asynchronous clients: 60 paced terminals over 3 sessions, a due terminal waiting for a free one " +
+				"(HammerDB holds a session per client: 60)\n"},
+		{"async with the test driver", state("pg", "TPROC-C", "3", "tpcc.pg_async_scale", "true", "tpcc.pg_driver", "test"), "vurun",
+			"Notice: diset tpcc pg_async_scale true: asynchronous clients are the timed driver's (HammerDB's test driver has none): one session per VU\n"},
 		{"build keys at buildschema", state("maria", "TPROC-C", "1", "connection.maria_host", "db1", "tpcc.maria_partition", "true",
 			"tpcc.maria_history_pk", "true", "tpcc.maria_purge", "true"), "buildschema",
 			"Notice: diset tpcc maria_partition true: the tables are not partitioned\n" +

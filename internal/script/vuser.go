@@ -26,7 +26,8 @@ import (
 // without prefixes, as HammerDB's job output does (jobs ID 1).
 
 // vusers is how many virtual users HammerDB runs for the job s describes: a
-// timed TPROC-C run's VUs plus its monitor; a test-driver (iteration) run's
+// timed TPROC-C run's VUs (a staged run's largest stage's: steprun's
+// primary and replicas together) plus its monitor; a test-driver (iteration) run's
 // VUs; TPROC-H's query streams; a build's loading VUs plus a monitor when
 // there are several (HammerDB builds no more warehouses at once than there
 // are); one for the other actions.
@@ -39,7 +40,14 @@ func vusers(s config.Spec) int {
 		case s.Iterations > 0:
 			return max(1, s.VU)
 		}
-		return max(1, s.VU) + 1
+		n := s.VU
+		if s.LoadModel() == config.LoadClosed { // a staged run's VUs: its largest stage's (steprun)
+			stages, _ := config.ParseStages(s.Stages)
+			for _, st := range stages {
+				n = max(n, int(st.Target))
+			}
+		}
+		return max(1, n) + 1
 	case config.KindBuild:
 		n := s.Workers
 		if s.Workload != "tproch" {

@@ -160,6 +160,8 @@ def switchmode(mode="current", *args):
 
 
 def steprun():
+    """HammerDB's step workload as one staged run; returns "Benchmark Run
+    jobid=ID"."""
     return _default.steprun()
 
 
@@ -367,7 +369,7 @@ HELP = (
     ('savescript', 'savescript filename',
      'notice: no driver script to save'),
     ('steprun', 'steprun',
-     'notice: no Primary/Replica step workload yet; nothing run'),
+     'a step workload (vuset vu, rampup, duration, the replicas of config/steps.xml) as one staged run; returns "Benchmark Run jobid=ID"'),
     ('switchmode', 'switchmode [Local|Primary|Replica] ?PrimaryID? ?PrimaryHostname?',
      'notice: Sledge stays in Local mode'),
     ('tcset', 'tcset [refreshrate|logtotemp|unique|timestamps] value',

@@ -734,11 +734,23 @@ class Session:
             self._notice("Error:Mode to switch to must be one of Local, Primary or Replica")
 
     def steprun(self):
+        """HammerDB's step workload as one staged run: the primary's virtual
+        users (vuset vu, rampup, duration) with the replicas of steps.xml
+        ($SLEDGE_HAMMERDB_CONFIG, else ./config; HammerDB's default steps
+        when there is none) joining and leaving as the run's stages. Blocks
+        until the run ends and returns vurun's answer, "Benchmark Run
+        jobid=ID" ("(No jobid)" when nothing ran: a replica overrunning the
+        primary is refused). Like HammerDB's it runs the built-in driver and
+        destroys the virtual users when done."""
         if self.bm != "TPROC-C":
             self._notice("Error: Step Workload does not support %s" % self.bm)
-            return
-        self._notice("Notice: steprun: Sledge has no Primary/Replica step workload yet (HammerDB's config/steps.xml); "
-                     "nothing was run")
+            return None
+        job_id, _status = self._do("steprun")
+        if job_id is not None:
+            self.custom = None
+            self.vus_created = False
+            self.job_status = None
+        return _answer("Benchmark Run", job_id)
 
     def runtimer(self, *args):
         """HammerDB's runtimer waited until the run completed or SECONDS

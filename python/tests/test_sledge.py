@@ -942,7 +942,7 @@ def test_script_commands_and_modes(fake, tmp_path, capsys):
     h.vudestroy()
     assert h.vurun() == "Benchmark Run jobid=8"
     for call in (lambda: h.switchmode(), lambda: h.switchmode("Local"), lambda: h.switchmode("Primary"),
-                 lambda: h.switchmode("replica", 1, "host"), lambda: h.switchmode("boss"), h.steprun,
+                 lambda: h.switchmode("replica", 1, "host"), lambda: h.switchmode("boss"),
                  lambda: h.savescript("x.tcl"), h.distributescript, lambda: h.custommonitor("timed"), h.pipes,
                  lambda: h.cipush("refs/heads/x", "single"), h.metstart):
         assert call() is None
@@ -957,7 +957,6 @@ def test_script_commands_and_modes(fake, tmp_path, capsys):
         "Notice: switchmode replica: Sledge has no Primary/Replica multi-client mode yet; staying in Local mode "
         "(runs use this machine's virtual users)",
         "Error:Mode to switch to must be one of Local, Primary or Replica",
-        "Notice: steprun: Sledge has no Primary/Replica step workload yet (HammerDB's config/steps.xml); nothing was run",
         "Notice: savescript x.tcl: Sledge's drivers are built into the engine; there is no driver script to save "
         "(nothing written)",
         "Notice: distributescript: Sledge runs in Local mode only (no Primary/Replica); there is nothing to distribute",
@@ -968,8 +967,20 @@ def test_script_commands_and_modes(fake, tmp_path, capsys):
         "server statistics, settings, CPU, memory, disk and network) and stores it with the job (jobs ID metrics); "
         "no metrics agent to start",
     ]
+    # steprun is vurun's run with the steps as stages: a job, like vurun,
+    # after which the virtual users are gone and a custom script forgotten.
+    fake.rules([{"match": ["cli", "do", "steprun"], "stdout": "primary starts immediately\nSLEDGE-JOB 9 completed\n"}])
+    h.vucreate()
+    h.customscript(str(custom))
+    assert h.steprun() == "Benchmark Run jobid=9"
+    assert not h.session().vus_created and h.session().custom is None and h.session().job_id == "9"
+    fake.rules([{"match": ["cli", "do", "steprun"], "stdout": "Error: replica1 would end 5 minutes after the start\n", "rc": 1}])
+    h.vucreate()
+    assert h.steprun() == "Benchmark Run (No jobid)"
+    assert h.session().vus_created  # nothing ran: nothing destroyed
+    capsys.readouterr()
     h.dbset("bm", "TPROC-H")
-    h.steprun()
+    assert h.steprun() is None
     assert capsys.readouterr().out.endswith("Error: Step Workload does not support TPROC-H\n")
 
 

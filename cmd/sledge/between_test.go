@@ -25,8 +25,14 @@ func TestRunRepeatBetweenRebuild(t *testing.T) {
 	e2eEnv(t)
 	url := "sqlite:" + filepath.Join(t.TempDir(), "between.db")
 	sledgeOK(t, "build", "--db", url, "--warehouses", "1")
+	// Dropping the schema between trials needs the user's word: without a
+	// terminal, --yes.
+	if out, err := sledge(t, "run", "--db", url, "--vu", "1", "--rampup", "0s", "--duration", "2s", "--interval", "1s",
+		"--repeat", "2", "--between", "rebuild"); err == nil || !strings.Contains(out+err.Error(), "run --between rebuild asks for confirmation: run it with --yes") {
+		t.Fatalf("--between rebuild without --yes: %v\n%s", err, out)
+	}
 	out := sledgeOK(t, "run", "--db", url, "--vu", "1", "--rampup", "0s", "--duration", "2s", "--interval", "1s",
-		"--repeat", "2", "--between", "rebuild")
+		"--repeat", "2", "--between", "rebuild", "--yes")
 	for _, want := range []string{"between trials: rebuilding 1 warehouse in " + url + " as it was built, seed 1",
 		"between trials: rebuilt the TPROC-C schema (build job ", "Series of 2 trials"} {
 		if !strings.Contains(out, want) {

@@ -90,7 +90,7 @@ func newRunCmd(g *globals) *cobra.Command {
 	var cpuProfile string
 	progress := "text"
 	repeat := 1
-	var parseLoad func() error
+	var parseLoad func(*cobra.Command, *globals) error
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run a workload and report its result (TPROC-C: NOPM, TPM, latencies and errors)",
@@ -149,7 +149,7 @@ warehouse first if it does not exist.`,
 				}
 				defer pprof.StopCPUProfile()
 			}
-			if err := parseLoad(); err != nil {
+			if err := parseLoad(cmd, g); err != nil {
 				return err
 			}
 			if err := unusedByIterations(cmd.Flags(), s); err != nil {
@@ -184,8 +184,9 @@ warehouse first if it does not exist.`,
 
 // bindRunFlags binds the flags of a run's spec (all but the command's own:
 // --progress, --repeat …) onto s. The returned function, called before the
-// spec is used, reads the flags that need parsing (--rate).
-func bindRunFlags(fl *pflag.FlagSet, s *config.Spec) func() error {
+// spec is used, reads the flags that need parsing (--rate) and asks the
+// user's word for --between rebuild (or takes --yes).
+func bindRunFlags(fl *pflag.FlagSet, s *config.Spec) func(*cobra.Command, *globals) error {
 	bindTargetFlags(fl, s)
 	fl.IntVar(&s.VU, "vu", s.VU, "virtual users: concurrent sessions, each running one transaction at a time")
 	fl.DurationVar((*time.Duration)(&s.Rampup), "rampup", s.Rampup.D(), "ramp-up before the measured window (not counted)")
@@ -209,7 +210,22 @@ func bindRunFlags(fl *pflag.FlagSet, s *config.Spec) func() error {
 	fl.Float64Var(&s.MetricsRate, "metrics-rate", s.MetricsRate, "with --metrics on: samples per second of the server's sessions (pg_stat_activity, the processlist), at most 100")
 	fl.StringVar(&s.Scrape, "scrape", s.Scrape, "URL of a Prometheus node_exporter (Debian: prometheus-node-exporter) on the database's host, e.g. http://db1:9100/metrics: its CPU, memory, disk and network are observed as the database host's")
 	rate := bindLoadFlags(fl, s)
-	return func() error {
+	var yes bool
+	fl.BoolVarP(&yes, "yes", "y", false, "with --between rebuild: do not ask before the schema is dropped and built again between trials (needed when there is no terminal)")
+	return func(cmd *cobra.Command, g *globals) error {
+		s.Confirm = false
+		if s.Between == config.BetweenRebuild {
+			ok, err := confirm(cmd, g, *s, yes, func(title string, t string) string {
+				return fmt.Sprintf("Drop the %s schema in %s and build it again between trials? [y/N] ", title, t)
+			})
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errors.New("not confirmed: nothing was run")
+			}
+			s.Confirm = true
+		}
 		if rate() == "" {
 			return nil
 		}
@@ -326,8 +342,11 @@ var confirmInput = func() *os.File { return os.Stdin }
 // created.
 func confirm(cmd *cobra.Command, g *globals, s config.Spec, yes bool, question func(title, target string) string) (bool, error) {
 	what := cmd.Name()
-	if what == "build" {
+	switch what {
+	case "build":
 		what = "build --force"
+	case "run", "profile":
+		what += " --between rebuild"
 	}
 	if yes {
 		return true, nil

@@ -27,7 +27,7 @@ func newProfileCmd(g *globals) *cobra.Command {
 		repeat = 1
 		html   string
 	)
-	var parseLoad func() error
+	var parseLoad func(*cobra.Command, *globals) error
 	cmd := &cobra.Command{
 		Use:   "profile --vu LIST [flags]",
 		Short: "Run a performance profile: the same run at increasing VU counts, NOPM and p95 against VUs with the knee marked",
@@ -67,7 +67,7 @@ Every flag of sledge run applies to every step (but --stages, --rate and
 			if err != nil {
 				return err
 			}
-			if err := parseLoad(); err != nil {
+			if err := parseLoad(cmd, g); err != nil {
 				return err
 			}
 			if err := unusedByIterations(cmd.Flags(), s); err != nil {

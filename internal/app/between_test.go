@@ -301,7 +301,7 @@ func TestBetweenTPROCH(t *testing.T) {
 				if want == "" {
 					want = "CHECKPOINT took"
 				}
-				run.Between = what
+				run.Between, run.Confirm = what, what == config.BetweenRebuild
 				var out bytes.Buffer
 				err := svc.betweenTrials(context.Background(), Request{Spec: run, Console: &out, Settings: map[string]string{"series": "7"}})
 				t.Logf("%s", strings.TrimSpace(out.String()))

@@ -32,6 +32,7 @@ func setLoad(cfg *engine.Config, sp config.Spec, run any) {
 		cfg.Rate, _ = sp.Rates()
 		if tr != nil {
 			cfg.RateByType = tr.RateByType()
+			cfg.Terminals = tr.Terminals() // the arrivals' inputs
 		}
 		cfg.MaxQueue = sp.MaxQueue
 	}

@@ -66,6 +66,11 @@ func (s *Service) RunProfile(ctx context.Context, req Request, vus []int, repeat
 	if req.Spec.Stages != "" {
 		return nil, errors.New("a profile sets the VUs of each step: not with stages")
 	}
+	if m := req.Spec.LoadModel(); m != config.LoadClosed {
+		// The steps set the VUs: a pool of connections (terminals, a
+		// rate) would not change with them.
+		return nil, fmt.Errorf("a profile sweeps closed-loop VUs: not a %s run", m)
+	}
 	for _, v := range vus {
 		spec := req.Spec
 		spec.VU = v

@@ -122,7 +122,7 @@ func TestRunProfile(t *testing.T) {
 	}
 	// --between rebuild: a build job between the steps belongs to the
 	// profile but is no step of it.
-	spec.Between = config.BetweenRebuild
+	spec.Between, spec.Confirm = config.BetweenRebuild, true // the user's word that it may be dropped
 	var console strings.Builder
 	outs, err = svc.RunProfile(ctx, Request{Spec: spec, Console: &console}, []int{1, 2}, 1)
 	if err != nil || len(outs) != 2 {

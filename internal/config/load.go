@@ -35,6 +35,8 @@ const (
 	// DefaultMaxQueue bounds how many scheduled transactions of a rate run
 	// may wait for a session before further ones are dropped (and counted).
 	DefaultMaxQueue = 100000
+	// MaxMaxQueue bounds MaxQueue (a waiting arrival takes 32 bytes).
+	MaxMaxQueue = 10000000
 	// MaxRate bounds a rate run's transactions per second.
 	MaxRate = 1e6
 	// MaxStages bounds the stages of one run.
@@ -67,12 +69,20 @@ func (s Spec) LoadModel() string {
 
 // Sessions is how many database sessions a run of the spec opens: the
 // connections of a terminal or rate run (the VUs when none are given),
-// else the VUs.
+// else the VUs (of the largest stage when staged).
 func (s Spec) Sessions() int {
-	if s.LoadModel() != LoadClosed && s.Connections > 0 {
-		return s.Connections
+	if s.LoadModel() != LoadClosed {
+		if s.Connections > 0 {
+			return s.Connections
+		}
+		return s.VU
 	}
-	return s.VU
+	n := s.VU
+	stages, _ := ParseStages(s.Stages)
+	for _, st := range stages {
+		n = max(n, int(st.Target))
+	}
+	return n
 }
 
 // Stage is one step of a run's load shape: for its duration the run offers
@@ -212,9 +222,11 @@ func (s Spec) validateLoad() FieldErrors {
 			errs = append(errs, fieldErr("rate_by_type", "%s", msg))
 		}
 	}
-	add(s.MaxQueue < 0, "max_queue", "must not be negative (got %d; 0 is the default, %d)", s.MaxQueue, DefaultMaxQueue)
+	add(s.MaxQueue < 0 || s.MaxQueue > MaxMaxQueue, "max_queue", "must be in 0..%d (got %d; 0 is the default, %d)", MaxMaxQueue, s.MaxQueue, DefaultMaxQueue)
 	add(!oneOf(s.Between, "", BetweenNone, BetweenVacuum, BetweenCheckpoint, BetweenRebuild), "between",
 		"%q: want %s", s.Between, strings.Join(BetweenChoices, ", "))
+	add(s.Between == BetweenRebuild && !s.Confirm, "confirm",
+		"must be true for between rebuild: it drops the schema and builds it again between trials")
 	model := s.LoadModel()
 	if model == LoadRate {
 		add(s.Terminals > 0, "terminals", "does not apply to a rate run: its transactions arrive at the rate, not from terminals")
@@ -224,7 +236,7 @@ func (s Spec) validateLoad() FieldErrors {
 		errs = append(errs, fieldErr("iterations", "applies to closed-loop VUs only, not to a %s run", model))
 	}
 	if model != LoadRate {
-		add(s.MaxQueue > 0, "max_queue", "applies to a rate run only (--rate)")
+		add(s.MaxQueue > 0, "max_queue", "applies to a rate run only (with a rate)")
 	}
 	stages, err := ParseStages(s.Stages)
 	if err != nil {
@@ -232,6 +244,7 @@ func (s Spec) validateLoad() FieldErrors {
 	}
 	if len(stages) > 0 {
 		add(s.Iterations > 0, "stages", "do not apply to an iteration run: it has no timed window")
+		add(model == LoadRate && s.RateByType != "", "stages", "of a rate run are total rates: give the rate as one number, not per type")
 		for i, st := range stages {
 			whole := st.Target == math.Trunc(st.Target)
 			switch model {
@@ -241,7 +254,6 @@ func (s Spec) validateLoad() FieldErrors {
 				add(!whole || st.Target > MaxTerminals, "stages", "stage %d: %g terminals: want a whole number up to %d", i+1, st.Target, MaxTerminals)
 			case LoadRate:
 				add(st.Target > MaxRate, "stages", "stage %d: %g transactions per second: at most %g", i+1, st.Target, float64(MaxRate))
-				add(s.RateByType != "", "stages", "a staged rate is a total rate: give --rate as one number")
 			}
 			add(st.Duration < time.Duration(s.Interval) && s.Interval > 0, "stages",
 				"stage %d lasts %s, less than the %s interval: every stage needs an interval of its own", i+1, st.Duration, s.Interval)

@@ -96,6 +96,8 @@ type Config struct {
 	Terminals int
 	// Connections is the session pool of a terminal or rate run.
 	Connections int
+	// (Terminals in a rate run: how many terminals draw the arrivals'
+	// inputs, dealt round-robin to the sessions; at least one per session.)
 	// Rate, when positive, runs open-loop arrivals: transactions scheduled
 	// by a Poisson process of Rate per second, whatever the sessions are
 	// doing, queued for the Connections sessions, their latency counted
@@ -600,7 +602,9 @@ func (r *run) describeStage(i int) string {
 // stages' rows; after the run's last events were drained.
 func (r *run) fillLoad(res *metrics.RunResult) {
 	if n := len(r.stageEnd); n > 0 && r.stage < n {
-		r.endStage(r.winStart + res.Measured)
+		if end := r.winStart + res.Measured; r.stage == 0 || end > r.stages[r.stage-1].End {
+			r.endStage(end) // (a stage the run was stopped at the start of has no row)
+		}
 	}
 	res.Stages = r.stages
 	c := r.cfg
@@ -623,10 +627,13 @@ func (r *run) fillLoad(res *metrics.RunResult) {
 	l.LagP50, l.LagP99, l.LagMax, l.Late = r.col.Lag()
 	if l.Dropped > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
-			"%d scheduled transactions were dropped: %d were already waiting for a session (raise --connections or --max-queue, or lower --rate)",
+			"%d scheduled transactions were dropped: %d were already waiting for a session (more sessions, a larger queue bound or a lower rate)",
 			l.Dropped, l.MaxQueue))
 	}
-	if c.model() == modelRate && l.AskedRate > 0 && l.AchievedRate < 0.95*l.AskedRate {
+	// Poisson arrivals miss their mean by chance: n expected stray by √n.
+	// Warn beyond 5 % or 3.3 standard deviations, whichever is wider.
+	expected := l.AskedRate * res.Measured.Seconds()
+	if c.model() == modelRate && expected > 0 && l.AchievedRate < (1-max(0.05, 3.3/math.Sqrt(expected)))*l.AskedRate {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"the achieved rate, %.1f per second, is below the %.1f asked: the sessions could not keep up", l.AchievedRate, l.AskedRate))
 	}
@@ -851,10 +858,10 @@ func checkAllowance(vus int, count int64, window, rtt0, rtt1 time.Duration) int6
 // staggerStep spreads the VUs' starts over the first half of the ramp-up, at
 // most 100ms apart, so logins do not arrive as one burst.
 func staggerStep(cfg Config) time.Duration {
-	if cfg.Rampup == 0 || cfg.VUs <= 1 {
+	if cfg.Rampup == 0 || cfg.sessions() <= 1 {
 		return 0
 	}
-	step := cfg.Rampup / 2 / time.Duration(cfg.VUs)
+	step := cfg.Rampup / 2 / time.Duration(cfg.sessions())
 	return min(step, 100*time.Millisecond)
 }
 

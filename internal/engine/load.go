@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/workload"
@@ -30,8 +32,21 @@ const (
 	modelRate
 )
 
-// defaultMaxQueue is Config.MaxQueue's default.
-const defaultMaxQueue = 100000
+// defaultMaxQueue is Config.MaxQueue's default; maxMaxQueue bounds it (an
+// arrival waiting takes 32 bytes: 320 MB at most).
+const (
+	defaultMaxQueue = 100000
+	maxMaxQueue     = 10000000
+)
+
+func hasPositive(v []float64) bool {
+	for _, x := range v {
+		if x > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 func (c Config) model() int {
 	switch {
@@ -82,8 +97,10 @@ func (c Config) validateLoad() error {
 		return errors.New("a rate run is not paced: its arrivals are its schedule")
 	case m == modelRate && c.Rate <= 0:
 		return fmt.Errorf("the rate must be positive (got %g)", c.Rate)
-	case c.MaxQueue < 0:
-		return fmt.Errorf("the queue bound must not be negative (got %d)", c.MaxQueue)
+	case c.MaxQueue < 0 || c.MaxQueue > maxMaxQueue:
+		return fmt.Errorf("the queue bound must be in 0..%d (got %d)", maxMaxQueue, c.MaxQueue)
+	case m == modelRate && len(c.RateByType) > 0 && !hasPositive(c.RateByType):
+		return errors.New("a rate per type needs one type with a positive rate")
 	case len(c.Stages) > 0 && c.Iterations > 0:
 		return errors.New("an iteration run has no stages")
 	case c.units() > 100000:
@@ -194,14 +211,16 @@ func (r *run) transact(ctx context.Context, id, tx int, began time.Time, lag tim
 type levels struct {
 	units atomic.Int64  // VUs or terminals in use
 	rate  atomic.Uint64 // transactions per second, as float64 bits
-	mu    sync.Mutex
 	// changed is closed (and replaced) when the level changes: it wakes
-	// the idle VUs and the arrival process.
-	changed chan struct{}
+	// the idle VUs and the arrival process. Read on every transaction of a
+	// staged run: an atomic, not a lock.
+	changed atomic.Pointer[chan struct{}]
 }
 
 func newLevels(cfg Config) *levels {
-	l := &levels{changed: make(chan struct{})}
+	l := &levels{}
+	ch := make(chan struct{})
+	l.changed.Store(&ch)
 	l.units.Store(int64(cfg.units()))
 	l.rate.Store(math.Float64bits(cfg.Rate))
 	if len(cfg.Stages) > 0 {
@@ -217,17 +236,12 @@ func (l *levels) set(cfg Config, target float64) {
 	} else {
 		l.units.Store(int64(target))
 	}
-	l.mu.Lock()
-	close(l.changed)
-	l.changed = make(chan struct{})
-	l.mu.Unlock()
+	// Only the monitor sets levels: the swap needs no lock.
+	next := make(chan struct{})
+	close(*l.changed.Swap(&next))
 }
 
-func (l *levels) watch() <-chan struct{} {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.changed
-}
+func (l *levels) watch() <-chan struct{} { return *l.changed.Load() }
 
 func (l *levels) currentRate() float64 { return math.Float64frombits(l.rate.Load()) }
 
@@ -267,26 +281,44 @@ type pooled struct {
 	on  onSession
 }
 
-// openPool opens the run's sessions, one after the other (a pool of many
-// sessions is opened before the clock matters: in ramp-up).
+// openPool opens the run's sessions, up to 16 at a time (as closed-loop VUs
+// log in together, but without a burst of thousands), and says when they
+// were not all open by the end of the ramp-up: the window then opened with
+// part of the pool.
 func (r *run) openPool(ctx context.Context, pool workload.Pool, recs []*metrics.Recorder) ([]*pooled, error) {
-	out := make([]*pooled, 0, len(recs))
+	out := make([]*pooled, len(recs))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(16)
 	for i, rec := range recs {
-		if r.stop.Load() {
-			break
-		}
-		id := r.cfg.FirstVU + i
-		s, err := pool.NewSession(ctx)
-		if err != nil {
-			for _, p := range out {
-				_ = p.on.sess.Close(context.Background())
+		g.Go(func() error {
+			if r.stop.Load() {
+				return nil
 			}
-			return nil, fmt.Errorf("session %d of %d: %w", i+1, len(recs), err)
-		}
-		rec.SetState(metrics.VURunning)
-		out = append(out, &pooled{id: id, rec: rec, on: onSession{sess: s}})
+			s, err := pool.NewSession(gctx)
+			if err != nil {
+				return fmt.Errorf("session %d of %d: %w", i+1, len(recs), err)
+			}
+			rec.SetState(metrics.VURunning)
+			out[i] = &pooled{id: r.cfg.FirstVU + i, rec: rec, on: onSession{sess: s}}
+			return nil
+		})
 	}
-	return out, nil
+	err := g.Wait()
+	opened := out[:0]
+	for _, p := range out {
+		if p != nil {
+			opened = append(opened, p)
+		}
+	}
+	if err != nil {
+		closePool(opened)
+		return nil, err
+	}
+	if took := r.clock(); r.cfg.Rampup > 0 && took > r.cfg.Rampup {
+		r.out.Logf("warning: opening the %d sessions took %.1f s, longer than the %s ramp-up: the window opened before the pool was ready",
+			len(recs), took.Seconds(), r.cfg.Rampup)
+	}
+	return opened, nil
 }
 
 func closePool(ps []*pooled) {
@@ -368,14 +400,22 @@ func (r *run) terminal(ctx context.Context, unit int, term workload.Terminal, de
 		case <-ctx.Done():
 			return
 		}
+		if r.stop.Load() {
+			// Stopped while it waited: select picks at random among ready
+			// cases, so the session may have come with the stop.
+			free <- p
+			return
+		}
 		lag := time.Since(due)
 		p.on.term = term
 		_, st := r.transact(ctx, p.id, tx, due, lag, &p.on, p.on.sess, p.rec, false)
 		p.on.term = nil
-		free <- p
 		if st != txDone {
+			// Cancelled at the stop, or its session is lost for good: it
+			// goes back to no one.
 			return
 		}
+		free <- p
 		if paced {
 			th := r.scaled(thinkTime(rng, thinkMean))
 			if !r.wait(ctx, th) {
@@ -410,13 +450,20 @@ func (r *run) startRate(ctx context.Context, pool workload.Pool, recs []*metrics
 			limit = defaultMaxQueue
 		}
 		queue := make(chan arrival, limit)
+		// The arrivals' inputs come from Terminals terminals (at least one
+		// per session), dealt round-robin to the sessions: with fewer
+		// sessions than a workload's terminals, every home still gets its
+		// share of the arrivals.
+		terms := make([][]workload.Terminal, len(sessions))
+		for j := 0; j < max(r.cfg.Terminals, len(sessions)); j++ {
+			terms[j%len(sessions)] = append(terms[j%len(sessions)], pool.NewTerminal(r.cfg.FirstVU+j))
+		}
 		var workers sync.WaitGroup
 		for i, p := range sessions {
-			term := pool.NewTerminal(r.cfg.FirstVU + i)
 			workers.Add(1)
 			go func() {
 				defer workers.Done()
-				r.rateWorker(ctx, p, term, queue)
+				r.rateWorker(ctx, p, terms[i], queue)
 			}()
 		}
 		r.arrivals(ctx, queue)
@@ -484,10 +531,12 @@ func (r *run) arrivals(ctx context.Context, queue chan<- arrival) {
 	}
 }
 
-// rateWorker runs the queued arrivals on one session.
-func (r *run) rateWorker(ctx context.Context, p *pooled, term workload.Terminal, queue <-chan arrival) {
-	p.on.term = term
-	for !r.stop.Load() {
+// rateWorker runs the queued arrivals on one session, taking its
+// terminals' inputs in turn.
+func (r *run) rateWorker(ctx context.Context, p *pooled, terms []workload.Terminal, queue <-chan arrival) {
+	for k := 0; !r.stop.Load(); k++ {
+		term := terms[k%len(terms)]
+		p.on.term = term
 		var a arrival
 		select {
 		case a = <-queue:

@@ -238,6 +238,41 @@ func TestRateTracksAskedRate(t *testing.T) {
 	}
 }
 
+// A rate run's arrivals take their inputs from all its terminals, dealt
+// round-robin to fewer sessions: every terminal (every home) is used.
+func TestRateUsesEveryTerminal(t *testing.T) {
+	f := &poolWorkload{service: time.Millisecond}
+	used := map[*poolTerm]bool{}
+	var mu sync.Mutex
+	res := runLoad(t, trackingPool{f, &mu, used}, Config{Duration: time.Second, Connections: 2, Terminals: 10, Rate: 200})
+	if f.terminalsN.Load() != 10 || len(used) != 10 {
+		t.Errorf("%d terminals made, %d used, want all 10 (result %d commits)", f.terminalsN.Load(), len(used), res.Commits)
+	}
+}
+
+// trackingPool records which terminals ran a transaction.
+type trackingPool struct {
+	*poolWorkload
+	mu   *sync.Mutex
+	used map[*poolTerm]bool
+}
+
+func (p trackingPool) NewTerminal(vu int) workload.Terminal {
+	return &trackedTerm{p.poolWorkload.NewTerminal(vu).(*poolTerm), p}
+}
+
+type trackedTerm struct {
+	*poolTerm
+	p trackingPool
+}
+
+func (t *trackedTerm) ExecuteOn(ctx context.Context, s workload.Session) error {
+	t.p.mu.Lock()
+	t.p.used[t.poolTerm] = true
+	t.p.mu.Unlock()
+	return t.poolTerm.ExecuteOn(ctx, s)
+}
+
 // Arrivals that find the queue full are dropped and counted.
 func TestRateDropsBeyondMaxQueue(t *testing.T) {
 	f := &poolWorkload{service: 20 * time.Millisecond}
@@ -355,6 +390,8 @@ func TestTerminalsNeedAPool(t *testing.T) {
 		{Rate: 10, Connections: 1, Pacing: 1, Duration: time.Second, Interval: time.Second},
 		{Rate: 10, Connections: 1, Iterations: 5, Interval: time.Second},
 		{VUs: 1, Stages: []Stage{{time.Second, 1.5}}, Interval: time.Second},
+		{Rate: 10, Connections: 1, MaxQueue: 1 << 50, Duration: time.Second, Interval: time.Second},
+		{Rate: 10, Connections: 1, RateByType: []float64{0, 0}, Duration: time.Second, Interval: time.Second},
 	} {
 		if err := cfg.Validate(); err == nil {
 			t.Errorf("%+v accepted", cfg)

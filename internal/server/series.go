@@ -119,6 +119,9 @@ func (s *Server) loadSeries(r *http.Request, id int64) (SeriesJSON, error) {
 		if err != nil {
 			return SeriesJSON{}, err
 		}
+		if j.Kind != jobs.KindRun {
+			continue // a rebuild between trials records the series too
+		}
 		tc, err := st.Config(ctx, tid)
 		if err != nil {
 			return SeriesJSON{}, err

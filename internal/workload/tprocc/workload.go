@@ -299,15 +299,37 @@ func (r *oltpRun) Settings() map[string]string {
 }
 
 // Terminals is how many terminals a terminal run has: as asked, else 10
-// per warehouse when paced [4.2.2], else one per session.
+// per warehouse when paced [4.2.2], else one per session; at least one per
+// session. A rate run's arrivals draw their inputs from 10 terminals per
+// warehouse (at least one per session), so that every (warehouse,
+// district) is a home, however few the sessions.
 func (r *oltpRun) Terminals() int {
+	n := r.spec.Sessions()
 	switch {
+	case r.spec.LoadModel() == config.LoadRate:
+		n = max(n, config.TerminalsPerWarehouse*r.Warehouses())
 	case r.spec.Terminals > 0:
-		return r.spec.Terminals
+		n = max(n, r.spec.Terminals)
 	case r.spec.PacingFactor() > 0:
-		return config.TerminalsPerWarehouse * r.Warehouses()
+		n = max(n, config.TerminalsPerWarehouse*r.Warehouses())
 	}
-	return r.spec.Sessions()
+	return n
+}
+
+// Audit is the runner's audit, except that a rate run with a rate per
+// transaction type has the mix it asked for, not the deck's: its mix items
+// are not judged.
+func (r *oltpRun) Audit(completed, rolledBack []int64, failed []map[string]int64) []metrics.AuditItem {
+	items := r.Runner.Audit(completed, rolledBack, failed)
+	if r.spec.RateByType == "" {
+		return items
+	}
+	for i, a := range items {
+		if strings.HasPrefix(a.Name, "mix ") {
+			items[i] = verdict(a, metrics.VerdictNA, "the mix is the rates asked per transaction type, not the deck's")
+		}
+	}
+	return items
 }
 
 // RateByType is the rate per transaction type of a rate run (nil: a total
@@ -375,7 +397,7 @@ func (r *oltpRun) Notes() []string {
 	if r.spec.PacingFactor() > 0 && users != 10*w {
 		how := fmt.Sprintf("use %d VUs", 10*w)
 		if r.spec.LoadModel() == config.LoadTerminals {
-			how = fmt.Sprintf("use --terminals %d (the default)", 10*w)
+			how = fmt.Sprintf("use %d terminals (the default)", 10*w)
 		}
 		notes = append(notes, fmt.Sprintf("paced runs emulate 10 terminals per warehouse: %s for %s", how, plural(w, "warehouse")))
 	}
@@ -386,7 +408,9 @@ func (r *oltpRun) Complete(res *metrics.RunResult) {
 	res.Warehouses = r.Warehouses()
 	res.Mode = string(r.Mode())
 	res.Isolation = isolationName(r.iso)
-	if p := r.spec.PacingFactor(); p > 0 {
+	// A staged run's load changes stage by stage: its efficiency against
+	// one ceiling would mean nothing (the stages' rows say what each did).
+	if p := r.spec.PacingFactor(); p > 0 && r.spec.Stages == "" {
 		// A paced terminal (or VU) offers at most a tenth of a warehouse's
 		// 12.86 NOPM; ten per warehouse reach the warehouses' ceiling.
 		// Scaled times raise it in proportion.

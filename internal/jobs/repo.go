@@ -334,6 +334,17 @@ type Job struct {
 	// runs with a result: the geometric mean of the power test's query
 	// times in seconds, NaN when it could not be computed. Ignored by Create.
 	GeomeanS *float64
+	// PartOf is the series or profile the job belongs to (its settings
+	// series, trial, profile and profile_vu), filled by List and Get in the
+	// same query; zero when it belongs to none. Ignored by Create.
+	PartOf PartOf
+}
+
+// PartOf places a job in the series (sledge run --repeat) or profile
+// (sledge profile) it belongs to: the first job's id, and its trial
+// ("k/n") and step (VUs). Empty fields when it has none.
+type PartOf struct {
+	Series, Trial, Profile, ProfileVU string
 }
 
 // Headline is a run's two headline rates.
@@ -645,9 +656,16 @@ func (f ListFilter) Validate() error {
 
 const jobColumns = `j.id, j.kind, j.workload, j.db_kind, j.target, j.db_version, j.status,
 	j.created_at, j.started_at, j.ended_at, j.host, j.pid, j.error, r.job_id IS NOT NULL, r.nopm, r.tpm,
-	h.job_id IS NOT NULL, h.geomean_s`
+	h.job_id IS NOT NULL, h.geomean_s,
+	COALESCE(cs.value, ''), COALESCE(ct.value, ''), COALESCE(cp.value, ''), COALESCE(cv.value, '')`
 
-const jobFrom = ` FROM job j LEFT JOIN job_result r ON r.job_id = j.id LEFT JOIN job_tproch_result h ON h.job_id = j.id`
+// jobFrom joins a job's headline figures and the settings that place it in
+// a series or profile (job_config's primary key makes each join one row).
+const jobFrom = ` FROM job j LEFT JOIN job_result r ON r.job_id = j.id LEFT JOIN job_tproch_result h ON h.job_id = j.id
+	LEFT JOIN job_config cs ON cs.job_id = j.id AND cs.key = 'series'
+	LEFT JOIN job_config ct ON ct.job_id = j.id AND ct.key = 'trial'
+	LEFT JOIN job_config cp ON cp.job_id = j.id AND cp.key = 'profile'
+	LEFT JOIN job_config cv ON cv.job_id = j.id AND cv.key = 'profile_vu'`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -663,7 +681,8 @@ func scanJob(s scanner) (Job, error) {
 	)
 	if err := s.Scan(&j.ID, &j.Kind, &j.Workload, &j.DBKind, &j.Target, &j.DBVersion, &j.Status,
 		&created, &started, &ended, &j.Host, &j.PID, &j.Error, &hasResult, nanFloat{&nopm}, nanFloat{&tpm},
-		&hasAnalytic, nanFloat{&geomean}); err != nil {
+		&hasAnalytic, nanFloat{&geomean},
+		&j.PartOf.Series, &j.PartOf.Trial, &j.PartOf.Profile, &j.PartOf.ProfileVU); err != nil {
 		return Job{}, err
 	}
 	var err error

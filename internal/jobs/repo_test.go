@@ -752,3 +752,34 @@ func TestNaNSurvives(t *testing.T) {
 		}
 	})
 }
+
+// TestListPlacesJobsInTheirGroups: List and Get say which series or
+// profile a job belongs to, from its settings, in the listing's one query.
+func TestListPlacesJobsInTheirGroups(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		plain, err := r.Create(ctx, Job{Kind: KindRun}, map[string]string{"vu": "1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		trial, err := r.Create(ctx, Job{Kind: KindRun}, map[string]string{"series": "7", "trial": "2/3", "profile": "5", "profile_vu": "8"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := r.List(ctx, ListFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[int64]PartOf{}
+		for _, j := range list {
+			got[j.ID] = j.PartOf
+		}
+		if got[plain] != (PartOf{}) || got[trial] != (PartOf{Series: "7", Trial: "2/3", Profile: "5", ProfileVU: "8"}) {
+			t.Errorf("listed %+v", got)
+		}
+		if j, err := r.Get(ctx, trial); err != nil || j.PartOf.Series != "7" {
+			t.Errorf("Get: %+v, %v", j.PartOf, err)
+		}
+	})
+}

@@ -62,6 +62,13 @@ type JobJSON struct {
 	// GeomeanS is a TPROC-H run's headline: the geometric mean of the
 	// power test's query times, seconds; null unless one was computed.
 	GeomeanS *Float `json:"geomean_s"`
+	// The series (sledge run --repeat) and profile (sledge profile) the job
+	// belongs to: the first job's id, its trial "k/n" and its step's VUs;
+	// absent when it belongs to none.
+	Series    string `json:"series,omitempty"`
+	Trial     string `json:"trial,omitempty"`
+	Profile   string `json:"profile,omitempty"`
+	ProfileVU string `json:"profile_vu,omitempty"`
 }
 
 // ToJob is the JSON shape of a job.
@@ -70,6 +77,7 @@ func ToJob(j jobs.Job) JobJSON {
 		ID: j.ID, Kind: j.Kind, Workload: j.Workload, Status: j.Status, DBKind: j.DBKind, Target: j.Target,
 		DBVersion: j.DBVersion, Host: j.Host, PID: j.PID, Error: j.Error,
 		CreatedAt: jsonTime(j.CreatedAt), StartedAt: jsonTime(j.StartedAt),
+		Series: j.PartOf.Series, Trial: j.PartOf.Trial, Profile: j.PartOf.Profile, ProfileVU: j.PartOf.ProfileVU,
 	}
 	if !j.EndedAt.IsZero() {
 		e := jsonTime(j.EndedAt)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -53,7 +54,17 @@ func newTable(w io.Writer, flags uint) *tabwriter.Writer {
 // test's query times (GEOMEAN, n/a when not computed) for TPROC-H.
 func JobsTable(w io.Writer, list []jobs.Job) error {
 	tw := newTable(w, 0)
-	fmt.Fprintln(tw, "ID\tKIND\tWORKLOAD\tSTATUS\tTARGET\tSTARTED\tDURATION\tNOPM\tTPM\tGEOMEAN")
+	// PART OF only when some job is part of a series or profile: a plain
+	// listing keeps its columns.
+	grouped := false
+	for _, j := range list {
+		grouped = grouped || PartOfText(j.PartOf) != ""
+	}
+	head := "ID\tKIND\tWORKLOAD\tSTATUS\tTARGET\tSTARTED\tDURATION\tNOPM\tTPM\tGEOMEAN"
+	if grouped {
+		head += "\tPART OF"
+	}
+	fmt.Fprintln(tw, head)
 	for _, j := range list {
 		nopm, tpm, geomean := "", "", ""
 		if j.Headline != nil {
@@ -62,10 +73,36 @@ func JobsTable(w io.Writer, list []jobs.Job) error {
 		if j.GeomeanS != nil {
 			geomean = nanOr(*j.GeomeanS, "%.3f s")
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.Kind, Dash(j.Workload), j.Status,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", j.ID, j.Kind, Dash(j.Workload), j.Status,
 			Dash(j.Target), LocalTime(j.StartedAt), JobDuration(j), nopm, tpm, geomean)
+		if grouped {
+			fmt.Fprintf(tw, "\t%s", PartOfText(j.PartOf))
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
+}
+
+// PartOfText places a job in its profile or series: "profile 12, 8 VUs,
+// trial 2/3", "series 40, trial 1/5", "series 40" (a rebuild between its
+// trials); "" for none.
+func PartOfText(p jobs.PartOf) string {
+	var parts []string
+	switch {
+	case p.Profile != "":
+		parts = append(parts, "profile "+p.Profile)
+		if p.ProfileVU != "" {
+			parts = append(parts, p.ProfileVU+" VUs")
+		}
+	case p.Series != "":
+		parts = append(parts, "series "+p.Series)
+	case p.Trial != "":
+		parts = append(parts, "series") // the first trial, until its id is recorded as the series'
+	}
+	if p.Trial != "" {
+		parts = append(parts, "trial "+p.Trial)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Job writes a job's record: status, times, target, host, error.

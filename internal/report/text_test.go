@@ -282,3 +282,35 @@ func TestHelpers(t *testing.T) {
 		t.Errorf("JobDuration of a running job = %q, want -", got)
 	}
 }
+
+func TestPartOfText(t *testing.T) {
+	for _, tc := range []struct {
+		p    jobs.PartOf
+		want string
+	}{
+		{jobs.PartOf{}, ""},
+		{jobs.PartOf{Series: "40", Trial: "2/5"}, "series 40, trial 2/5"},
+		{jobs.PartOf{Trial: "1/5"}, "series, trial 1/5"},
+		{jobs.PartOf{Series: "40"}, "series 40"},
+		{jobs.PartOf{Profile: "12", ProfileVU: "8"}, "profile 12, 8 VUs"},
+		{jobs.PartOf{Profile: "12", ProfileVU: "8", Series: "14", Trial: "2/3"}, "profile 12, 8 VUs, trial 2/3"},
+	} {
+		if got := PartOfText(tc.p); got != tc.want {
+			t.Errorf("PartOfText(%+v) = %q, want %q", tc.p, got, tc.want)
+		}
+	}
+	// The column shows only when a job is part of something.
+	var plain, grouped strings.Builder
+	j := jobs.Job{ID: 1, Kind: "run", Workload: "tprocc", Status: "completed"}
+	if err := JobsTable(&plain, []jobs.Job{j}); err != nil {
+		t.Fatal(err)
+	}
+	k := j
+	k.PartOf = jobs.PartOf{Series: "1", Trial: "2/2"}
+	if err := JobsTable(&grouped, []jobs.Job{k, j}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "PART OF") || !strings.Contains(grouped.String(), "PART OF") || !strings.Contains(grouped.String(), "series 1, trial 2/2") {
+		t.Errorf("tables:\n%s\n%s", plain.String(), grouped.String())
+	}
+}

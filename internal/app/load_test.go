@@ -10,6 +10,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/report"
 	"github.com/sledge-bench/sledge/internal/testdb"
 )
 
@@ -143,4 +144,46 @@ func TestRateRunPostgres(t *testing.T) {
 	if err != nil || len(stored.Stages) != 2 || stored.Stages[1].Target != 200 {
 		t.Errorf("stored stages %+v, %v", stored.Stages, err)
 	}
+}
+
+// TestProfilePostgres: a VU sweep with two trials per step on PostgreSQL
+// gives the table (each step's NOPM with its confidence interval, the knee
+// line) and the self-contained chart (both figures against VUs).
+func TestProfilePostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs on PostgreSQL")
+	}
+	svc, repo := newService(t, true)
+	url := buildPostgres(t, svc, 4)
+	spec := config.New(config.KindRun)
+	spec.DB, spec.Rampup, spec.Duration, spec.Interval = url, config.Duration(time.Second), config.Duration(3*time.Second), config.Duration(time.Second)
+	outs, err := svc.RunProfile(context.Background(), Request{Spec: spec}, []int{1, 4}, 2)
+	if err != nil || len(outs) != 4 {
+		t.Fatalf("%d jobs, %v", len(outs), err)
+	}
+	p, err := LoadProfile(context.Background(), repo, outs[0].ID)
+	if err != nil || len(p.Steps) != 2 {
+		t.Fatalf("profile %+v, %v", p, err)
+	}
+	for _, s := range p.Steps {
+		if n := s.NOPM(); n.N != 2 || !(n.Mean > 0) || !(n.CI95High > n.CI95Low) {
+			t.Errorf("step of %d VUs: NOPM %+v", s.VUs, n)
+		}
+	}
+	var table, html strings.Builder
+	if err := report.ProfileText(&table, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.ProfileHTML(&html, p); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"knee", "±"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, table.String())
+		}
+	}
+	if strings.Count(html.String(), "<svg") < 2 || !strings.Contains(html.String(), "NOPM against VUs") || strings.Contains(html.String(), "<script") {
+		t.Errorf("the HTML report lacks its two charts or has a script:\n%.2000s", html.String())
+	}
+	t.Log("\n" + table.String())
 }

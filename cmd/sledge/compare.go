@@ -44,13 +44,9 @@ text; text); else the JSON of sledge jobs diff.`,
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			var ids [2]int64
-			for i, a := range args {
-				id, err := parseJobID(a)
-				if err != nil {
-					return err
-				}
-				ids[i] = id
+			ids, err := parseJobIDPair(args)
+			if err != nil {
+				return err
 			}
 			ctx, w := cmd.Context(), cmd.OutOrStdout()
 			repo, err := openExistingRepo(ctx, g)

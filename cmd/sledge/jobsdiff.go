@@ -47,13 +47,9 @@ answer.`,
 			if err := checkFormat(f.format); err != nil {
 				return err
 			}
-			var ids [2]int64
-			for i, a := range args {
-				id, err := parseJobID(a)
-				if err != nil {
-					return err
-				}
-				ids[i] = id
+			ids, err := parseJobIDPair(args)
+			if err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			repo, err := openExistingRepo(ctx, g)
@@ -74,4 +70,17 @@ answer.`,
 	}
 	cmd.Flags().StringVar(&f.format, "format", formatText, "output format: text or json")
 	return cmd
+}
+
+// parseJobIDPair reads the two job ids of a comparison (A B).
+func parseJobIDPair(args []string) ([2]int64, error) {
+	var ids [2]int64
+	for i, a := range args {
+		id, err := parseJobID(a)
+		if err != nil {
+			return ids, err
+		}
+		ids[i] = id
+	}
+	return ids, nil
 }

@@ -328,9 +328,10 @@ func closePool(ps []*pooled) {
 	}
 }
 
-// startTerminals starts a terminal run: it opens the pool, then starts the
-// terminals, spread over the first half of the ramp-up.
-func (r *run) startTerminals(ctx context.Context, pool workload.Pool, recs []*metrics.Recorder, fatal chan<- error, wg *sync.WaitGroup) {
+// withPool runs use in a goroutine of wg's with the run's pool open, and
+// closes it when use returns; a pool that cannot be opened is fatal.
+func (r *run) withPool(ctx context.Context, pool workload.Pool, recs []*metrics.Recorder, fatal chan<- error, wg *sync.WaitGroup,
+	use func(sessions []*pooled)) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -340,6 +341,14 @@ func (r *run) startTerminals(ctx context.Context, pool workload.Pool, recs []*me
 			return
 		}
 		defer closePool(sessions)
+		use(sessions)
+	}()
+}
+
+// startTerminals starts a terminal run: it opens the pool, then starts the
+// terminals, spread over the first half of the ramp-up.
+func (r *run) startTerminals(ctx context.Context, pool workload.Pool, recs []*metrics.Recorder, fatal chan<- error, wg *sync.WaitGroup) {
+	r.withPool(ctx, pool, recs, fatal, wg, func(sessions []*pooled) {
 		free := make(chan *pooled, len(sessions))
 		for _, p := range sessions {
 			free <- p
@@ -359,7 +368,7 @@ func (r *run) startTerminals(ctx context.Context, pool workload.Pool, recs []*me
 			}()
 		}
 		terms.Wait()
-	}()
+	})
 }
 
 // terminal is one terminal's life: key, wait for a session, run, think.
@@ -436,15 +445,7 @@ type arrival struct {
 // startRate starts a rate run: it opens the pool, starts one worker per
 // session and the arrival process.
 func (r *run) startRate(ctx context.Context, pool workload.Pool, recs []*metrics.Recorder, fatal chan<- error, wg *sync.WaitGroup) {
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		sessions, err := r.openPool(ctx, pool, recs)
-		if err != nil {
-			fatal <- err
-			return
-		}
-		defer closePool(sessions)
+	r.withPool(ctx, pool, recs, fatal, wg, func(sessions []*pooled) {
 		limit := r.cfg.MaxQueue
 		if limit == 0 {
 			limit = defaultMaxQueue
@@ -468,7 +469,7 @@ func (r *run) startRate(ctx context.Context, pool workload.Pool, recs []*metrics
 		}
 		r.arrivals(ctx, queue)
 		workers.Wait()
-	}()
+	})
 }
 
 // arrivals schedules the rate run's transactions until the run stops: a

@@ -108,6 +108,16 @@ spec: then each VU emulates a terminal operator, waiting the keying time
 before and a think time after every transaction, and the result reports the
 efficiency against the paced ceiling of 12.86 NOPM per warehouse.
 
+Load models (TPROC-C): --terminals N --connections M runs N terminals over a
+pool of M sessions (10 terminals per warehouse by default with --pacing
+spec); a due terminal waits for a free session and that wait counts in its
+response time. --rate R runs open-loop arrivals (a Poisson process of R a
+second, or per type) over --connections sessions, latency counted from the
+scheduled start, so a server stall shows in the percentiles. Both report
+the schedule lag (due → sent) and late transactions; a rate run also its
+achieved rate and drops (--max-queue). --stages 2m:8,2m:16 makes the window
+a load shape (VUs, terminals or rate per stage), one result row per stage.
+
 With --iterations N, an iteration run (HammerDB's test driver with
 total_iterations): each VU runs N transactions, then stops, and the run
 ends when every VU is done. There is no ramp-up and no --duration: NOPM and
@@ -135,6 +145,8 @@ warehouse first if it does not exist.`,
   sledge run --db postgres://u:p@127.0.0.1:5432/tpcc --vu 8 --rampup 1m --duration 5m
   sledge run --db postgres://… --mode sql --isolation serializable --max-retries 3
   sledge run --db postgres://… --vu 4 --iterations 1000   # time 4 x 1000 transactions
+  sledge run --db postgres://… --pacing spec --terminals 10000 --connections 50 --rampup 30s
+  sledge run --db postgres://… --rate 500 --connections 16 --stages 2m:250,2m:500,2m:1000
   sledge run --workload tproch --streams 2 --refresh`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

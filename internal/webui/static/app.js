@@ -1150,6 +1150,17 @@
     { name: 'pacing', label: 'Pacing', type: 'select', value: 'off',
       options: [['off', 'off (maximum throughput)'], ['spec', 'spec (keying and think times; 10 VUs per warehouse)']],
       show: (k, w) => w === 'tprocc' && k === 'run' },
+    { name: 'terminals', label: 'Terminals', type: 'number', min: 0, value: '', placeholder: 'none: one session per VU',
+      help: 'terminals over a pool of Connections sessions (empty with Connections set: 10 per warehouse when paced); a due terminal waits for a session, and the wait counts',
+      show: (k, w) => w === 'tprocc' && k === 'run' },
+    { name: 'connections', label: 'Connections', type: 'number', min: 0, value: '', placeholder: 'as many as VUs',
+      help: 'the session pool of a terminal or rate run', show: (k, w) => w === 'tprocc' && k === 'run' },
+    { name: 'rate', label: 'Rate', type: 'text', value: '', placeholder: 'none: closed loop',
+      help: 'open-loop arrivals, transactions per second (e.g. 500), or per type (new_order=200,payment=200,…); latency counts from the scheduled start',
+      show: (k, w) => w === 'tprocc' && k === 'run' },
+    { name: 'stages', label: 'Stages', type: 'text', value: '', placeholder: 'none: one level for the duration',
+      help: 'a load shape, DURATION:TARGET,… (e.g. 2m:8,2m:16): VUs, terminals or transactions per second per stage; the window is the stages',
+      show: (k, w) => w === 'tprocc' && k === 'run' },
     { name: 'streams', label: 'Streams', type: 'number', min: 0, value: '0',
       help: 'throughput-test query streams; 0 = power test only', show: (k, w) => w === 'tproch' && k === 'run' },
     { name: 'refresh', label: 'Refresh functions', type: 'checkbox', value: false,
@@ -1160,7 +1171,7 @@
   const OTHER_TARGET = '__other__';
   const DB_KIND_LABEL = { postgres: 'PostgreSQL', mysql: 'MariaDB/MySQL', sqlite: 'SQLite', duckdb: 'DuckDB' };
   // Field names the server may report for an error, mapped to form fields.
-  const FIELD_ALIASES = { vus: 'vu', scale_factor: 'scale', sf: 'scale', url: 'db', target: 'db' };
+  const FIELD_ALIASES = { vus: 'vu', scale_factor: 'scale', sf: 'scale', url: 'db', target: 'db', rate_by_type: 'rate', max_queue: 'rate' };
 
   function pageNew(params) {
     document.title = 'New job · Sledge';
@@ -1280,6 +1291,13 @@
         }
         const v = input.value.trim();
         if (v === '') continue;
+        if (f.name === 'rate' && v.includes('=')) { body.rate_by_type = v; continue; } // per type
+        if (f.name === 'rate') {
+          const n = Number(v);
+          if (!isFinite(n) || n <= 0) { showError(f.name, 'Enter transactions per second, or TYPE=RATE,… per type.'); return; }
+          body.rate = n;
+          continue;
+        }
         if (f.type === 'number') {
           const n = Number(v);
           if (!isFinite(n)) { showError(f.name, 'Enter a number.'); return; }

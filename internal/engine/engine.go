@@ -252,6 +252,9 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 	if model != modelClosed && pool == nil {
 		return nil, errors.New("the workload's transactions cannot share sessions: it runs closed-loop VUs only")
 	}
+	if n := len(cfg.RateByType); n > 0 && n != len(wl.TxNames()) {
+		return nil, fmt.Errorf("a rate per type needs one rate for each of the %d transaction types (got %d)", len(wl.TxNames()), n)
+	}
 	if len(cfg.Stages) > 0 {
 		cfg.Duration = stageEnds(cfg)[len(cfg.Stages)-1]
 	}

@@ -105,6 +105,10 @@ func (c Config) validateLoad() error {
 		return errors.New("an iteration run has no stages")
 	case c.units() > 100000:
 		return fmt.Errorf("at most 100000 terminals (got %d)", c.units())
+	case c.sessions() > 10000:
+		return fmt.Errorf("at most 10000 sessions (got %d)", c.sessions())
+	case len(c.Stages) > 0 && c.Partial:
+		return errors.New("a run split over several processes has no stages")
 	}
 	for i, st := range c.Stages {
 		if st.Duration <= 0 || !(st.Target > 0) {

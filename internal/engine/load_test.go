@@ -385,6 +385,10 @@ func TestTerminalsNeedAPool(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cannot share sessions") {
 		t.Fatalf("got %v", err)
 	}
+	_, err = Run(context.Background(), &poolWorkload{}, Config{Rate: 10, RateByType: []float64{10}, Connections: 1, Duration: time.Second, Interval: time.Second}, &captureOutput{})
+	if err == nil || !strings.Contains(err.Error(), "each of the 2 transaction types") {
+		t.Fatalf("a rate per type of the wrong length: %v", err)
+	}
 	for _, cfg := range []Config{
 		{Terminals: 4, Duration: time.Second, Interval: time.Second},
 		{Rate: 10, Connections: 1, Pacing: 1, Duration: time.Second, Interval: time.Second},
@@ -392,6 +396,8 @@ func TestTerminalsNeedAPool(t *testing.T) {
 		{VUs: 1, Stages: []Stage{{time.Second, 1.5}}, Interval: time.Second},
 		{Rate: 10, Connections: 1, MaxQueue: 1 << 50, Duration: time.Second, Interval: time.Second},
 		{Rate: 10, Connections: 1, RateByType: []float64{0, 0}, Duration: time.Second, Interval: time.Second},
+		{VUs: 1, Stages: []Stage{{time.Second, 10001}}, Interval: time.Second},
+		{VUs: 1, Stages: []Stage{{time.Second, 2}}, Partial: true, Interval: time.Second},
 	} {
 		if err := cfg.Validate(); err == nil {
 			t.Errorf("%+v accepted", cfg)

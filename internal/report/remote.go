@@ -1,30 +1,40 @@
 package report
 
 import (
-	"fmt"
 	"io"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/jobs"
 )
 
 // JobsJSONTable writes jobs as a server's API returned them (a remote
-// `sledge jobs`): the columns of JobsTable that the JSON carries.
+// `sledge jobs`): JobsTable of the records they describe, so that a remote
+// listing reads as a local one.
 func JobsJSONTable(w io.Writer, list []JobJSON) error {
-	tw := newTable(w, 0)
-	// The columns of the local `sledge jobs` table (JobsTable) the API
-	// gives: TPROC-C's NOPM and TPM, TPROC-H's geometric mean.
-	fmt.Fprintln(tw, "ID\tKIND\tWORKLOAD\tSTATUS\tTARGET\tSTARTED\tNOPM\tTPM\tGEOMEAN")
-	for _, j := range list {
-		nopm, tpm, geomean := "", "", ""
-		if j.NOPM != nil {
-			nopm = Rate(float64(*j.NOPM))
-		}
-		if j.TPM != nil {
-			tpm = Rate(float64(*j.TPM))
-		}
-		if j.GeomeanS != nil {
-			geomean = fmt.Sprintf("%.3f s", float64(*j.GeomeanS))
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.Kind, Dash(j.Workload), j.Status,
-			Dash(j.Target), j.StartedAt, nopm, tpm, geomean)
+	recs := make([]jobs.Job, len(list))
+	for i, j := range list {
+		recs[i] = FromJob(j)
 	}
-	return tw.Flush()
+	return JobsTable(w, recs)
+}
+
+// FromJob is the job record a JobJSON describes (ToJob's inverse for what
+// a listing shows; a time that does not parse stays zero).
+func FromJob(j JobJSON) jobs.Job {
+	r := jobs.Job{ID: j.ID, Kind: j.Kind, Workload: j.Workload, Status: j.Status, DBKind: j.DBKind, Target: j.Target,
+		DBVersion: j.DBVersion, Host: j.Host, PID: j.PID, Error: j.Error,
+		PartOf: jobs.PartOf{Series: j.Series, Trial: j.Trial, Profile: j.Profile, ProfileVU: j.ProfileVU}}
+	r.CreatedAt, _ = time.Parse(time.RFC3339Nano, j.CreatedAt)
+	r.StartedAt, _ = time.Parse(time.RFC3339Nano, j.StartedAt)
+	if j.EndedAt != nil {
+		r.EndedAt, _ = time.Parse(time.RFC3339Nano, *j.EndedAt)
+	}
+	if j.NOPM != nil && j.TPM != nil {
+		r.Headline = &jobs.Headline{NOPM: float64(*j.NOPM), TPM: float64(*j.TPM)}
+	}
+	if j.GeomeanS != nil {
+		g := float64(*j.GeomeanS)
+		r.GeomeanS = &g
+	}
+	return r
 }

@@ -314,3 +314,23 @@ func TestPartOfText(t *testing.T) {
 		t.Errorf("tables:\n%s\n%s", plain.String(), grouped.String())
 	}
 }
+
+// TestRemoteJobsTableIsTheLocalOne: a listing through the API renders as the
+// local one (FromJob undoes ToJob for what the table shows).
+func TestRemoteJobsTableIsTheLocalOne(t *testing.T) {
+	g := 1.25
+	j := finishedJob()
+	j.Headline = &jobs.Headline{NOPM: 1234, TPM: 5678}
+	j.GeomeanS = &g
+	j.PartOf = jobs.PartOf{Series: "3", Trial: "2/2"}
+	var local, remote strings.Builder
+	if err := JobsTable(&local, []jobs.Job{j}); err != nil {
+		t.Fatal(err)
+	}
+	if err := JobsJSONTable(&remote, []JobJSON{ToJob(j)}); err != nil {
+		t.Fatal(err)
+	}
+	if local.String() != remote.String() {
+		t.Errorf("local:\n%s\nremote:\n%s", local.String(), remote.String())
+	}
+}

@@ -232,7 +232,7 @@ func TestClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	if lines := strings.Split(strings.TrimSpace(table.String()), "\n"); len(lines) != 2 ||
-		strings.Join(strings.Fields(lines[0]), " ") != "ID KIND WORKLOAD STATUS TARGET STARTED NOPM TPM GEOMEAN" ||
+		strings.Join(strings.Fields(lines[0]), " ") != "ID KIND WORKLOAD STATUS TARGET STARTED DURATION NOPM TPM GEOMEAN" ||
 		!strings.Contains(lines[1], "completed") {
 		t.Errorf("jobs table:\n%s", table.String())
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/jobs"
-	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/report"
 )
 
@@ -143,18 +142,7 @@ func runProfileCmd(cmd *cobra.Command, g *globals, s config.Spec, vus []int, rep
 			}
 			fmt.Fprintf(w, "wrote %s\n", html)
 		}
-		last := outs[len(outs)-1]
-		switch {
-		case last.Status == metrics.StatusInterrupted:
-			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: profile interrupted at job %d (%d of %d)\n", last.ID, len(outs), len(vus)*repeat)
-			return exitError{code: exitInterrupted}
-		case runErr != nil:
-			return fmt.Errorf("profile stopped at job %d (%d of %d): %w", last.ID, len(outs), len(vus)*repeat, flagErrors(runErr))
-		case len(outs) < len(vus)*repeat || last.Run == nil:
-			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: profile stopped at job %d (%d of %d, %s)\n", last.ID, len(outs), len(vus)*repeat, last.Status)
-			return exitError{code: 1}
-		}
-		return nil
+		return groupEnd(cmd, "profile", "job", outs, len(vus)*repeat, runErr)
 	})
 }
 

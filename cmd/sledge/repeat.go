@@ -34,22 +34,29 @@ func runSeriesCmd(cmd *cobra.Command, g *globals, s config.Spec, n int) error {
 		if err := report.Series(w, trials); err != nil {
 			return err
 		}
-		last := outs[len(outs)-1]
-		switch {
-		case err != nil && ctx.Err() != nil:
-			// Stopped between two trials (--between): the trials so far
-			// are kept.
-			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: series interrupted: %v\n", err)
-			return exitError{code: exitInterrupted}
-		case err != nil:
-			return fmt.Errorf("series stopped: %w", flagErrors(err)) // err says after which trial
-		case last.Status == metrics.StatusInterrupted:
-			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: series interrupted at trial %d of %d (job %d)\n", len(outs), n, last.ID)
-			return exitError{code: exitInterrupted}
-		case len(outs) < n || last.Run == nil:
-			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: series stopped at trial %d of %d (job %d %s)\n", len(outs), n, last.ID, last.Status)
-			return exitError{code: 1}
-		}
-		return nil
+		return groupEnd(cmd, "series", "trial", outs, n, err)
 	})
+}
+
+// groupEnd says how a series or profile (what) of total jobs (each a unit:
+// trial, job) ended, once its table is printed: nil when every job ran to
+// its end; else the error, or the exit status of an interrupted (130) or
+// stopped (1) group. err is what stopped it (a failed job or between step).
+func groupEnd(cmd *cobra.Command, what, unit string, outs []app.Outcome, total int, err error) error {
+	last := outs[len(outs)-1]
+	switch {
+	case err != nil && cmd.Context().Err() != nil:
+		// Stopped between two jobs (--between): the jobs so far are kept.
+		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s interrupted: %v\n", what, err)
+		return exitError{code: exitInterrupted}
+	case err != nil:
+		return fmt.Errorf("%s stopped: %w", what, flagErrors(err)) // err says where
+	case last.Status == metrics.StatusInterrupted:
+		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s interrupted at %s %d of %d (job %d)\n", what, unit, len(outs), total, last.ID)
+		return exitError{code: exitInterrupted}
+	case len(outs) < total || last.Run == nil:
+		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s stopped at %s %d of %d (job %d %s)\n", what, unit, len(outs), total, last.ID, last.Status)
+		return exitError{code: 1}
+	}
+	return nil
 }

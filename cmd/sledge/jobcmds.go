@@ -90,7 +90,7 @@ func newRunCmd(g *globals) *cobra.Command {
 	var cpuProfile string
 	progress := "text"
 	repeat := 1
-	var parseLoad func(*cobra.Command, *globals) error
+	var rf *runSpecFlags
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run a workload and report its result (TPROC-C: NOPM, TPM, latencies and errors)",
@@ -161,7 +161,7 @@ warehouse first if it does not exist.`,
 				}
 				defer pprof.StopCPUProfile()
 			}
-			if err := parseLoad(cmd, g); err != nil {
+			if err := rf.parse(); err != nil {
 				return err
 			}
 			if err := unusedByIterations(cmd.Flags(), s); err != nil {
@@ -180,6 +180,13 @@ warehouse first if it does not exist.`,
 			case repeat == 1 && s.Between != "" && s.Between != config.BetweenNone:
 				return errors.New("--between applies between trials: use it with --repeat N (or sledge profile)")
 			case repeat > 1:
+				if _, ok, _ := remoteFor(g); ok {
+					return errors.New("--repeat: runs on this machine only, not through --server")
+				}
+				// Asked last: every other check has passed.
+				if err := rf.confirmRebuild(cmd, g); err != nil {
+					return err
+				}
 				return runSeriesCmd(cmd, g, s, repeat)
 			}
 			return runJobCmd(cmd, g, s, progress == "json")
@@ -187,18 +194,26 @@ warehouse first if it does not exist.`,
 	}
 	cmd.Flags().IntVar(&repeat, "repeat", 1, "run the same configuration this many times, one job each (a series: each job records series and trial), then print each trial with the mean, standard deviation and 95% confidence interval of NOPM, TPM and New-Order p95; jobs diff of two series' first jobs compares their trials")
 	fl := cmd.Flags()
-	parseLoad = bindRunFlags(fl, &s)
+	rf = bindRunFlags(fl, &s)
 	fl.StringVar(&progress, "progress", progress, "how the console prints each interval's progress line: text (\"[    50s] measure  TPM … NOPM … p95 … errors N\", elapsed in whole seconds) or json (one JSON object per line: elapsed_s, phase, tpm, nopm, errors, transactions with count, errors, p50_ms, p95_ms, p99_ms and max_ms; the shape of jobs show ID tcount --format json). Other lines stay text; the job stores text lines either way")
 	fl.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the client to this file (for go tool pprof)")
 	bindSegmentFlags(fl, &s, "run", "the process runs its share of the --vu virtual users, numbered as in the whole run and homed on its share of the warehouses")
 	return cmd
 }
 
+// runSpecFlags are a run's spec flags bound onto a spec (bindRunFlags),
+// with what is read after parsing.
+type runSpecFlags struct {
+	s    *config.Spec
+	rate func() string
+	yes  bool
+}
+
 // bindRunFlags binds the flags of a run's spec (all but the command's own:
-// --progress, --repeat …) onto s. The returned function, called before the
-// spec is used, reads the flags that need parsing (--rate) and asks the
-// user's word for --between rebuild (or takes --yes).
-func bindRunFlags(fl *pflag.FlagSet, s *config.Spec) func(*cobra.Command, *globals) error {
+// --progress, --repeat …) onto s. Before the spec is used, parse reads the
+// flags that need it (--rate); confirmRebuild, asked once every other check
+// has passed, takes the user's word for --between rebuild (or --yes).
+func bindRunFlags(fl *pflag.FlagSet, s *config.Spec) *runSpecFlags {
 	bindTargetFlags(fl, s)
 	fl.IntVar(&s.VU, "vu", s.VU, "virtual users: concurrent sessions, each running one transaction at a time")
 	fl.DurationVar((*time.Duration)(&s.Rampup), "rampup", s.Rampup.D(), "ramp-up before the measured window (not counted)")
@@ -221,36 +236,46 @@ func bindRunFlags(fl *pflag.FlagSet, s *config.Spec) func(*cobra.Command, *globa
 	fl.StringVar(&s.Metrics, "metrics", s.Metrics, "on: observe the database server and the hosts during the run, read-only on one extra connection, and store it with the job (sledge jobs ID metrics): PostgreSQL's pg_stat_activity sampled --metrics-rate times a second for wait events, its statistics as deltas per interval and its settings; MariaDB/MySQL's processlist, SHOW GLOBAL STATUS deltas and performance_schema waits; this host's CPU, memory, disk and network from /proc. off: observe nothing")
 	fl.Float64Var(&s.MetricsRate, "metrics-rate", s.MetricsRate, "with --metrics on: samples per second of the server's sessions (pg_stat_activity, the processlist), at most 100")
 	fl.StringVar(&s.Scrape, "scrape", s.Scrape, "URL of a Prometheus node_exporter (Debian: prometheus-node-exporter) on the database's host, e.g. http://db1:9100/metrics: its CPU, memory, disk and network are observed as the database host's")
-	rate := bindLoadFlags(fl, s)
-	var yes bool
-	fl.BoolVarP(&yes, "yes", "y", false, "with --between rebuild: do not ask before the schema is dropped and built again between trials (needed when there is no terminal)")
-	return func(cmd *cobra.Command, g *globals) error {
-		s.Confirm = false
-		if s.Between == config.BetweenRebuild {
-			ok, err := confirm(cmd, g, *s, yes, func(title string, t string) string {
-				return fmt.Sprintf("Drop the %s schema in %s and build it again between trials? [y/N] ", title, t)
-			})
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return errors.New("not confirmed: nothing was run")
-			}
-			s.Confirm = true
-		}
-		if rate() == "" {
-			return nil
-		}
-		total, byType, err := config.ParseRate(rate())
-		if err != nil {
-			return fmt.Errorf("--rate: %w", err)
-		}
-		s.Rate, s.RateByType = total, ""
-		if byType != nil {
-			s.RateByType = config.FormatRateByType(byType)
-		}
+	f := &runSpecFlags{s: s, rate: bindLoadFlags(fl, s)}
+	fl.BoolVarP(&f.yes, "yes", "y", false, "with --between rebuild: do not ask before the schema is dropped and built again between trials (needed when there is no terminal)")
+	return f
+}
+
+// parse reads --rate into the spec.
+func (f *runSpecFlags) parse() error {
+	s := f.s
+	s.Confirm = false
+	if f.rate() == "" {
 		return nil
 	}
+	total, byType, err := config.ParseRate(f.rate())
+	if err != nil {
+		return fmt.Errorf("--rate: %w", err)
+	}
+	s.Rate, s.RateByType = total, ""
+	if byType != nil {
+		s.RateByType = config.FormatRateByType(byType)
+	}
+	return nil
+}
+
+// confirmRebuild asks before a series or profile drops and rebuilds the
+// schema between its trials (--between rebuild); nothing to ask otherwise.
+func (f *runSpecFlags) confirmRebuild(cmd *cobra.Command, g *globals) error {
+	if f.s.Between != config.BetweenRebuild {
+		return nil
+	}
+	ok, err := confirm(cmd, g, *f.s, f.yes, func(title string, t string) string {
+		return fmt.Sprintf("Drop the %s schema in %s and build it again between trials? [y/N] ", title, t)
+	})
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("not confirmed: nothing was run")
+	}
+	f.s.Confirm = true
+	return nil
 }
 
 // bindLoadFlags binds the load model's flags (config.Spec.LoadModel); it

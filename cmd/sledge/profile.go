@@ -26,7 +26,7 @@ func newProfileCmd(g *globals) *cobra.Command {
 		repeat = 1
 		html   string
 	)
-	var parseLoad func(*cobra.Command, *globals) error
+	var rf *runSpecFlags
 	cmd := &cobra.Command{
 		Use:   "profile --vu LIST [flags]",
 		Short: "Run a performance profile: the same run at increasing VU counts, NOPM and p95 against VUs with the knee marked",
@@ -66,7 +66,7 @@ Every flag of sledge run applies to every step (but --stages, --rate and
 			if err != nil {
 				return err
 			}
-			if err := parseLoad(cmd, g); err != nil {
+			if err := rf.parse(); err != nil {
 				return err
 			}
 			if err := unusedByIterations(cmd.Flags(), s); err != nil {
@@ -79,13 +79,22 @@ Every flag of sledge run applies to every step (but --stages, --rate and
 				return errors.New("--stages: a profile sets the VUs of each step itself (use --vu LIST)")
 			case s.Rate > 0 || s.RateByType != "":
 				return errors.New("--rate: a profile varies VUs; an open-loop rate does not (run one job per rate instead)")
+			case s.LoadModel() != config.LoadClosed:
+				return errors.New("--terminals, --connections: a profile varies closed-loop VUs; a pool of connections does not vary with them")
+			}
+			if _, ok, _ := remoteFor(g); ok {
+				return errors.New("sledge profile: runs on this machine only, not through --server")
+			}
+			// Asked last: every other check has passed.
+			if err := rf.confirmRebuild(cmd, g); err != nil {
+				return err
 			}
 			return runProfileCmd(cmd, g, s, vus, repeat, html)
 		},
 	}
 	// Every run flag but --vu, which is a list here.
 	runFlags := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	parseLoad = bindRunFlags(runFlags, &s)
+	rf = bindRunFlags(runFlags, &s)
 	fl := cmd.Flags()
 	runFlags.VisitAll(func(f *pflag.Flag) {
 		if f.Name != "vu" {
@@ -119,9 +128,6 @@ func parseVUList(s string) ([]int, error) {
 }
 
 func runProfileCmd(cmd *cobra.Command, g *globals, s config.Spec, vus []int, repeat int, html string) error {
-	if _, ok, _ := remoteFor(g); ok {
-		return errors.New("sledge profile: runs on this machine only, not through --server")
-	}
 	ctx, w := cmd.Context(), cmd.OutOrStdout()
 	return withService(ctx, g, func(svc *app.Service) error {
 		outs, runErr := svc.RunProfile(ctx, app.Request{Spec: s, Console: w, ProgressTTY: progressTTY()}, vus, repeat)

@@ -17,9 +17,6 @@ import (
 // between step failed) still prints the trials it ran, then why it
 // stopped.
 func runSeriesCmd(cmd *cobra.Command, g *globals, s config.Spec, n int) error {
-	if _, ok, _ := remoteFor(g); ok {
-		return fmt.Errorf("--repeat: runs on this machine only, not through --server")
-	}
 	ctx, w := cmd.Context(), cmd.OutOrStdout()
 	return withService(ctx, g, func(svc *app.Service) error {
 		outs, err := svc.RunSeries(ctx, app.Request{Spec: s, Console: w, ProgressTTY: progressTTY()}, n)

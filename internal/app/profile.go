@@ -138,7 +138,7 @@ func (s *Service) RunProfile(ctx context.Context, req Request, vus []int, repeat
 			o := j.Wait()
 			out = append(out, o)
 			if o.Status == metrics.StatusFailed {
-				return out, o.Err
+				return out, fmt.Errorf("job %d (%d of %d): %w", o.ID, len(out), len(vus)*repeat, o.Err)
 			}
 			if o.Run == nil || o.Status == metrics.StatusInterrupted || ctx.Err() != nil {
 				return out, nil

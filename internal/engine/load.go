@@ -345,6 +345,9 @@ func (r *run) withPool(ctx context.Context, pool workload.Pool, recs []*metrics.
 			return
 		}
 		defer closePool(sessions)
+		if len(sessions) == 0 {
+			return // stopped before any session opened: nothing to run
+		}
 		use(sessions)
 	}()
 }

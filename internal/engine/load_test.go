@@ -273,6 +273,22 @@ func (t *trackedTerm) ExecuteOn(ctx context.Context, s workload.Session) error {
 	return t.poolTerm.ExecuteOn(ctx, s)
 }
 
+// A terminal or rate run stopped before its pool opened ends cleanly, with
+// nothing measured.
+func TestPoolRunStoppedAtItsStart(t *testing.T) {
+	for _, cfg := range []Config{
+		{Rate: 10, Connections: 1, Terminals: 10, Rampup: time.Second, Duration: time.Second, Interval: time.Second},
+		{Terminals: 10, Connections: 2, Rampup: time.Second, Duration: time.Second, Interval: time.Second},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		res, err := Run(ctx, &poolWorkload{service: time.Millisecond}, cfg, &captureOutput{})
+		if err != nil || res.Status != metrics.StatusInterrupted || res.Commits != 0 {
+			t.Errorf("%+v: %+v, %v", cfg, res, err)
+		}
+	}
+}
+
 // Arrivals that find the queue full are dropped and counted.
 func TestRateDropsBeyondMaxQueue(t *testing.T) {
 	f := &poolWorkload{service: 20 * time.Millisecond}

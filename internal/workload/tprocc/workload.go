@@ -307,7 +307,7 @@ func (r *oltpRun) Terminals() int {
 	n := r.spec.Sessions()
 	switch {
 	case r.spec.LoadModel() == config.LoadRate:
-		n = max(n, config.TerminalsPerWarehouse*r.Warehouses())
+		n = max(n, min(config.TerminalsPerWarehouse*r.Warehouses(), config.MaxTerminals))
 	case r.spec.Terminals > 0:
 		n = max(n, r.spec.Terminals)
 	case r.spec.PacingFactor() > 0:

@@ -2,23 +2,39 @@ package tproch
 
 import (
 	"embed"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 	"strings"
 
 	"github.com/sledge-bench/sledge/internal/sqlfile"
 )
 
-// Every statement Sledge sends for TPROC-H lives in sql/<dialect>/*.sql, one
-// named statement per "-- name: X" block:
+// Every statement Sledge sends for TPROC-H lives in sql/, one named statement
+// per "-- name: X" block:
 //
-//	schema.sql   CREATE TABLE per table, statement name = table name
-//	indexes.sql  keys and secondary indexes built after the load (DuckDB: none)
-//	drop.sql     DROP TABLE IF EXISTS per table, statement name = table name
-//	queries.sql  q1 … q22
+//	schema.sql      CREATE TABLE per table, statement name = table name
+//	drop.sql        DROP TABLE IF EXISTS per table, statement name = table name
+//	queries.sql     q1 … q22
+//	<dialect>/indexes.sql     keys and secondary indexes built after the load
+//	                          (DuckDB: none)
+//	<dialect>/vacuum.sql      the --between vacuum step
+//	<dialect>/checkpoint.sql  the --between checkpoint step
 //
 // Dialects: "duckdb", "postgres", "mysql" (MariaDB 10.11 and MySQL 8,
 // sessions with sql_mode ANSI_QUOTES).
+//
+// The kinds in sql/ itself are a base: each statement written once, in the
+// standard SQL most dialects share. A dialect whose text must differ has
+// sql/<dialect>/<kind>.sql holding only those statements, under the same
+// names, each with a "-- differs:" line saying why; the base statement's
+// "-- overridden:" line names the dialects that replace it, so the base is
+// the one place to read any statement (sqlfile.Overlay merges the two and
+// takes these lines out). A dialect with nothing to replace has no file. The
+// kinds whose set of statements, not only their text, differs by dialect
+// (indexes, vacuum, checkpoint) have no base: each dialect's file is whole.
+// TestSQLLayout keeps all of this true.
 //
 // Query parameters follow qgen's convention. A query template holds
 // placeholders ":1", ":2", … (a colon and the parameter's number, as in the
@@ -55,23 +71,60 @@ func checkDialect(dialect string) error {
 	return fmt.Errorf("TPROC-H has no SQL for dialect %q (have duckdb, postgres, mysql)", dialect)
 }
 
-// readStatements parses sql/<dialect>/<file>.
+// readStatements returns the statements of one kind of file ("schema",
+// "queries", …; ".sql" may be added) as dialect runs them, in file order.
 func readStatements(dialect, file string) ([]sqlfile.Statement, error) {
 	if err := checkDialect(dialect); err != nil {
 		return nil, err
 	}
-	if !strings.HasSuffix(file, ".sql") {
-		file += ".sql"
-	}
-	b, err := sqlFiles.ReadFile("sql/" + dialect + "/" + file)
+	sqlDir, err := fs.Sub(sqlFiles, "sql")
 	if err != nil {
-		return nil, fmt.Errorf("TPROC-H SQL for %s: %w", dialect, err)
+		return nil, err
+	}
+	return loadStatements(sqlDir, dialect, strings.TrimSuffix(file, ".sql"))
+}
+
+// loadStatements merges kind.sql, the base, with dialect/kind.sql, the
+// dialect's overrides, when there is a base; without one the dialect's file
+// is the whole set and must exist.
+func loadStatements(sqlDir fs.FS, dialect, kind string) ([]sqlfile.Statement, error) {
+	base, hasBase, err := parseFile(sqlDir, kind+".sql")
+	if err != nil {
+		return nil, err
+	}
+	own, hasOwn, err := parseFile(sqlDir, dialect+"/"+kind+".sql")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case hasBase:
+		list, err := sqlfile.Overlay(base, own)
+		if err != nil {
+			return nil, fmt.Errorf("TPROC-H SQL %s over %s: %w", dialect+"/"+kind+".sql", kind+".sql", err)
+		}
+		return list, nil
+	case hasOwn:
+		return own, nil
+	default:
+		return nil, fmt.Errorf("TPROC-H has no %s SQL for %s", kind, dialect)
+	}
+}
+
+// parseFile parses one file of sqlDir; a file that does not exist is no
+// statements and false.
+func parseFile(sqlDir fs.FS, name string) ([]sqlfile.Statement, bool, error) {
+	b, err := fs.ReadFile(sqlDir, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("TPROC-H SQL %s: %w", name, err)
 	}
 	list, err := sqlfile.Parse(string(b))
 	if err != nil {
-		return nil, fmt.Errorf("TPROC-H SQL %s/%s: %w", dialect, file, err)
+		return nil, false, fmt.Errorf("TPROC-H SQL %s: %w", name, err)
 	}
-	return list, nil
+	return list, true, nil
 }
 
 // SchemaStatements returns the statements of one DDL file of a dialect in file

@@ -1,16 +1,11 @@
--- TPROC-H tables for MariaDB and MySQL, in load order (tables.go). InnoDB
+-- The TPROC-H tables for MariaDB and MySQL: each differs from the base,
+-- ../schema.sql (datatypes explained there), by its primary key. InnoDB
 -- clusters rows on the primary key, so the keys are declared here and the
 -- loader inserts in key order; the secondary indexes (indexes.sql) are built
 -- after the load. The storage engine is the session's default_storage_engine.
--- Datatypes follow the specification's (clause 1.3): decimal is
--- DECIMAL(15,2), fixed text CHAR(n), variable text VARCHAR(n), dates DATE,
--- integers INTEGER. Identifiers are INTEGER except the order keys: orders
--- are sparse (4 x the row count), so o_orderkey/l_orderkey outgrow 32 bits
--- from SF 358 and are BIGINT; the other keys fit in INTEGER up to SF 10,000
--- (p_partkey = SF x 200,000 is the first to overflow, above SF 10,737).
--- Every column is NOT NULL. Names and column order are those of tables.go.
 
 -- name: region
+-- differs: InnoDB clusters rows on the primary key, so it is declared with the table, before the load
 CREATE TABLE region (
   r_regionkey integer NOT NULL,
   r_name      char(25) NOT NULL,
@@ -19,6 +14,7 @@ CREATE TABLE region (
 );
 
 -- name: nation
+-- differs: InnoDB clusters rows on the primary key, so it is declared with the table, before the load
 CREATE TABLE nation (
   n_nationkey integer NOT NULL,
   n_name      char(25) NOT NULL,
@@ -28,6 +24,7 @@ CREATE TABLE nation (
 );
 
 -- name: supplier
+-- differs: InnoDB clusters rows on the primary key, so it is declared with the table, before the load
 CREATE TABLE supplier (
   s_suppkey   integer NOT NULL,
   s_name      char(25) NOT NULL,
@@ -40,6 +37,7 @@ CREATE TABLE supplier (
 );
 
 -- name: customer
+-- differs: InnoDB clusters rows on the primary key, so it is declared with the table, before the load
 CREATE TABLE customer (
   c_custkey    integer NOT NULL,
   c_name       varchar(25) NOT NULL,
@@ -53,6 +51,7 @@ CREATE TABLE customer (
 );
 
 -- name: part
+-- differs: InnoDB clusters rows on the primary key, so it is declared with the table, before the load
 CREATE TABLE part (
   p_partkey     integer NOT NULL,
   p_name        varchar(55) NOT NULL,
@@ -67,6 +66,7 @@ CREATE TABLE part (
 );
 
 -- name: partsupp
+-- differs: InnoDB clusters rows on the primary key, so it is declared with the table, before the load
 CREATE TABLE partsupp (
   ps_partkey    integer NOT NULL,
   ps_suppkey    integer NOT NULL,
@@ -77,6 +77,7 @@ CREATE TABLE partsupp (
 );
 
 -- name: orders
+-- differs: InnoDB clusters rows on the primary key, so it is declared with the table, before the load
 CREATE TABLE orders (
   o_orderkey      bigint NOT NULL,
   o_custkey       integer NOT NULL,
@@ -91,6 +92,7 @@ CREATE TABLE orders (
 );
 
 -- name: lineitem
+-- differs: InnoDB clusters rows on the primary key, so it is declared with the table, before the load
 CREATE TABLE lineitem (
   l_orderkey      bigint NOT NULL,
   l_partkey       integer NOT NULL,

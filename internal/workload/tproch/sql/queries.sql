@@ -1,15 +1,21 @@
--- The 22 TPROC-H queries for PostgreSQL: the functional query definitions of
--- the specification (dbgen/queries/N.sql) with qgen's placeholders. A placeholder is a
--- colon followed by the parameter's number; Substitute (queries.go) replaces
--- it textually with the value, which is inserted as-is: the SQL supplies the
--- quotes where a date or string literal is needed, e.g. date ':1' or r_name
--- = ':3'. Numbers (sizes, quantities, discount, fraction) go in unquoted.
--- params.go numbers the values exactly as qgen does.
+-- The 22 TPROC-H queries: the functional query definitions of the
+-- specification (dbgen/queries/N.sql) with qgen's placeholders, each written
+-- once here in standard SQL, as PostgreSQL runs it. A dialect whose text
+-- must differ replaces a query in sql/<dialect>/queries.sql, and the query's
+-- "-- overridden:" line (taken out before it runs) names those dialects.
+-- A placeholder is a colon followed by the parameter's number; Substitute
+-- (queries.go) replaces it textually with the value, which is inserted
+-- as-is: the SQL supplies the quotes where a date or string literal is
+-- needed, e.g. date ':1' or r_name = ':3'. Numbers (sizes, quantities,
+-- discount, fraction) go in unquoted. params.go numbers the values exactly
+-- as qgen does.
 -- Row limits (Q2, Q3, Q10, Q18, Q21) are LIMIT clauses; Q15 is the approved
 -- variant 15a (a WITH clause instead of a view) so it is one statement.
--- Money is NUMERIC throughout: every sum and ratio is exact.
+-- Money is NUMERIC/DECIMAL throughout: in PostgreSQL and MariaDB/MySQL every
+-- sum and ratio is exact (DuckDB: see duckdb/queries.sql).
 
 -- name: q1
+-- overridden: duckdb (cast to DATE), mysql (INTERVAL n unit)
 -- Pricing Summary Report
 select
 	l_returnflag,
@@ -107,6 +113,7 @@ order by
 limit 10
 
 -- name: q4
+-- overridden: duckdb (cast to DATE), mysql (INTERVAL n unit)
 -- Order Priority Checking
 select
 	o_orderpriority,
@@ -131,6 +138,7 @@ order by
 	o_orderpriority
 
 -- name: q5
+-- overridden: duckdb (cast to DATE), mysql (INTERVAL n unit)
 -- Local Supplier Volume
 select
 	n_name,
@@ -158,6 +166,7 @@ order by
 	revenue desc
 
 -- name: q6
+-- overridden: duckdb (cast to DATE), mysql (INTERVAL n unit)
 -- Forecasting Revenue Change
 select
 	sum(l_extendedprice * l_discount) as revenue
@@ -287,6 +296,7 @@ order by
 	o_year desc
 
 -- name: q10
+-- overridden: duckdb (cast to DATE), mysql (INTERVAL n unit)
 -- Returned Item Reporting
 select
 	c_custkey,
@@ -352,6 +362,7 @@ order by
 	value desc
 
 -- name: q12
+-- overridden: duckdb (cast to DATE), mysql (INTERVAL n unit)
 -- Shipping Modes and Order Priority
 select
 	l_shipmode,
@@ -406,6 +417,7 @@ order by
 	c_count desc
 
 -- name: q14
+-- overridden: duckdb (cast to DATE), mysql (INTERVAL n unit)
 -- Promotion Effect
 select
 	100.00 * sum(case
@@ -422,6 +434,7 @@ where
 	and l_shipdate < date ':1' + interval '1' month
 
 -- name: q15
+-- overridden: duckdb (cast to DATE), mysql (INTERVAL n unit)
 -- Top Supplier, approved variant 15a: the revenue view is a WITH clause
 with revenue (supplier_no, total_revenue) as (
 	select
@@ -583,6 +596,7 @@ where
 	)
 
 -- name: q20
+-- overridden: duckdb (cast to DATE), mysql (INTERVAL n unit)
 -- Potential Part Promotion
 select
 	s_name,

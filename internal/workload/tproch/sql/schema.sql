@@ -1,6 +1,10 @@
--- TPROC-H tables for PostgreSQL, in load order (tables.go). No keys here:
--- bulk COPY into bare heaps, then primary keys and indexes (indexes.sql)
--- are built once each after the load.
+-- TPROC-H tables, in load order (tables.go), as PostgreSQL and DuckDB create
+-- them: no keys here. PostgreSQL bulk-COPYs into bare heaps, then builds the
+-- primary keys and indexes once each after the load (postgres/indexes.sql).
+-- DuckDB gets no keys or indexes (duckdb/indexes.sql): it scans columnar
+-- segments with zone maps and joins by hashing, so the queries need none.
+-- MariaDB/MySQL declare the primary key in the table (mysql/schema.sql);
+-- each table's "-- overridden:" line (taken out before it runs) says so.
 -- Datatypes follow the specification's (clause 1.3): decimal is
 -- DECIMAL(15,2), fixed text CHAR(n), variable text VARCHAR(n), dates DATE,
 -- integers INTEGER. Identifiers are INTEGER except the order keys: orders
@@ -8,8 +12,10 @@
 -- from SF 358 and are BIGINT; the other keys fit in INTEGER up to SF 10,000
 -- (p_partkey = SF x 200,000 is the first to overflow, above SF 10,737).
 -- Every column is NOT NULL. Names and column order are those of tables.go.
+-- DuckDB stores CHAR(n) as VARCHAR (no padding); comparisons are the same.
 
 -- name: region
+-- overridden: mysql (primary key in the table)
 CREATE TABLE region (
   r_regionkey integer NOT NULL,
   r_name      char(25) NOT NULL,
@@ -17,6 +23,7 @@ CREATE TABLE region (
 );
 
 -- name: nation
+-- overridden: mysql (primary key in the table)
 CREATE TABLE nation (
   n_nationkey integer NOT NULL,
   n_name      char(25) NOT NULL,
@@ -25,6 +32,7 @@ CREATE TABLE nation (
 );
 
 -- name: supplier
+-- overridden: mysql (primary key in the table)
 CREATE TABLE supplier (
   s_suppkey   integer NOT NULL,
   s_name      char(25) NOT NULL,
@@ -36,6 +44,7 @@ CREATE TABLE supplier (
 );
 
 -- name: customer
+-- overridden: mysql (primary key in the table)
 CREATE TABLE customer (
   c_custkey    integer NOT NULL,
   c_name       varchar(25) NOT NULL,
@@ -48,6 +57,7 @@ CREATE TABLE customer (
 );
 
 -- name: part
+-- overridden: mysql (primary key in the table)
 CREATE TABLE part (
   p_partkey     integer NOT NULL,
   p_name        varchar(55) NOT NULL,
@@ -61,6 +71,7 @@ CREATE TABLE part (
 );
 
 -- name: partsupp
+-- overridden: mysql (primary key in the table)
 CREATE TABLE partsupp (
   ps_partkey    integer NOT NULL,
   ps_suppkey    integer NOT NULL,
@@ -70,6 +81,7 @@ CREATE TABLE partsupp (
 );
 
 -- name: orders
+-- overridden: mysql (primary key in the table)
 CREATE TABLE orders (
   o_orderkey      bigint NOT NULL,
   o_custkey       integer NOT NULL,
@@ -83,6 +95,7 @@ CREATE TABLE orders (
 );
 
 -- name: lineitem
+-- overridden: mysql (primary key in the table)
 CREATE TABLE lineitem (
   l_orderkey      bigint NOT NULL,
   l_partkey       integer NOT NULL,

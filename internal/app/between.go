@@ -84,7 +84,11 @@ func (s *Service) rebuildBetween(ctx context.Context, req Request, p *plan) erro
 		return fmt.Errorf("between trials: rebuild: what was built in %s: %w", p.target, err)
 	}
 	spec.DB, spec.Force, spec.Confirm = req.Spec.DB, true, true
-	size, _ := p.wl.(workload.Builder).PlanBuild(&spec)
+	plan, err := spec.Parse()
+	if err != nil {
+		return fmt.Errorf("between trials: rebuild: what was built in %s: %w", p.target, err)
+	}
+	size, _ := p.wl.(workload.Builder).PlanBuild(&plan)
 	seed := ""
 	if spec.Seed != 0 {
 		seed = fmt.Sprintf(", seed %d", spec.Seed)

@@ -42,7 +42,7 @@ func NewDatagen() DatagenRequest {
 func Datagen(ctx context.Context, w io.Writer, req DatagenRequest) error {
 	spec := req.Spec
 	spec.Kind, spec.Force = config.KindBuild, false // the same data as a build's, by a build's rules
-	wl, errs := checkSpec(spec)
+	wl, plan, errs := checkSpec(spec)
 	if req.Dir == "" {
 		errs = append(errs, config.FieldError{Field: "out", Msg: "out: a directory for the files is required"})
 	}
@@ -57,7 +57,7 @@ func Datagen(ctx context.Context, w io.Writer, req DatagenRequest) error {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	files, err := dg.DataFiles(spec, workers)
+	files, err := dg.DataFiles(plan, workers)
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/output"
 	"github.com/sledge-bench/sledge/internal/report"
 	"github.com/sledge-bench/sledge/internal/sandbox"
+	"github.com/sledge-bench/sledge/internal/testdb"
 )
 
 // faultServer is a private database server the test can stop and start.
@@ -66,7 +67,7 @@ func serverDir(t *testing.T) string {
 
 func startPostgres(t *testing.T) *faultServer {
 	t.Helper()
-	_, err := sandbox.FindBinaries()
+	_, err := sandbox.FindBinaries(testdb.PGBin())
 	needServer(t, err)
 	dir := serverDir(t)
 	opts := sandbox.Options{Settings: map[string]string{"shared_buffers": "128MB"}}
@@ -116,7 +117,7 @@ func startPostgres(t *testing.T) *faultServer {
 
 func startMariaDB(t *testing.T) *faultServer {
 	t.Helper()
-	_, err := sandbox.EnsureMariaDB(t.Context(), t.Logf)
+	_, err := sandbox.EnsureMariaDB(t.Context(), testdb.MariaDBBin(), t.Logf)
 	needServer(t, err)
 	dir := serverDir(t)
 	opts := sandbox.Options{Settings: map[string]string{"innodb-buffer-pool-size": "128M"}}

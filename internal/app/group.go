@@ -99,10 +99,7 @@ func measureOffset(ctx context.Context, repo *jobs.Repo) (time.Duration, error) 
 // is the first. The agents of one run must ask for the same run: the job's
 // settings but the segment must match the first agent's.
 func (s *Service) joinGroup(ctx context.Context, p *plan, kv map[string]string) (g *group, created bool, err error) {
-	seg, err := config.ParseSegment(p.spec.Segment)
-	if err != nil {
-		return nil, false, err // checked by the spec's validation already
-	}
+	seg := p.spec.Segment
 	repo := s.opts.Repo
 	offset, err := measureOffset(ctx, repo)
 	if err != nil {

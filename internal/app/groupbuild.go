@@ -21,7 +21,7 @@ import (
 // processes: the schema once, the data in parts, then what comes after the
 // load (indexes, statistics, routines) once.
 type partBuilder interface {
-	BuildPart(ctx context.Context, env workload.Env, s config.Spec, part string) (workload.BuildReport, error)
+	BuildPart(ctx context.Context, env workload.Env, p config.Plan, part string) (workload.BuildReport, error)
 }
 
 // buildGroup is this agent's share of a build split over several (sledge

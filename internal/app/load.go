@@ -15,63 +15,57 @@ type terminalRun interface {
 	RateByType() []float64
 }
 
-// setLoad sets the engine's load model from the spec: terminals over a
+// setLoad sets the engine's load model from the plan: terminals over a
 // pool, arrivals at a rate, stages.
-func setLoad(cfg *engine.Config, sp config.Spec, run any) {
+func setLoad(cfg *engine.Config, p config.Plan, run any) {
 	tr, _ := run.(terminalRun)
-	switch sp.LoadModel() {
+	switch p.Model {
 	case config.LoadTerminals:
-		cfg.Connections = sp.Sessions()
-		cfg.Terminals = sp.Terminals
+		cfg.Connections = p.Sessions()
+		cfg.Terminals = p.Terminals
 		if tr != nil {
 			cfg.Terminals = tr.Terminals()
 		}
 		cfg.Terminals = max(cfg.Terminals, cfg.Connections)
 	case config.LoadRate:
-		cfg.Connections = sp.Sessions()
-		cfg.Rate, _ = sp.Rates()
+		cfg.Connections = p.Sessions()
+		cfg.Rate = p.TotalRate()
 		if tr != nil {
 			cfg.RateByType = tr.RateByType()
 			cfg.Terminals = tr.Terminals() // the arrivals' inputs
 		}
-		cfg.MaxQueue = sp.MaxQueue
+		cfg.MaxQueue = p.MaxQueue
 	}
-	stages, _ := config.ParseStages(sp.Stages) // Validate refused what does not parse
-	for _, st := range stages {
-		cfg.Stages = append(cfg.Stages, engine.Stage{Duration: st.Duration, Target: st.Target})
-	}
-	if len(stages) > 0 {
-		cfg.Duration = config.StagesDuration(stages)
+	cfg.Stages = p.Stages
+	if len(p.Stages) > 0 {
+		cfg.Duration = config.StagesDuration(p.Stages)
 	}
 }
 
 // addLoadSettings records how the run offers its load with its settings.
-func addLoadSettings(kv map[string]string, sp config.Spec, run any) {
-	model := sp.LoadModel()
-	kv["load_model"] = model
-	switch model {
+func addLoadSettings(kv map[string]string, p config.Plan, run any) {
+	kv["load_model"] = p.Model
+	switch p.Model {
 	case config.LoadTerminals:
-		n := sp.Terminals
+		n := p.Terminals
 		if tr, ok := run.(terminalRun); ok {
 			n = tr.Terminals()
 		}
-		kv["terminals"] = strconv.Itoa(max(n, sp.Sessions()))
-		kv["connections"] = strconv.Itoa(sp.Sessions())
+		kv["terminals"] = strconv.Itoa(max(n, p.Sessions()))
+		kv["connections"] = strconv.Itoa(p.Sessions())
 	case config.LoadRate:
-		kv["connections"] = strconv.Itoa(sp.Sessions())
-		total, byType := sp.Rates()
-		kv["rate"] = strconv.FormatFloat(total, 'g', -1, 64)
-		if byType != nil {
-			kv["rate_by_type"] = config.FormatRateByType(byType)
+		kv["connections"] = strconv.Itoa(p.Sessions())
+		kv["rate"] = strconv.FormatFloat(p.TotalRate(), 'g', -1, 64)
+		if p.RateByType != nil {
+			kv["rate_by_type"] = config.FormatRateByType(p.RateByType)
 		}
-		q := sp.MaxQueue
+		q := p.MaxQueue
 		if q == 0 {
 			q = config.DefaultMaxQueue
 		}
 		kv["max_queue"] = strconv.Itoa(q)
 	}
-	if sp.Stages != "" {
-		stages, _ := config.ParseStages(sp.Stages)
-		kv["stages"] = config.FormatStages(stages)
+	if len(p.Stages) > 0 {
+		kv["stages"] = config.FormatStages(p.Stages)
 	}
 }

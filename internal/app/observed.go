@@ -133,7 +133,7 @@ func (e *execution) startObservers(ctx context.Context) *observation {
 	o := &observation{repo: e.repo(), id: e.id, logf: e.out.Logf, hub: e.s.opts.Hub,
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 	store := context.WithoutCancel(ctx)
-	for _, ob := range build(e.p.target, sp) {
+	for _, ob := range build(e.p.target, sp.Spec) {
 		st, err := ob.Start(ctx)
 		if err != nil {
 			e.out.Logf("metrics: %s: %v; the run goes on without it", ob.Name(), err)

@@ -48,8 +48,6 @@ func policyService(t *testing.T, named map[string]string, allowAny bool) (*Servi
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("SLEDGE_HOME", dataDir)
-	t.Setenv("SLEDGE_DB", "")
 	repoPath := filepath.Join(dataDir, "jobs.db")
 	repo, err := jobs.Open(context.Background(), repoPath)
 	if err != nil {
@@ -58,7 +56,7 @@ func policyService(t *testing.T, named map[string]string, allowAny bool) (*Servi
 	t.Cleanup(func() { repo.Close() })
 	policy := &TargetPolicy{Named: named, DataDir: dataDir, AllowAny: allowAny,
 		Reserved: []string{repoPath, filepath.Join(dataDir, "sandbox")}}
-	return New(Options{Repo: repo, Version: "test", Hub: output.NewHub(), Targets: policy}), repo, dataDir
+	return New(Options{Repo: repo, Version: "test", Hub: output.NewHub(), Targets: policy, DataDir: dataDir}), repo, dataDir
 }
 
 // TestTargetPolicyRefuses: every target outside the policy is refused with

@@ -24,6 +24,12 @@ func (s *Service) RunSeries(ctx context.Context, req Request, n int) ([]Outcome,
 	if n < 1 {
 		return nil, fmt.Errorf("a series needs at least one trial (got %d)", n)
 	}
+	if _, p, err := s.validate(req.Spec); err != nil {
+		return nil, err
+	} else if n > 1 && !p.Segment.IsWhole() {
+		return nil, config.FieldErrors{{Field: "segment", Msg: fmt.Sprintf(
+			"segment %s: a series of trials runs on one machine, not split over agents (repeat the agents' run instead)", p.Segment)}}
+	}
 	var (
 		out    []Outcome
 		series int64

@@ -63,6 +63,13 @@ type Options struct {
 	// (tests give fakes); nil: RunObservers, the database server's and
 	// this host's.
 	Observers func(db.Target, config.Spec) []observe.Observer
+	// DefaultDB is the target of a spec that names none ($SLEDGE_DB, read
+	// by the command); empty: the workload's embedded database in DataDir.
+	DefaultDB string
+	// DataDir is Sledge's data directory (config.Env.DataDir), where the
+	// workloads' embedded databases live; empty: a spec must name its
+	// target.
+	DataDir string
 }
 
 // Service runs jobs. It is safe for concurrent use.
@@ -191,10 +198,11 @@ func (s *Service) Run(ctx context.Context, req Request) (Outcome, error) {
 	return o, nil
 }
 
-// plan is a validated request with its workload and target resolved.
+// plan is a validated request, its spec parsed, with its workload and
+// target resolved.
 type plan struct {
 	req      Request
-	spec     config.Spec
+	spec     config.Plan
 	wl       workload.Workload
 	target   db.Target
 	driver   db.Driver
@@ -205,12 +213,12 @@ type plan struct {
 // spec's own rules, the workload's, and whether the workload can do the
 // kind of job asked. The error holds config.FieldErrors.
 func (s *Service) Validate(spec config.Spec) error {
-	_, err := s.validate(spec)
+	_, _, err := s.validate(spec)
 	return err
 }
 
-func (s *Service) validate(spec config.Spec) (workload.Workload, error) {
-	wl, errs := checkSpec(spec)
+func (s *Service) validate(spec config.Spec) (workload.Workload, config.Plan, error) {
+	wl, p, errs := checkSpec(spec)
 	if wl != nil && !can(wl, spec.Kind) {
 		errs = append(errs, config.FieldError{Field: "workload",
 			Msg: fmt.Sprintf("workload %s has no %s jobs", wl.Name(), spec.Kind)})
@@ -220,23 +228,25 @@ func (s *Service) validate(spec config.Spec) (workload.Workload, error) {
 			Msg: fmt.Sprintf("client_cpus is a setting of the serving process (%d cores here), not of a job", runtime.GOMAXPROCS(0))})
 	}
 	if len(errs) > 0 {
-		return nil, errs
+		return nil, p, errs
 	}
-	return wl, nil
+	return wl, p, nil
 }
 
-// checkSpec applies the spec's rules and its workload's, and returns the
-// workload (nil when the spec names none that is registered).
-func checkSpec(spec config.Spec) (workload.Workload, config.FieldErrors) {
-	errs := config.Fields(spec.Validate())
+// checkSpec parses the spec, applying its rules and its workload's, and
+// returns the workload (nil when the spec names none that is registered)
+// and the plan: the one place a spec's settings are parsed.
+func checkSpec(spec config.Spec) (workload.Workload, config.Plan, config.FieldErrors) {
+	p, err := spec.Parse()
+	errs := config.Fields(err)
 	wl, err := workload.Lookup(spec.Workload)
 	if err != nil {
-		return nil, append(errs, config.FieldError{Field: "workload", Msg: "workload " + err.Error()})
+		return nil, p, append(errs, config.FieldError{Field: "workload", Msg: "workload " + err.Error()})
 	}
 	if v, ok := wl.(workload.Validator); ok {
-		errs = append(errs, v.Validate(spec)...)
+		errs = append(errs, v.Validate(p)...)
 	}
-	return wl, errs
+	return wl, p, errs
 }
 
 // can reports whether wl has the capability a kind of job needs.
@@ -272,11 +282,11 @@ func (s *Service) Resolve(spec config.Spec) (workload.Workload, db.Target, error
 
 // resolve validates the request and resolves its target.
 func (s *Service) resolve(req Request) (*plan, error) {
-	wl, err := s.validate(req.Spec)
+	wl, parsed, err := s.validate(req.Spec)
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{req: req, spec: req.Spec, wl: wl}
+	p := &plan{req: req, spec: parsed, wl: wl}
 	if req.Spec.Scrape != "" && s.opts.Targets != nil {
 		if err := s.opts.Targets.admitScrape(req.Spec.Scrape); err != nil {
 			return nil, err
@@ -299,14 +309,13 @@ func (s *Service) resolve(req Request) (*plan, error) {
 		}
 	}
 	if dsn == "" {
-		dsn = os.Getenv("SLEDGE_DB")
+		dsn = s.opts.DefaultDB
 	}
 	if dsn == "" {
-		dir, err := config.DataDir()
-		if err != nil {
-			return nil, err
+		if s.opts.DataDir == "" {
+			return nil, TargetError{errors.New("no target: name a database (there is no data directory for the embedded one)")}
 		}
-		dsn, p.embedded = wl.DefaultDB(dir), true
+		dsn, p.embedded = wl.DefaultDB(s.opts.DataDir), true
 	}
 	if p.target, err = db.ParseTarget(dsn); err != nil {
 		return nil, TargetError{err}
@@ -337,7 +346,7 @@ func (s *Service) Start(ctx context.Context, req Request) (*Job, error) {
 			return nil, err
 		}
 		if first != nil {
-			if err := s.buildFirst(ctx, p, *first); err != nil {
+			if err := s.buildFirst(ctx, p, first); err != nil {
 				return nil, err
 			}
 		}
@@ -349,7 +358,7 @@ func (s *Service) Start(ctx context.Context, req Request) (*Job, error) {
 // firstRunBuild returns the build a run on the workload's default embedded
 // database needs first, when that database has no schema yet (nil when
 // none), so that `sledge run` works with nothing installed.
-func firstRunBuild(ctx context.Context, p *plan) (*config.Spec, error) {
+func firstRunBuild(ctx context.Context, p *plan) (*config.Plan, error) {
 	fb, ok := p.wl.(workload.FirstRunBuilder)
 	if !ok || !p.embedded {
 		return nil, nil
@@ -363,16 +372,19 @@ func firstRunBuild(ctx context.Context, p *plan) (*config.Spec, error) {
 	if err != nil || exists {
 		return nil, err
 	}
-	b := fb.FirstRunBuild(p.spec)
+	b, err := fb.FirstRunBuild(p.spec).Parse()
+	if err != nil {
+		return nil, fmt.Errorf("the first build of %s: %w", p.target, err)
+	}
 	return &b, nil
 }
 
 // buildFirst does a run's first build, as a job of its own, before the run
 // is recorded (an embedded build takes seconds; the run's id follows).
-func (s *Service) buildFirst(ctx context.Context, p *plan, first config.Spec) error {
+func (s *Service) buildFirst(ctx context.Context, p *plan, first *config.Plan) error {
 	bp := *p
-	bp.spec, bp.req.Spec = first, first
-	size, _ := p.wl.(workload.Builder).PlanBuild(&first)
+	bp.spec, bp.req.Spec = *first, first.Spec
+	size, _ := p.wl.(workload.Builder).PlanBuild(first)
 	if p.req.Console != nil {
 		fmt.Fprintf(p.req.Console, "no %s schema in %s yet: building %s first\n", p.wl.Title(), p.target, size)
 	}
@@ -402,7 +414,7 @@ func ClientCPUs(requested, vus int) int {
 // a service that owns its process; it is never restored or changed per job.
 // An embedded database runs inside this process: its work needs the cores,
 // so unless the spec says otherwise the client keeps them all.
-func (s *Service) decideClientCPUs(spec config.Spec, inProcessDB bool) {
+func (s *Service) decideClientCPUs(spec config.Plan, inProcessDB bool) {
 	if !s.opts.OwnsProcess {
 		return
 	}

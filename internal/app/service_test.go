@@ -21,14 +21,12 @@ import (
 // and default databases in a temp dir.
 func newService(t *testing.T, owns bool) (*Service, *jobs.Repo) {
 	t.Helper()
-	t.Setenv("SLEDGE_HOME", t.TempDir())
-	t.Setenv("SLEDGE_DB", "")
 	repo, err := jobs.Open(context.Background(), filepath.Join(t.TempDir(), "jobs.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { repo.Close() })
-	return New(Options{Repo: repo, Version: "test", OwnsProcess: owns, Hub: output.NewHub()}), repo
+	return New(Options{Repo: repo, Version: "test", OwnsProcess: owns, Hub: output.NewHub(), DataDir: t.TempDir()}), repo
 }
 
 func jobCount(t *testing.T, repo *jobs.Repo) int {
@@ -246,17 +244,17 @@ func TestServiceProcessSettings(t *testing.T) {
 	}
 	owner := New(Options{OwnsProcess: true})
 	runtime.GOMAXPROCS(runtime.NumCPU())
-	owner.decideClientCPUs(config.Spec{VU: 1}, false)
+	owner.decideClientCPUs(config.Plan{Spec: config.Spec{VU: 1}, Model: config.LoadClosed}, false)
 	if got := runtime.GOMAXPROCS(0); got != 1 {
 		t.Errorf("after the first run's decision: %d", got)
 	}
-	owner.decideClientCPUs(config.Spec{VU: 10000}, false)
+	owner.decideClientCPUs(config.Plan{Spec: config.Spec{VU: 10000}, Model: config.LoadClosed}, false)
 	if got := runtime.GOMAXPROCS(0); got != 1 {
 		t.Errorf("a second run changed GOMAXPROCS to %d", got)
 	}
 	// An embedded database works inside the client: all cores by default.
 	embedded := New(Options{OwnsProcess: true})
-	embedded.decideClientCPUs(config.Spec{VU: 4}, true)
+	embedded.decideClientCPUs(config.Plan{Spec: config.Spec{VU: 4}, Model: config.LoadClosed}, true)
 	if got := runtime.GOMAXPROCS(0); got != runtime.NumCPU() {
 		t.Errorf("embedded run: GOMAXPROCS %d, want all %d", got, runtime.NumCPU())
 	}

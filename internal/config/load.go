@@ -67,24 +67,6 @@ func (s Spec) LoadModel() string {
 	return LoadClosed
 }
 
-// Sessions is how many database sessions a run of the spec opens: the
-// connections of a terminal or rate run (the VUs when none are given),
-// else the VUs (of the largest stage when staged).
-func (s Spec) Sessions() int {
-	if s.LoadModel() != LoadClosed {
-		if s.Connections > 0 {
-			return s.Connections
-		}
-		return s.VU
-	}
-	n := s.VU
-	stages, _ := ParseStages(s.Stages)
-	for _, st := range stages {
-		n = max(n, int(st.Target))
-	}
-	return n
-}
-
 // Stage is one step of a run's load shape: for its duration the run offers
 // Target — VUs, terminals or transactions per second, by the load model.
 type Stage struct {
@@ -183,24 +165,9 @@ func FormatRateByType(byType map[string]float64) string {
 	return strings.Join(parts, ",")
 }
 
-// Rates is the rate of a rate run: the total, or per type (nil when
-// RateByType does not parse: Validate refuses that).
-func (s Spec) Rates() (total float64, byType map[string]float64) {
-	if s.RateByType == "" {
-		return s.Rate, nil
-	}
-	_, byType, err := ParseRate(s.RateByType)
-	if err != nil || byType == nil {
-		return 0, nil
-	}
-	for _, v := range byType {
-		total += v
-	}
-	return total, byType
-}
-
-// validateLoad checks the load model's settings of a run.
-func (s Spec) validateLoad() FieldErrors {
+// checkLoad checks the load model's settings of a run, reading its rates
+// and stages into p.
+func (s Spec) checkLoad(p *Plan) FieldErrors {
 	var errs FieldErrors
 	add := func(cond bool, field, format string, args ...any) {
 		if cond {
@@ -214,13 +181,15 @@ func (s Spec) validateLoad() FieldErrors {
 	add(s.Rate < 0 || s.Rate > MaxRate, "rate", "must be in (0, %g] transactions per second (got %g)", float64(MaxRate), s.Rate)
 	add(s.Rate > 0 && s.RateByType != "", "rate", "give either a total rate or rates per type, not both")
 	if s.RateByType != "" {
-		if _, byType, err := ParseRate(s.RateByType); err != nil || byType == nil {
+		_, byType, err := ParseRate(s.RateByType)
+		if err != nil || byType == nil {
 			msg := "want TYPE=RATE,… (e.g. new_order=90,payment=90)"
 			if err != nil {
 				msg = err.Error()
 			}
 			errs = append(errs, fieldErr("rate_by_type", "%s", msg))
 		}
+		p.RateByType = byType
 	}
 	add(s.MaxQueue < 0 || s.MaxQueue > MaxMaxQueue, "max_queue", "must be in 0..%d (got %d; 0 is the default, %d)", MaxMaxQueue, s.MaxQueue, DefaultMaxQueue)
 	add(!oneOf(s.Between, "", BetweenNone, BetweenVacuum, BetweenCheckpoint, BetweenRebuild), "between",
@@ -242,6 +211,7 @@ func (s Spec) validateLoad() FieldErrors {
 	if err != nil {
 		errs = append(errs, FieldError{Field: "stages", Msg: "stages " + err.Error()})
 	}
+	p.Stages = stages
 	if len(stages) > 0 {
 		add(s.Iterations > 0, "stages", "do not apply to an iteration run: it has no timed window")
 		add(model == LoadRate && s.RateByType != "", "stages", "of a rate run are total rates: give the rate as one number, not per type")
@@ -260,7 +230,7 @@ func (s Spec) validateLoad() FieldErrors {
 		}
 	}
 	if model != LoadClosed || len(stages) > 0 {
-		if !s.Seg().IsWhole() {
+		if !p.Segment.IsWhole() {
 			errs = append(errs, fieldErr("segment", "%s: a run split over several agents runs closed-loop VUs without stages", s.Segment))
 		}
 	}

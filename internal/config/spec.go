@@ -164,13 +164,6 @@ type Spec struct {
 // MaxRunIDLen bounds Spec.RunID.
 const MaxRunIDLen = 64
 
-// Seg is the spec's segment (the whole run when it does not parse: Validate
-// refuses that).
-func (s Spec) Seg() Segment {
-	seg, _ := ParseSegment(s.Segment)
-	return seg
-}
-
 // Defaults of the settings whose zero value is not their default.
 const (
 	DefaultVUs      = 4
@@ -323,11 +316,11 @@ func fieldErr(field, format string, args ...any) FieldError {
 	return FieldError{Field: field, Msg: field + " " + fmt.Sprintf(format, args...)}
 }
 
-// Validate checks every setting the kind uses and returns FieldErrors (nil
-// when the spec is valid). Workload-specific rules are added by the
-// workload (workload.Validator); the target is parsed by the job service.
-func (s Spec) Validate() error {
+// check applies every rule of the settings the kind uses, reading the
+// text settings into p as it goes (Parse).
+func (s Spec) check(p *Plan) FieldErrors {
 	var errs FieldErrors
+	segErrs := s.checkSegment(p) // first: the load's rules need the segment
 	add := func(cond bool, field, format string, args ...any) {
 		if cond {
 			errs = append(errs, fieldErr(field, format, args...))
@@ -369,9 +362,9 @@ func (s Spec) Validate() error {
 		add(s.QuerySets < 1, "query_sets", "must be at least 1 (got %d)", s.QuerySets)
 		add(!oneOf(s.Metrics, "on", "off"), "metrics", "%q: want on or off", s.Metrics)
 		add(!(s.MetricsRate > 0 && s.MetricsRate <= MaxMetricsRate), "metrics_rate", "must be in (0, %d] samples per second (got %g)", MaxMetricsRate, s.MetricsRate)
-		errs = append(errs, s.validateLoad()...)
+		errs = append(errs, s.checkLoad(p)...)
 	}
-	errs = append(errs, s.validateSegment()...)
+	errs = append(errs, segErrs...)
 	// Whatever the kind: a scrape URL is fetched by whoever runs the job,
 	// so a bad one is refused even where it would go unused.
 	if s.Scrape != "" {
@@ -379,14 +372,11 @@ func (s Spec) Validate() error {
 			errs = append(errs, fieldErr("scrape", "%q: %v (e.g. http://db1:9100/metrics)", redactURL(s.Scrape), err))
 		}
 	}
-	if len(errs) == 0 {
-		return nil
-	}
 	return errs
 }
 
-// validateSegment checks Segment and RunID.
-func (s Spec) validateSegment() FieldErrors {
+// checkSegment checks Segment and RunID, reading the segment into p.
+func (s Spec) checkSegment(p *Plan) FieldErrors {
 	var errs FieldErrors
 	if s.RunID != "" {
 		if !validRunID(s.RunID) {
@@ -401,6 +391,7 @@ func (s Spec) validateSegment() FieldErrors {
 		// ParseSegment's errors start with "segment".
 		return append(errs, FieldError{Field: "segment", Msg: err.Error()})
 	}
+	p.Segment = seg
 	if s.RunID != "" && (s.AgentWait.D() < time.Second || s.AgentWait.D() > 24*time.Hour) {
 		errs = append(errs, fieldErr("agent_wait", "must be between 1s and 24h (got %s)", s.AgentWait.D()))
 	}

@@ -311,7 +311,7 @@ func TestValidateSegment(t *testing.T) {
 	if err != nil || s.Segment != "1/4" || s.RunID != "n1" || s.Validate() != nil {
 		t.Fatalf("decoded %+v, %v", s, err)
 	}
-	if first, n := s.Seg().Share(s.VU); first != 2 || n != 2 {
+	if first, n := s.MustParse().Segment.Share(s.VU); first != 2 || n != 2 {
 		t.Errorf("1/4 of 8 VUs: %d+%d", first, n)
 	}
 	if New(KindRun).Segment != "" || New(KindRun).RunID != "" {

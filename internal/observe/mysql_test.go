@@ -403,7 +403,7 @@ func TestMySQLPerformanceSchema(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, err := sandbox.EnsureMariaDB(ctx, t.Logf); err != nil {
+	if _, err := sandbox.EnsureMariaDB(ctx, testdb.MariaDBBin(), t.Logf); err != nil {
 		t.Skipf("no MariaDB: %v", err)
 	}
 	dir, err := os.MkdirTemp("", "sledge-observe-mariadb-")

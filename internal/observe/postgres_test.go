@@ -496,7 +496,7 @@ func TestPostgresWaitSampling(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL server of its own")
 	}
-	bin, err := sandbox.FindBinaries()
+	bin, err := sandbox.FindBinaries(testdb.PGBin())
 	if err != nil {
 		t.Skipf("no PostgreSQL: %v", err)
 	}
@@ -629,7 +629,7 @@ func TestPostgresServerRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL server of its own")
 	}
-	bin, err := sandbox.FindBinaries()
+	bin, err := sandbox.FindBinaries(testdb.PGBin())
 	if err != nil {
 		t.Skipf("no PostgreSQL: %v", err)
 	}

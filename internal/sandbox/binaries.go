@@ -21,22 +21,23 @@ var ErrNotInstalled = errors.New("PostgreSQL server binaries not found")
 const debianRoot = "/usr/lib/postgresql"
 
 // FindBinaries returns the directory holding initdb and pg_ctl (and, next to
-// them, postgres): $SLEDGE_PG_BIN if set, else the directory of pg_ctl on
-// PATH, else the highest version under /usr/lib/postgresql/*/bin.
-func FindBinaries() (string, error) {
-	return findBinaries("")
+// them, postgres): chosen, when the user chose one (Sledge's command reads
+// $SLEDGE_PG_BIN), else the directory of pg_ctl on PATH, else the highest
+// version under /usr/lib/postgresql/*/bin.
+func FindBinaries(chosen string) (string, error) {
+	return findBinaries(chosen, "")
 }
 
 // findBinaries is FindBinaries preferring major version want (the version of
 // an existing cluster, which only a server of the same major version can run)
 // among the side-by-side installations.
-func findBinaries(want string) (string, error) {
-	if dir := os.Getenv("SLEDGE_PG_BIN"); dir != "" {
+func findBinaries(chosen, want string) (string, error) {
+	if chosen != "" {
 		// An explicit choice is never second-guessed by a fallback.
-		if !hasBinaries(dir) {
-			return "", fmt.Errorf("%w in $SLEDGE_PG_BIN=%s (it needs initdb, pg_ctl and postgres)", ErrNotInstalled, dir)
+		if !hasBinaries(chosen) {
+			return "", fmt.Errorf("%w in %s, the directory chosen (it needs initdb, pg_ctl and postgres)", ErrNotInstalled, chosen)
 		}
-		return filepath.Abs(dir)
+		return filepath.Abs(chosen)
 	}
 	if want != "" {
 		if dir := filepath.Join(debianRoot, want, "bin"); hasBinaries(dir) {
@@ -56,7 +57,7 @@ func findBinaries(want string) (string, error) {
 	if dir := highestDebianVersion(); dir != "" {
 		return dir, nil
 	}
-	return "", fmt.Errorf("%w: looked in $SLEDGE_PG_BIN, PATH and %s/*/bin; install the PostgreSQL server "+
+	return "", fmt.Errorf("%w: looked on PATH and in %s/*/bin; install the PostgreSQL server "+
 		"(Debian/Ubuntu: apt-get install postgresql; Fedora: dnf install postgresql-server; macOS: brew install postgresql) "+
 		"or set SLEDGE_PG_BIN to the directory holding initdb and pg_ctl", ErrNotInstalled, debianRoot)
 }

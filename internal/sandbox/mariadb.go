@@ -47,7 +47,8 @@ const (
 	// of its own.
 	mariaDBStateName = "mariadb.json"
 
-	// mariaDBEnv lists the directories to look for the MariaDB programs in.
+	// mariaDBEnv lists the directories to look for the MariaDB programs in
+	// (read by Sledge's command; named here for the advice in errors).
 	mariaDBEnv = "SLEDGE_MARIADB_BIN"
 	// minMariaDB is the oldest release whose mariadb-install-db has
 	// --auth-root-authentication-method, which the password-less root needs.
@@ -111,37 +112,18 @@ func (e *sentinelError) Error() string        { return e.msg }
 func (e *sentinelError) Is(target error) bool { return target == e.sentinel }
 
 // FindMariaDB finds the MariaDB server and mariadb-install-db (or their older
-// names, mysqld and mysql_install_db) in the directories listed in
-// $SLEDGE_MARIADB_BIN (separated like PATH) if it is set, else on PATH and in
-// /usr/sbin and /usr/bin, where distributions put them without /usr/sbin
-// always being on an ordinary user's PATH. The server must be MariaDB 10.4 or
-// later: a MySQL server is not a substitute. The error matches
-// ErrNotInstalled (errors.Is) when they are missing.
-func FindMariaDB() (MariaDBBinaries, error) {
-	return findMariaDB("")
-}
-
-// findMariaDB is FindMariaDB searching the directories of binDir, a PATH-like
-// list, if not empty.
-func findMariaDB(binDir string) (MariaDBBinaries, error) {
-	var dirs []string
-	var where string
-	switch env := os.Getenv(mariaDBEnv); {
-	case binDir != "":
-		dirs, where = filepath.SplitList(binDir), binDir
-	case env != "":
-		// An explicit choice is never second-guessed by a fallback.
-		dirs, where = filepath.SplitList(env), "$"+mariaDBEnv+"="+env
-	default:
-		for _, d := range filepath.SplitList(os.Getenv("PATH")) {
-			// Relative PATH entries would make the result depend on the
-			// working directory; exec.LookPath refuses them too.
-			if filepath.IsAbs(d) {
-				dirs = append(dirs, d)
-			}
-		}
-		dirs = append(dirs, "/usr/sbin", "/usr/bin")
-		where = "$" + mariaDBEnv + ", PATH, /usr/sbin and /usr/bin"
+// names, mysqld and mysql_install_db) in the directories of chosen, a list
+// separated like PATH, when the user chose them (Sledge's command reads
+// $SLEDGE_MARIADB_BIN), else on PATH and in /usr/sbin and /usr/bin, where
+// distributions put them without /usr/sbin always being on an ordinary
+// user's PATH. The server must be MariaDB 10.4 or later: a MySQL server is
+// not a substitute. The error matches ErrNotInstalled (errors.Is) when they
+// are missing.
+func FindMariaDB(chosen string) (MariaDBBinaries, error) {
+	// An explicit choice is never second-guessed by a fallback.
+	dirs, where := filepath.SplitList(chosen), chosen
+	if chosen == "" {
+		dirs, where = nil, "PATH, /usr/sbin and /usr/bin"
 	}
 	notFound := func(detail string) error {
 		return &sentinelError{ErrNotInstalled, fmt.Sprintf("MariaDB server binaries not found: %s (looked in %s); "+
@@ -181,11 +163,19 @@ func findMariaDB(binDir string) (MariaDBBinaries, error) {
 }
 
 // findProgram returns the path of the first of names found executable in
-// dirs, trying each name in every directory before the next name: a mysqld
-// early on PATH must not win over a mariadbd later.
+// dirs (none: on PATH, then in /usr/sbin and /usr/bin), trying each name in
+// every directory before the next name: a mysqld early on PATH must not win
+// over a mariadbd later.
 func findProgram(dirs []string, names ...string) string {
 	for _, name := range names {
-		for _, d := range dirs {
+		search := dirs
+		if search == nil {
+			if p, err := exec.LookPath(name); err == nil && filepath.IsAbs(p) {
+				return p
+			}
+			search = []string{"/usr/sbin", "/usr/bin"}
+		}
+		for _, d := range search {
 			p := filepath.Join(d, name)
 			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
 				if abs, err := filepath.Abs(p); err == nil {
@@ -228,7 +218,7 @@ func startMariaDB(ctx context.Context, dir string, opts Options) (*MariaDB, erro
 		return nil, err
 	}
 	m := &MariaDB{dir: dir}
-	if m.bins, err = findMariaDB(opts.BinDir); err != nil {
+	if m.bins, err = FindMariaDB(opts.BinDir); err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(filepath.Join(dir, stateName)); err == nil {

@@ -15,15 +15,16 @@ import (
 // another holds dpkg's lock, rather than wait.
 const aptLock = "/tmp/sledge-apt.lock"
 
-// EnsureMariaDB finds the MariaDB binaries and, where they are missing and
-// this process may install packages (root, apt-get, no $SLEDGE_MARIADB_BIN
-// choosing the binaries), installs Debian's mariadb-server first. The error
+// EnsureMariaDB finds the MariaDB binaries (FindMariaDB(chosen)) and, where
+// they are missing and this process may install packages (root, apt-get, no
+// directories chosen for the binaries), installs Debian's mariadb-server
+// first. The error
 // wraps ErrNotInstalled when MariaDB is still missing. logf, if set, hears
 // that an installation starts. Test helpers use it: the test command must
 // bring what it needs on a fresh machine.
-func EnsureMariaDB(ctx context.Context, logf func(format string, args ...any)) (MariaDBBinaries, error) {
-	bins, err := FindMariaDB()
-	if err == nil || !canInstallMariaDB() {
+func EnsureMariaDB(ctx context.Context, chosen string, logf func(format string, args ...any)) (MariaDBBinaries, error) {
+	bins, err := FindMariaDB(chosen)
+	if err == nil || chosen != "" || !CanAptInstall() {
 		return bins, err
 	}
 	if logf != nil {
@@ -34,7 +35,7 @@ func EnsureMariaDB(ctx context.Context, logf func(format string, args ...any)) (
 	ierr := installMariaDB(ctx)
 	// Checked whatever apt-get said: it may fail over the system server it
 	// could not start after installing the binaries.
-	bins, err = FindMariaDB()
+	bins, err = FindMariaDB(chosen)
 	if err != nil {
 		if ierr == nil {
 			ierr = errors.New("it succeeded, but did not provide them")
@@ -45,10 +46,6 @@ func EnsureMariaDB(ctx context.Context, logf func(format string, args ...any)) (
 		logf("%v\n(but MariaDB is installed now)", ierr)
 	}
 	return bins, nil
-}
-
-func canInstallMariaDB() bool {
-	return os.Getenv("SLEDGE_MARIADB_BIN") == "" && CanAptInstall()
 }
 
 // installMariaDB installs Debian's mariadb-server package. The package's

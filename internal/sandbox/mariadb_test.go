@@ -25,7 +25,7 @@ import (
 // where a missing server must not silently turn integration tests green.
 func needMariaDB(t *testing.T) {
 	t.Helper()
-	if _, err := EnsureMariaDB(t.Context(), t.Logf); err != nil {
+	if _, err := EnsureMariaDB(t.Context(), os.Getenv("SLEDGE_MARIADB_BIN"), t.Logf); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI is set but MariaDB is missing: %v", err)
 		}
@@ -349,11 +349,13 @@ func TestMariaDBUnreachableDirAsRoot(t *testing.T) {
 	}
 }
 
-func TestFindMariaDBHonoursEnv(t *testing.T) {
-	t.Setenv(mariaDBEnv, t.TempDir())
-	_, err := FindMariaDB()
+// TestFindMariaDBHonoursChoice: chosen directories ($SLEDGE_MARIADB_BIN)
+// are never second-guessed by the search.
+func TestFindMariaDBHonoursChoice(t *testing.T) {
+	t.Parallel()
+	_, err := FindMariaDB(t.TempDir())
 	if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "MariaDB") || strings.Contains(err.Error(), "PostgreSQL") {
-		t.Fatalf("FindMariaDB with an empty %s = %v, want ErrNotInstalled, about MariaDB", mariaDBEnv, err)
+		t.Fatalf("FindMariaDB of an empty chosen directory = %v, want ErrNotInstalled, about MariaDB", err)
 	}
 }
 

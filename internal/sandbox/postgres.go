@@ -68,7 +68,9 @@ type Options struct {
 	// if it is free (so its URL stays the same across restarts), else picks a
 	// free one.
 	Port int
-	// BinDir holds initdb, pg_ctl and postgres; "" means FindBinaries.
+	// BinDir holds initdb, pg_ctl and postgres ($SLEDGE_PG_BIN); "" means
+	// FindBinaries' search. For MariaDB: the directories holding its
+	// programs, separated like PATH ($SLEDGE_MARIADB_BIN).
 	BinDir string
 	// Settings are extra server settings (postgresql.conf names and values),
 	// applied after and over Sledge's defaults.
@@ -130,7 +132,7 @@ func start(ctx context.Context, dir string, opts Options) (*Postgres, error) {
 	p := &Postgres{dir: dir}
 	version := p.clusterVersion()
 	if p.binDir = opts.BinDir; p.binDir == "" {
-		if p.binDir, err = findBinaries(version); err != nil {
+		if p.binDir, err = findBinaries("", version); err != nil {
 			return nil, err
 		}
 	} else if !hasBinaries(p.binDir) {
@@ -253,7 +255,7 @@ func (p *Postgres) Stop(ctx context.Context) error {
 	}
 	if !hasBinaries(p.binDir) {
 		var err error
-		if p.binDir, err = findBinaries(p.clusterVersion()); err != nil {
+		if p.binDir, err = findBinaries("", p.clusterVersion()); err != nil {
 			return fmt.Errorf("stop postgres sandbox in %s: %w", p.dir, err)
 		}
 	}

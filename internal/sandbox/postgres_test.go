@@ -23,7 +23,7 @@ import (
 // where a missing server must not silently turn integration tests green.
 func needBinaries(t *testing.T) {
 	t.Helper()
-	if _, err := FindBinaries(); err != nil {
+	if _, err := FindBinaries(os.Getenv("SLEDGE_PG_BIN")); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI is set but PostgreSQL is missing: %v", err)
 		}
@@ -270,10 +270,12 @@ func TestUnreachableDirAsRoot(t *testing.T) {
 	}
 }
 
-func TestFindBinariesHonoursEnv(t *testing.T) {
-	t.Setenv("SLEDGE_PG_BIN", t.TempDir())
-	if _, err := FindBinaries(); !errors.Is(err, ErrNotInstalled) {
-		t.Fatalf("FindBinaries with an empty SLEDGE_PG_BIN = %v, want ErrNotInstalled", err)
+// TestFindBinariesHonoursChoice: a chosen directory ($SLEDGE_PG_BIN) is
+// never second-guessed by the search.
+func TestFindBinariesHonoursChoice(t *testing.T) {
+	t.Parallel()
+	if _, err := FindBinaries(t.TempDir()); !errors.Is(err, ErrNotInstalled) {
+		t.Fatalf("FindBinaries of an empty chosen directory = %v, want ErrNotInstalled", err)
 	}
 }
 

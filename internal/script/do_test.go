@@ -47,7 +47,7 @@ func testDoBuildAndRun(t *testing.T, raw, dbset, prefix, product string) {
 	st := hammerState(t, raw, dbset, prefix, dbase, "tpcc."+prefix+"count_ware", "1", "tpcc."+prefix+"num_vu", "1",
 		"tpcc."+prefix+"odd_key", `a b {c} $d "e"`)
 	var out bytes.Buffer
-	if err := Do(ctx, &out, svc, "buildschema", st); err != nil {
+	if err := Do(ctx, &out, svc, Env{}, "buildschema", st); err != nil {
 		t.Fatalf("buildschema: %v\n%s", err, out.String())
 	}
 	if !strings.Contains(out.String(), "created database "+dbase+"\n") || !strings.Contains(out.String(), "built 1 warehouse") ||
@@ -64,7 +64,7 @@ func testDoBuildAndRun(t *testing.T, raw, dbset, prefix, product string) {
 	// check, not by creating the database again, saying what a script can
 	// do about it (never a CLI flag).
 	out.Reset()
-	err := Do(ctx, &out, svc, "buildschema", st)
+	err := Do(ctx, &out, svc, Env{}, "buildschema", st)
 	t.Logf("second buildschema:\n%s", out.String())
 	refusal := "Error: build: database already holds a TPROC-C schema (1 warehouse): " +
 		"run deleteschema first to drop it, or diset tpcc " + prefix + "dbase a new or empty database\n"
@@ -80,7 +80,7 @@ func testDoBuildAndRun(t *testing.T, raw, dbset, prefix, product string) {
 		st.Dicts["tpcc"][prefix+k] = v
 	}
 	out.Reset()
-	if err := Do(ctx, &out, svc, "vurun", st); err != nil {
+	if err := Do(ctx, &out, svc, Env{}, "vurun", st); err != nil {
 		t.Fatalf("vurun: %v\n%s", err, out.String())
 	}
 	t.Logf("vurun:\n%s", out.String())
@@ -119,7 +119,7 @@ func testDoBuildAndRun(t *testing.T, raw, dbset, prefix, product string) {
 	st.VU["showoutput"] = "0"
 	st.VU["vu"] = "1"
 	out.Reset()
-	if err := Do(ctx, &out, svc, "vurun", st); err != nil {
+	if err := Do(ctx, &out, svc, Env{}, "vurun", st); err != nil {
 		t.Fatalf("vurun: %v\n%s", err, out.String())
 	}
 	if strings.Contains(out.String(), "run job") || !strings.Contains(out.String(), "Vuser 1:TEST RESULT") || !jobLineRE.MatchString(out.String()) {
@@ -127,17 +127,17 @@ func testDoBuildAndRun(t *testing.T, raw, dbset, prefix, product string) {
 	}
 
 	out.Reset()
-	if err := Do(ctx, &out, svc, "checkschema", st); err != nil || !jobLineRE.MatchString(out.String()) {
+	if err := Do(ctx, &out, svc, Env{}, "checkschema", st); err != nil || !jobLineRE.MatchString(out.String()) {
 		t.Errorf("checkschema: %v\n%s", err, out.String())
 	}
 	out.Reset()
-	if err := Do(ctx, &out, svc, "deleteschema", st); err != nil || !strings.Contains(out.String(), "dropped the TPROC-C schema") {
+	if err := Do(ctx, &out, svc, Env{}, "deleteschema", st); err != nil || !strings.Contains(out.String(), "dropped the TPROC-C schema") {
 		t.Errorf("deleteschema: %v\n%s", err, out.String())
 	}
 
 	// librarycheck reaches the server and names the driver.
 	out.Reset()
-	if err := Do(ctx, &out, svc, "librarycheck", st); err != nil ||
+	if err := Do(ctx, &out, svc, Env{}, "librarycheck", st); err != nil ||
 		!strings.Contains(out.String(), "Success ... connected to "+product) {
 		t.Errorf("librarycheck: %v\n%s", err, out.String())
 	}
@@ -164,7 +164,7 @@ func TestLibrarycheckFallback(t *testing.T) {
 	svc, _ := newService(t)
 	st := hammerState(t, raw, "pg", "pg_", "not_built_yet")
 	var out bytes.Buffer
-	if err := Do(context.Background(), &out, svc, "librarycheck", st); err != nil {
+	if err := Do(context.Background(), &out, svc, Env{}, "librarycheck", st); err != nil {
 		t.Fatalf("librarycheck: %v\n%s", err, out.String())
 	}
 	if !regexp.MustCompile(`Success \.\.\. connected to PostgreSQL \S+[^\n]* at postgres://.*not_built_yet.* \(through database \S+ as \S+; the benchmark's database is not reachable yet`).MatchString(out.String()) {
@@ -172,7 +172,7 @@ func TestLibrarycheckFallback(t *testing.T) {
 	}
 	st.Dicts["connection"]["mysql_host"], st.Dicts["connection"]["mysql_port"] = "127.0.0.1", "1"
 	out.Reset()
-	err := Do(context.Background(), &out, svc, "librarycheck", st)
+	err := Do(context.Background(), &out, svc, Env{}, "librarycheck", st)
 	if ee, ok := err.(ExitError); !ok || ee.Code != 1 || !strings.Contains(out.String(), "Error: cannot reach the MySQL server") {
 		t.Errorf("unreachable MySQL: %v\n%s", err, out.String())
 	}

@@ -39,8 +39,8 @@ import (
 // lines, a run's "N Active Virtual Users configured" and "TEST RESULT"
 // lines last (stored with the job's output too, as HammerDB's jobs ID 1 has
 // them), and with vuset logtotemp 1 HammerDB's log file as well.
-func Do(ctx context.Context, w io.Writer, svc *app.Service, action string, st *State) error {
-	h, err := newHammer(st)
+func Do(ctx context.Context, w io.Writer, svc *app.Service, env Env, action string, st *State) error {
+	h, err := newHammer(st, env)
 	if err != nil {
 		return failed(w, err, nil)
 	}
@@ -142,16 +142,20 @@ type hammer struct {
 	notices []string
 	// lines are printed before the notices: steprun's steps.
 	lines []string
+	// env is what the process's environment says (temporary directories,
+	// HammerDB's configuration directory).
+	env Env
 	// stepsFile finds steprun's steps.xml (findSteps).
 	stepsFile func() (path string, data []byte, err error)
 }
 
-func newHammer(st *State) (*hammer, error) {
+func newHammer(st *State, env Env) (*hammer, error) {
 	keys, ok := DatabaseNamed(st.DB)
 	if !ok {
 		return nil, fmt.Errorf("dbset db %s: Sledge drives pg, maria and mysql (and its embedded databases through its own CLI)", st.DB)
 	}
-	return &hammer{st: st, keys: keys, prefix: keys.Prefix, product: keys.Product, stepsFile: findSteps}, nil
+	return &hammer{st: st, keys: keys, prefix: keys.Prefix, product: keys.Product, env: env,
+		stepsFile: func() (string, []byte, error) { return findSteps(env) }}, nil
 }
 
 // running says whether the action runs the workload: vurun, steprun.

@@ -137,7 +137,7 @@ func TestSpecMapping(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, err := newHammer(tc.st)
+			h, err := newHammer(tc.st, Env{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -172,7 +172,7 @@ func TestSpecMappingErrors(t *testing.T) {
 		{"TPROC-H check", state("pg", "TPROC-H", "1"), "checkschema", "checkschema: Sledge checks TPROC-C schemas"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, err := newHammer(tc.st)
+			h, err := newHammer(tc.st, Env{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +182,7 @@ func TestSpecMappingErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := newHammer(&State{DB: "oracle"}); err == nil || !strings.Contains(err.Error(), "Sledge drives pg, maria and mysql") {
+	if _, err := newHammer(&State{DB: "oracle"}, Env{}); err == nil || !strings.Contains(err.Error(), "Sledge drives pg, maria and mysql") {
 		t.Errorf("dbset db oracle: %v", err)
 	}
 }
@@ -243,7 +243,7 @@ func TestDoFieldErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			svc, repo := newService(t)
 			var out bytes.Buffer
-			err := Do(context.Background(), &out, svc, tc.action, tc.st)
+			err := Do(context.Background(), &out, svc, Env{}, tc.action, tc.st)
 			var exit interface{ ExitCode() int }
 			if err == nil || !asExit(err, &exit) || exit.ExitCode() != 1 {
 				t.Errorf("Do %s: %v, want exit status 1", tc.action, err)
@@ -269,7 +269,7 @@ func asExit(err error, target *interface{ ExitCode() int }) bool {
 func TestDoVurunWithoutVUsCreatesNoJob(t *testing.T) {
 	svc, repo := newService(t)
 	var out bytes.Buffer
-	err := Do(context.Background(), &out, svc, "vurun", state("pg", "TPROC-C", "0", "tpcc.pg_driver", "timed"))
+	err := Do(context.Background(), &out, svc, Env{}, "vurun", state("pg", "TPROC-C", "0", "tpcc.pg_driver", "timed"))
 	if err == nil {
 		t.Fatal("vurun with vu 0 succeeded")
 	}
@@ -289,7 +289,7 @@ func TestSettingsRecorded(t *testing.T) {
 	st := state("maria", "TPROC-C", "1", "connection.maria_host", "db1", "tpcc.maria_count_ware", "2",
 		"tpcc.pg_count_ware", "9", "commandline.keepalive_margin", "5")
 	st.ProfileID = 3
-	h, err := newHammer(st)
+	h, err := newHammer(st, Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestNoticesReported(t *testing.T) {
 	st := state("pg", "TPROC-C", "2", "tpcc.pg_driver", "test", "tpcc.pg_allwarehouse", "true", "tpcc.pg_odd", `a {b} $c`,
 		"tpcc.pg_count_ware", "4", "tpcc.maria_odd", "x", "tpcc.pg_connect_pool", "true", "nodict.k", "v")
 	st.VU["delay"] = "20"
-	h, err := newHammer(st)
+	h, err := newHammer(st, Env{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,6 +84,9 @@ type Command struct {
 	Repo Repository
 	// Loc is the time zone of printed timestamps (HammerDB prints local time).
 	Loc *time.Location
+	// Env is what the process's environment says: where jobs ID save
+	// writes (HammerDB's temporary directory).
+	Env Env
 }
 
 const usage = `Error: Usage: [ jobs | jobs format <fmt> | jobs disable <0|1> | jobs jobid | jobs jobid save | jobs jobid <command> [option] | jobs jobid timing <vuid|vu=n> | jobs jobid getchart [result|timing|tcount|metrics|profile|diff:pid] | jobs profileid [id] | jobs profile <id> | jobs diff basepid comppid [true|false] ] - type "help jobs"`
@@ -318,9 +321,10 @@ func (r *run) save(arg string) error {
 	if err != nil {
 		return err
 	}
-	dir := tempDir(runtime.GOOS, os.Getenv) // where vuset logtotemp writes hammerdb.log too
+	dir := tempDir(runtime.GOOS, r.Env.get) // where vuset logtotemp writes hammerdb.log too
 	if dir == "" {
-		dir = os.TempDir()
+		r.println("Error: Could not save JSON report: no writable temporary directory")
+		return nil
 	}
 	path := filepath.Join(dir, "hdb_"+idString(j.ID)+".json")
 	if err := os.WriteFile(path, []byte(a.Body+"\n"), 0o644); err != nil {

@@ -245,12 +245,15 @@ func TestJobsTcountSamples(t *testing.T) {
 // service's summaryjson) to hdb_ID.json in the temporary directory, as
 // HammerDB 6 does.
 func TestJobsSave(t *testing.T) {
+	t.Parallel()
 	g := newGolden(t)
 	dir := t.TempDir()
-	t.Setenv("TMP", dir) // HammerDB's first choice, as for its logs
-	t.Setenv("TMPDIR", t.TempDir())
+	env := script.Env{TMP: dir, TMPDIR: t.TempDir()} // $TMP: HammerDB's first choice, as for its logs
 	run := strconv.FormatInt(g.f.Run, 10)
-	out := g.jobs(t, g.repo, script.FormatJSON, run, "save")
+	out, err := (&script.Command{Repo: g.repo, Loc: time.UTC, Env: env}).Run(context.Background(), script.Session{Format: script.FormatJSON}, []string{run, "save"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(dir, "hdb_"+run+".json")
 	if out.Printed != "Saved job report JSON to "+path+"\n" {
 		t.Fatalf("save printed %q", out.Printed)

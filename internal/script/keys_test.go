@@ -259,7 +259,7 @@ func TestKeyMappings(t *testing.T) {
 			func(s config.Spec) bool { return s.DB == "mysql://root@db1:3306/tpcc" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, err := newHammer(tc.st)
+			h, err := newHammer(tc.st, Env{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -297,7 +297,7 @@ func TestAsyncScaleRefusals(t *testing.T) {
 		{state("mysql", "TPROC-C", "2", "tpcc.mysql_async_scale", "1", "tpcc.mysql_keyandthink", "true", "tpcc.mysql_async_client", "many"),
 			`diset tpcc mysql_async_client "many": want a whole number`},
 	} {
-		h, err := newHammer(tc.st)
+		h, err := newHammer(tc.st, Env{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,7 +307,7 @@ func TestAsyncScaleRefusals(t *testing.T) {
 	}
 	// Too many terminals are refused by the spec's rules, named as the
 	// setting that made them.
-	h, _ := newHammer(state("pg", "TPROC-C", "100", "tpcc.pg_async_scale", "true", "tpcc.pg_keyandthink", "true", "tpcc.pg_async_client", "2000"))
+	h, _ := newHammer(state("pg", "TPROC-C", "100", "tpcc.pg_async_scale", "true", "tpcc.pg_keyandthink", "true", "tpcc.pg_async_client", "2000"), Env{})
 	s, err := h.spec("vurun")
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +322,7 @@ func TestAsyncScaleRefusals(t *testing.T) {
 // reaches the server to create the benchmark's database.
 func TestSuperuserMapping(t *testing.T) {
 	h, err := newHammer(state("pg", "TPROC-C", "1", "connection.pg_host", "db1", "tpcc.pg_superuser", "admin",
-		"tpcc.pg_superuserpass", "s3cret", "tpcc.pg_defaultdbase", "maint"))
+		"tpcc.pg_superuserpass", "s3cret", "tpcc.pg_defaultdbase", "maint"), Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestSuperuserMapping(t *testing.T) {
 	if d := h.value("defaultdbase"); d != "maint" {
 		t.Errorf("defaultdbase %q", d)
 	}
-	h, _ = newHammer(state("pg", "TPROC-H", "1"))
+	h, _ = newHammer(state("pg", "TPROC-H", "1"), Env{})
 	if u, p := h.superuser(); u != "postgres" || p != "postgres" {
 		t.Errorf("TPROC-H superuser defaults %q %q", u, p)
 	}
@@ -383,7 +383,7 @@ func TestKeyNotices(t *testing.T) {
 				"(HammerDB's mysql_ssl_* CA path, CA file, client certificate, key and cipher are not used)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, err := newHammer(tc.st)
+			h, err := newHammer(tc.st, Env{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -413,7 +413,7 @@ func TestSocketRule(t *testing.T) {
 		{"db1", sock, "mysql://root:maria@db1:3306/tpcc"},
 		{"127.0.0.1", "null", "mysql://root:maria@127.0.0.1:3306/tpcc"},
 	} {
-		h, _ := newHammer(state("maria", "TPROC-C", "1", "connection.maria_host", tc.host, "connection.maria_socket", tc.socket))
+		h, _ := newHammer(state("maria", "TPROC-C", "1", "connection.maria_host", tc.host, "connection.maria_socket", tc.socket), Env{})
 		if got := h.url(); got != tc.want {
 			t.Errorf("host %s socket %s: %s, want %s", tc.host, tc.socket, got, tc.want)
 		}
@@ -423,7 +423,7 @@ func TestSocketRule(t *testing.T) {
 // giset commandline jobs_profile_id is HammerDB's jobs profileid.
 func TestProfileIDFromGiset(t *testing.T) {
 	st := state("pg", "TPROC-C", "1", "commandline.jobs_profile_id", "7")
-	h, _ := newHammer(st)
+	h, _ := newHammer(st, Env{})
 	if got := h.settings()[ConfigProfileID]; got != "7" {
 		t.Errorf("profile id %q, want 7", got)
 	}

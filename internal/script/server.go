@@ -24,7 +24,7 @@ func librarycheck(ctx context.Context, w io.Writer, st *State) error {
 	for _, name := range []string{"pg", "maria", "mysql"} {
 		one := *st
 		one.DB = name
-		h, err := newHammer(&one)
+		h, err := newHammer(&one, Env{})
 		if err != nil {
 			return failed(w, err, nil)
 		}

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -130,16 +129,11 @@ func stepMinutes(text string) (time.Duration, error) {
 	return time.Duration(math.Round(m*60000)) * time.Millisecond, nil
 }
 
-// findSteps reads the steps file: steps.xml in $SLEDGE_HAMMERDB_CONFIG,
-// else config/steps.xml in the current directory. No file: path "" and no
-// error (the caller uses HammerDB's default steps).
-func findSteps() (path string, data []byte, err error) {
-	var candidates []string
-	if dir := os.Getenv(StepsEnv); dir != "" {
-		candidates = append(candidates, filepath.Join(dir, "steps.xml"))
-	}
-	candidates = append(candidates, filepath.Join("config", "steps.xml"))
-	for _, p := range candidates {
+// findSteps reads the steps file: steps.xml in $SLEDGE_HAMMERDB_CONFIG
+// (env.ConfigDir), else config/steps.xml in the working directory. No file:
+// path "" and no error (the caller uses HammerDB's default steps).
+func findSteps(env Env) (path string, data []byte, err error) {
+	for _, p := range env.stepsCandidates() {
 		data, err := os.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

@@ -304,7 +304,7 @@ func TestStepSpec(t *testing.T) {
 		{name: "TPROC-H", st: state("pg", "TPROC-H", "1"), steps: file("", "", nil), err: "Step Workload does not support TPROC-H"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, err := newHammer(tc.st)
+			h, err := newHammer(tc.st, Env{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -338,25 +338,25 @@ func TestStepSpec(t *testing.T) {
 // steps.xml is found in $SLEDGE_HAMMERDB_CONFIG first (as HammerDB looks in
 // its own config directory first), then in ./config.
 func TestFindSteps(t *testing.T) {
-	work, env := t.TempDir(), t.TempDir()
-	t.Chdir(work)
-	t.Setenv(StepsEnv, env)
-	if p, _, err := findSteps(); p != "" || err != nil {
+	t.Parallel()
+	work, dir := t.TempDir(), t.TempDir()
+	env := Env{ConfigDir: dir, WorkDir: work}
+	if p, _, err := findSteps(env); p != "" || err != nil {
 		t.Fatalf("nothing to find: %q %v", p, err)
 	}
-	if err := os.Mkdir("config", 0o755); err != nil {
+	if err := os.Mkdir(filepath.Join(work, "config"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("config", "steps.xml"), []byte("<steps/>"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(work, "config", "steps.xml"), []byte("<steps/>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if p, data, err := findSteps(); p != filepath.Join("config", "steps.xml") || string(data) != "<steps/>" || err != nil {
+	if p, data, err := findSteps(env); p != filepath.Join(work, "config", "steps.xml") || string(data) != "<steps/>" || err != nil {
 		t.Errorf("./config: %q %q %v", p, data, err)
 	}
-	if err := os.WriteFile(filepath.Join(env, "steps.xml"), []byte("<steps></steps>"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "steps.xml"), []byte("<steps></steps>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if p, _, err := findSteps(); p != filepath.Join(env, "steps.xml") || err != nil {
+	if p, _, err := findSteps(env); p != filepath.Join(dir, "steps.xml") || err != nil {
 		t.Errorf("$%s: %q %v", StepsEnv, p, err)
 	}
 }

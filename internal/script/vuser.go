@@ -274,7 +274,7 @@ func (h *hammer) openLog(w io.Writer) *hammerLog {
 	if !truthy(h.vu("logtotemp")) {
 		return nil
 	}
-	dir := tempDir(runtime.GOOS, os.Getenv)
+	dir := tempDir(runtime.GOOS, h.env.get)
 	if dir == "" {
 		fmt.Fprintln(w, "Could not create Logfile")
 		return nil

@@ -186,11 +186,11 @@ func TestTempDir(t *testing.T) {
 // vuset logtotemp 1 opens the log in $TMP and says so as HammerDB does;
 // without it there is no log.
 func TestOpenLog(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	t.Setenv("TMP", dir)
 	st := state("pg", "TPROC-C", "1")
 	var out bytes.Buffer
-	h, _ := newHammer(st)
+	h, _ := newHammer(st, Env{TMP: dir})
 	if l := h.openLog(&out); l != nil || out.Len() != 0 {
 		t.Errorf("logtotemp 0: %v, %q", l, out.String())
 	}
@@ -214,8 +214,8 @@ func TestJobErrorWording(t *testing.T) {
 	none := &workload.SchemaError{Err: workload.ErrNoSchema, Workload: "tprocc", Msg: "no TPROC-C schema found in tpcc"}
 	unusable := &workload.SchemaError{Err: workload.ErrSchemaUnusable, Workload: "tproch", Msg: "the TPROC-H build did not finish"}
 	mode := fmt.Errorf("run: %w", config.FieldError{Field: "mode", Msg: "mode procs: sqlite has no server-side routines in Sledge; run in sql mode"})
-	maria, _ := newHammer(state("maria", "TPROC-C", "1", "tpcc.maria_dbase", "bench"))
-	tpch, _ := newHammer(state("pg", "TPROC-H", "1"))
+	maria, _ := newHammer(state("maria", "TPROC-C", "1", "tpcc.maria_dbase", "bench"), Env{})
+	tpch, _ := newHammer(state("pg", "TPROC-H", "1"), Env{})
 	script := func(h *hammer) wording { return wording{name: h.setting, advice: h.schemaAdvice} }
 	for _, tc := range []struct {
 		name  string
@@ -254,7 +254,7 @@ func TestTestResultNamesChosenDatabase(t *testing.T) {
 		t.Errorf("%q, want %q", got, want)
 	}
 	for _, db := range []struct{ dbset, product string }{{"pg", "PostgreSQL"}, {"maria", "MariaDB"}, {"mysql", "MySQL"}} {
-		h, err := newHammer(state(db.dbset, "TPROC-C", "1"))
+		h, err := newHammer(state(db.dbset, "TPROC-C", "1"), Env{})
 		if err != nil || h.product != db.product {
 			t.Errorf("dbset db %s: %v, %q, want %q", db.dbset, err, h.product, db.product)
 		}

@@ -16,10 +16,8 @@ import (
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/app"
-	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/output"
-	"github.com/sledge-bench/sledge/internal/testdb"
 )
 
 // jobsIn lists the repository's jobs.
@@ -240,17 +238,14 @@ func acceptCounter(t *testing.T) (string, *atomic.Int64) {
 // targets, the test's data directory, the repository reserved.
 func policyServer(t *testing.T, named map[string]string) (*httptest.Server, *jobs.Repo, string) {
 	t.Helper()
-	repoPath := testdb.Home(t)
-	dataDir, err := config.DataDir()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dataDir := t.TempDir()
+	repoPath := filepath.Join(dataDir, "jobs.db")
 	repo, err := jobs.Open(context.Background(), repoPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hub := output.NewHub()
-	svc := app.New(app.Options{Repo: repo, Hub: hub, Version: "test", Targets: &app.TargetPolicy{
+	svc := app.New(app.Options{Repo: repo, Hub: hub, Version: "test", DataDir: dataDir, Targets: &app.TargetPolicy{
 		Named: named, DataDir: dataDir, Reserved: []string{repoPath, filepath.Join(dataDir, "sandbox")}}})
 	s := New(svc, repo, hub, "")
 	ts := httptest.NewServer(s.Handler())

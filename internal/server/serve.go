@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/app"
@@ -22,8 +21,7 @@ type Config struct {
 	// loopback address requires a token.
 	Listen string
 	// Token is the bearer token every API request must send; empty means
-	// $SLEDGE_TOKEN, else none on loopback and a generated one (printed
-	// once) beyond it.
+	// none on loopback and a generated one (printed once) beyond it.
 	Token string
 	// TLSCert and TLSKey are PEM files; together they make Serve speak
 	// HTTPS.
@@ -54,9 +52,6 @@ func Serve(ctx context.Context, w io.Writer, svc *app.Service, store Store, hub 
 		return errors.New("a TLS certificate and key go together")
 	}
 	token := cfg.Token
-	if token == "" {
-		token = os.Getenv("SLEDGE_TOKEN")
-	}
 	host, port, err := net.SplitHostPort(cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen address %q: %w", cfg.Listen, err)

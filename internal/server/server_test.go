@@ -28,20 +28,18 @@ import (
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/output"
-	"github.com/sledge-bench/sledge/internal/testdb"
 )
 
 // testService opens a fresh repository and a job service over it as a
 // server has one: with a hub, not owning its process.
 func testService(t *testing.T) (*app.Service, *jobs.Repo, *output.Hub) {
 	t.Helper()
-	path := testdb.Home(t)
-	repo, err := jobs.Open(context.Background(), path)
+	repo, err := jobs.Open(context.Background(), filepath.Join(t.TempDir(), "jobs.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	hub := output.NewHub()
-	svc := app.New(app.Options{Repo: repo, Hub: hub, Version: "test"})
+	svc := app.New(app.Options{Repo: repo, Hub: hub, Version: "test", DataDir: t.TempDir()})
 	return svc, repo, hub
 }
 
@@ -504,7 +502,6 @@ func selfSignedCert(t *testing.T, dir string) (certFile, keyFile string) {
 func TestServeTLSAndGeneratedToken(t *testing.T) {
 	svc, repo, hub := testService(t)
 	defer repo.Close()
-	t.Setenv("SLEDGE_TOKEN", "")
 	certFile, keyFile := selfSignedCert(t, t.TempDir())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -119,7 +119,7 @@ func start(t testing.TB) *sandbox.Postgres {
 }
 
 func startCluster() (*sandbox.Postgres, error) {
-	if _, err := sandbox.FindBinaries(); err != nil {
+	if _, err := sandbox.FindBinaries(PGBin()); err != nil {
 		return nil, err
 	}
 	// os.MkdirTemp makes the directory 0700; the server may run as another user
@@ -136,6 +136,7 @@ func startCluster() (*sandbox.Postgres, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p, err := sandbox.StartPostgres(ctx, dir, sandbox.Options{
+		BinDir: PGBin(),
 		// Many test binaries may each run a cluster at once.
 		Settings: map[string]string{"shared_buffers": "128MB"},
 	})
@@ -198,7 +199,7 @@ func startMariaDB(t testing.TB) *sandbox.MariaDB {
 }
 
 func startMariaDBServer(t testing.TB) (*sandbox.MariaDB, error) {
-	if _, err := sandbox.EnsureMariaDB(context.Background(), t.Logf); err != nil {
+	if _, err := sandbox.EnsureMariaDB(context.Background(), MariaDBBin(), t.Logf); err != nil {
 		return nil, err
 	}
 	// Not t.TempDir, which is removed by the first test's cleanup, and
@@ -215,6 +216,7 @@ func startMariaDBServer(t testing.TB) (*sandbox.MariaDB, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	m, err := sandbox.StartMariaDB(ctx, dir, sandbox.Options{
+		BinDir: MariaDBBin(),
 		// Many test binaries may each run a server at once.
 		Settings: map[string]string{"innodb-buffer-pool-size": "128M"},
 	})
@@ -256,6 +258,14 @@ func shutdown() error {
 	}
 	return errors.Join(errs...)
 }
+
+// PGBin is the PostgreSQL binaries directory the tests were told to use
+// ($SLEDGE_PG_BIN, as for the sledge command), "" to search.
+func PGBin() string { return os.Getenv("SLEDGE_PG_BIN") }
+
+// MariaDBBin is the MariaDB binaries directories the tests were told to use
+// ($SLEDGE_MARIADB_BIN), "" to search.
+func MariaDBBin() string { return os.Getenv("SLEDGE_MARIADB_BIN") }
 
 // dbName derives a database name from the test's name, unique within the
 // binary (and so within its cluster) thanks to a sequence number, and within

@@ -30,15 +30,17 @@ type Workload interface {
 	DefaultDB(dataDir string) string
 }
 
-// Validator adds a workload's own rules to config.Spec.Validate.
+// Validator adds a workload's own rules to config.Spec.Parse's. p holds
+// what parsed of the spec (a setting that did not is zero: the spec's own
+// error).
 type Validator interface {
-	Validate(s config.Spec) config.FieldErrors
+	Validate(p config.Plan) config.FieldErrors
 }
 
 // TargetValidator adds a workload's rules that depend on the target (a
 // setting only some databases have), checked before any job is recorded.
 type TargetValidator interface {
-	ValidateTarget(s config.Spec, t db.Target) config.FieldErrors
+	ValidateTarget(p config.Plan, t db.Target) config.FieldErrors
 }
 
 // Env is what a capability gets from the job service: the target, its
@@ -68,8 +70,8 @@ type Builder interface {
 	// PlanBuild resolves the spec's build defaults in place (workers …) and
 	// returns the settings recorded with the job and a phrase naming the
 	// size of the build ("4 warehouses", "scale factor 1").
-	PlanBuild(s *config.Spec) (size string, settings map[string]string)
-	Build(ctx context.Context, env Env, s config.Spec) (BuildReport, error)
+	PlanBuild(p *config.Plan) (size string, settings map[string]string)
+	Build(ctx context.Context, env Env, p config.Plan) (BuildReport, error)
 }
 
 // BuildReport is a finished build.
@@ -90,8 +92,8 @@ type BuildReport struct {
 // installed.
 type FirstRunBuilder interface {
 	SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, error)
-	// FirstRunBuild is the build to do before run spec s.
-	FirstRunBuild(s config.Spec) config.Spec
+	// FirstRunBuild is the build to do before run p.
+	FirstRunBuild(p config.Plan) config.Spec
 }
 
 // Checker verifies a built schema.
@@ -139,9 +141,9 @@ type Dropper interface {
 
 // Datagener writes a workload's data as flat files instead of loading it.
 type Datagener interface {
-	// DataFiles lists the files of spec s's data for up to workers parallel
+	// DataFiles lists the files of p's data for up to workers parallel
 	// writers.
-	DataFiles(s config.Spec, workers int) ([]DataFile, error)
+	DataFiles(p config.Plan, workers int) ([]DataFile, error)
 }
 
 // DataFile is one flat file of generated data.
@@ -153,9 +155,9 @@ type DataFile struct {
 
 // OLTP is a workload the engine drives with virtual users.
 type OLTP interface {
-	// PrepareRun readies a run of spec s against env's target (its monitor
+	// PrepareRun readies run p against env's target (its monitor
 	// session, what the build recorded, server-side routines).
-	PrepareRun(ctx context.Context, env Env, s config.Spec) (OLTPRun, error)
+	PrepareRun(ctx context.Context, env Env, p config.Plan) (OLTPRun, error)
 }
 
 // OLTPRun is one prepared OLTP run: the engine's Runner and what the job
@@ -180,11 +182,11 @@ type OLTPRun interface {
 
 // Analytic is a workload of query streams (power and throughput tests).
 type Analytic interface {
-	// AnalyticSettings resolves the run's defaults in s in place (a random
+	// AnalyticSettings resolves the run's defaults in p in place (a random
 	// or default seed is chosen here, so that the settings recorded with the
 	// job show the one the run uses) and returns the settings recorded.
-	AnalyticSettings(s *config.Spec) map[string]string
-	RunAnalytic(ctx context.Context, env Env, s config.Spec) (*metrics.AnalyticResult, error)
+	AnalyticSettings(p *config.Plan) map[string]string
+	RunAnalytic(ctx context.Context, env Env, p config.Plan) (*metrics.AnalyticResult, error)
 }
 
 // Maintainer tidies a built schema between two trials of a series or a

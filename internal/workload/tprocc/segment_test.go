@@ -335,15 +335,16 @@ func TestSegmentRunSQLite(t *testing.T) {
 		if c.segment != "" {
 			s.RunID = "seg-test"
 		}
-		if err := s.Validate(); err != nil {
+		plan, err := s.Parse()
+		if err != nil {
 			t.Fatalf("%q: %v", c.segment, err)
 		}
-		prep, err := Workload{}.PrepareRun(ctx, env, s)
+		prep, err := Workload{}.PrepareRun(ctx, env, plan)
 		if err != nil {
 			t.Fatal(err)
 		}
 		run := prep.(*oltpRun)
-		first, count := s.Seg().Share(s.VU)
+		first, count := plan.Segment.Share(s.VU)
 		if count != len(c.homes) {
 			t.Fatalf("%q: %d VUs, want %d", c.segment, count, len(c.homes))
 		}
@@ -360,7 +361,7 @@ func TestSegmentRunSQLite(t *testing.T) {
 		}
 		out := &logOutput{t: t}
 		res, err := engine.Run(ctx, run, engine.Config{VUs: count, FirstVU: first, Iterations: 20, Interval: 200 * time.Millisecond, MaxRetries: 5,
-			Partial: !s.Seg().IsWhole()}, out)
+			Partial: !plan.Segment.IsWhole()}, out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -388,12 +389,13 @@ func TestSegmentRunSQLite(t *testing.T) {
 	// A random home is drawn within the segment's warehouses.
 	s := config.New(config.KindRun)
 	s.VU, s.Mode, s.Segment, s.RunID, s.RandomHome = 20, "sql", "1/2", "r", true
-	prep, err := Workload{}.PrepareRun(ctx, env, s)
+	plan := s.MustParse()
+	prep, err := Workload{}.PrepareRun(ctx, env, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer prep.Close(ctx)
-	first, count := s.Seg().Share(s.VU)
+	first, count := plan.Segment.Share(s.VU)
 	for vu := first; vu < first+count; vu++ {
 		w, err := prep.NewWorker(ctx, vu)
 		if err != nil {

@@ -52,7 +52,7 @@ func (Workload) DefaultDB(dataDir string) string {
 }
 
 // Validate adds TPROC-C's own rules.
-func (Workload) Validate(s config.Spec) config.FieldErrors {
+func (Workload) Validate(s config.Plan) config.FieldErrors {
 	var errs config.FieldErrors
 	switch s.Kind {
 	case config.KindBuild:
@@ -71,12 +71,10 @@ func (Workload) Validate(s config.Spec) config.FieldErrors {
 		if _, err := ParseMode(s.Mode); err != nil {
 			errs = append(errs, config.FieldError{Field: "mode", Msg: fmt.Sprintf("mode %q: want auto, procs or sql", s.Mode)})
 		}
-		if _, byType, err := config.ParseRate(s.RateByType); err == nil {
-			for name := range byType {
-				if !slices.Contains(txNames, name) {
-					errs = append(errs, config.FieldError{Field: "rate_by_type",
-						Msg: fmt.Sprintf("rate_by_type: %q is not a TPROC-C transaction type: want %s", name, strings.Join(txNames, ", "))})
-				}
+		for name := range s.RateByType {
+			if !slices.Contains(txNames, name) {
+				errs = append(errs, config.FieldError{Field: "rate_by_type",
+					Msg: fmt.Sprintf("rate_by_type: %q is not a TPROC-C transaction type: want %s", name, strings.Join(txNames, ", "))})
 			}
 		}
 	}
@@ -85,21 +83,20 @@ func (Workload) Validate(s config.Spec) config.FieldErrors {
 
 // RateByType is a rate run's rate per transaction type, indexed as the
 // runner's TxNames (nil for a total rate).
-func RateByType(s config.Spec) []float64 {
-	_, byType := s.Rates()
-	if byType == nil {
+func RateByType(p config.Plan) []float64 {
+	if p.RateByType == nil {
 		return nil
 	}
 	out := make([]float64, len(txNames))
 	for i, n := range txNames {
-		out[i] = byType[n]
+		out[i] = p.RateByType[n]
 	}
 	return out
 }
 
 // ValidateTarget refuses a storage engine where the database has none to
 // choose.
-func (Workload) ValidateTarget(s config.Spec, t db.Target) config.FieldErrors {
+func (Workload) ValidateTarget(s config.Plan, t db.Target) config.FieldErrors {
 	if s.Kind == config.KindBuild && s.Engine != "" && t.Kind != db.MySQL {
 		return config.FieldErrors{{Field: "engine",
 			Msg: fmt.Sprintf("engine applies to MariaDB and MySQL only, not %s", t.Kind)}}
@@ -109,7 +106,7 @@ func (Workload) ValidateTarget(s config.Spec, t db.Target) config.FieldErrors {
 
 // buildWorkers is the build's parallel sessions: the spec's, else one per
 // CPU, at most one per warehouse (a warehouse is the unit of work).
-func buildWorkers(s config.Spec) int {
+func buildWorkers(s config.Plan) int {
 	if s.Workers > 0 {
 		return min(s.Workers, s.Warehouses)
 	}
@@ -117,7 +114,7 @@ func buildWorkers(s config.Spec) int {
 }
 
 // PlanBuild resolves the workers and names the build's size.
-func (Workload) PlanBuild(s *config.Spec) (string, map[string]string) {
+func (Workload) PlanBuild(s *config.Plan) (string, map[string]string) {
 	s.Workers = buildWorkers(*s)
 	kv := map[string]string{
 		"warehouses": strconv.Itoa(s.Warehouses), "workers": strconv.Itoa(s.Workers),
@@ -128,11 +125,11 @@ func (Workload) PlanBuild(s *config.Spec) (string, map[string]string) {
 	return plural(s.Warehouses, "warehouse"), kv
 }
 
-// addSegmentSettings records a spec's segment (when not the whole run) and
+// addSegmentSettings records a plan's segment (when not the whole run) and
 // run id (when given) with the job's settings.
-func addSegmentSettings(kv map[string]string, s config.Spec) {
-	if seg := s.Seg(); !seg.IsWhole() {
-		kv["segment"] = seg.String()
+func addSegmentSettings(kv map[string]string, s config.Plan) {
+	if !s.Segment.IsWhole() {
+		kv["segment"] = s.Segment.String()
 	}
 	if s.RunID != "" {
 		kv["run_id"] = s.RunID
@@ -144,8 +141,8 @@ func addSegmentSettings(kv map[string]string, s config.Spec) {
 // the whole run) runs the load part of its warehouses only (BuildPart
 // PartLoad): whoever coordinates the build's processes runs the schema
 // part before and the finish part after, once.
-func (w Workload) Build(ctx context.Context, env workload.Env, s config.Spec) (workload.BuildReport, error) {
-	if !s.Seg().IsWhole() {
+func (w Workload) Build(ctx context.Context, env workload.Env, s config.Plan) (workload.BuildReport, error) {
+	if !s.Segment.IsWhole() {
 		return w.BuildPart(ctx, env, s, PartLoad)
 	}
 	return w.BuildPart(ctx, env, s, PartWhole)
@@ -154,7 +151,7 @@ func (w Workload) Build(ctx context.Context, env workload.Env, s config.Spec) (w
 // BuildPart runs one part of the build (BuildOptions.Part): PartWhole,
 // PartSchema, PartLoad — the warehouses of the spec's segment
 // (BuildPartsFor), ITEM with the first — or PartFinish.
-func (Workload) BuildPart(ctx context.Context, env workload.Env, s config.Spec, part string) (workload.BuildReport, error) {
+func (Workload) BuildPart(ctx context.Context, env workload.Env, s config.Plan, part string) (workload.BuildReport, error) {
 	o := BuildOptions{
 		Warehouses: s.Warehouses, Workers: buildWorkers(s), Seed: s.BuildSeed(), Force: s.Force,
 		Engine: s.Engine, Loader: s.Loader, Part: part,
@@ -162,8 +159,8 @@ func (Workload) BuildPart(ctx context.Context, env workload.Env, s config.Spec, 
 	}
 	size := plural(s.Warehouses, "warehouse")
 	if part == PartLoad {
-		o.LoadFirst, o.LoadCount = BuildPartsFor(s.Seg(), s.Warehouses)
-		size = fmt.Sprintf("%s of %d (segment %s)", warehouseRange(o.LoadFirst, o.LoadCount), s.Warehouses, s.Seg())
+		o.LoadFirst, o.LoadCount = BuildPartsFor(s.Segment, s.Warehouses)
+		size = fmt.Sprintf("%s of %d (segment %s)", warehouseRange(o.LoadFirst, o.LoadCount), s.Warehouses, s.Segment)
 	}
 	rep, err := Build(ctx, env.Driver, env.Target, o)
 	return workload.BuildReport{Size: size, Warehouses: rep.Warehouses,
@@ -188,7 +185,7 @@ func (Workload) SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, e
 }
 
 // FirstRunBuild is one warehouse with one worker and the default seed.
-func (Workload) FirstRunBuild(s config.Spec) config.Spec {
+func (Workload) FirstRunBuild(s config.Plan) config.Spec {
 	b := config.New(config.KindBuild)
 	b.Workload, b.DB, b.Warehouses, b.Workers = Name, s.DB, 1, 1
 	return b
@@ -217,7 +214,7 @@ func (Workload) Drop(ctx context.Context, env workload.Env, c db.Conn) error {
 
 // DataFiles splits the per-warehouse tables into one file per worker; ITEM
 // is one file.
-func (Workload) DataFiles(s config.Spec, workers int) ([]workload.DataFile, error) {
+func (Workload) DataFiles(s config.Plan, workers int) ([]workload.DataFile, error) {
 	if s.Warehouses < 1 {
 		return nil, fmt.Errorf("warehouses must be at least 1 (got %d)", s.Warehouses)
 	}
@@ -248,7 +245,7 @@ func (Workload) DataFiles(s config.Spec, workers int) ([]workload.DataFile, erro
 }
 
 // PrepareRun connects the run's monitor session and reads the build.
-func (Workload) PrepareRun(ctx context.Context, env workload.Env, s config.Spec) (workload.OLTPRun, error) {
+func (Workload) PrepareRun(ctx context.Context, env workload.Env, s config.Plan) (workload.OLTPRun, error) {
 	mode, err := ParseMode(s.Mode)
 	if err != nil {
 		return nil, err
@@ -263,7 +260,7 @@ func (Workload) PrepareRun(ctx context.Context, env workload.Env, s config.Spec)
 	}
 	r, err := NewRunner(ctx, env.Driver, env.Target, RunOptions{
 		Mode: mode, Isolation: iso, ExecMode: execMode, RandomHome: s.RandomHome, Seed: s.Seed,
-		Segment: s.Seg(), VUs: s.VU,
+		Segment: s.Segment, VUs: s.VU,
 	})
 	if err != nil {
 		return nil, err
@@ -274,7 +271,7 @@ func (Workload) PrepareRun(ctx context.Context, env workload.Env, s config.Spec)
 // oltpRun is a prepared TPROC-C run as the job service sees it.
 type oltpRun struct {
 	*Runner
-	spec     config.Spec
+	spec     config.Plan
 	iso      db.Isolation
 	execMode db.ExecMode
 }
@@ -306,7 +303,7 @@ func (r *oltpRun) Settings() map[string]string {
 func (r *oltpRun) Terminals() int {
 	n := r.spec.Sessions()
 	switch {
-	case r.spec.LoadModel() == config.LoadRate:
+	case r.spec.Model == config.LoadRate:
 		n = max(n, min(config.TerminalsPerWarehouse*r.Warehouses(), config.MaxTerminals))
 	case r.spec.Terminals > 0:
 		n = max(n, r.spec.Terminals)
@@ -321,7 +318,7 @@ func (r *oltpRun) Terminals() int {
 // are not judged.
 func (r *oltpRun) Audit(completed, rolledBack []int64, failed []map[string]int64) []metrics.AuditItem {
 	items := r.Runner.Audit(completed, rolledBack, failed)
-	if r.spec.RateByType == "" {
+	if r.spec.RateByType == nil {
 		return items
 	}
 	for i, a := range items {
@@ -340,14 +337,13 @@ func (r *oltpRun) RateByType() []float64 { return RateByType(r.spec) }
 // arrivals at a rate.
 func (r *oltpRun) users() string {
 	s := r.spec
-	switch s.LoadModel() {
+	switch s.Model {
 	case config.LoadTerminals:
 		return fmt.Sprintf("%s over %s", plural(r.Terminals(), "terminal"), plural(s.Sessions(), "connection"))
 	case config.LoadRate:
-		total, byType := s.Rates()
-		rate := fmt.Sprintf("%g transactions/s", total)
-		if byType != nil {
-			rate += " (" + config.FormatRateByType(byType) + ")"
+		rate := fmt.Sprintf("%g transactions/s", s.TotalRate())
+		if s.RateByType != nil {
+			rate += " (" + config.FormatRateByType(s.RateByType) + ")"
 		}
 		return fmt.Sprintf("open-loop arrivals at %s over %s", rate, plural(s.Sessions(), "connection"))
 	}
@@ -356,13 +352,13 @@ func (r *oltpRun) users() string {
 
 func (r *oltpRun) Describe() string {
 	d := fmt.Sprintf("%s, %s, mode %s", plural(r.Warehouses(), "warehouse"), r.users(), r.Mode())
-	if s := r.spec.Stages; s != "" {
-		d += "; stages " + s
+	if s := r.spec.Stages; s != nil {
+		d += "; stages " + config.FormatStages(s)
 	}
 	if n := r.spec.Iterations; n > 0 {
 		d += fmt.Sprintf(", %s per VU (an iteration run)", plural(n, "transaction"))
 	}
-	if seg := r.spec.Seg(); !seg.IsWhole() {
+	if seg := r.spec.Segment; !seg.IsWhole() {
 		first, count := seg.Share(r.spec.VU)
 		vus := fmt.Sprintf("VU %d", first+1)
 		if count > 1 {
@@ -379,13 +375,13 @@ func (r *oltpRun) Describe() string {
 func (r *oltpRun) Notes() []string {
 	var notes []string
 	if _, _, own := r.HomeWarehouses(); !own {
-		seg := r.spec.Seg()
+		seg := r.spec.Segment
 		notes = append(notes, fmt.Sprintf("segment %s gets no warehouse of its own (%s): its VUs are homed over all of them, as in a whole run, sharing districts with other segments' VUs",
 			seg, plural(r.Warehouses(), "warehouse")))
 	}
 	w := r.Warehouses()
 	users, what := r.spec.VU, "VUs"
-	switch r.spec.LoadModel() {
+	switch r.spec.Model {
 	case config.LoadTerminals:
 		users, what = r.Terminals(), "terminals"
 	case config.LoadRate:
@@ -396,7 +392,7 @@ func (r *oltpRun) Notes() []string {
 	}
 	if r.spec.PacingFactor() > 0 && users != 10*w {
 		how := fmt.Sprintf("use %d VUs", 10*w)
-		if r.spec.LoadModel() == config.LoadTerminals {
+		if r.spec.Model == config.LoadTerminals {
 			how = fmt.Sprintf("use %d terminals (the default)", 10*w)
 		}
 		notes = append(notes, fmt.Sprintf("paced runs emulate 10 terminals per warehouse: %s for %s", how, plural(w, "warehouse")))
@@ -410,12 +406,12 @@ func (r *oltpRun) Complete(res *metrics.RunResult) {
 	res.Isolation = isolationName(r.iso)
 	// A staged run's load changes stage by stage: its efficiency against
 	// one ceiling would mean nothing (the stages' rows say what each did).
-	if p := r.spec.PacingFactor(); p > 0 && r.spec.Stages == "" {
+	if p := r.spec.PacingFactor(); p > 0 && r.spec.Stages == nil {
 		// A paced terminal (or VU) offers at most a tenth of a warehouse's
 		// 12.86 NOPM; ten per warehouse reach the warehouses' ceiling.
 		// Scaled times raise it in proportion.
 		users := r.spec.VU
-		if r.spec.LoadModel() == config.LoadTerminals {
+		if r.spec.Model == config.LoadTerminals {
 			users = r.Terminals()
 		}
 		res.PacedCeiling = PacedNOPMPerWarehouse * float64(users) / config.TerminalsPerWarehouse / p

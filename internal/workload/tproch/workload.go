@@ -52,7 +52,7 @@ func ScaleLabel(sf float64) string {
 const minSF = 0.001
 
 // Validate adds TPROC-H's own rules.
-func (Workload) Validate(s config.Spec) config.FieldErrors {
+func (Workload) Validate(s config.Plan) config.FieldErrors {
 	// A scale that is not positive is the spec's own error.
 	if s.Kind == config.KindBuild && s.Scale > 0 && s.Scale < minSF {
 		return config.FieldErrors{{Field: "scale", Msg: fmt.Sprintf("scale must be at least %g (got %g)", minSF, s.Scale)}}
@@ -66,11 +66,11 @@ func (Workload) Validate(s config.Spec) config.FieldErrors {
 	if s.Kind == config.KindRun {
 		field := ""
 		switch {
-		case s.LoadModel() == config.LoadRate:
+		case s.Model == config.LoadRate:
 			field = "rate"
-		case s.LoadModel() == config.LoadTerminals:
+		case s.Model == config.LoadTerminals:
 			field = "terminals"
-		case s.Stages != "":
+		case len(s.Stages) > 0:
 			field = "stages"
 		}
 		if field != "" {
@@ -78,9 +78,9 @@ func (Workload) Validate(s config.Spec) config.FieldErrors {
 				Msg: field + " applies to TPROC-C runs only: a TPROC-H run is a power test and, with streams, a throughput test"}}
 		}
 	}
-	if !s.Seg().IsWhole() || s.RunID != "" {
+	if !s.Segment.IsWhole() || s.RunID != "" {
 		field := "segment"
-		if s.Seg().IsWhole() {
+		if s.Segment.IsWhole() {
 			field = "run_id"
 		}
 		return config.FieldErrors{{Field: field,
@@ -89,7 +89,7 @@ func (Workload) Validate(s config.Spec) config.FieldErrors {
 	return nil
 }
 
-func buildWorkers(s config.Spec) int {
+func buildWorkers(s config.Plan) int {
 	if s.Workers > 0 {
 		return s.Workers
 	}
@@ -97,7 +97,7 @@ func buildWorkers(s config.Spec) int {
 }
 
 // PlanBuild resolves the workers and names the build's size.
-func (Workload) PlanBuild(s *config.Spec) (string, map[string]string) {
+func (Workload) PlanBuild(s *config.Plan) (string, map[string]string) {
 	s.Workers = buildWorkers(*s)
 	return fmt.Sprintf("TPROC-H scale factor %g%s", s.Scale, ScaleLabel(s.Scale)), map[string]string{
 		"scale_factor": strconv.FormatFloat(s.Scale, 'g', -1, 64), "workers": strconv.Itoa(s.Workers),
@@ -106,7 +106,7 @@ func (Workload) PlanBuild(s *config.Spec) (string, map[string]string) {
 }
 
 // Build creates and loads the schema.
-func (Workload) Build(ctx context.Context, env workload.Env, s config.Spec) (workload.BuildReport, error) {
+func (Workload) Build(ctx context.Context, env workload.Env, s config.Plan) (workload.BuildReport, error) {
 	rep, err := Build(ctx, env.Driver, env.Target, BuildOptions{SF: s.Scale, Workers: buildWorkers(s), Force: s.Force,
 		Progress: func(p Progress) { env.Progress(workload.Progress(p)) }})
 	return workload.BuildReport{Size: fmt.Sprintf("TPROC-H scale factor %g", s.Scale), Workers: rep.Workers,
@@ -121,7 +121,7 @@ func (Workload) Drop(ctx context.Context, env workload.Env, c db.Conn) error {
 
 // DataFiles writes the small tables as one file each and splits the others
 // into one file per worker.
-func (Workload) DataFiles(s config.Spec, workers int) ([]workload.DataFile, error) {
+func (Workload) DataFiles(s config.Plan, workers int) ([]workload.DataFile, error) {
 	g, err := NewGenerator(s.Scale)
 	if err != nil {
 		return nil, err
@@ -171,7 +171,7 @@ func (c *lineCounter) Write(p []byte) (int, error) {
 // time, mmddhhmmss, as the specification prescribes), so that the recorded
 // settings, the run and its result all show the seed used, and returns the
 // settings recorded with the run.
-func (Workload) AnalyticSettings(s *config.Spec) map[string]string {
+func (Workload) AnalyticSettings(s *config.Plan) map[string]string {
 	if s.Seed == 0 {
 		s.Seed = uint64(defaultSeed(time.Now()))
 	}
@@ -183,7 +183,7 @@ func (Workload) AnalyticSettings(s *config.Spec) map[string]string {
 }
 
 // RunAnalytic runs the power test and, with streams, the throughput test.
-func (Workload) RunAnalytic(ctx context.Context, env workload.Env, s config.Spec) (*metrics.AnalyticResult, error) {
+func (Workload) RunAnalytic(ctx context.Context, env workload.Env, s config.Plan) (*metrics.AnalyticResult, error) {
 	return Run(ctx, env.Driver, env.Target, RunOptions{Streams: s.Streams, QuerySets: s.QuerySets,
 		Refresh: s.Refresh, Seed: int64(s.Seed), Validate: s.Validation, Logf: env.Logf})
 }

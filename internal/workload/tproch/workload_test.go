@@ -60,7 +60,7 @@ func TestBuildProgressEndsAtTotal(t *testing.T) {
 // TestAnalyticSettingsSeed: a run without --seed records the seed it will
 // use (mmddhhmmss), never 0; a given seed is kept.
 func TestAnalyticSettingsSeed(t *testing.T) {
-	s := config.New(config.KindRun)
+	s := config.New(config.KindRun).MustParse()
 	s.Seed = 0
 	kv := Workload{}.AnalyticSettings(&s)
 	if s.Seed == 0 {

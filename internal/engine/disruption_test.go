@@ -109,12 +109,8 @@ func (c *clockStart) since(t time.Time) time.Duration {
 	return t.Sub(c.t)
 }
 
-func hookStart(t *testing.T) *clockStart {
-	c := &clockStart{}
-	startHook = func(s time.Time) { c.mu.Lock(); c.t = s; c.mu.Unlock() }
-	t.Cleanup(func() { startHook = nil })
-	return c
-}
+// started is Config.Started for a test's clockStart.
+func (c *clockStart) started(s time.Time) { c.mu.Lock(); c.t = s; c.mu.Unlock() }
 
 // TestOutageInWindow takes the database down in the middle of the window and
 // restarts it: the run is degraded, its disruption account places the
@@ -124,8 +120,8 @@ func hookStart(t *testing.T) *clockStart {
 // reason.
 func TestOutageInWindow(t *testing.T) {
 	f := &flakyWorkload{}
-	clk := hookStart(t)
-	cfg := Config{VUs: 3, Rampup: 200 * time.Millisecond, Duration: 2 * time.Second, Interval: 200 * time.Millisecond}
+	clk := &clockStart{}
+	cfg := Config{VUs: 3, Rampup: 200 * time.Millisecond, Duration: 2 * time.Second, Interval: 200 * time.Millisecond, Started: clk.started}
 	var downAt, upAt atomic.Int64
 	clk.at(cfg.Rampup+500*time.Millisecond, func() { downAt.Store(int64(clk.since(time.Now()))); f.stop() })
 	clk.at(cfg.Rampup+1100*time.Millisecond, func() { upAt.Store(int64(clk.since(time.Now()))); f.start() })
@@ -208,8 +204,8 @@ func TestOutageInWindow(t *testing.T) {
 // is in the account; the window keeps its configured edges.
 func TestDownAtWindowStart(t *testing.T) {
 	f := &flakyWorkload{}
-	clk := hookStart(t)
-	cfg := Config{VUs: 2, Rampup: 300 * time.Millisecond, Duration: 3 * time.Second, Interval: 200 * time.Millisecond}
+	clk := &clockStart{}
+	cfg := Config{VUs: 2, Rampup: 300 * time.Millisecond, Duration: 3 * time.Second, Interval: 200 * time.Millisecond, Started: clk.started}
 	clk.at(100*time.Millisecond, f.stop)
 	clk.at(cfg.Rampup+probeTimeout(cfg)+300*time.Millisecond, f.start)
 	res, err := Run(context.Background(), f, cfg, &captureOutput{})
@@ -245,8 +241,8 @@ func TestDownAtWindowStart(t *testing.T) {
 // down: the outage is not recovered, and the window-end probe fails.
 func TestOutageNotRecovered(t *testing.T) {
 	f := &flakyWorkload{}
-	clk := hookStart(t)
-	cfg := Config{VUs: 2, Duration: time.Second, Interval: 200 * time.Millisecond}
+	clk := &clockStart{}
+	cfg := Config{VUs: 2, Duration: time.Second, Interval: 200 * time.Millisecond, Started: clk.started}
 	clk.at(300*time.Millisecond, f.stop)
 	res, err := Run(context.Background(), f, cfg, &captureOutput{})
 	if err != nil {
@@ -317,10 +313,10 @@ func hasWarning(res *metrics.RunResult, s string) bool {
 // by reason.
 func TestCrossCheck(t *testing.T) {
 	mk := func(p0, p1 workload.Probe, connErrs int64) *metrics.RunResult {
-		r := &run{cfg: Config{VUs: 4}, prober: &fakeWorkload{}}
+		w := &window{prober: &fakeWorkload{}, open: true, p0: p0, p1: p1}
 		res := &metrics.RunResult{Measured: time.Minute, NewOrders: 1000,
 			Tx: []metrics.TxSummary{{Name: "a", Errors: map[string]int64{"connection": connErrs}}}}
-		r.crossCheck(res, &window{open: true, p0: p0, p1: p1})
+		w.crossCheck(res, 4)
 		return res
 	}
 	p := func(h, sc int64, session uint64) workload.Probe {
@@ -350,8 +346,7 @@ func TestCrossCheck(t *testing.T) {
 // TestTracker: outages open at a lost session and close at the first commit
 // after every VU is back; what fails in between is lost.
 func TestTracker(t *testing.T) {
-	r := &run{out: &captureOutput{}}
-	tr := newTracker(r)
+	tr := newTracker(&captureOutput{})
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	tr.committed(ms(5)) // no outage: nothing
 	a := tr.lost(0, ms(10), db.ClassConnection)

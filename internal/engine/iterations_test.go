@@ -67,11 +67,11 @@ func TestIterationsEachVURunsN(t *testing.T) {
 	const vus, n = 3, 120 // about 120 ms per VU: a few intervals
 	f := newCountWorkload()
 	var start time.Time
-	startHook = func(t time.Time) { start = t }
-	defer func() { startHook = nil }()
 	out := &captureOutput{}
 	began := time.Now()
-	res, err := Run(context.Background(), f, iterationConfig(vus, n), out)
+	cfg := iterationConfig(vus, n)
+	cfg.Started = func(t time.Time) { start = t }
+	res, err := Run(context.Background(), f, cfg, out)
 	if err != nil {
 		t.Fatal(err)
 	}

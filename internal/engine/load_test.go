@@ -10,6 +10,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/workload"
@@ -315,12 +316,12 @@ func TestStagesSwitchAtBoundaries(t *testing.T) {
 		// per-second throughput expected of each stage (±30 %)
 		want [2]float64
 	}{
-		{"vus", Config{VUs: 1, Stages: []Stage{{time.Second, 1}, {time.Second, 3}}}, [2]float64{1 / 0.010, 3 / 0.010}},
+		{"vus", Config{VUs: 1, Stages: []config.Stage{{Duration: time.Second, Target: 1}, {Duration: time.Second, Target: 3}}}, [2]float64{1 / 0.010, 3 / 0.010}},
 		// A probed window start (the database's counters read at its
 		// edges) must not shift the stages' ends off their ticks.
-		{"vus probed", Config{VUs: 1, Stages: []Stage{{time.Second, 1}, {time.Second, 3}}}, [2]float64{1 / 0.010, 3 / 0.010}},
-		{"terminals", Config{Terminals: 1, Connections: 4, Stages: []Stage{{time.Second, 1}, {time.Second, 4}}}, [2]float64{1 / 0.010, 4 / 0.010}},
-		{"rate", Config{Connections: 4, Rate: 50, Stages: []Stage{{time.Second, 50}, {time.Second, 200}}}, [2]float64{50, 200}},
+		{"vus probed", Config{VUs: 1, Stages: []config.Stage{{Duration: time.Second, Target: 1}, {Duration: time.Second, Target: 3}}}, [2]float64{1 / 0.010, 3 / 0.010}},
+		{"terminals", Config{Terminals: 1, Connections: 4, Stages: []config.Stage{{Duration: time.Second, Target: 1}, {Duration: time.Second, Target: 4}}}, [2]float64{1 / 0.010, 4 / 0.010}},
+		{"rate", Config{Connections: 4, Rate: 50, Stages: []config.Stage{{Duration: time.Second, Target: 50}, {Duration: time.Second, Target: 200}}}, [2]float64{50, 200}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &poolWorkload{service: 10 * time.Millisecond}
@@ -409,11 +410,11 @@ func TestTerminalsNeedAPool(t *testing.T) {
 		{Terminals: 4, Duration: time.Second, Interval: time.Second},
 		{Rate: 10, Connections: 1, Pacing: 1, Duration: time.Second, Interval: time.Second},
 		{Rate: 10, Connections: 1, Iterations: 5, Interval: time.Second},
-		{VUs: 1, Stages: []Stage{{time.Second, 1.5}}, Interval: time.Second},
+		{VUs: 1, Stages: []config.Stage{{Duration: time.Second, Target: 1.5}}, Interval: time.Second},
 		{Rate: 10, Connections: 1, MaxQueue: 1 << 50, Duration: time.Second, Interval: time.Second},
 		{Rate: 10, Connections: 1, RateByType: []float64{0, 0}, Duration: time.Second, Interval: time.Second},
-		{VUs: 1, Stages: []Stage{{time.Second, 10001}}, Interval: time.Second},
-		{VUs: 1, Stages: []Stage{{time.Second, 2}}, Partial: true, Interval: time.Second},
+		{VUs: 1, Stages: []config.Stage{{Duration: time.Second, Target: 10001}}, Interval: time.Second},
+		{VUs: 1, Stages: []config.Stage{{Duration: time.Second, Target: 2}}, Partial: true, Interval: time.Second},
 	} {
 		if err := cfg.Validate(); err == nil {
 			t.Errorf("%+v accepted", cfg)

@@ -20,7 +20,7 @@ import (
 // atomic load; the mutex is taken only while an outage is open and for the
 // rare connection events.
 type tracker struct {
-	r    *run
+	out  Output
 	open atomic.Bool // an outage is open: failures and commits must report
 
 	mu      sync.Mutex
@@ -31,7 +31,7 @@ type tracker struct {
 	vus     map[int]bool // VUs that lost their session in the open outage
 }
 
-func newTracker(r *run) *tracker { return &tracker{r: r, cur: -1} }
+func newTracker(out Output) *tracker { return &tracker{out: out, cur: -1} }
 
 // lost records that VU vu's transaction failed at `at` with a connection
 // error (class cls): its session is gone. It returns the event's index, for
@@ -57,7 +57,7 @@ func (t *tracker) lost(vu int, at time.Duration, cls db.ErrorClass) int {
 	ev := len(t.events) - 1
 	t.mu.Unlock()
 	if opened {
-		t.r.out.Logf("outage: vu %d lost its database session at %.1f s; counting until service resumes", vu+1, at.Seconds())
+		t.out.Logf("outage: vu %d lost its database session at %.1f s; counting until service resumes", vu+1, at.Seconds())
 	}
 	return ev
 }
@@ -110,7 +110,7 @@ func (t *tracker) committed(at time.Duration) {
 	t.cur = -1
 	t.open.Store(false)
 	t.mu.Unlock()
-	t.r.out.Logf("outage: service resumed at %.1f s, %.1f s after the first connection error", at.Seconds(), ttr.Seconds())
+	t.out.Logf("outage: service resumed at %.1f s, %.1f s after the first connection error", at.Seconds(), ttr.Seconds())
 }
 
 // account returns a copy of what was recorded: outages and connection

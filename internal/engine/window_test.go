@@ -74,16 +74,14 @@ func TestWindowAndIntervals(t *testing.T) {
 	const iv = 200 * time.Millisecond
 	rampups := []time.Duration{0, 100 * time.Millisecond, iv, 300 * time.Millisecond}
 	durations := []time.Duration{100 * time.Millisecond, iv, 500 * time.Millisecond}
-	var start time.Time
-	startHook = func(t time.Time) { start = t }
-	defer func() { startHook = nil }()
 	for _, rtt := range []time.Duration{0, 4 * time.Millisecond} {
 		for _, rampup := range rampups {
 			for _, dur := range durations {
 				name := fmt.Sprintf("rampup=%s/duration=%s/rtt=%s", rampup, dur, rtt)
 				t.Run(name, func(t *testing.T) {
 					wl := &stampWorkload{rtt: rtt}
-					cfg := Config{VUs: 3, Rampup: rampup, Duration: dur, Interval: iv}
+					var start time.Time
+					cfg := Config{VUs: 3, Rampup: rampup, Duration: dur, Interval: iv, Started: func(t time.Time) { start = t }}
 					out := &captureOutput{}
 					began := time.Now()
 					res, err := Run(context.Background(), wl, cfg, out)

@@ -1,0 +1,223 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/workload"
+)
+
+// window is the measured window as the monitor opens and closes it: its
+// edges on the run's clock, the database's counters read at each (the
+// cross-check's), and what went wrong with them (the disruption account's
+// monitor gaps and idle intervals).
+type window struct {
+	prober  workload.Prober // nil: nothing to read at the edges
+	partial bool            // Config.Partial: the edges stay on their boundaries
+	timeout time.Duration   // a probe's (probeTimeout)
+	out     Output
+	clock   *clock
+
+	open       bool
+	start, end time.Duration
+	p0, p1     workload.Probe
+	err0, err1 error // the probes' failures
+	cpu0       time.Duration
+
+	gaps []metrics.MonitorGap
+	idle []metrics.IdleInterval
+}
+
+// probeTimeout is how long a window-edge probe may take, re-opening a lost
+// monitor session as it goes: about an interval, within 2 s and 10 s. A
+// probe that succeeds late moves its edge (the window keeps its length); one
+// that fails leaves the edge at the boundary and its values missing.
+func probeTimeout(cfg Config) time.Duration {
+	return min(max(cfg.Interval, 2*time.Second), 10*time.Second)
+}
+
+// openWindow opens the measured window at the boundary at (on the run's
+// clock) — or, when the database is probed, at the instant its count was
+// read, unless fixed says the edge stays at at (a window opened before the
+// load starts).
+func (r *run) openWindow(ctx context.Context, at time.Duration, fixed bool) {
+	w := &r.win
+	w.open, w.start = true, at
+	w.cpu0 = processCPU()
+	if w.prober != nil {
+		if w.p0, w.err0 = w.probe(ctx, metrics.EdgeWindowStart, at); w.err0 == nil && !fixed {
+			w.start = w.edge(at, w.p0.At)
+		}
+	}
+	if a, ok := r.wl.(workload.Auditor); ok {
+		a.MarkAudit()
+	}
+	r.col.StartWindow(w.start)
+	if f, ok := r.x.(finite); ok {
+		r.out.Logf("%s", f.plan())
+		return
+	}
+	r.out.Logf("measuring for %s", r.cfg.Duration)
+}
+
+// closeWindow ends the measured window at the boundary at — or, when the
+// database is probed, at the instant its count was read — and returns the
+// window's end. The end is probed only when the start was: the check needs
+// both. settled says nothing runs any more (every VU of an iteration run is
+// done, its last at at): the window then ends at at, and the probe, made
+// after it, reads the count at that end.
+func (r *run) closeWindow(ctx context.Context, at time.Duration, settled bool) time.Duration {
+	w := &r.win
+	end := at
+	if w.prober != nil && w.err0 == nil {
+		if w.p1, w.err1 = w.probe(ctx, metrics.EdgeWindowEnd, at); w.err1 == nil && !settled {
+			end = w.edge(at, w.p1.At)
+		}
+	}
+	w.end = end
+	r.col.EndWindow(end)
+	return end
+}
+
+// probe reads the database's counters at a window edge (at, on the run's
+// clock), recording a failure as a monitor gap.
+func (w *window) probe(ctx context.Context, edge string, at time.Duration) (workload.Probe, error) {
+	pctx, cancel := context.WithTimeout(ctx, w.timeout)
+	defer cancel()
+	p, err := w.prober.Probe(pctx)
+	if err != nil {
+		w.out.Logf("warning: cannot read the database's counters at the %s: %v", edge, err)
+		w.gaps = append(w.gaps, metrics.MonitorGap{Edge: edge, At: at, Error: err.Error()})
+		return workload.Probe{}, err
+	}
+	if p.Attempts > 1 {
+		w.out.Logf("monitor: read the database's counters at the %s after %d attempts (its session was re-opened)", edge, p.Attempts)
+	}
+	return p, nil
+}
+
+// edge is where a window edge due at the boundary at falls when the
+// database's counters were read at the instant probed: there, when later, so
+// that the count holds at the edge. In a partial run the edge stays on the
+// boundary, an instant shared by every process of the run.
+func (w *window) edge(at time.Duration, probed time.Time) time.Duration {
+	if w.partial {
+		return at
+	}
+	return max(at, w.clock.since(probed, at))
+}
+
+// noteIdle records a measured interval [start, end) without a commit, for
+// the disruption account.
+func (w *window) noteIdle(seq int, start, end time.Duration) {
+	w.idle = append(w.idle, metrics.IdleInterval{Seq: seq, Start: start, End: end})
+}
+
+// crossCheck compares the client's count of the headline transaction with the
+// database's over the window, and computes the server's TPM; either is
+// absent, with the reason, when it could not be measured. sessions is how
+// many transactions may be in flight at an edge.
+func (w *window) crossCheck(res *metrics.RunResult, sessions int) {
+	switch {
+	case w.prober == nil:
+		res.DBCheckUnavailable = "the workload has no database count to check against"
+	case w.err0 != nil:
+		res.DBCheckUnavailable = "the database's counters could not be read at the window start: " + w.err0.Error()
+	case w.err1 != nil:
+		res.DBCheckUnavailable = "the database's counters could not be read at the window end: " + w.err1.Error()
+	case res.Measured <= 0:
+		res.DBCheckUnavailable = "the window has no length"
+	}
+	if res.DBCheckUnavailable != "" {
+		res.ServerTPMUnavailable = res.DBCheckUnavailable
+		return
+	}
+	res.HasDBCheck = true
+	res.DBNewOrders = w.p1.Headline - w.p0.Headline
+	res.NOPMDBCheck = float64(res.DBNewOrders) / res.Measured.Minutes()
+	// A transaction whose session was lost may have committed without the
+	// client hearing of it: each is in doubt.
+	var inDoubt int64
+	for _, t := range res.Tx {
+		inDoubt += t.Errors[db.ClassConnection.String()]
+	}
+	allowed := checkAllowance(sessions, max(res.DBNewOrders, res.NewOrders), res.Measured, w.p0.RTT, w.p1.RTT) + inDoubt
+	res.DBCheckAllowance = allowed
+	res.DBCheckAgree = abs64(res.DBNewOrders-res.NewOrders) <= allowed
+	if !res.DBCheckAgree && !w.partial {
+		// (A part's count is not the database's: the merge judges it.)
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"the database counted %d New-Orders in the window, the client %d: more apart than the %d that in-flight transactions and the probes' timing explain",
+			res.DBNewOrders, res.NewOrders, allowed))
+	}
+	switch {
+	case !w.p0.HasServerCommits || !w.p1.HasServerCommits:
+		res.ServerTPMUnavailable = "the database keeps no server-wide commit counter"
+	case w.p0.Session != w.p1.Session:
+		res.ServerTPMUnavailable = "the monitor's session was lost between the window's edges (a server restart resets the server's counters)"
+	case w.p1.ServerCommits < w.p0.ServerCommits:
+		res.ServerTPMUnavailable = "the server's commit counter went backwards over the window (it was reset)"
+	default:
+		res.HasServerTPM = true
+		res.ServerTPM = float64(w.p1.ServerCommits-w.p0.ServerCommits) / res.Measured.Minutes()
+	}
+}
+
+// checkAllowance is how far the client's and the database's counts of the
+// headline transaction may differ over a window. A transaction in flight at
+// an edge may have committed in the database but not yet been seen by the
+// client (or the other way round): at most one per session, since a session
+// has one transaction at a time and the two edges err in opposite
+// directions. And the database read its count somewhere within each probe's
+// round trip, not exactly at its midpoint: commits during half of each round
+// trip may fall on either side.
+func checkAllowance(sessions int, count int64, window, rtt0, rtt1 time.Duration) int64 {
+	if window <= 0 {
+		return int64(sessions)
+	}
+	rate := float64(count) / window.Seconds()
+	return int64(sessions) + int64(math.Ceil(rate*(rtt0+rtt1).Seconds()/2))
+}
+
+// disruption assembles the run's disruption account from the tracker's
+// outages and the window's gaps; nil when no session was lost and every
+// probe was read.
+func (w *window) disruption(t *tracker) *metrics.Disruption {
+	d := t.account()
+	if len(d.Outages) == 0 && len(w.gaps) == 0 {
+		return nil
+	}
+	d.MonitorGaps = w.gaps
+	d.IdleIntervals = w.idle
+	if w.open {
+		d.WindowStart, d.WindowEnd = w.start, w.end
+	}
+	return d
+}
+
+// disruptionWarning sums up an outage in the window in one line.
+func disruptionWarning(d *metrics.Disruption) string {
+	first, _ := d.FirstError()
+	msg := fmt.Sprintf("the database was out of service during the measured window: %d of the virtual users lost their sessions (first at %.1f s)",
+		d.VUsAffected(), first.Seconds())
+	if ttr, ok := d.LongestTimeToRecover(); ok {
+		msg += fmt.Sprintf(", service resumed after %.1f s", ttr.Seconds())
+	} else {
+		msg += ", service had not resumed when the run ended"
+	}
+	if n := len(d.IdleIntervals); n > 0 {
+		msg += fmt.Sprintf("; %d measured intervals without a commit", n)
+	}
+	return msg + ": the numbers are not those of a healthy database"
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

@@ -69,6 +69,7 @@ func (w *auditWorker) Close(context.Context) error     { return nil }
 // The engine hands the Auditor the failures by type and class beside the
 // completed counts, and words only OFF items as warnings.
 func TestAuditGetsFailures(t *testing.T) {
+	t.Parallel()
 	f := &auditWorkload{items: []metrics.AuditItem{
 		{Name: "mix a", Value: 50, Unit: "%", Target: "≈ 50", Low: 45, High: 55, N: 1000, OK: true, Verdict: metrics.VerdictOK},
 		{Name: "completed mix a", Value: 40, Unit: "%", Target: "≈ 50", Low: 45, High: 55, N: 900, Verdict: metrics.VerdictOff,

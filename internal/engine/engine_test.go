@@ -105,6 +105,7 @@ func testConfig() Config {
 }
 
 func TestRunPhasesAndWindow(t *testing.T) {
+	t.Parallel()
 	f := &fakeWorkload{}
 	out := &captureOutput{}
 	res, err := Run(context.Background(), f, testConfig(), out)
@@ -172,6 +173,7 @@ func TestRunPhasesAndWindow(t *testing.T) {
 }
 
 func TestRetriesCountOnce(t *testing.T) {
+	t.Parallel()
 	f := &fakeWorkload{failFirst: db.ClassSerialization}
 	cfg := testConfig()
 	cfg.MaxRetries = 2
@@ -201,6 +203,7 @@ func TestRetriesCountOnce(t *testing.T) {
 }
 
 func TestErrorsWithoutRetryAreNotCommits(t *testing.T) {
+	t.Parallel()
 	f := &fakeWorkload{failFirst: db.ClassDeadlock}
 	res, err := Run(context.Background(), f, testConfig(), &captureOutput{})
 	if err != nil {
@@ -215,6 +218,7 @@ func TestErrorsWithoutRetryAreNotCommits(t *testing.T) {
 }
 
 func TestDesignedRollbacks(t *testing.T) {
+	t.Parallel()
 	f := &fakeWorkload{rollbackTx1: true}
 	res, err := Run(context.Background(), f, testConfig(), &captureOutput{})
 	if err != nil {
@@ -230,6 +234,7 @@ func TestDesignedRollbacks(t *testing.T) {
 }
 
 func TestConnectionErrorsReconnect(t *testing.T) {
+	t.Parallel()
 	f := &fakeWorkload{failFirst: db.ClassConnection}
 	cfg := testConfig()
 	cfg.MaxRetries = 3 // connection errors are not retried in place
@@ -246,11 +251,14 @@ func TestConnectionErrorsReconnect(t *testing.T) {
 }
 
 func TestInterruptKeepsMeasurement(t *testing.T) {
+	t.Parallel()
 	f := &fakeWorkload{}
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := testConfig()
 	cfg.Duration = time.Hour
-	time.AfterFunc(700*time.Millisecond, cancel)
+	// Ctrl-C at 700 ms on the run's clock.
+	cfg.Started = func(s time.Time) { time.AfterFunc(time.Until(s.Add(700*time.Millisecond)), cancel) }
+	noise := measureNoise(t)
 	res, err := Run(ctx, f, cfg, &captureOutput{})
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +266,7 @@ func TestInterruptKeepsMeasurement(t *testing.T) {
 	if res.Status != metrics.StatusInterrupted {
 		t.Fatalf("status %s", res.Status)
 	}
-	if res.Measured < 300*time.Millisecond || res.Measured > 600*time.Millisecond {
+	if res.Measured < 300*time.Millisecond || res.Measured > noise.bound(600*time.Millisecond) {
 		t.Fatalf("measured %s, want ≈ 400ms (interrupt at 700ms, window from 300ms)", res.Measured)
 	}
 	if res.Commits == 0 {
@@ -267,6 +275,7 @@ func TestInterruptKeepsMeasurement(t *testing.T) {
 }
 
 func TestConnectFailureFailsRun(t *testing.T) {
+	t.Parallel()
 	f := &fakeWorkload{connectErr: errors.New("too many connections")}
 	_, err := Run(context.Background(), f, testConfig(), &captureOutput{})
 	if err == nil || !errors.Is(err, f.connectErr) {
@@ -275,6 +284,7 @@ func TestConnectFailureFailsRun(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	bad := []Config{
 		{VUs: 0, Duration: time.Second, Interval: time.Second},
 		{VUs: 1, Duration: 0, Interval: time.Second},
@@ -293,6 +303,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestNextBoundary(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Rampup: 25 * time.Second, Duration: 35 * time.Second, Interval: 10 * time.Second}
 	cases := []struct {
 		now       time.Duration
@@ -314,6 +325,7 @@ func TestNextBoundary(t *testing.T) {
 }
 
 func TestCheckAllowance(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		vus        int
 		count      int64
@@ -345,6 +357,7 @@ func (p *pacedWorkload) Pacing(tx int) (time.Duration, time.Duration) {
 }
 
 func TestPacing(t *testing.T) {
+	t.Parallel()
 	p := &pacedWorkload{keying: [2]time.Duration{20 * time.Millisecond, 10 * time.Millisecond},
 		think: [2]time.Duration{30 * time.Millisecond, 20 * time.Millisecond}}
 	cfg := Config{VUs: 3, Duration: time.Second, Interval: 250 * time.Millisecond, Pacing: 1}
@@ -384,6 +397,7 @@ func TestPacing(t *testing.T) {
 
 // The end of the window wakes VUs in the middle of a long think time.
 func TestPacingStopsWaits(t *testing.T) {
+	t.Parallel()
 	p := &pacedWorkload{think: [2]time.Duration{time.Hour, time.Hour}}
 	cfg := Config{VUs: 2, Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond, Pacing: 1}
 	start := time.Now()

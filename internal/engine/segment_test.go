@@ -54,6 +54,7 @@ func (o *timedOutput) Interval(iv metrics.Interval) {
 }
 
 func TestFirstVUNumbersGlobally(t *testing.T) {
+	t.Parallel()
 	f := &numberedWorkload{}
 	out := &captureOutput{}
 	cfg := testConfig()
@@ -99,6 +100,7 @@ func TestFirstVUNumbersGlobally(t *testing.T) {
 // of one run — start then, not before, and tick on the same boundaries,
 // reported at the same wall-clock instants.
 func TestSharedStartAligns(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		cfg  Config
@@ -108,6 +110,8 @@ func TestSharedStartAligns(t *testing.T) {
 		{"iterations", Config{VUs: 2, Iterations: 300, Interval: 200 * time.Millisecond}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			noise := measureNoise(t)
 			start := time.Now().Add(400 * time.Millisecond)
 			type agent struct {
 				f   *numberedWorkload
@@ -134,13 +138,13 @@ func TestSharedStartAligns(t *testing.T) {
 					t.Fatalf("agent %d: status %s", i, a.res.Status)
 				}
 				_, first := a.f.created()
-				if d := first.Sub(start); d < 0 || d > 100*time.Millisecond {
+				if d := first.Sub(start); d < 0 || d > noise.bound(100*time.Millisecond) {
 					t.Errorf("agent %d: first VU started %s after the shared start, want within a few ms of it (never before)", i, d)
 				}
 				for j, iv := range a.out.intervals {
 					elapsed[i] = append(elapsed[i], iv.Elapsed)
 					// Reported when its boundary came, on the shared clock.
-					if late := a.out.at[j].Sub(start.Add(iv.Elapsed)); late < 0 || late > 250*time.Millisecond {
+					if late := a.out.at[j].Sub(start.Add(iv.Elapsed)); late < 0 || late > noise.bound(250*time.Millisecond) {
 						t.Errorf("agent %d: interval %d (ends %s) reported %s after its instant", i, iv.Seq, iv.Elapsed, late)
 					}
 				}
@@ -176,6 +180,7 @@ func TestSharedStartAligns(t *testing.T) {
 }
 
 func TestSharedStartTooLate(t *testing.T) {
+	t.Parallel()
 	f := &numberedWorkload{}
 	cfg := testConfig()
 	cfg.StartAt = time.Now().Add(-cfg.Interval - 300*time.Millisecond)
@@ -199,6 +204,7 @@ func TestSharedStartTooLate(t *testing.T) {
 }
 
 func TestSharedStartCancelledBefore(t *testing.T) {
+	t.Parallel()
 	f := &numberedWorkload{}
 	cfg := testConfig()
 	cfg.StartAt = time.Now().Add(10 * time.Second)
@@ -225,6 +231,7 @@ func TestSharedStartCancelledBefore(t *testing.T) {
 // database every agent's: the check's numbers are kept for the merge, but
 // the part warns of no disagreement.
 func TestPartialCrossCheck(t *testing.T) {
+	t.Parallel()
 	f := &fakeWorkload{}
 	cfg := testConfig()
 	cfg.Partial = true

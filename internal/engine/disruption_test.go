@@ -22,7 +22,7 @@ import (
 type flakyWorkload struct {
 	fakeWorkload
 	down      atomic.Bool
-	probeDown atomic.Bool // only the monitor's probes fail
+	probeDown atomic.Bool  // only the monitor's probes fail
 	workers   atomic.Int64 // sessions opened by NewWorker
 	restarts  atomic.Uint64
 	server    atomic.Int64 // the server's commit counter

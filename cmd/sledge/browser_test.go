@@ -108,7 +108,7 @@ func TestWebUIInChromium(t *testing.T) {
 	// A profile on the embedded database the UI's first run built.
 	spec := config.New(config.KindRun)
 	spec.Rampup, spec.Duration, spec.Interval = 0, config.Duration(2*time.Second), config.Duration(time.Second)
-	outs, err := app.New(app.Options{Repo: repo, Version: "test"}).RunProfile(t.Context(), app.Request{Spec: spec}, []int{1, 2}, 1)
+	outs, err := app.New(withProcessEnv(newTestState(t)).serviceOptions(app.Options{Repo: repo, Version: "test"})).RunProfile(t.Context(), app.Request{Spec: spec}, []int{1, 2}, 1)
 	if err != nil || len(outs) != 2 {
 		t.Fatalf("profile: %d jobs, %v", len(outs), err)
 	}
@@ -125,7 +125,7 @@ func TestWebUIInChromium(t *testing.T) {
 	// A series of two trials (sledge run --repeat 2) on the same database;
 	// ui.mjs starts a staged run and a rate run from the page itself, watches
 	// them live, and checks their pages and the series'.
-	trials, err := app.New(app.Options{Repo: repo, Version: "test"}).RunSeries(t.Context(), app.Request{Spec: spec}, 2)
+	trials, err := app.New(withProcessEnv(newTestState(t)).serviceOptions(app.Options{Repo: repo, Version: "test"})).RunSeries(t.Context(), app.Request{Spec: spec}, 2)
 	if err != nil || len(trials) != 2 {
 		t.Fatalf("series: %d jobs, %v", len(trials), err)
 	}
@@ -172,11 +172,12 @@ func (w *statusWriter) WriteHeader(code int) { w.code = code; w.ResponseWriter.W
 func policyServer(t *testing.T, moreTargets ...string) (*httptest.Server, *jobs.Repo, *foreignLog) {
 	t.Helper()
 	e2eEnv(t)
-	repo, err := openRepo(context.Background(), &globals{})
+	gs := withProcessEnv(newTestState(t))
+	repo, err := openRepo(context.Background(), gs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy, err := targetPolicy(&globals{}, append([]string{
+	policy, err := targetPolicy(gs, append([]string{
 		"scratch=sqlite:" + filepath.Join(t.TempDir(), "scratch.db"),
 		"bench-pg=postgres://bench:topsecret@127.0.0.1:1/tpcc",
 	}, moreTargets...), nil, false)
@@ -184,7 +185,7 @@ func policyServer(t *testing.T, moreTargets ...string) (*httptest.Server, *jobs.
 		t.Fatal(err)
 	}
 	hub := output.NewHub()
-	s := server.New(app.New(app.Options{Repo: repo, Hub: hub, Version: "test", Targets: policy}), repo, hub, "")
+	s := server.New(app.New(gs.serviceOptions(app.Options{Repo: repo, Hub: hub, Version: "test", Targets: policy})), repo, hub, "")
 	api := s.Handler()
 	foreign := &foreignLog{}
 	var ts *httptest.Server

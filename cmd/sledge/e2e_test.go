@@ -206,7 +206,7 @@ func TestInterruptedRunIsStored(t *testing.T) {
 	sledgeOK(t, "build") // the embedded default
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(3*time.Second, cancel) // what Ctrl-C does through signal.NotifyContext
-	root := newRootCmd()
+	root := newRootCmd(withProcessEnv(newTestState(t)))
 	var out bytes.Buffer
 	root.SetOut(&out)
 	root.SetArgs([]string{"run", "--vu", "2", "--rampup", "1s", "--duration", "1h", "--interval", "1s"})

@@ -15,7 +15,7 @@ import (
 // TestFlagHelpNamesEveryForm: a flag's help names every value it accepts,
 // so --help tells the truth as the code grows.
 func TestFlagHelpNamesEveryForm(t *testing.T) {
-	root := newRootCmd()
+	root := newRootCmd(newTestState(t))
 	find := func(path string) *cobra.Command {
 		c, _, err := root.Find(strings.Fields(path))
 		if err != nil {

@@ -11,7 +11,7 @@ import (
 // count, and a TPROC-H run. Nothing refused is recorded.
 func TestIterationsFlag(t *testing.T) {
 	e2eEnv(t)
-	run, _, err := newRootCmd().Find([]string{"run"})
+	run, _, err := newRootCmd(newTestState(t)).Find([]string{"run"})
 	if err != nil {
 		t.Fatal(err)
 	}

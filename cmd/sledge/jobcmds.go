@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime/pprof"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,6 +17,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/server"
+	"github.com/sledge-bench/sledge/internal/shell"
 )
 
 // The job commands (build, run, check, drop) bind their flags onto a
@@ -32,45 +31,26 @@ func bindTargetFlags(fl *pflag.FlagSet, s *config.Spec) {
 	fl.StringVar(&s.Workload, "workload", s.Workload, workloadFlagHelp())
 }
 
-func newBuildCmd(g *globals) *cobra.Command {
+func newBuildCmd(gs *globalState) *cobra.Command {
 	s := config.New(config.KindBuild)
 	var yes bool
-	cmd := &cobra.Command{
+	cmd := withHelp("build", &cobra.Command{
 		Use:   "build",
 		Short: "Create a workload's schema and load it (TPROC-C by default, TPROC-H with --workload tproch)",
-		Long: `Create the workload's tables, load them with its deterministic generator
-(TPROC-C: the same --seed and --warehouses always produce the same rows;
-TPROC-H: dbgen's data for --scale), build keys and indexes, gather statistics
-and, for TPROC-C on PostgreSQL and MariaDB/MySQL, install the server-side
-routines used by --mode procs. The build is recorded as a job.
-
-On PostgreSQL and MariaDB/MySQL a database that does not exist yet is
-created first, with the target's own login (connected to the server's
-default database: postgres, information_schema); when that login may not
-create databases, the error says what to run as an administrator.
-
-A database that already holds the workload's schema is refused unless
---force, which drops it first: on a terminal the build asks before it does;
-without one (a script, a pipe) --force needs --yes.`,
-		Example: `  sledge build                                         # embedded SQLite, 1 warehouse
-  sledge build --db postgres://u:p@127.0.0.1:5432/tpcc --warehouses 10 --workers 4
-  sledge build --workload tproch --scale 1              # embedded DuckDB`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s.Confirm = false
 			if s.Force {
 				// --force may drop a schema: the user's word that it may go.
-				ok, err := confirm(cmd, g, s, yes, func(title string, t string) string {
-					return fmt.Sprintf("Drop any %s schema in %s and build it again? [y/N] ", title, t)
-				})
+				ok, err := confirm(cmd, gs, s, yes, "Drop any %s schema in %s and build it again? [y/N] ")
 				if err != nil {
 					return err
 				}
 				s.Confirm = ok
 			}
-			return runJobCmd(cmd, g, s, false)
+			return runJobCmd(cmd, gs, s, false)
 		},
-	}
+	})
 	fl := cmd.Flags()
 	bindTargetFlags(fl, &s)
 	fl.BoolVarP(&yes, "yes", "y", false, "with --force: do not ask for confirmation (needed when there is no terminal)")
@@ -85,70 +65,22 @@ without one (a script, a pipe) --force needs --yes.`,
 	return cmd
 }
 
-func newRunCmd(g *globals) *cobra.Command {
+func newRunCmd(gs *globalState) *cobra.Command {
+	cmd, _ := runCommand(gs)
+	return cmd
+}
+
+// runCommand is `sledge run` with the spec its flags are bound onto.
+func runCommand(gs *globalState) (*cobra.Command, *config.Spec) {
 	s := config.New(config.KindRun)
 	var cpuProfile string
 	progress := "text"
 	repeat := 1
 	var rf *runSpecFlags
-	cmd := &cobra.Command{
+	cmd := withHelp("run", &cobra.Command{
 		Use:   "run",
 		Short: "Run a workload and report its result (TPROC-C: NOPM, TPM, latencies and errors)",
-		Long: `Drive the TPROC-C schema with --vu virtual users for --rampup (not counted)
-then --duration (the measured window), printing one line per --interval, and
-store the job with its results in the repository.
-
-NOPM and TPM count the transactions the client saw commit, divided by the
-measured wall-clock window. NOPM is cross-checked against the database's own
-count (the change of sum(d_next_o_id) over the window). Each VU is one
-session with a home warehouse and draws its transactions from a shuffled
-23-card deck (10 New-Order, 10 Payment, 1 each Order-Status, Delivery and
-Stock-Level). Runs are unpaced (no keying or thinking time) unless --pacing
-spec: then each VU emulates a terminal operator, waiting the keying time
-before and a think time after every transaction, and the result reports the
-efficiency against the paced ceiling of 12.86 NOPM per warehouse.
-
-Load models (TPROC-C): --terminals N --connections M runs N terminals over a
-pool of M sessions (10 terminals per warehouse by default with --pacing
-spec); a due terminal waits for a free session and that wait counts in its
-response time. --rate R runs open-loop arrivals (a Poisson process of R a
-second, or per type) over --connections sessions, latency counted from the
-scheduled start, so a server stall shows in the percentiles. Both report
-the schedule lag (due → sent) and late transactions; a rate run also its
-achieved rate and drops (--max-queue). --stages 2m:8,2m:16 makes the window
-a load shape (VUs, terminals or rate per stage), one result row per stage.
-
-With --iterations N, an iteration run (HammerDB's test driver with
-total_iterations): each VU runs N transactions, then stops, and the run
-ends when every VU is done. There is no ramp-up and no --duration: NOPM and
-TPM are over the elapsed time from the VUs' start to the last one's end. A
-failed transaction counts as an iteration (HammerDB counts its attempts);
---max-retries retries within one. With --pacing spec each iteration is
-paced (the last think time is not waited).
-
-With --workload tproch: the TPROC-H power test (and with --streams N the
-throughput test), reporting per-query times and the geometric mean.
-
-While it runs (unless --metrics off), Sledge observes the database server
-and this host on one extra read-only connection and stores what it saw with
-the job, cut at every --interval: what the server's sessions waited on,
-its statistics as deltas, its settings, and the CPU, memory, disk and
-network of this host (and of the database's, when it is this one or
---scrape names its node_exporter). Nothing
-is installed on or written to the server; sledge jobs ID metrics shows it.
-
-Ctrl-C stops the run cleanly and keeps what was measured, marked interrupted.
-
-With no --db, the embedded SQLite database is used and built with one
-warehouse first if it does not exist.`,
-		Example: `  sledge run
-  sledge run --db postgres://u:p@127.0.0.1:5432/tpcc --vu 8 --rampup 1m --duration 5m
-  sledge run --db postgres://… --mode sql --isolation serializable --max-retries 3
-  sledge run --db postgres://… --vu 4 --iterations 1000   # time 4 x 1000 transactions
-  sledge run --db postgres://… --pacing spec --terminals 10000 --connections 50 --rampup 30s
-  sledge run --db postgres://… --rate 500 --connections 16 --stages 2m:250,2m:500,2m:1000
-  sledge run --workload tproch --streams 2 --refresh`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cpuProfile != "" {
 				pf, err := os.Create(cpuProfile)
@@ -173,32 +105,30 @@ warehouse first if it does not exist.`,
 			switch {
 			case repeat < 1 || repeat > maxRepeat:
 				return fmt.Errorf("--repeat must be between 1 and %d (got %d)", maxRepeat, repeat)
-			case repeat > 1 && !s.Seg().IsWhole():
-				return errors.New("--repeat: not with --segment (repeat the agents' run instead)")
 			case repeat > 1 && progress == "json":
 				return errors.New("--repeat: not with --progress json")
 			case repeat == 1 && s.Between != "" && s.Between != config.BetweenNone:
 				return errors.New("--between applies between trials: use it with --repeat N (or sledge profile)")
 			case repeat > 1:
-				if _, ok, _ := remoteFor(g); ok {
+				if _, ok, _ := remoteFor(gs); ok {
 					return errors.New("--repeat: runs on this machine only, not through --server")
 				}
 				// Asked last: every other check has passed.
-				if err := rf.confirmRebuild(cmd, g); err != nil {
+				if err := rf.confirmRebuild(cmd, gs); err != nil {
 					return err
 				}
-				return runSeriesCmd(cmd, g, s, repeat)
+				return runSeriesCmd(cmd, gs, s, repeat)
 			}
-			return runJobCmd(cmd, g, s, progress == "json")
+			return runJobCmd(cmd, gs, s, progress == "json")
 		},
-	}
+	})
 	cmd.Flags().IntVar(&repeat, "repeat", 1, "run the same configuration this many times, one job each (a series: each job records series and trial), then print each trial with the mean, standard deviation and 95% confidence interval of NOPM, TPM and New-Order p95; jobs diff of two series' first jobs compares their trials")
 	fl := cmd.Flags()
 	rf = bindRunFlags(fl, &s)
 	fl.StringVar(&progress, "progress", progress, "how the console prints each interval's progress line: text (\"[    50s] measure  TPM … NOPM … p95 … errors N\", elapsed in whole seconds) or json (one JSON object per line: elapsed_s, phase, tpm, nopm, errors, transactions with count, errors, p50_ms, p95_ms, p99_ms and max_ms; the shape of jobs show ID tcount --format json). Other lines stay text; the job stores text lines either way")
 	fl.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the client to this file (for go tool pprof)")
 	bindSegmentFlags(fl, &s, "run", "the process runs its share of the --vu virtual users, numbered as in the whole run and homed on its share of the warehouses")
-	return cmd
+	return cmd, &s
 }
 
 // runSpecFlags are a run's spec flags bound onto a spec (bindRunFlags),
@@ -261,13 +191,11 @@ func (f *runSpecFlags) parse() error {
 
 // confirmRebuild asks before a series or profile drops and rebuilds the
 // schema between its trials (--between rebuild); nothing to ask otherwise.
-func (f *runSpecFlags) confirmRebuild(cmd *cobra.Command, g *globals) error {
+func (f *runSpecFlags) confirmRebuild(cmd *cobra.Command, gs *globalState) error {
 	if f.s.Between != config.BetweenRebuild {
 		return nil
 	}
-	ok, err := confirm(cmd, g, *f.s, f.yes, func(title string, t string) string {
-		return fmt.Sprintf("Drop the %s schema in %s and build it again between trials? [y/N] ", title, t)
-	})
+	ok, err := confirm(cmd, gs, *f.s, f.yes, "Drop the %s schema in %s and build it again between trials? [y/N] ")
 	if err != nil {
 		return err
 	}
@@ -304,80 +232,58 @@ func bindSegmentFlags(fl *pflag.FlagSet, s *config.Spec, what, share string) {
 // typed is not silently ignored. Other front ends send a whole spec, where
 // these settings hold their defaults; they are ignored there.
 func unusedByIterations(fl *pflag.FlagSet, s config.Spec) error {
-	if s.Iterations <= 0 {
-		return nil
+	const unused = " is not used by an iteration run (--iterations): it has no ramp-up and ends when every VU has run its transactions"
+	var errs []error
+	if s.Iterations > 0 && fl.Changed("rampup") && s.Rampup != 0 { // --rampup 0s says what an iteration run does: no conflict
+		errs = append(errs, errors.New("--rampup"+unused))
 	}
-	var msgs []string
-	// --rampup 0s says what an iteration run does: it is no conflict.
-	for _, f := range []struct {
-		name  string
-		given bool
-	}{{"rampup", fl.Changed("rampup") && s.Rampup != 0}, {"duration", fl.Changed("duration")}} {
-		if f.given {
-			msgs = append(msgs, "--"+f.name+" is not used by an iteration run (--iterations): it has no ramp-up and ends when every VU has run its transactions")
-		}
+	if s.Iterations > 0 && fl.Changed("duration") {
+		errs = append(errs, errors.New("--duration"+unused))
 	}
-	if msgs == nil {
-		return nil
-	}
-	return errors.New(strings.Join(msgs, "\n"))
+	return errors.Join(errs...)
 }
 
-func newCheckCmd(g *globals) *cobra.Command {
+func newCheckCmd(gs *globalState) *cobra.Command {
 	s := config.New(config.KindCheck)
-	cmd := &cobra.Command{
+	cmd := withHelp("check", &cobra.Command{
 		Use:   "check",
 		Short: "Check a built schema: tables, row counts and consistency conditions (TPROC-C)",
-		Long: `Check that the TPROC-C schema is present, count the rows of its tables and
-test the twelve consistency conditions of the specification (3.3.2.1–3.3.2.12).
-Condition 11 holds only until the first run and is skipped afterwards. Exits
-with status 1 if any condition fails. The check is recorded as a job.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runJobCmd(cmd, g, s, false) },
-	}
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runJobCmd(cmd, gs, s, false) },
+	})
 	bindTargetFlags(cmd.Flags(), &s)
 	return cmd
 }
 
-func newDropCmd(g *globals) *cobra.Command {
+func newDropCmd(gs *globalState) *cobra.Command {
 	s := config.New(config.KindDrop)
 	var yes bool
-	cmd := &cobra.Command{
+	cmd := withHelp("drop", &cobra.Command{
 		Use:   "drop",
 		Short: "Drop a workload's tables and routines",
-		Long: `Drop every table and routine Sledge created for the workload (a partially
-built schema too). On a terminal it asks first, and only "y" or "yes"
-drops; without a terminal (a script, a pipe) it needs --yes.`,
-		Example: `  sledge drop --db postgres://u:p@127.0.0.1:5432/tpcc
-  sledge drop --yes --db postgres://…      # in a script`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ok, err := confirm(cmd, g, s, yes, func(title string, t string) string {
-				return fmt.Sprintf("Drop all %s tables in %s? [y/N] ", title, t)
-			})
+			ok, err := confirm(cmd, gs, s, yes, "Drop all %s tables in %s? [y/N] ")
 			if err != nil {
 				return err
 			}
 			s.Confirm = ok
-			return runJobCmd(cmd, g, s, false)
+			return runJobCmd(cmd, gs, s, false)
 		},
-	}
+	})
 	bindTargetFlags(cmd.Flags(), &s)
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation (needed when there is no terminal)")
 	return cmd
 }
 
-// confirmInput is where a confirmation is read from: the process's stdin
-// (a variable for tests).
-var confirmInput = func() *os.File { return os.Stdin }
-
 // confirm decides whether a destructive job (drop, build --force) may
 // proceed, and so the spec's Confirm: --yes says so; otherwise on a
-// terminal it asks the question (naming the workload and target) and only
+// terminal it asks the question (a format naming the workload, then the
+// target) and only
 // "y" or "yes", in any case, proceeds; without a terminal nobody can
 // answer, so it fails and asks for --yes. A refusal is an error: no job is
 // created.
-func confirm(cmd *cobra.Command, g *globals, s config.Spec, yes bool, question func(title, target string) string) (bool, error) {
+func confirm(cmd *cobra.Command, gs *globalState, s config.Spec, yes bool, question string) (bool, error) {
 	what := cmd.Name()
 	switch what {
 	case "build":
@@ -388,64 +294,54 @@ func confirm(cmd *cobra.Command, g *globals, s config.Spec, yes bool, question f
 	if yes {
 		return true, nil
 	}
-	in := confirmInput()
-	if !isTerminal(in) {
+	if !gs.stdinTTY {
 		return false, fmt.Errorf("%s asks for confirmation: run it with --yes when there is no terminal", what)
 	}
 	var q string
-	if _, remote, _ := remoteFor(g); remote {
+	if _, remote, _ := remoteFor(gs); remote {
 		// The server resolves the target: name what was given.
 		t := db.Redact(s.DB)
 		if t == "" {
 			t = "the server's default database"
 		}
-		q = question(s.Workload, t)
+		q = fmt.Sprintf(question, s.Workload, t)
 	} else {
 		// Resolving reads no repository and touches no database. It
 		// validates the spec too, as if confirmed (the question is whether
 		// it is).
 		named := s
 		named.Confirm = true
-		wl, t, err := app.New(app.Options{OwnsProcess: true}).Resolve(named)
+		wl, t, err := app.New(gs.serviceOptions(app.Options{OwnsProcess: true})).Resolve(named)
 		if err != nil {
 			return false, flagErrors(err)
 		}
-		q = question(wl.Title(), t.String())
+		q = fmt.Sprintf(question, wl.Title(), t.String())
 	}
-	fmt.Fprint(cmd.ErrOrStderr(), q)
-	answered := make(chan string, 1)
-	go func() {
-		answer, _ := bufio.NewReader(in).ReadString('\n')
-		answered <- answer
-	}()
-	var answer string
-	select {
-	case answer = <-answered:
-	case <-cmd.Context().Done(): // Ctrl-C at the question
-		fmt.Fprintln(cmd.ErrOrStderr())
+	ok, err := shell.Ask(cmd.Context(), gs.stdin, cmd.ErrOrStderr(), q)
+	switch {
+	case err != nil: // Ctrl-C at the question
 		return false, fmt.Errorf("%s not confirmed: interrupted", what)
-	}
-	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+	case !ok:
 		return false, fmt.Errorf("%s not confirmed: nothing done", what)
 	}
 	return true, nil
 }
 
-// runJobCmd runs a spec here, or on the server named by --server;
 // maxRepeat bounds --repeat: a series is a handful of trials.
 const maxRepeat = 100
 
+// runJobCmd runs a spec here, or on the server named by --server;
 // progressJSON prints a run's intervals as JSON lines (--progress json).
-func runJobCmd(cmd *cobra.Command, g *globals, s config.Spec, progressJSON bool) error {
+func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, progressJSON bool) error {
 	ctx, w := cmd.Context(), cmd.OutOrStdout()
-	if c, ok, err := remoteFor(g); ok {
+	if c, ok, err := remoteFor(gs); ok {
 		if err != nil {
 			return err
 		}
 		return remoteJob(ctx, w, c, s, server.RunOptions{ProgressJSON: progressJSON})
 	}
-	return withService(ctx, g, func(svc *app.Service) error {
-		o, err := svc.Run(ctx, app.Request{Spec: s, Console: w, ProgressTTY: progressTTY(), ProgressJSON: progressJSON})
+	return withService(ctx, gs, func(svc *app.Service) error {
+		o, err := svc.Run(ctx, app.Request{Spec: s, Console: w, ProgressTTY: gs.progressTTY(), ProgressJSON: progressJSON})
 		if o.Status == metrics.StatusInterrupted {
 			// What it measured is printed and stored (as interrupted)
 			// already; the status tells a script it did not complete.
@@ -461,23 +357,6 @@ func runJobCmd(cmd *cobra.Command, g *globals, s config.Spec, progressJSON bool)
 		}
 		return nil
 	})
-}
-
-// remoteFor returns the client of the server named by --server (or
-// $SLEDGE_SERVER); ok is false when there is none.
-func remoteFor(g *globals) (*server.Client, bool, error) {
-	u := g.server
-	if u == "" {
-		u = os.Getenv("SLEDGE_SERVER")
-	}
-	if u == "" {
-		return nil, false, nil
-	}
-	c, err := server.NewClient(u, os.Getenv("SLEDGE_TOKEN"))
-	if err != nil {
-		return nil, true, fmt.Errorf("--server: %w", err)
-	}
-	return c, true, nil
 }
 
 // remoteJob runs a spec on a server and follows it to its end.

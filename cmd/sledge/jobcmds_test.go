@@ -211,14 +211,17 @@ func TestDestructiveJobsNeedYesWithoutTerminal(t *testing.T) {
 	defer r.Close()
 	w.WriteString("yes\n")
 	w.Close()
-	confirmInput = func() *os.File { return r }
-	t.Cleanup(func() { confirmInput = func() *os.File { return os.Stdin } })
-	if _, err := sledge(t, "build", "--force", "--warehouses", "-1"); err == nil || !strings.Contains(err.Error(), "build --force asks for confirmation") {
+	sledgeIn := func(args ...string) (string, error) { // sledge, stdin the pipe
+		gs := withProcessEnv(newTestState(t))
+		gs.stdin = r
+		return runSledge(context.Background(), gs, args...)
+	}
+	if _, err := sledgeIn("build", "--force", "--warehouses", "-1"); err == nil || !strings.Contains(err.Error(), "build --force asks for confirmation") {
 		t.Errorf("build --force without --yes: %v", err)
 	}
 	// --yes is the confirmation the spec needs: what fails now is the
 	// warehouses, not the confirmation.
-	if _, err := sledge(t, "build", "--force", "--yes", "--warehouses", "-1"); err == nil ||
+	if _, err := sledgeIn("build", "--force", "--yes", "--warehouses", "-1"); err == nil ||
 		!strings.Contains(err.Error(), "--warehouses") || strings.Contains(err.Error(), "--yes") || strings.Contains(err.Error(), "confirm") {
 		t.Errorf("build --force --yes: %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,19 +22,29 @@ const (
 	formatJSON = "json"
 )
 
-func checkFormat(f string) error {
-	if f != formatText && f != formatJSON {
-		return fmt.Errorf("--format %q: want text or json", f)
+// addFormatFlag gives cmd --format, text or json, checked before it runs.
+func addFormatFlag(cmd *cobra.Command, format *string) {
+	cmd.Flags().StringVar(format, "format", formatText, "output format: text or json")
+	cmd.PreRunE = func(*cobra.Command, []string) error {
+		if *format != formatText && *format != formatJSON {
+			return fmt.Errorf("--format %q: want text or json", *format)
+		}
+		return nil
 	}
-	return nil
 }
 
-func parseJobID(s string) (int64, error) {
-	id, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("bad job id %q: want a positive number (see `sledge jobs`)", s)
+// parseJobIDs reads job ids, all of them before anything is done: a typo
+// must not leave half a list deleted.
+func parseJobIDs(args []string) ([]int64, error) {
+	ids := make([]int64, 0, len(args))
+	for _, s := range args {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id <= 0 {
+			return nil, fmt.Errorf("bad job id %q: want a positive number (see `sledge jobs`)", s)
+		}
+		ids = append(ids, id)
 	}
-	return id, nil
+	return ids, nil
 }
 
 type listFlags struct {
@@ -45,38 +56,20 @@ type listFlags struct {
 
 func addListFlags(cmd *cobra.Command, f *listFlags) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", formatText, "output format: text or json")
+	addFormatFlag(cmd, &f.format)
 	fl.StringVar(&f.kind, "kind", "", "only jobs of this kind: "+strings.Join(config.Kinds, ", "))
 	fl.StringVar(&f.status, "status", "", "only jobs with this status: "+strings.Join(jobs.Statuses, ", "))
 	fl.IntVarP(&f.limit, "limit", "n", 0, "show at most this many jobs, newest first (0: all)")
 }
 
-func newJobsCmd(g *globals) *cobra.Command {
+func newJobsCmd(gs *globalState) *cobra.Command {
 	f := &listFlags{}
-	cmd := &cobra.Command{
+	cmd := withHelp("jobs", &cobra.Command{
 		Use:   "jobs",
 		Short: "List, show, compare and delete the recorded jobs",
-		Long: `Every build, run, check and drop is recorded in the jobs repository with its
-settings, console output, interval series and results. With no subcommand,
-list the jobs, newest first.
-
-A job still marked running whose process no longer exists on this host is
-shown as abandoned.
-
---format json prints an array of objects with the keys id, kind, workload,
-status, db_kind, target, db_version, host, pid, created_at, started_at,
-ended_at (null while running), duration_s (null while running), error, and
-nopm and tpm (null unless the job is a run with a result). Times are RFC 3339
-in UTC.`,
-		Example: `  sledge jobs
-  sledge jobs --kind run --status completed --limit 10
-  sledge jobs show 12
-  sledge jobs show 12 result --format json
-  sledge jobs diff 12 15
-  sledge jobs delete 3 4 5`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runJobsList(cmd, g, f) },
-	}
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runJobsList(cmd, gs, f) },
+	})
 	addListFlags(cmd, f)
 
 	lf := &listFlags{}
@@ -85,24 +78,21 @@ in UTC.`,
 		Aliases: []string{"ls"},
 		Short:   "List the recorded jobs (the same as `sledge jobs`)",
 		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return runJobsList(cmd, g, lf) },
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runJobsList(cmd, gs, lf) },
 	}
 	addListFlags(list, lf)
 
-	cmd.AddCommand(list, newJobsShowCmd(g), newJobsDiffCmd(g), newJobsHlogCmd(g), newJobsDeleteCmd(g))
+	cmd.AddCommand(list, newJobsShowCmd(gs), newJobsDiffCmd(gs), newJobsHlogCmd(gs), newJobsDeleteCmd(gs))
 	return cmd
 }
 
-func runJobsList(cmd *cobra.Command, g *globals, f *listFlags) error {
-	if err := checkFormat(f.format); err != nil {
-		return err
-	}
+func runJobsList(cmd *cobra.Command, gs *globalState, f *listFlags) error {
 	filter := jobs.ListFilter{Kind: f.kind, Status: f.status, Limit: f.limit}
 	if err := filter.Validate(); err != nil {
 		return flagErrors(err)
 	}
 	ctx, w := cmd.Context(), cmd.OutOrStdout()
-	if c, ok, err := remoteFor(g); ok {
+	if c, ok, err := remoteFor(gs); ok {
 		if err != nil {
 			return err
 		}
@@ -115,86 +105,36 @@ func runJobsList(cmd *cobra.Command, g *globals, f *listFlags) error {
 		}
 		return report.JobsJSONTable(w, list)
 	}
-	repo, err := openExistingRepo(ctx, g)
+	err := readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
+		list, err := repo.List(ctx, filter)
+		if err != nil {
+			return err
+		}
+		return report.JobList(w, list, repo.Path(), f.format == formatJSON)
+	})
 	if errors.Is(err, jobs.ErrNoRepository) {
 		// Nothing has been recorded yet: no jobs, and nothing created.
 		if f.format == formatJSON {
-			return report.WriteJSON(w, []report.JobJSON{})
+			return report.JobList(w, nil, "", true)
 		}
 		fmt.Fprintln(w, err)
 		return nil
 	}
-	if err != nil {
-		return err
-	}
-	defer repo.Close()
-	list, err := repo.List(ctx, filter)
-	if err != nil {
-		return err
-	}
-	if f.format == formatJSON {
-		out := make([]report.JobJSON, 0, len(list)) // [] rather than null when empty
-		for _, j := range list {
-			out = append(out, report.ToJob(j))
-		}
-		return report.WriteJSON(w, out)
-	}
-	if len(list) == 0 {
-		fmt.Fprintf(w, "no jobs in %s\n", repo.Path())
-		return nil
-	}
-	return report.JobsTable(w, list)
+	return err
 }
 
-type showFlags struct{ format string }
-
-func newJobsShowCmd(g *globals) *cobra.Command {
-	f := &showFlags{}
+func newJobsShowCmd(gs *globalState) *cobra.Command {
+	var format string
 	var help strings.Builder
 	names := make([]string, 0, len(report.Sections))
 	for _, s := range report.Sections {
 		fmt.Fprintf(&help, "  %-8s %s\n", s.Name, s.Help)
 		names = append(names, s.Name)
 	}
-	cmd := &cobra.Command{
+	cmd := withHelp("jobs-show", &cobra.Command{
 		Use:   "show ID [" + strings.Join(names, "|") + "]",
 		Short: "Show one job: a summary, or one section of it",
-		Long: `Show a job. With no section, a summary: the job's record and its result,
-build or check. Sections:
-
-` + help.String() + `
-JSON (--format json): result is an object with status, vu, warehouses, mode,
-isolation, rampup_s, duration_s (the measured window), configured_duration_s,
-iterations (per VU in an iteration run, 0 in a timed one), nopm, tpm, new_orders, commits, errors, rolled_back, db_new_orders,
-nopm_db_check, db_check_agree, server_tpm (null when not available),
-client_cpu_s, client_cpu_per_tx_us, warnings (array), audit (array of name,
-value, unit, target, ok), transactions (an object keyed by transaction name,
-each with count, rolled_back, retries, retries_by_class, retried,
-failed_after_retries, mean_ms, p50_ms, p95_ms, p99_ms,
-max_ms, errors and errors_by_class) and transaction_order. timing is that
-transactions object with a histogram added to each; tcount an array of
-intervals (seq, phase, elapsed_s, length_s, tpm, nopm, errors, transactions
-keyed by name with count, errors, p50_ms, p95_ms, p99_ms, max_ms); config and
-system objects of strings; output an array of seq, at, line; status the job
-object of ` + "`sledge jobs --format json`" + `; build an object with warehouses,
-workers, rows, seconds, rows_per_s and tables; check an array of name,
-description, passed, skipped, violations, note; the summary an object with
-job, result, build and check (null when absent). A TPROC-H run's result is
-its own object (queries, refreshes, stream totals, power, throughput …).
-A run's result has observed: what the observers saw of the server and hosts
-over the measured window (an array observers, each with name, server, aas,
-cpu_aas, cpu_share, waits of class, event, aas, share, commits_per_s,
-buffer_hit_pct, checkpoints, host_cpu_*_pct, host_disk_mbps, gaps, cost and
-notes; a figure not measured is null), or null with observed_unavailable
-saying why. metrics is an array of observers (name, server, uptime_s, notes,
-settings, cost, intervals of elapsed_s, length_s, samples, gap, waits,
-statements and counters of source, name, kind, unit, value); settings an
-array of observer, server, name, value, source.`,
-		Example: `  sledge jobs show 12
-  sledge jobs show 12 result --format json
-  sledge jobs show 12 tcount
-  sledge jobs show 12 metrics`,
-		Args: cobra.RangeArgs(1, 2),
+		Args:  cobra.RangeArgs(1, 2),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) == 1 {
 				return names, cobra.ShellCompDirectiveNoFileComp
@@ -202,10 +142,7 @@ array of observer, server, name, value, source.`,
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(f.format); err != nil {
-				return err
-			}
-			id, err := parseJobID(args[0])
+			ids, err := parseJobIDs(args[:1])
 			if err != nil {
 				return err
 			}
@@ -216,61 +153,107 @@ array of observer, server, name, value, source.`,
 					return fmt.Errorf("section %q: want one of %s", section, strings.Join(names, ", "))
 				}
 			}
-			ctx := cmd.Context()
-			repo, err := openExistingRepo(ctx, g)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			// Get first: a missing job is "no job N" whatever the section.
-			j, err := repo.Get(ctx, id)
-			if err != nil {
-				return err
-			}
-			return report.Show(ctx, cmd.OutOrStdout(), repo, j, section, f.format == formatJSON)
-		},
-	}
-	cmd.Flags().StringVar(&f.format, "format", formatText, "output format: text or json")
-	return cmd
-}
-
-func newJobsDeleteCmd(g *globals) *cobra.Command {
-	var force bool
-	cmd := &cobra.Command{
-		Use:     "delete ID...",
-		Aliases: []string{"rm"},
-		Short:   "Delete jobs and everything recorded with them",
-		Long: `Delete jobs with their settings, output, intervals and results. A job that is
-still running (its process alive, or on another host where that cannot be
-checked) is refused unless --force.`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			// Parse every id first: a typo must not leave half the list deleted.
-			ids := make([]int64, 0, len(args))
-			for _, a := range args {
-				id, err := parseJobID(a)
+			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
+				// Get first: a missing job is "no job N" whatever the section.
+				j, err := repo.Get(ctx, ids[0])
 				if err != nil {
 					return err
 				}
-				ids = append(ids, id)
-			}
-			ctx := cmd.Context()
-			repo, err := openExistingRepo(ctx, g)
+				return report.Show(ctx, cmd.OutOrStdout(), repo, j, section, format == formatJSON)
+			})
+		},
+	})
+	cmd.Long = strings.Replace(cmd.Long, "{{sections}}", help.String(), 1) // generated from report.Sections
+	addFormatFlag(cmd, &format)
+	return cmd
+}
+
+func newJobsDiffCmd(gs *globalState) *cobra.Command {
+	var format string
+	cmd := withHelp("jobs-diff", &cobra.Command{
+		Use:   "diff A B",
+		Short: "Compare two jobs: their results side by side and the server settings that differ",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ids, err := parseJobIDs(args)
 			if err != nil {
 				return err
 			}
-			defer repo.Close()
-			var errs []error
-			for _, id := range ids {
-				if err := deleteJob(ctx, repo, id, force); err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "deleted job %d\n", id)
-			}
-			return errors.Join(errs...)
+			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
+				return diffJobs(ctx, cmd.OutOrStdout(), repo, ids, format == formatJSON)
+			})
 		},
+	})
+	addFormatFlag(cmd, &format)
+	return cmd
+}
+
+// diffJobs writes jobs ids[0] and ids[1] side by side (jobs diff A B).
+func diffJobs(ctx context.Context, w io.Writer, repo *jobs.Repo, ids []int64, asJSON bool) error {
+	a, err := repo.Get(ctx, ids[0])
+	if err != nil {
+		return err
 	}
+	b, err := repo.Get(ctx, ids[1])
+	if err != nil {
+		return err
+	}
+	return report.Diff(ctx, w, repo, a, b, asJSON)
+}
+
+func newJobsHlogCmd(gs *globalState) *cobra.Command {
+	var tx string
+	cmd := withHelp("jobs-hlog", &cobra.Command{
+		Use:   "hlog ID",
+		Short: "Export a run's latency histograms per interval as an HdrHistogram interval log",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ids, err := parseJobIDs(args)
+			if err != nil {
+				return err
+			}
+			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
+				j, err := repo.Get(ctx, ids[0])
+				if err != nil {
+					return err
+				}
+				err = report.IntervalLog(ctx, cmd.OutOrStdout(), repo, j, tx)
+				if err != nil && strings.HasPrefix(err.Error(), "transaction type ") {
+					return fmt.Errorf("--tx %s", strings.TrimPrefix(err.Error(), "transaction type "))
+				}
+				return err
+			})
+		},
+	})
+	cmd.Flags().StringVar(&tx, "tx", "new_order", "the transaction type whose latencies to export")
+	return cmd
+}
+
+func newJobsDeleteCmd(gs *globalState) *cobra.Command {
+	var force bool
+	cmd := withHelp("jobs-delete", &cobra.Command{
+		Use:     "delete ID...",
+		Aliases: []string{"rm"},
+		Short:   "Delete jobs and everything recorded with them",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ids, err := parseJobIDs(args)
+			if err != nil {
+				return err
+			}
+			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
+				var errs []error
+				for _, id := range ids {
+					if err := deleteJob(ctx, repo, id, force); err != nil {
+						errs = append(errs, err)
+						continue
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "deleted job %d\n", id)
+				}
+				return errors.Join(errs...)
+			})
+		},
+	})
 	cmd.Flags().BoolVarP(&force, "force", "f", false, "delete running jobs too")
 	return cmd
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -94,16 +93,11 @@ func seedRepo(t *testing.T) seeded {
 	return s
 }
 
-// sledge runs the CLI in-process and returns what it printed.
+// sledge runs the CLI in-process and returns what it printed: on a
+// newTestState with the process's environment over it (withProcessEnv).
 func sledge(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	root := newRootCmd()
-	var out, errOut bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
-	return out.String(), err
+	return runSledge(context.Background(), withProcessEnv(newTestState(t)), args...)
 }
 
 func requireKeys(t *testing.T, what string, obj map[string]any, keys ...string) {

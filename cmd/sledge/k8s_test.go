@@ -47,7 +47,7 @@ func TestK8sManifest(t *testing.T) {
 	}
 	// What pod 2 runs, once Kubernetes expanded the index, is a sledge run
 	// this sledge accepts.
-	run, _, err := newRootCmd().Find([]string{"run"})
+	run, _, err := newRootCmd(newTestState(t)).Find([]string{"run"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestK8sManifestRefused(t *testing.T) {
 
 func TestK8sManifestHelp(t *testing.T) {
 	var out bytes.Buffer
-	root := newRootCmd()
+	root := newRootCmd(newTestState(t))
 	root.SetOut(&out)
 	root.SetArgs([]string{"k8s", "manifest", "--help"})
 	if err := root.Execute(); err != nil {

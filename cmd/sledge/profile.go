@@ -1,11 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,12 +14,13 @@ import (
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/report"
 )
 
 // newProfileCmd is `sledge profile`: a VU sweep run as one profile of
 // jobs (app.RunProfile), and its show and list subcommands.
-func newProfileCmd(g *globals) *cobra.Command {
+func newProfileCmd(gs *globalState) *cobra.Command {
 	s := config.New(config.KindRun)
 	var (
 		vuList string
@@ -27,44 +28,17 @@ func newProfileCmd(g *globals) *cobra.Command {
 		html   string
 	)
 	var rf *runSpecFlags
-	cmd := &cobra.Command{
+	cmd := withHelp("profile", &cobra.Command{
 		Use:   "profile --vu LIST [flags]",
 		Short: "Run a performance profile: the same run at increasing VU counts, NOPM and p95 against VUs with the knee marked",
-		Long: `Run one configuration at each VU count of --vu, in order (a VU sweep, as
-HammerDB's performance profiles), each step one run job, or --repeat N jobs
-(a series of trials). Every job records the profile it belongs to (setting
-profile: the first job's id), its step's VU count (profile_vu) and, with
---repeat, its trial (k/n) and series (the step's first job). The jobs are
-ordinary jobs: sledge jobs lists them, sledge jobs diff compares two of them.
-
-Then it prints one row per step: VUs, jobs, NOPM (with ± half its 95%
-confidence interval when a step has two trials or more), TPM, New-Order p95,
-NOPM per VU, the NOPM gain over the previous step and the share of the
-linear gain it reached, with the knee marked.
-
-The knee is the last VU count before the first step whose NOPM gain over
-the previous step is less than half the linear gain (previous NOPM × (VU
-ratio − 1)): a flat curve has it at its first step, a curve still scaling at
-its last step has none yet (try more VUs).
-
-The profile stops at the first job that fails or is interrupted (Ctrl-C),
-and shows what ran. --between applies between any two consecutive jobs.
-Every flag of sledge run applies to every step (but --stages, --rate and
---segment; --vu is the list): --db, --duration, --rampup, --interval,
---pacing ….
-
-  sledge profile show ID     the table (or --html, --format json) of a profile
-  sledge profile list        the profiles in the repository
-  sledge compare A B         two profiles overlaid, step by step, with verdicts`,
-		Example: `  sledge profile --vu 1,2,4,8,16,32 --duration 2m --rampup 30s
-  sledge profile --db postgres://u:p@127.0.0.1:5432/tpcc --vu 4,8,16 --repeat 3 --between checkpoint --html profile.html
-  sledge profile show 12 --html profile-12.html
-  sledge compare 12 40 --html before-after.html`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			vus, err := parseVUList(vuList)
+			if strings.TrimSpace(vuList) == "" {
+				return errors.New("--vu: give the VU counts of the steps, e.g. --vu 1,2,4,8")
+			}
+			vus, err := app.ParseProfileVUs(vuList)
 			if err != nil {
-				return err
+				return fmt.Errorf("--vu %q: %w", vuList, err)
 			}
 			if err := rf.parse(); err != nil {
 				return err
@@ -82,16 +56,16 @@ Every flag of sledge run applies to every step (but --stages, --rate and
 			case s.LoadModel() != config.LoadClosed:
 				return errors.New("--terminals, --connections: a profile varies closed-loop VUs; a pool of connections does not vary with them")
 			}
-			if _, ok, _ := remoteFor(g); ok {
+			if _, ok, _ := remoteFor(gs); ok {
 				return errors.New("sledge profile: runs on this machine only, not through --server")
 			}
 			// Asked last: every other check has passed.
-			if err := rf.confirmRebuild(cmd, g); err != nil {
+			if err := rf.confirmRebuild(cmd, gs); err != nil {
 				return err
 			}
-			return runProfileCmd(cmd, g, s, vus, repeat, html)
+			return runProfileCmd(cmd, gs, s, vus, repeat, html)
 		},
-	}
+	})
 	// Every run flag but --vu, which is a list here.
 	runFlags := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	rf = bindRunFlags(runFlags, &s)
@@ -104,33 +78,14 @@ Every flag of sledge run applies to every step (but --stages, --rate and
 	fl.StringVar(&vuList, "vu", "", fmt.Sprintf("the VU counts of the steps, comma-separated and strictly ascending, each 1 to %d (required), e.g. 1,2,4,8,16,32", config.MaxVUs))
 	fl.IntVar(&repeat, "repeat", 1, "trials (jobs) per step: with 2 or more the table gives each step's NOPM with its 95% confidence interval, and sledge compare judges two profiles step by step")
 	fl.StringVar(&html, "html", "", "also write the profile to this file as a self-contained HTML page (no script, no external file): NOPM and New-Order p95 against VUs as SVG charts with the knee marked, and the table")
-	cmd.AddCommand(newProfileShowCmd(g), newProfileListCmd(g))
+	cmd.AddCommand(newProfileShowCmd(gs), newProfileListCmd(gs))
 	return cmd
 }
 
-// parseVUList reads --vu's comma-separated VU counts.
-func parseVUList(s string) ([]int, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, errors.New("--vu: give the VU counts of the steps, e.g. --vu 1,2,4,8")
-	}
-	var vus []int
-	for _, part := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(part))
-		if err != nil {
-			return nil, fmt.Errorf("--vu %q: %q is not a whole number", s, strings.TrimSpace(part))
-		}
-		vus = append(vus, v)
-	}
-	if err := app.CheckProfileVUs(vus); err != nil {
-		return nil, fmt.Errorf("--vu %q: %w", s, err)
-	}
-	return vus, nil
-}
-
-func runProfileCmd(cmd *cobra.Command, g *globals, s config.Spec, vus []int, repeat int, html string) error {
+func runProfileCmd(cmd *cobra.Command, gs *globalState, s config.Spec, vus []int, repeat int, html string) error {
 	ctx, w := cmd.Context(), cmd.OutOrStdout()
-	return withService(ctx, g, func(svc *app.Service) error {
-		outs, runErr := svc.RunProfile(ctx, app.Request{Spec: s, Console: w, ProgressTTY: progressTTY()}, vus, repeat)
+	return withService(ctx, gs, func(svc *app.Service) error {
+		outs, runErr := svc.RunProfile(ctx, app.Request{Spec: s, Console: w, ProgressTTY: gs.progressTTY()}, vus, repeat)
 		if len(outs) == 0 {
 			return flagErrors(runErr)
 		}
@@ -155,115 +110,163 @@ func runProfileCmd(cmd *cobra.Command, g *globals, s config.Spec, vus []int, rep
 // writeHTMLFile writes a report to path (--html).
 func writeHTMLFile(path string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
+	if err == nil {
+		err = write(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
 	if err != nil {
-		return fmt.Errorf("--html: %w", err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("--html: %w", err)
-	}
-	if err := f.Close(); err != nil {
 		return fmt.Errorf("--html: %w", err)
 	}
 	return nil
 }
 
-// loadProfile reads profile id (or the profile of job id), with errors
-// that say what to do.
-func loadProfile(cmd *cobra.Command, repo *jobs.Repo, arg string) (report.Profile, error) {
-	id, err := parseJobID(arg)
-	if err != nil {
-		return report.Profile{}, err
-	}
-	p, err := app.LoadProfile(cmd.Context(), repo, id)
-	if errors.Is(err, app.ErrNotProfile) {
-		return p, fmt.Errorf("job %d is not part of a profile (see `sledge profile list`)", id)
-	}
-	return p, err
-}
-
-func newProfileShowCmd(g *globals) *cobra.Command {
+func newProfileShowCmd(gs *globalState) *cobra.Command {
 	var format, html string
-	cmd := &cobra.Command{
+	cmd := withHelp("profile-show", &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a profile: its steps with the knee marked",
-		Long: `Show the profile job ID belongs to (ID is its first job or any of its jobs):
-the table sledge profile prints, and with --html a self-contained HTML page
-with NOPM and New-Order p95 against VUs (SVG charts, the knee marked).
-
-JSON (--format json): id, workload, database, created_at, steps (each vus,
-jobs, trials, nopm, nopm_sd, nopm_ci95_low, nopm_ci95_high, tpm, p95_ms,
-nopm_per_vu, gain_pct, linear_pct and knee; null where a step has no such
-figure), knee_vus (null when there is no knee), knee (the knee in words)
-and knee_rule (its definition).`,
-		Example: `  sledge profile show 12
-  sledge profile show 12 --html profile-12.html
-  sledge profile show 12 --format json`,
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			repo, err := openExistingRepo(cmd.Context(), g)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			p, err := loadProfile(cmd, repo, args[0])
-			if err != nil {
-				return err
-			}
-			if html != "" {
-				if err := writeHTMLFile(html, func(f io.Writer) error { return report.ProfileHTML(f, p) }); err != nil {
+			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
+				ids, err := parseJobIDs(args)
+				if err != nil {
 					return err
 				}
-			}
-			if format == formatJSON {
-				return report.WriteJSON(cmd.OutOrStdout(), report.ToProfile(p))
-			}
-			return report.ProfileText(cmd.OutOrStdout(), p)
+				p, err := app.LoadProfile(ctx, repo, ids[0])
+				if errors.Is(err, app.ErrNotProfile) {
+					return fmt.Errorf("job %d is not part of a profile (see `sledge profile list`)", ids[0])
+				}
+				if err != nil {
+					return err
+				}
+				if html != "" {
+					if err := writeHTMLFile(html, func(f io.Writer) error { return report.ProfileHTML(f, p) }); err != nil {
+						return err
+					}
+				}
+				if format == formatJSON {
+					return report.WriteJSON(cmd.OutOrStdout(), report.ToProfile(p))
+				}
+				return report.ProfileText(cmd.OutOrStdout(), p)
+			})
 		},
-	}
-	cmd.Flags().StringVar(&format, "format", formatText, "output format: text or json")
+	})
+	addFormatFlag(cmd, &format)
 	cmd.Flags().StringVar(&html, "html", "", "also write the profile to this file as a self-contained HTML page (SVG charts of NOPM and p95 against VUs, the knee marked, the table)")
 	return cmd
 }
 
-func newProfileListCmd(g *globals) *cobra.Command {
+func newProfileListCmd(gs *globalState) *cobra.Command {
 	var format string
-	cmd := &cobra.Command{
+	cmd := withHelp("profile-list", &cobra.Command{
 		Use:   "list",
 		Short: "List the profiles in the repository, newest first",
-		Long: `List the profiles in the jobs repository, newest first: the profile's id (its
-first job's), when it started, workload, database, the VU counts of its
-steps, how many jobs it ran and its knee ("—" when there is none to tell).
-
-JSON (--format json): an array of the objects of sledge profile show ID
---format json.`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			repo, err := openExistingRepo(cmd.Context(), g)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			ps, err := app.ListProfiles(cmd.Context(), repo)
-			if err != nil {
-				return err
-			}
-			if format == formatJSON {
-				return report.WriteJSON(cmd.OutOrStdout(), report.ToProfiles(ps))
-			}
-			if len(ps) == 0 {
-				fmt.Fprintln(cmd.OutOrStdout(), "No profiles in the repository (run one with sledge profile --vu LIST).")
-				return nil
-			}
-			return report.ProfilesText(cmd.OutOrStdout(), ps)
+			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
+				ps, err := app.ListProfiles(ctx, repo)
+				if err != nil {
+					return err
+				}
+				if format == formatJSON {
+					return report.WriteJSON(cmd.OutOrStdout(), report.ToProfiles(ps))
+				}
+				if len(ps) == 0 {
+					fmt.Fprintln(cmd.OutOrStdout(), "No profiles in the repository (run one with sledge profile --vu LIST).")
+					return nil
+				}
+				return report.ProfilesText(cmd.OutOrStdout(), ps)
+			})
 		},
-	}
-	cmd.Flags().StringVar(&format, "format", formatText, "output format: text or json")
+	})
+	addFormatFlag(cmd, &format)
 	return cmd
+}
+
+func newCompareCmd(gs *globalState) *cobra.Command {
+	var format, html string
+	cmd := withHelp("compare", &cobra.Command{
+		Use:   "compare A B",
+		Short: "Compare two profiles step by step, or two jobs, and say whether the difference is beyond the noise",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ids, err := parseJobIDs(args)
+			if err != nil {
+				return err
+			}
+			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
+				w := cmd.OutOrStdout()
+				a, b, profiles, err := app.ProfilePair(ctx, repo, ids[0], ids[1])
+				switch {
+				case err != nil:
+					return err
+				case !profiles && html != "":
+					return fmt.Errorf("--html: only for two profiles (jobs %d and %d are not both the first jobs of profiles; see `sledge profile list`)", ids[0], ids[1])
+				case !profiles:
+					return diffJobs(ctx, w, repo, ids, format == formatJSON)
+				}
+				if html != "" {
+					if err := writeHTMLFile(html, func(f io.Writer) error { return report.ProfileCompareHTML(f, a, b) }); err != nil {
+						return err
+					}
+				}
+				if format == formatJSON {
+					return report.WriteJSON(w, report.ToProfileCompare(a, b))
+				}
+				return report.ProfileCompareText(w, a, b)
+			})
+		},
+	})
+	addFormatFlag(cmd, &format)
+	cmd.Flags().StringVar(&html, "html", "", "two profiles: also write them overlaid to this file as a self-contained HTML page (SVG charts, the comparison, both tables)")
+	return cmd
+}
+
+// runSeriesCmd runs `sledge run --repeat N`: N trials of the spec, one job
+// each, with --between's step between two trials, then the series' summary
+// (mean, SD, 95% confidence interval). A series stopped early (a trial or a
+// between step failed) still prints the trials it ran, then why it
+// stopped.
+func runSeriesCmd(cmd *cobra.Command, gs *globalState, s config.Spec, n int) error {
+	ctx, w := cmd.Context(), cmd.OutOrStdout()
+	return withService(ctx, gs, func(svc *app.Service) error {
+		outs, err := svc.RunSeries(ctx, app.Request{Spec: s, Console: w, ProgressTTY: gs.progressTTY()}, n)
+		if err != nil && len(outs) == 0 {
+			return flagErrors(err)
+		}
+		var trials []report.SeriesTrial
+		for _, o := range outs {
+			trials = append(trials, report.SeriesTrial{JobID: o.ID, Run: o.Run})
+		}
+		fmt.Fprintln(w)
+		if err := report.Series(w, trials); err != nil {
+			return err
+		}
+		return groupEnd(cmd, "series", "trial", outs, n, err)
+	})
+}
+
+// groupEnd says how a series or profile (what) of total jobs (each a unit:
+// trial, job) ended, once its table is printed: nil when every job ran to
+// its end; else the error, or the exit status of an interrupted (130) or
+// stopped (1) group. err is what stopped it (a failed job or between step).
+func groupEnd(cmd *cobra.Command, what, unit string, outs []app.Outcome, total int, err error) error {
+	last := outs[len(outs)-1]
+	switch {
+	case err != nil && cmd.Context().Err() != nil:
+		// Stopped between two jobs (--between): the jobs so far are kept.
+		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s interrupted: %v\n", what, err)
+		return exitError{code: exitInterrupted}
+	case err != nil:
+		return fmt.Errorf("%s stopped: %w", what, flagErrors(err)) // err says where
+	case last.Status == metrics.StatusInterrupted:
+		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s interrupted at %s %d of %d (job %d)\n", what, unit, len(outs), total, last.ID)
+		return exitError{code: exitInterrupted}
+	case len(outs) < total || last.Run == nil:
+		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s stopped at %s %d of %d (job %d %s)\n", what, unit, len(outs), total, last.ID, last.Status)
+		return exitError{code: 1}
+	}
+	return nil
 }

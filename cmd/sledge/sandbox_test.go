@@ -16,13 +16,14 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sledge-bench/sledge/internal/sandbox"
+	"github.com/sledge-bench/sledge/internal/testdb"
 )
 
 // runSandboxCLI runs `sledge sandbox ENGINE ARGS` in-process and returns its
 // stdout and stderr.
 func runSandboxCLI(t *testing.T, engine string, args ...string) (string, string, error) {
 	t.Helper()
-	root := newRootCmd()
+	root := newRootCmd(withProcessEnv(newTestState(t)))
 	var out, errOut bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&errOut)
@@ -34,13 +35,13 @@ func runSandboxCLI(t *testing.T, engine string, args ...string) (string, string,
 }
 
 func TestSandboxPostgresCommand(t *testing.T) {
-	if _, err := sandbox.FindBinaries(); err != nil {
+	if _, err := sandbox.FindBinaries(testdb.PGBin()); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI is set but PostgreSQL is missing: %v", err)
 		}
 		t.Skip(err)
 	}
-	testSandboxCommand(t, postgresSandbox, "postgres://sledge@127.0.0.1:", func(url string) error {
+	testSandboxCommand(t, sandbox.PostgresEngine(), "postgres://sledge@127.0.0.1:", func(url string) error {
 		ctx := context.Background()
 		conn, err := pgx.Connect(ctx, url)
 		if err != nil {
@@ -53,13 +54,13 @@ func TestSandboxPostgresCommand(t *testing.T) {
 }
 
 func TestSandboxMariaDBCommand(t *testing.T) {
-	if _, err := sandbox.EnsureMariaDB(t.Context(), t.Logf); err != nil {
+	if _, err := sandbox.EnsureMariaDB(t.Context(), testdb.MariaDBBin(), t.Logf); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI is set but MariaDB is missing: %v", err)
 		}
 		t.Skip(err)
 	}
-	testSandboxCommand(t, mariaDBSandbox, "mysql://root@127.0.0.1:", func(rawURL string) error {
+	testSandboxCommand(t, sandbox.MariaDBEngine(), "mysql://root@127.0.0.1:", func(rawURL string) error {
 		u, err := url.Parse(rawURL)
 		if err != nil {
 			return err
@@ -83,7 +84,7 @@ func TestSandboxMariaDBCommand(t *testing.T) {
 // testSandboxCommand starts, queries, reports on and stops a sandbox of
 // engine e through the CLI. The URL printed must start with urlPrefix, and
 // query must succeed on it.
-func testSandboxCommand(t *testing.T, e sandboxEngine, urlPrefix string, query func(url string) error) {
+func testSandboxCommand(t *testing.T, e sandbox.Engine, urlPrefix string, query func(url string) error) {
 	// Not t.TempDir: it is mode 0700, closed to the postgres or mysql user
 	// that runs the server when tests run as root.
 	dir, err := os.MkdirTemp("", "sledge-cli-sandbox-")
@@ -94,21 +95,21 @@ func testSandboxCommand(t *testing.T, e sandboxEngine, urlPrefix string, query f
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if s, err := e.open(dir); err == nil {
+		if s, err := e.Open(dir); err == nil {
 			s.Stop(context.Background())
 		}
 		os.RemoveAll(dir)
 	})
 
 	status := func() (string, error) {
-		out, _, err := runSandboxCLI(t, e.name, "--dir", dir, "--status")
+		out, _, err := runSandboxCLI(t, e.Name, "--dir", dir, "--status")
 		return out, err
 	}
 	if _, err := status(); !isExit(err, 3) {
 		t.Fatalf("--status before any start: %v, want exit status 3", err)
 	}
 
-	out, errOut, err := runSandboxCLI(t, e.name, "--dir", dir)
+	out, errOut, err := runSandboxCLI(t, e.Name, "--dir", dir)
 	if err != nil {
 		t.Fatalf("start: %v\n%s", err, errOut)
 	}
@@ -116,14 +117,14 @@ func testSandboxCommand(t *testing.T, e sandboxEngine, urlPrefix string, query f
 	if strings.Contains(url, "\n") || !strings.HasPrefix(url, urlPrefix) {
 		t.Fatalf("stdout = %q, want just the URL, %s…", out, urlPrefix)
 	}
-	if !strings.Contains(errOut, "sledge sandbox "+e.name+" --stop --dir "+dir) {
+	if !strings.Contains(errOut, "sledge sandbox "+e.Name+" --stop --dir "+dir) {
 		t.Errorf("stderr = %q, want the command that stops the sandbox", errOut)
 	}
 	if err := query(url); err != nil {
 		t.Fatalf("query %s: %v", url, err)
 	}
 
-	again, errOut, err := runSandboxCLI(t, e.name, "--dir", dir)
+	again, errOut, err := runSandboxCLI(t, e.Name, "--dir", dir)
 	if err != nil || again != out || !strings.Contains(errOut, "already running") {
 		t.Errorf("second start: %q, %q, %v; want the same URL, reported as already running", again, errOut, err)
 	}
@@ -131,16 +132,16 @@ func testSandboxCommand(t *testing.T, e sandboxEngine, urlPrefix string, query f
 		t.Errorf("--status while running: %q, %v; want %q", got, err, out)
 	}
 
-	if _, errOut, err := runSandboxCLI(t, e.name, "--dir", dir, "--stop"); err != nil {
+	if _, errOut, err := runSandboxCLI(t, e.Name, "--dir", dir, "--stop"); err != nil {
 		t.Fatalf("--stop: %v\n%s", err, errOut)
 	}
 	if _, err := status(); !isExit(err, 3) {
 		t.Errorf("--status after --stop: %v, want exit status 3", err)
 	}
-	if _, _, err := runSandboxCLI(t, e.name, "--dir", dir, "--stop"); err != nil {
+	if _, _, err := runSandboxCLI(t, e.Name, "--dir", dir, "--stop"); err != nil {
 		t.Errorf("--stop when stopped: %v", err)
 	}
-	if _, _, err := runSandboxCLI(t, e.name, "--dir", dir, "--stop", "--status"); err == nil {
+	if _, _, err := runSandboxCLI(t, e.Name, "--dir", dir, "--stop", "--status"); err == nil {
 		t.Error("--stop --status: no error")
 	}
 }

@@ -27,7 +27,7 @@ func TestSegmentFlagsWordedAsFlags(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"run", "build"} {
-		c, _, err := newRootCmd().Find([]string{cmd})
+		c, _, err := newRootCmd(newTestState(t)).Find([]string{cmd})
 		if err != nil {
 			t.Fatal(err)
 		}

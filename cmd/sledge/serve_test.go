@@ -17,12 +17,13 @@ import (
 func testServer(t *testing.T, token string) *httptest.Server {
 	t.Helper()
 	e2eEnv(t)
-	repo, err := openRepo(context.Background(), &globals{})
+	gs := withProcessEnv(newTestState(t))
+	repo, err := openRepo(context.Background(), gs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hub := output.NewHub()
-	s := server.New(app.New(app.Options{Repo: repo, Hub: hub, Version: "test"}), repo, hub, token)
+	s := server.New(app.New(gs.serviceOptions(app.Options{Repo: repo, Hub: hub, Version: "test"})), repo, hub, token)
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -24,6 +24,12 @@ import (
 // The runtime prints a first trace when the monotonic clock exceeds the period,
 // so machines up for longer than that are left alone. The user's own GODEBUG
 // is kept, and restored for child processes after the re-exec.
+//
+// It is the one reader of the environment besides newGlobalState, and runs
+// before it: the re-exec replaces the process before anything is parsed, and
+// the restored environment (marker removed, GODEBUG as the user set it) is
+// what the global state then reads, and what children that inherit the
+// process's environment (the sandbox's servers) get.
 func keepSysmonAwake() {
 	const marker = "SLEDGE_SYSMON_AWAKE"
 	const period = 1<<31 - 1 // ms; the runtime parses schedtrace as int32

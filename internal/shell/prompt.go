@@ -1,4 +1,4 @@
-package main
+package shell
 
 import (
 	"bufio"
@@ -32,10 +32,14 @@ import (
 // `sledge cli do` processes it starts install Go's handler again, so the
 // job stops as interrupted and the prompt comes back.
 
-// promptSession runs tclsh on the prelude in "edited" mode behind the line
-// editor. stdin must be a terminal.
-func promptSession(ctx context.Context, tclsh, prelude string, env []string) error {
-	fd := int(os.Stdin.Fd())
+// prompt runs tclsh on the prelude in "edited" mode behind the line
+// editor. p.Stdin must be a terminal.
+func prompt(ctx context.Context, p Process, tclsh, prelude string) error {
+	file, ok := p.Stdin.(interface{ Fd() uintptr })
+	if !ok {
+		return errors.New("the sledge> prompt needs a terminal on stdin")
+	}
+	fd := int(file.Fd())
 	cmdR, cmdW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -46,8 +50,9 @@ func promptSession(ctx context.Context, tclsh, prelude string, env []string) err
 	}
 	ignoreInterrupt()
 	cmd := exec.CommandContext(ctx, tclsh, prelude, "edited")
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.Stdin, p.Stdout, p.Stderr
+	cmd.Env = p.Env
+	cmd.Dir = p.WorkDir
 	cmd.ExtraFiles = []*os.File{cmdR, ackW} // fd 3 and fd 4 in tclsh
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start tclsh: %w", err)
@@ -56,14 +61,14 @@ func promptSession(ctx context.Context, tclsh, prelude string, env []string) err
 	ackW.Close()
 	acks := bufio.NewScanner(ackR)
 
-	hist := openHistory()
-	in := &interruptReader{r: os.Stdin}
+	hist := openHistory(p.History)
+	in := &interruptReader{r: p.Stdin}
 	complete := completer(tclCommands(script.TclPrelude))
 	newTerm := func() *term.Terminal {
 		t := term.NewTerminal(struct {
 			io.Reader
 			io.Writer
-		}{in, os.Stdout}, "sledge> ")
+		}{in, p.Stdout}, "sledge> ")
 		t.History = hist
 		t.AutoCompleteCallback = complete
 		return t
@@ -72,7 +77,7 @@ func promptSession(ctx context.Context, tclsh, prelude string, env []string) err
 
 	// Wait for the banner: tclsh says "done" when it is ready.
 	if !acks.Scan() {
-		return exitStatus(cmd.Wait())
+		return cmd.Wait()
 	}
 	for {
 		if w, h, err := term.GetSize(fd); err == nil {
@@ -94,11 +99,11 @@ func promptSession(ctx context.Context, tclsh, prelude string, env []string) err
 			if in.interrupted {
 				// Ctrl-C drops the line being typed (and any unfinished command).
 				// x/term keeps the half-typed line: start a fresh editor.
-				fmt.Println("^C")
+				fmt.Fprintln(p.Stdout, "^C")
 				line = "\x03"
 				t = newTerm()
 			} else {
-				fmt.Println()
+				fmt.Fprintln(p.Stdout)
 				cmdW.Close() // Ctrl-D: tclsh sees the end of input and exits
 				break
 			}
@@ -117,7 +122,7 @@ func promptSession(ctx context.Context, tclsh, prelude string, env []string) err
 	}
 	cmdW.Close()
 	hist.save()
-	return exitStatus(cmd.Wait())
+	return cmd.Wait()
 }
 
 // ignoreInterrupt makes this process and the tclsh it starts ignore SIGINT;
@@ -139,10 +144,9 @@ func (r *interruptReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-var procName = regexp.MustCompile(`(?m)^proc ([a-z][A-Za-z]*) `)
-
 // tclCommands lists the commands the prelude defines at top level.
 func tclCommands(prelude string) []string {
+	procName := regexp.MustCompile(`(?m)^proc ([a-z][A-Za-z]*) `)
 	var names []string
 	for _, m := range procName.FindAllStringSubmatch(prelude, -1) {
 		names = append(names, m[1])
@@ -184,8 +188,8 @@ func completer(commands []string) func(string, int, rune) (string, int, bool) {
 	}
 }
 
-// history is the prompt's history, kept between sessions in
-// $XDG_STATE_HOME/sledge/cli_history (default ~/.local/state), newest last.
+// history is the prompt's history, kept between sessions in a file
+// (Process.History, HistoryFile), newest last.
 type history struct {
 	path  string
 	lines []string
@@ -194,17 +198,24 @@ type history struct {
 
 const historyMax = 1000
 
-func openHistory() *history {
-	h := &history{}
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return h
-		}
-		dir = filepath.Join(home, ".local", "state")
+// HistoryFile is where the prompt keeps its history between sessions:
+// $XDG_STATE_HOME/sledge/cli_history (xdgStateHome), by default under the
+// user's home, ~/.local/state; "" (none) without either.
+func HistoryFile(xdgStateHome, home string) string {
+	switch {
+	case xdgStateHome != "":
+		return filepath.Join(xdgStateHome, "sledge", "cli_history")
+	case home != "":
+		return filepath.Join(home, ".local", "state", "sledge", "cli_history")
 	}
-	h.path = filepath.Join(dir, "sledge", "cli_history")
+	return ""
+}
+
+func openHistory(path string) *history {
+	h := &history{path: path}
+	if path == "" {
+		return h
+	}
 	if b, err := os.ReadFile(h.path); err == nil {
 		for _, l := range strings.Split(string(b), "\n") {
 			if l != "" {

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sledge-bench/sledge/internal/app"
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/server"
+	"github.com/sledge-bench/sledge/internal/workload"
+)
+
+// openRepo opens the jobs repository named by --repo (else $SLEDGE_REPO, else
+// the data directory's jobs.db), creating it on first use: a SQLite file (and
+// its directory), or Sledge's tables in the database of a postgres:// URL.
+// jobs.Open tells the two apart; nothing here treats a URL as a path.
+func openRepo(ctx context.Context, gs *globalState) (*jobs.Repo, error) {
+	path, err := gs.configEnv().RepoPath(gs.flags.repo)
+	if err != nil {
+		return nil, err
+	}
+	return jobs.Open(ctx, path)
+}
+
+// openExistingRepo opens the jobs repository as openRepo does, for commands
+// that read it or delete from it: it creates no file, and an error matching
+// jobs.ErrNoRepository says "no jobs repository at PATH". A postgres:// URL
+// opens as by openRepo (a reachable database is an existing repository).
+func openExistingRepo(ctx context.Context, gs *globalState) (*jobs.Repo, error) {
+	path, err := gs.configEnv().RepoPath(gs.flags.repo)
+	if err != nil {
+		return nil, err
+	}
+	return jobs.OpenExisting(ctx, path)
+}
+
+// withService opens the repository and runs fn with a job service that owns
+// this process (it may decide the process's client CPUs once).
+func withService(ctx context.Context, gs *globalState, fn func(*app.Service) error) error {
+	repo, err := openRepo(ctx, gs)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	return fn(app.New(gs.serviceOptions(app.Options{Repo: repo, Version: version, OwnsProcess: true})))
+}
+
+// remoteFor returns the client of the server named by --server (or
+// $SLEDGE_SERVER); ok is false when there is none.
+func remoteFor(gs *globalState) (*server.Client, bool, error) {
+	u := gs.flags.server
+	if u == "" {
+		u = gs.getenv("SLEDGE_SERVER")
+	}
+	if u == "" {
+		return nil, false, nil
+	}
+	c, err := server.NewClient(u, gs.getenv("SLEDGE_TOKEN"))
+	if err != nil {
+		return nil, true, fmt.Errorf("--server: %w", err)
+	}
+	return c, true, nil
+}
+
+// flagErrors words the job service's field errors as this front end's
+// flags: field "max_retries" is --max-retries; a target error is --db's; what
+// a job found about its workload's schema gets the command that deals with it.
+func flagErrors(err error) error {
+	var te app.TargetError
+	if errors.As(err, &te) {
+		return fmt.Errorf("--db: %w", te.Err)
+	}
+	if advice := schemaAdvice(err); advice != "" {
+		return fmt.Errorf("%w: %s", err, advice)
+	}
+	fields := config.Fields(err)
+	if fields == nil {
+		return err
+	}
+	msgs := make([]string, len(fields))
+	for i, f := range fields {
+		msgs[i] = f.Msg
+		if f.Field != "" {
+			// The flag of a spec field is its name with "-" for "_", but
+			// for the confirmation, which --yes gives.
+			name := strings.ReplaceAll(f.Field, "_", "-")
+			if f.Field == "confirm" {
+				name = "yes"
+			}
+			flag := "--" + name
+			if rest, ok := strings.CutPrefix(f.Msg, f.Field); ok {
+				msgs[i] = flag + rest
+			} else {
+				msgs[i] = flag + ": " + f.Msg
+			}
+		}
+	}
+	return errors.New(strings.Join(msgs, "\n"))
+}
+
+// schemaAdvice says which command deals with what a job found about its
+// workload's schema (a workload.SchemaError), "" for other errors.
+func schemaAdvice(err error) string {
+	var se *workload.SchemaError
+	if !errors.As(err, &se) {
+		return ""
+	}
+	build := "sledge build"
+	if se.Workload != "" && se.Workload != config.DefaultWorkload {
+		build += " --workload " + se.Workload
+	}
+	switch {
+	case errors.Is(err, workload.ErrSchemaExists):
+		return "use --force to drop it and build again (with --yes where there is no terminal), or `" +
+			strings.Replace(build, "build", "drop", 1) + "`"
+	case errors.Is(err, workload.ErrNoSchema):
+		return "run `" + build + "` first"
+	case errors.Is(err, workload.ErrSchemaUnusable):
+		return "run `" + build + " --force` to replace it"
+	}
+	return ""
+}
+
+// workloadFlagHelp lists the registered workloads (cobra adds the default).
+func workloadFlagHelp() string {
+	var names []string
+	for _, n := range workload.Names() {
+		w, _ := workload.Lookup(n)
+		names = append(names, n+" ("+w.Title()+")")
+	}
+	return "workload: " + strings.Join(names, " or ")
+}
+
+// readRepo runs fn on the existing jobs repository (openExistingRepo), for
+// the commands that read it or delete from it.
+func readRepo(cmd *cobra.Command, gs *globalState, fn func(context.Context, *jobs.Repo) error) error {
+	repo, err := openExistingRepo(cmd.Context(), gs)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	return fn(cmd.Context(), repo)
+}

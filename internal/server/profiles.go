@@ -72,9 +72,8 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		}
 		ids[i] = id
 	}
-	ctx, ps := r.Context(), s.profileStore()
+	ctx := r.Context()
 	var js [2]jobs.Job
-	profiles := true
 	for i, id := range ids {
 		j, err := s.store.Get(ctx, id)
 		if errors.Is(err, jobs.ErrNotFound) {
@@ -86,23 +85,14 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		js[i] = j
-		root, err := app.ProfileOf(ctx, ps, id)
-		if err != nil && !errors.Is(err, app.ErrNotProfile) {
-			apiError(w, http.StatusInternalServerError, "", err.Error())
-			return
-		}
-		profiles = profiles && err == nil && root == id
+	}
+	a, b, profiles, err := app.ProfilePair(ctx, s.profileStore(), ids[0], ids[1])
+	if err != nil {
+		apiError(w, http.StatusInternalServerError, "", err.Error())
+		return
 	}
 	if profiles {
-		a, err := app.LoadProfile(ctx, ps, ids[0])
-		if err == nil {
-			var b report.Profile
-			if b, err = app.LoadProfile(ctx, ps, ids[1]); err == nil {
-				writeAPI(w, http.StatusOK, report.ToProfilesCompare(a, b))
-				return
-			}
-		}
-		apiError(w, http.StatusInternalServerError, "", err.Error())
+		writeAPI(w, http.StatusOK, report.ToProfilesCompare(a, b))
 		return
 	}
 	rs := s.reportStore()

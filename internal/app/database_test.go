@@ -25,7 +25,8 @@ import (
 // leaves no file (nor directory) behind; the default embedded database's
 // first run still builds it.
 func TestJobsOtherThanBuildCreateNoFile(t *testing.T) {
-	svc, _ := newService(t, true)
+	parallel(t)
+	svc, _ := newService(t)
 	ctx := context.Background()
 	root := t.TempDir()
 	path := filepath.Join(root, "sub", "new.db")
@@ -49,13 +50,13 @@ func TestJobsOtherThanBuildCreateNoFile(t *testing.T) {
 		!strings.HasSuffix(err.Error(), "build it first with `sledge build --workload tproch`") {
 		t.Errorf("drop of the missing default DuckDB: %v", err)
 	}
-	home := os.Getenv("SLEDGE_HOME")
-	if _, err := os.Stat(filepath.Join(home, "tproch.duckdb")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(svc.opts.DataDir, "tproch.duckdb")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the default DuckDB file was created: %v", err)
 	}
 }
 
 func TestDriverMessagesSummary(t *testing.T) {
+	parallel(t)
 	var m driverMessages
 	if s := m.summary(); s != "" {
 		t.Errorf("no messages: %q", s)
@@ -75,6 +76,7 @@ func TestDriverMessagesSummary(t *testing.T) {
 
 // A login that may not create the database gets what to run instead.
 func TestCannotCreateSaysWhatToRun(t *testing.T) {
+	parallel(t)
 	why := errors.New("permission denied to create database")
 	err := cannotCreate(db.Postgres, "tpcc", "bench", "bench", why)
 	want := "database tpcc does not exist and user bench cannot create it (permission denied to create database): " +
@@ -94,6 +96,7 @@ func TestCannotCreateSaysWhatToRun(t *testing.T) {
 
 // An embedded target needs no database created: EnsureDatabase leaves it.
 func TestEnsureDatabaseEmbedded(t *testing.T) {
+	parallel(t)
 	path := filepath.Join(t.TempDir(), "x.db")
 	if err := EnsureDatabase(context.Background(), db.Target{Kind: db.SQLite, DSN: path}, AdminLogin{}, nil); err != nil {
 		t.Fatal(err)
@@ -136,6 +139,7 @@ func adminExec(t *testing.T, dbURL string, stmts ...string) {
 // schema); a database that holds tables keeps its owner; the target's own
 // login changes nothing.
 func TestEnsureDatabaseAdoptsExisting(t *testing.T) {
+	parallel(t)
 	adminURL := testdb.PostgresAdminURL(t)
 	au, err := url.Parse(adminURL)
 	if err != nil {
@@ -212,6 +216,7 @@ func TestEnsureDatabaseAdoptsExisting(t *testing.T) {
 // MariaDB/MySQL have no database owners: an existing database is used as it
 // is, with either login.
 func TestEnsureDatabaseExistingMariaDB(t *testing.T) {
+	parallel(t)
 	tg, err := db.ParseTarget(testdb.MariaDB(t))
 	if err != nil {
 		t.Fatal(err)

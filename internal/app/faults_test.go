@@ -34,6 +34,9 @@ type faultServer struct {
 	stop func(ctx context.Context) error
 	// start starts the server again on the same directory (and port).
 	start func(ctx context.Context) error
+	// vuSessions counts the sessions of a run's virtual users on the
+	// test's database.
+	vuSessions func(ctx context.Context) (int, error)
 }
 
 // needServer skips the test where the server is not installed, except in CI
@@ -98,6 +101,11 @@ func startPostgres(t *testing.T) *faultServer {
 	}
 	return &faultServer{
 		kind: "postgres", url: p.URL("faults"),
+		// The virtual users' sessions are named (tprocc's runner).
+		vuSessions: func(ctx context.Context) (n int, err error) {
+			err = queryOne(t, p.URL("faults"), "SELECT count(*) FROM pg_stat_activity WHERE datname = 'faults' AND application_name = 'sledge vu'", &n)
+			return n, err
+		},
 		stop: func(ctx context.Context) error {
 			q, err := sandbox.Open(dir)
 			if err != nil {
@@ -146,6 +154,14 @@ func startMariaDB(t *testing.T) *faultServer {
 	}
 	return &faultServer{
 		kind: "mariadb", url: m.URL("faults"),
+		// MariaDB shows no client's program name without the performance
+		// schema: every session on the database but this query's, less
+		// the run's monitor and observer.
+		vuSessions: func(ctx context.Context) (n int, err error) {
+			err = queryOne(t, m.URL("faults"),
+				"SELECT COUNT(*) - 2 FROM information_schema.PROCESSLIST WHERE DB = 'faults' AND ID <> CONNECTION_ID()", &n)
+			return n, err
+		},
 		stop: func(ctx context.Context) error {
 			q, err := sandbox.OpenMariaDB(dir)
 			if err != nil {
@@ -241,37 +257,74 @@ func runSpec(url string, rampup, duration time.Duration) config.Spec {
 
 // outage stops the server when the console prints after, waits delay first,
 // keeps it down for down (0: start it again at once) and reports when the
-// stop began and when the server was back.
+// stop began and when the server was back. With vus, it also waits (up to
+// latest after the console's line) until the server holds that many
+// virtual users' sessions: on a busy machine they may take seconds to
+// connect, and a virtual user that cannot connect at all fails the run.
 type outage struct {
-	after        string
-	delay, down  time.Duration
-	stopped, up  time.Time
-	stopErr, err error
-	done         chan struct{}
+	after          string
+	delay, down    time.Duration
+	vus            int
+	latest         time.Duration
+	stopped, up    time.Time
+	stopErr, err   error
+	done           chan struct{}
+	waitedSessions time.Duration
 }
 
 func (o *outage) inject(t *testing.T, srv *faultServer, con *console) {
 	o.done = make(chan struct{})
 	ready := con.when(o.after)
+	// A test that ends early (its run failed) ends the outage first: a
+	// restart after the server's cleanup would leave a server behind.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(func() {
+		cancel()
+		<-o.done
+	})
+	sleep := func(d time.Duration) bool {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(d):
+			return true
+		}
+	}
 	go func() {
 		defer close(o.done)
 		select {
 		case <-ready:
-		case <-time.After(2 * time.Minute):
+		case <-ctx.Done():
 			o.err = errors.New("the run never printed " + o.after)
 			return
 		}
-		time.Sleep(o.delay)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
+		printed := time.Now()
+		if !sleep(o.delay) {
+			o.err = ctx.Err()
+			return
+		}
+		for o.vus > 0 && time.Since(printed) < o.latest {
+			if n, err := srv.vuSessions(ctx); err == nil && n >= o.vus {
+				break
+			}
+			if !sleep(50 * time.Millisecond) {
+				o.err = ctx.Err()
+				return
+			}
+		}
+		o.waitedSessions = time.Since(printed)
 		o.stopped = time.Now()
 		if o.stopErr = srv.stop(ctx); o.stopErr != nil {
 			return
 		}
-		time.Sleep(time.Until(o.stopped.Add(o.down)))
+		if !sleep(time.Until(o.stopped.Add(o.down))) {
+			o.err = ctx.Err()
+			return
+		}
 		o.err = srv.start(ctx)
 		o.up = time.Now()
-		t.Logf("%s: stopped at +0, back after %s", srv.kind, o.up.Sub(o.stopped).Round(10*time.Millisecond))
+		t.Logf("%s: stopped %s after %q, back after %s", srv.kind, o.waitedSessions.Round(10*time.Millisecond), o.after,
+			o.up.Sub(o.stopped).Round(10*time.Millisecond))
 	}()
 }
 
@@ -500,12 +553,13 @@ func testDownAtWindowStart(t *testing.T, srv *faultServer) {
 	svc, repo := faultService(t)
 	buildOne(t, svc, srv.url)
 	con := newConsole()
-	// The VUs have connected well before the stop; the window opens 2.5 s
-	// after it, and the server is down 8 s: past the window-start probe's
-	// deadline (2 s).
-	o := &outage{after: "ramp-up 4s", delay: 1500 * time.Millisecond, down: 8 * time.Second}
+	// The VUs have connected before the stop (1.5 s into the ramp-up, or
+	// later on a busy machine, but 1 s before the window opens at the
+	// latest); the window opens 1 to 4.5 s after it, and the server is
+	// down 8 s: past the window-start probe's deadline (2 s).
+	o := &outage{after: "ramp-up 6s", delay: 1500 * time.Millisecond, down: 8 * time.Second, vus: 4, latest: 5 * time.Second}
 	o.inject(t, srv, con)
-	f := runJob(t, svc, repo, runSpec(srv.url, 4*time.Second, 12*time.Second), con)
+	f := runJob(t, svc, repo, runSpec(srv.url, 6*time.Second, 12*time.Second), con)
 	o.wait(t)
 	f.requireStatus(t, metrics.StatusDegraded)
 	r := f.res
@@ -560,7 +614,7 @@ func faultTest(t *testing.T, server func(*testing.T) *faultServer, scenario func
 	if testing.Short() {
 		t.Skip("starts a server, builds and runs with faults")
 	}
-	t.Parallel()
+	parallel(t)
 	start := time.Now()
 	scenario(t, server(t))
 	t.Logf("took %s", time.Since(start).Round(100*time.Millisecond))

@@ -10,11 +10,11 @@ import (
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
-	"github.com/sledge-bench/sledge/internal/testdb"
 )
 
 // TestUncovered: the parts of a run no agent covers are named as segments.
 func TestUncovered(t *testing.T) {
+	parallel(t)
 	for _, tc := range []struct {
 		segments []string
 		want     []string
@@ -45,9 +45,9 @@ func TestGroupRunMissingAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on PostgreSQL")
 	}
-	url := testdb.Postgres(t)
+	parallel(t)
+	url := tpccPostgres(t)
 	svc, repo := faultService(t)
-	buildOne(t, svc, url)
 	spec := runSpec(url, 0, 3*time.Second)
 	spec.Segment, spec.RunID, spec.AgentWait = "0/2", "alone", config.Duration(2*time.Second)
 	con := newConsole()

@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,14 +19,10 @@ func TestServiceIterationRunSQLite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite")
 	}
-	svc, repo := newService(t, true)
+	parallel(t)
+	svc, repo := newService(t)
 	ctx := context.Background()
-	target := "sqlite:" + filepath.Join(t.TempDir(), "c.db")
-	build := config.New(config.KindBuild)
-	build.DB = target
-	if o, err := svc.Run(ctx, Request{Spec: build}); err != nil || o.Status != metrics.StatusCompleted {
-		t.Fatalf("build: %+v %v", o, err)
-	}
+	target := tpccSQLite(t, "c.db")
 
 	const vus, n = 2, 100
 	run := config.New(config.KindRun)
@@ -78,7 +73,8 @@ func TestServiceIterationRunSQLite(t *testing.T) {
 
 // Only TPROC-C runs count iterations: TPROC-H refuses them by field.
 func TestServiceIterationsRefusedByTPROCH(t *testing.T) {
-	svc, repo := newService(t, true)
+	parallel(t)
+	svc, repo := newService(t)
 	s := config.New(config.KindRun)
 	s.Workload, s.Iterations = "tproch", 10
 	_, err := svc.Start(context.Background(), Request{Spec: s})

@@ -36,8 +36,13 @@ func TestPacedTerminalsOverPoolPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds 20 warehouses on PostgreSQL")
 	}
-	svc, repo := newService(t, true)
+	t.Parallel()
+	svc, repo := newService(t)
 	url := buildPostgres(t, svc, 20)
+	// The schedule kept and the efficiency reached are the machine's; the
+	// package's other tests, saturating its CPUs with unpaced runs, would
+	// make them theirs.
+	alone(t)
 	run := config.New(config.KindRun)
 	run.DB, run.Connections, run.Pacing, run.PacingScale = url, 10, "spec", 0.05
 	// A terminal's cycle is about 1.5 s scaled: the ramp-up lets every
@@ -63,7 +68,9 @@ func TestPacedTerminalsOverPoolPostgres(t *testing.T) {
 		t.Errorf("cross-check: has %v, agree %v (%d database vs %d client, ±%d)", res.HasDBCheck, res.DBCheckAgree,
 			res.DBNewOrders, res.NewOrders, res.DBCheckAllowance)
 	}
-	if res.Load.LagP99 > 100*time.Millisecond {
+	// A queue (too few sessions) grows the lag by seconds over the window;
+	// a busy machine stalls a session for a tenth of a second now and then.
+	if res.Load.LagP99 > 500*time.Millisecond {
 		t.Errorf("lag p99 %s: ten sessions should serve 200 paced terminals without a queue", res.Load.LagP99)
 	}
 	for _, want := range []string{"200 terminals over 10 connections", "schedule lag", "efficiency"} {
@@ -93,8 +100,10 @@ func TestRateRunPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on PostgreSQL")
 	}
-	svc, repo := newService(t, true)
+	t.Parallel()
+	svc, repo := newService(t)
 	url := buildPostgres(t, svc, 2)
+	alone(t) // the rate achieved is the machine's
 	run := config.New(config.KindRun)
 	run.DB, run.Connections, run.Rate, run.Stages = url, 4, 100, "4s:100,4s:200"
 	run.Rampup, run.Interval = config.Duration(time.Second), config.Duration(time.Second)
@@ -111,7 +120,9 @@ func TestRateRunPostgres(t *testing.T) {
 	if l.AskedRate < 145 || l.AskedRate > 155 || l.AchievedRate < 0.85*l.AskedRate || l.AchievedRate > 1.15*l.AskedRate {
 		t.Errorf("asked %.1f, achieved %.1f per second: want 150 asked over the two stages, achieved within 15%%", l.AskedRate, l.AchievedRate)
 	}
-	if res.Measured < 8*time.Second || res.Measured > 8200*time.Millisecond {
+	// The window ends at the first tick after its 8 s, late on a busy
+	// machine, but well before the 9 s that would count the ramp-up.
+	if res.Measured < 8*time.Second || res.Measured > 8700*time.Millisecond {
 		t.Errorf("measured %s, want the stages' 8 s", res.Measured)
 	}
 	if !res.HasDBCheck || !res.DBCheckAgree {
@@ -153,7 +164,8 @@ func TestProfilePostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on PostgreSQL")
 	}
-	svc, repo := newService(t, true)
+	parallel(t)
+	svc, repo := newService(t)
 	url := buildPostgres(t, svc, 4)
 	spec := config.New(config.KindRun)
 	spec.DB, spec.Rampup, spec.Duration, spec.Interval = url, config.Duration(time.Second), config.Duration(3*time.Second), config.Duration(time.Second)

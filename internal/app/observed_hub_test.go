@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -43,14 +42,10 @@ func TestRunObservedPublishesToHub(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite")
 	}
-	svc, _ := newService(t, true)
+	parallel(t)
+	svc, _ := newService(t)
 	ctx := context.Background()
-	target := "sqlite:" + filepath.Join(t.TempDir(), "h.db")
-	build := config.New(config.KindBuild)
-	build.DB = target
-	if _, err := svc.Run(ctx, Request{Spec: build}); err != nil {
-		t.Fatal(err)
-	}
+	target := tpccSQLite(t, "h.db")
 	hub := svc.opts.Hub
 	probe := &hubProbe{fakeObserver: &fakeObserver{name: "Fake sessions"}, hub: hub}
 	host := &fakeObserver{name: "client host"}

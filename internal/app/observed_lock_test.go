@@ -15,7 +15,6 @@ import (
 	mysqldb "github.com/sledge-bench/sledge/internal/db/mysql"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/observe"
-	"github.com/sledge-bench/sledge/internal/testdb"
 )
 
 // clockWatch is a console that notes when the run's measuring starts, so the
@@ -49,8 +48,12 @@ func TestRunObservedLockPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on PostgreSQL")
 	}
-	url := testdb.Postgres(t)
-	svc, repo := newService(t, true)
+	parallel(t)
+	// A server of its own (faults_test.go's): the requested checkpoints it
+	// counts are the whole server's, and every other test's DROP DATABASE
+	// requests one.
+	url := startPostgres(t).url
+	svc, repo := newService(t)
 	ctx := context.Background()
 	build := config.New(config.KindBuild)
 	build.DB, build.Warehouses = url, 2
@@ -174,8 +177,12 @@ func TestRunObservedMariaDB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on MariaDB")
 	}
-	url := testdb.MariaDB(t)
-	svc, repo := newService(t, true)
+	parallel(t)
+	// A server of its own (faults_test.go's): the schemas, events and
+	// users compared are the whole server's, and other tests create and
+	// drop databases.
+	url := startMariaDB(t).url
+	svc, repo := newService(t)
 	ctx := context.Background()
 	build := config.New(config.KindBuild)
 	build.DB = url

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +13,6 @@ import (
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/observe"
-	"github.com/sledge-bench/sledge/internal/testdb"
 )
 
 // fakeObserver records how the job service drives it.
@@ -73,14 +71,10 @@ func TestRunObserved(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite")
 	}
-	svc, repo := newService(t, true)
+	parallel(t)
+	svc, repo := newService(t)
 	ctx := context.Background()
-	target := "sqlite:" + filepath.Join(t.TempDir(), "o.db")
-	build := config.New(config.KindBuild)
-	build.DB = target
-	if _, err := svc.Run(ctx, Request{Spec: build}); err != nil {
-		t.Fatal(err)
-	}
+	target := tpccSQLite(t, "o.db")
 
 	var (
 		mu    sync.Mutex
@@ -202,6 +196,7 @@ func TestRunObserved(t *testing.T) {
 // TestLocalDatabase: the host observer is the database's host too when the
 // database is embedded or reached over a Unix socket or loopback.
 func TestLocalDatabase(t *testing.T) {
+	parallel(t)
 	for _, c := range []struct {
 		dsn   string
 		local bool
@@ -238,14 +233,10 @@ func TestRunObservedPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on PostgreSQL")
 	}
-	url := testdb.Postgres(t)
-	svc, repo := newService(t, true)
+	parallel(t)
+	url := tpccPostgres(t)
+	svc, repo := newService(t)
 	ctx := context.Background()
-	build := config.New(config.KindBuild)
-	build.DB = url
-	if _, err := svc.Run(ctx, Request{Spec: build}); err != nil {
-		t.Fatal(err)
-	}
 	sp := config.New(config.KindRun)
 	sp.DB, sp.VU = url, 2
 	sp.Rampup, sp.Duration, sp.Interval = 0, config.Duration(6*time.Second), config.Duration(2*time.Second)
@@ -306,7 +297,8 @@ func TestAnalyticRunObserved(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on DuckDB")
 	}
-	svc, repo := newService(t, true)
+	parallel(t)
+	svc, repo := newService(t)
 	ctx := context.Background()
 	build := config.New(config.KindBuild)
 	build.Workload, build.Scale = "tproch", 0.01

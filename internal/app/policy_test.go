@@ -63,6 +63,7 @@ func policyService(t *testing.T, named map[string]string, allowAny bool) (*Servi
 // a *PolicyError naming db, before anything is created or dialled: no job,
 // no file, no directory, no connection.
 func TestTargetPolicyRefuses(t *testing.T) {
+	// Not parallel: t.Chdir changes the whole binary's working directory.
 	// Relative paths that escaped would land here, not in the source tree.
 	t.Chdir(t.TempDir())
 	addr, accepted := acceptCounter(t)
@@ -167,6 +168,7 @@ func TestTargetPolicyRefuses(t *testing.T) {
 // (relative ones taken there, through links that stay inside), named
 // targets, and with AllowAny anything.
 func TestTargetPolicyAdmits(t *testing.T) {
+	parallel(t)
 	base := t.TempDir()
 	real := filepath.Join(base, "real")
 	if err := os.MkdirAll(filepath.Join(real, "sub"), 0o755); err != nil {
@@ -215,6 +217,7 @@ func TestTargetPolicyAdmits(t *testing.T) {
 // with AllowAny the same URL is dialled, so a listener that sees nothing
 // above means nothing was tried.
 func TestTargetPolicyAllowAnyDials(t *testing.T) {
+	parallel(t)
 	addr, accepted := acceptCounter(t)
 	svc, _, _ := policyService(t, nil, true)
 	spec := config.New(config.KindCheck)
@@ -232,6 +235,7 @@ func TestTargetPolicyAllowAnyDials(t *testing.T) {
 // TestTargetPolicyDefaultEmbedded: a spec without db runs on the
 // workload's embedded default, inside the data directory.
 func TestTargetPolicyDefaultEmbedded(t *testing.T) {
+	parallel(t)
 	svc, _, dataDir := policyService(t, nil, false)
 	_, target, err := svc.Resolve(config.New(config.KindRun))
 	if err != nil || !strings.HasPrefix(target.DSN, dataDir+string(filepath.Separator)) {
@@ -248,6 +252,7 @@ func TestTargetPolicyDefaultEmbedded(t *testing.T) {
 }
 
 func TestReadTargets(t *testing.T) {
+	parallel(t)
 	in := `# bench targets
 pg = postgres://bench:s3cretpw@10.0.0.5:5432/tpcc
 

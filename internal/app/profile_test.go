@@ -16,6 +16,7 @@ import (
 )
 
 func TestCheckProfileVUs(t *testing.T) {
+	parallel(t)
 	for _, c := range []struct {
 		vus  []int
 		want string
@@ -43,6 +44,7 @@ func TestRunProfile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite")
 	}
+	parallel(t)
 	ctx := context.Background()
 	svc, repo := faultService(t)
 	url := "sqlite:" + filepath.Join(t.TempDir(), "profile.db")

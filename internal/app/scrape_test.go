@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -51,15 +50,11 @@ func TestRunScrapedDatabaseHost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite")
 	}
+	parallel(t)
 	exp, scrapes := fakeNodeExporter(t)
-	svc, repo := newService(t, true)
+	svc, repo := newService(t)
 	ctx := context.Background()
-	target := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
-	build := config.New(config.KindBuild)
-	build.DB = target
-	if _, err := svc.Run(ctx, Request{Spec: build}); err != nil {
-		t.Fatal(err)
-	}
+	target := tpccSQLite(t, "s.db")
 	sp := config.New(config.KindRun)
 	sp.DB, sp.VU, sp.Scrape = target, 1, exp.URL+"/metrics"
 	sp.Rampup, sp.Duration, sp.Interval = 0, config.Duration(1500*time.Millisecond), config.Duration(500*time.Millisecond)
@@ -111,6 +106,7 @@ func TestRunScrapedDatabaseHost(t *testing.T) {
 // TestRunObserversScrape: a scrape URL adds the database host's observer
 // and makes the local one the client host, loopback target or not.
 func TestRunObserversScrape(t *testing.T) {
+	parallel(t)
 	for _, tc := range []struct {
 		dsn, scrape string
 		want        string
@@ -148,6 +144,7 @@ func TestRunObserversScrape(t *testing.T) {
 // reaches): a *PolicyError naming scrape, before any job, file or
 // connection — whatever the db. With AllowAny it is admitted.
 func TestTargetPolicyRefusesScrape(t *testing.T) {
+	parallel(t)
 	addr, accepted := acceptCounter(t)
 	svc, repo, _ := policyService(t, map[string]string{"pg": "postgres://u:pw@" + addr + "/x"}, false)
 	for _, dbName := range []string{"pg", "", "sqlite:bench.db"} {

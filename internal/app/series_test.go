@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,9 +18,9 @@ func TestRunSeries(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite")
 	}
+	parallel(t)
 	svc, repo := faultService(t)
-	url := "sqlite:" + filepath.Join(t.TempDir(), "series.db")
-	buildOne(t, svc, url)
+	url := tpccSQLite(t, "series.db")
 	spec := runSpec(url, 0, 2*time.Second)
 	spec.VU = 1
 	outs, err := svc.RunSeries(context.Background(), Request{Spec: spec}, 3)

@@ -18,15 +18,17 @@ import (
 )
 
 // newService is a service over a fresh repository, with its data directory
-// and default databases in a temp dir.
-func newService(t *testing.T, owns bool) (*Service, *jobs.Repo) {
+// and default databases in a temp dir. It does not own the process (it never
+// sets GOMAXPROCS, which is the whole test binary's), so that tests may run
+// in parallel; TestServiceProcessSettings tests a service that does.
+func newService(t *testing.T) (*Service, *jobs.Repo) {
 	t.Helper()
 	repo, err := jobs.Open(context.Background(), filepath.Join(t.TempDir(), "jobs.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { repo.Close() })
-	return New(Options{Repo: repo, Version: "test", OwnsProcess: owns, Hub: output.NewHub(), DataDir: t.TempDir()}), repo
+	return New(Options{Repo: repo, Version: "test", Hub: output.NewHub(), DataDir: t.TempDir()}), repo
 }
 
 func jobCount(t *testing.T, repo *jobs.Repo) int {
@@ -45,7 +47,8 @@ func TestServiceLifecycleSQLite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite")
 	}
-	svc, repo := newService(t, true)
+	parallel(t)
+	svc, repo := newService(t)
 	ctx := context.Background()
 	target := "sqlite:" + filepath.Join(t.TempDir(), "c.db")
 
@@ -124,7 +127,8 @@ func TestServiceFirstRunBuildsEmbedded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite")
 	}
-	svc, repo := newService(t, true)
+	parallel(t)
+	svc, repo := newService(t)
 	run := config.New(config.KindRun)
 	run.VU, run.Rampup, run.Duration, run.Interval = 1, 0, config.Duration(time.Second), config.Duration(time.Second)
 	var out bytes.Buffer
@@ -145,7 +149,8 @@ func TestServiceTPROCHOnDuckDB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on DuckDB")
 	}
-	svc, repo := newService(t, true)
+	parallel(t)
+	svc, repo := newService(t)
 	ctx := context.Background()
 	build := config.New(config.KindBuild)
 	build.Workload, build.Scale = "tproch", 0.01
@@ -184,7 +189,8 @@ func TestServiceTPROCHOnDuckDB(t *testing.T) {
 // TestServiceRecordsNothingInvalid: invalid specs and unusable targets
 // create no job.
 func TestServiceRecordsNothingInvalid(t *testing.T) {
-	svc, repo := newService(t, true)
+	parallel(t)
+	svc, repo := newService(t)
 	bad := func(kind string, set func(*config.Spec)) config.Spec {
 		s := config.New(kind)
 		set(&s)
@@ -226,8 +232,10 @@ func TestServiceRecordsNothingInvalid(t *testing.T) {
 // GOMAXPROCS once, from its first run; one inside a server never changes it
 // and refuses specs that ask.
 func TestServiceProcessSettings(t *testing.T) {
+	// Not parallel: it sets GOMAXPROCS, which is the whole binary's (the
+	// other tests' services do not own the process, and leave it alone).
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	svc, _ := newService(t, false)
+	svc, _ := newService(t)
 	s := config.New(config.KindRun)
 	s.ClientCPUs = 1
 	if err := svc.Validate(s); len(config.Fields(err)) != 1 || config.Fields(err)[0].Field != "client_cpus" {
@@ -261,6 +269,7 @@ func TestServiceProcessSettings(t *testing.T) {
 }
 
 func TestClientCPUs(t *testing.T) {
+	parallel(t)
 	n := runtime.NumCPU()
 	cases := []struct {
 		flag, vus, want int

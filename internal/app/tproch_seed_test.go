@@ -16,7 +16,8 @@ func TestServiceTPROCHRecordsSeedUsed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on DuckDB")
 	}
-	svc, repo := newService(t, true)
+	parallel(t)
+	svc, repo := newService(t)
 	ctx := context.Background()
 	build := config.New(config.KindBuild)
 	build.Workload, build.Scale = "tproch", 0.01

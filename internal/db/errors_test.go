@@ -8,6 +8,7 @@ import (
 )
 
 func TestClassifySQLState(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		state string
 		want  ErrorClass
@@ -34,6 +35,7 @@ func TestClassifySQLState(t *testing.T) {
 }
 
 func TestRetryable(t *testing.T) {
+	t.Parallel()
 	for c := ClassNone; c < NumClasses; c++ {
 		want := c == ClassSerialization || c == ClassDeadlock
 		if c.Retryable() != want {
@@ -48,6 +50,7 @@ func (e stateErr) Error() string    { return "state " + string(e) }
 func (e stateErr) SQLState() string { return string(e) }
 
 func TestSQLStateThroughWrapping(t *testing.T) {
+	t.Parallel()
 	err := fmt.Errorf("payment: %w", fmt.Errorf("update customer: %w", stateErr("40001")))
 	if got := SQLState(err); got != "40001" {
 		t.Fatalf("SQLState = %q", got)
@@ -58,6 +61,7 @@ func TestSQLStateThroughWrapping(t *testing.T) {
 }
 
 func TestClassifyCommon(t *testing.T) {
+	t.Parallel()
 	if c, ok := ClassifyCommon(fmt.Errorf("x: %w", context.DeadlineExceeded)); !ok || c != ClassTimeout {
 		t.Errorf("deadline: %s %v", c, ok)
 	}
@@ -67,6 +71,7 @@ func TestClassifyCommon(t *testing.T) {
 }
 
 func TestParseTargetAndRedact(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in      string
 		kind    Kind

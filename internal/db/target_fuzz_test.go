@@ -150,6 +150,7 @@ func urlPassword(s string) string {
 
 // TestEmbeddedPath: the raw paths as written, and servers never embedded.
 func TestEmbeddedPath(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		kind Kind

@@ -3,6 +3,7 @@ package db
 import "testing"
 
 func TestLoginAndAdminTarget(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		dsn                string
 		database, user, pw string // Login

@@ -20,6 +20,7 @@ func noCheck(RunGroup, []Agent, map[string]string) error { return nil }
 // read back by seq, one agent claims the merge, and a lost agent keeps a
 // state it reached first.
 func TestGroupRunLifecycle(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -134,6 +135,7 @@ func TestGroupRunLifecycle(t *testing.T) {
 // TestGroupRunConcurrentJoins: agents joining one run at the same time make
 // one job with every agent in it.
 func TestGroupRunConcurrentJoins(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		loc := b.fresh(t)
 		const n = 6
@@ -179,6 +181,7 @@ func TestGroupRunConcurrentJoins(t *testing.T) {
 
 // TestJobsWithSetting: the trials of a series are found by their setting.
 func TestJobsWithSetting(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)

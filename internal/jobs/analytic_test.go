@@ -28,6 +28,7 @@ func sampleAnalyticResult() *metrics.AnalyticResult {
 }
 
 func TestAnalyticResultRoundTrip(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)

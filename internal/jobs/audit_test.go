@@ -12,6 +12,7 @@ import (
 // range, sample, verdict and note, so it reads as the live one did — an
 // item too small to judge stays n/a, never turns into ok.
 func TestAuditStoredWhole(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)

@@ -29,12 +29,15 @@ var backends = []backend{
 	{"postgres", func(t *testing.T) string { return testdb.Postgres(t) }},
 }
 
-// forEachBackend runs test against every backend, as subtests named after
-// them.
+// forEachBackend runs test against every backend, as parallel subtests
+// named after them (each opens a repository of its own).
 func forEachBackend(t *testing.T, test func(t *testing.T, b backend)) {
 	t.Helper()
 	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) { test(t, b) })
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, b)
+		})
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 // A value that could not be measured is stored as NULL with its reason, and
 // read back absent: never a 0 that "disagrees".
 func TestAbsentValuesStoredAsNull(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -61,6 +62,7 @@ func TestAbsentValuesStoredAsNull(t *testing.T) {
 }
 
 func TestFinishDegraded(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -91,6 +93,7 @@ func TestFinishDegraded(t *testing.T) {
 // disagree) and a server TPM that was not available (stored negative) become
 // absent with a reason.
 func TestMigrateResultsFromV4(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "jobs.db")
 	old, err := sql.Open("sqlite", "file:"+path)

@@ -10,6 +10,7 @@ import (
 // geometric mean of its power test (NaN when not computed), in the query
 // that lists the jobs; other jobs have none.
 func TestListGeomean(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)

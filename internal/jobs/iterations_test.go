@@ -12,6 +12,7 @@ import (
 // An iteration run's result keeps its count per VU, so that a stored result
 // shows what the live one showed.
 func TestIterationRunRoundTrip(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -34,6 +35,7 @@ func TestIterationRunRoundTrip(t *testing.T) {
 // A repository of schema version 6 is migrated: its results are timed runs
 // (iterations 0) and keep their values.
 func TestMigrateResultsFromV6(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "jobs.db")
 	old, err := sql.Open("sqlite", "file:"+path)

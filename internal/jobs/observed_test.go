@@ -86,6 +86,7 @@ func saveObservations(t *testing.T, r *Repo, id int64, obs []Observation) {
 }
 
 func TestObservationsRoundTrip(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -113,6 +114,7 @@ func TestObservationsRoundTrip(t *testing.T) {
 // Saving the start again replaces it (settings and notes too) and keeps the
 // cost; a cost stored before the start is kept as well.
 func TestObserverStartReplaces(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -142,6 +144,7 @@ func TestObserverStartReplaces(t *testing.T) {
 // Passwords never reach the repository, whichever field carries them; a
 // counter that could not be measured comes back as NaN.
 func TestObservedRedactsAndKeepsNaN(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -177,6 +180,7 @@ func TestObservedRedactsAndKeepsNaN(t *testing.T) {
 
 // An interval stored twice is refused, not doubled; a missing job is named.
 func TestAppendObservedRefusesDuplicates(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -204,6 +208,7 @@ func TestAppendObservedRefusesDuplicates(t *testing.T) {
 // A repository of schema version 7 is migrated: its jobs have no
 // observations, and new ones can be stored.
 func TestMigrateObservationsFromV7(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "jobs.db")
 	old, err := sql.Open("sqlite", "file:"+path)

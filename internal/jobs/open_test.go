@@ -14,6 +14,7 @@ import (
 // ErrNoRepository, and the filesystem is left as it was; an existing one
 // opens for reading and deleting.
 func TestOpenExistingCreatesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "no", "such", "dir")
 	path := filepath.Join(dir, "jobs.db")

@@ -16,6 +16,7 @@ import (
 )
 
 func TestDollarPlaceholders(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"SELECT 1", "SELECT 1"},
 		{"a = ? AND b = ?", "a = $1 AND b = $2"},
@@ -41,6 +42,7 @@ func TestDollarPlaceholders(t *testing.T) {
 // Every version has its scripts, PostgreSQL's from the baseline on, and no
 // script lies unused.
 func TestMigrationScripts(t *testing.T) {
+	t.Parallel()
 	used := map[string]bool{pgBaselineScript: true}
 	for v, m := range migrations {
 		if s, err := schemaScript(m.sqlite); err != nil || strings.TrimSpace(s) == "" {
@@ -80,6 +82,7 @@ type column struct {
 // TestSchemasAgree: a new PostgreSQL repository has the tables and columns
 // (names, order, storage class, NOT NULL, primary keys) of a new SQLite one.
 func TestSchemasAgree(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lite, _ := openTemp(t)
 	pg := backends[1].open(t)
@@ -194,6 +197,7 @@ func TestSchemasAgree(t *testing.T) {
 // A new PostgreSQL repository records its version in sledge_schema, keeps
 // its data across opens, refuses a newer schema and never shows its password.
 func TestPostgresOpenVersioned(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	u, err := url.Parse(testdb.Postgres(t))
 	if err != nil {
@@ -249,6 +253,7 @@ func TestPostgresOpenVersioned(t *testing.T) {
 // OpenExisting of a PostgreSQL database without Sledge's tables opens an
 // empty repository, as Open does.
 func TestPostgresOpenExistingEmptyDatabase(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r, err := OpenExisting(ctx, testdb.Postgres(t))
 	if err != nil {
@@ -263,6 +268,7 @@ func TestPostgresOpenExistingEmptyDatabase(t *testing.T) {
 // Several processes opening a new database at once: one creates the schema,
 // the others wait for it and use it; no error, one schema.
 func TestPostgresConcurrentFirstOpen(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	loc := testdb.Postgres(t)
 	const n = 8
@@ -309,6 +315,7 @@ func TestPostgresConcurrentFirstOpen(t *testing.T) {
 // same job's console at once: every line is stored once, seqs run 1…N
 // without gaps, and a batch's lines stay together in order.
 func TestPostgresConcurrentOutputOfOneJob(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	loc := testdb.Postgres(t)
 	a, b := backends[1].openAt(t, loc), backends[1].openAt(t, loc)
@@ -382,6 +389,7 @@ func TestPostgresConcurrentOutputOfOneJob(t *testing.T) {
 // A PostgreSQL repository that cannot be reached, or whose database does
 // not exist, says so and what to fix, naming the URL without its password.
 func TestPostgresUnreachable(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -427,6 +435,7 @@ func TestPostgresUnreachable(t *testing.T) {
 // The SQLite default is untouched by the PostgreSQL support: a relative or
 // odd path is a file, never a URL.
 func TestIsPostgresURL(t *testing.T) {
+	t.Parallel()
 	for loc, want := range map[string]bool{
 		"postgres://u@h/db": true, "postgresql://h/db": true, "POSTGRES://h/db": true,
 		"jobs.db": false, filepath.Join("postgres", "jobs.db"): false, "postgres:jobs.db": false, "": false,
@@ -440,6 +449,7 @@ func TestIsPostgresURL(t *testing.T) {
 // A search_path in the URL puts the repository in a schema of its own, next
 // to tables of the same names in another.
 func TestPostgresSearchPath(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	loc := testdb.Postgres(t)
 	plain := backends[1].openAt(t, loc) // Sledge's tables in public

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/testdb"
 )
 
 func openTemp(t *testing.T) (*Repo, string) {
@@ -39,6 +40,7 @@ func mustCreate(t *testing.T, r *Repo, j Job, cfg map[string]string) int64 {
 }
 
 func TestOpenCreatesVersionedWALRepository(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r, path := openTemp(t)
 	if _, err := os.Stat(path); err != nil {
@@ -73,6 +75,7 @@ func TestOpenCreatesVersionedWALRepository(t *testing.T) {
 }
 
 func TestOpenRejectsNonDatabase(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "not.db")
 	if err := os.WriteFile(path, bytes.Repeat([]byte("not a database "), 100), 0o644); err != nil {
 		t.Fatal(err)
@@ -83,6 +86,7 @@ func TestOpenRejectsNonDatabase(t *testing.T) {
 }
 
 func TestCreateGetFinish(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -118,6 +122,7 @@ func TestCreateGetFinish(t *testing.T) {
 }
 
 func TestMissingJob(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -158,6 +163,7 @@ func TestMissingJob(t *testing.T) {
 // Id 0 is what callers hold when Create failed; writing to it must not
 // produce an error per console line.
 func TestWritesToJobZeroAreIgnored(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -238,6 +244,7 @@ func sampleDisruption() *metrics.Disruption {
 }
 
 func TestRunResultRoundTrip(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -277,6 +284,7 @@ func TestRunResultRoundTrip(t *testing.T) {
 }
 
 func TestIntervalsRoundTrip(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -314,6 +322,7 @@ func TestIntervalsRoundTrip(t *testing.T) {
 }
 
 func TestBuildAndCheckRoundTrip(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, be backend) {
 		ctx := context.Background()
 		r := be.open(t)
@@ -352,6 +361,7 @@ func TestBuildAndCheckRoundTrip(t *testing.T) {
 }
 
 func TestConfigSystemOutput(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -388,6 +398,7 @@ func TestConfigSystemOutput(t *testing.T) {
 }
 
 func TestListFiltersAndOrder(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -460,6 +471,7 @@ func jobRows(t *testing.T, r *Repo, id int64) map[string]int {
 }
 
 func TestDeleteRemovesEverything(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -523,6 +535,7 @@ func TestDeleteRemovesEverything(t *testing.T) {
 func deadPID(t *testing.T) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	testdb.DieWithTest(cmd)
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -530,6 +543,7 @@ func deadPID(t *testing.T) int {
 }
 
 func TestAbandonedDetection(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -584,6 +598,7 @@ func TestAbandonedDetection(t *testing.T) {
 }
 
 func TestNoPasswordStored(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		path := b.fresh(t)
@@ -646,6 +661,7 @@ func TestNoPasswordStored(t *testing.T) {
 }
 
 func TestRedactText(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"postgres://u:pw@h:5432/db", "postgres://u:xxxxx@h:5432/db"},
 		{"postgres://u@h/db", "postgres://u@h/db"},
@@ -666,6 +682,7 @@ func TestRedactText(t *testing.T) {
 // timeout and BEGIN IMMEDIATE (SQLite), the job's row lock (PostgreSQL) must
 // serialise them without errors or lost rows.
 func TestConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, testConcurrentWriters)
 }
 
@@ -723,6 +740,7 @@ func testConcurrentWriters(t *testing.T, b backend) {
 
 // SQLite stores NaN as NULL; a NaN rate must not lose the result.
 func TestNaNSurvives(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
@@ -756,6 +774,7 @@ func TestNaNSurvives(t *testing.T) {
 // TestListPlacesJobsInTheirGroups: List and Get say which series or
 // profile a job belongs to, from its settings, in the listing's one query.
 func TestListPlacesJobsInTheirGroups(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)

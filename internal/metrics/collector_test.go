@@ -9,6 +9,7 @@ import (
 // makes none, and the events wait for the next tick; events that ended after
 // a tick wait for the next interval.
 func TestNoZeroLengthInterval(t *testing.T) {
+	t.Parallel()
 	c := NewCollector([]string{"a"}, 0)
 	rec := c.NewRecorder()
 	c.StartWindow(0)
@@ -39,6 +40,7 @@ func TestNoZeroLengthInterval(t *testing.T) {
 
 // Overlaps, InWindow and the account's sums.
 func TestDisruptionAccount(t *testing.T) {
+	t.Parallel()
 	s := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 	cases := []struct {
 		o    Outage

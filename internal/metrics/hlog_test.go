@@ -13,6 +13,7 @@ import (
 // An interval log read back with hdrhistogram-go's reader gives each
 // interval's histogram and times.
 func TestWriteIntervalLog(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	c := NewCollector([]string{"new_order", "payment"}, 0)
 	rec := c.NewRecorder()

@@ -73,6 +73,7 @@ func decode(t testing.TB, enc []byte) *hdrhistogram.Histogram {
 // The merge of the parts' histograms is the histogram of their union, and so
 // are its mean and percentiles, whatever the split.
 func TestMergeHistogramsIsUnion(t *testing.T) {
+	t.Parallel()
 	for _, d := range dists {
 		for seed := range uint64(propSeeds) {
 			for k := 1; k <= 8; k++ {
@@ -259,6 +260,7 @@ func testMergeIntervalsAndTx(t *testing.T, d latencyDist) {
 // The collector's interval histogram: nil when nothing completed, else the
 // interval's completed transactions (commits and designed rollbacks).
 func TestIntervalHistogram(t *testing.T) {
+	t.Parallel()
 	c := NewCollector([]string{"a", "b"}, 0)
 	rec := c.NewRecorder()
 	rec.Record(Event{End: 10 * time.Millisecond, Latency: 2 * time.Millisecond})
@@ -283,6 +285,7 @@ func TestIntervalHistogram(t *testing.T) {
 // Names missing from some parts, order, counts and maps; parts without
 // histograms; undecodable histograms.
 func TestMergeTxByName(t *testing.T) {
+	t.Parallel()
 	h := func(vals ...int64) []byte {
 		x := newHist()
 		for _, v := range vals {
@@ -341,6 +344,7 @@ func TestMergeTxByName(t *testing.T) {
 }
 
 func TestMergeIntervalRules(t *testing.T) {
+	t.Parallel()
 	if _, err := MergeInterval(); err == nil {
 		t.Error("merge of no intervals: no error")
 	}
@@ -367,6 +371,7 @@ func TestMergeIntervalRules(t *testing.T) {
 }
 
 func TestMergeAudit(t *testing.T) {
+	t.Parallel()
 	share := func(v float64, n int64, verdict, note string) AuditItem {
 		return AuditItem{Name: "mix payment", Unit: "%", Target: ">= 43.0", Low: 43, High: 100, Value: v, N: n,
 			Verdict: verdict, OK: verdict != VerdictOff, Note: note}
@@ -494,6 +499,7 @@ func randomResult(r *rand.Rand) *RunResult {
 
 // A merge of one part is that part, sharing nothing with it.
 func TestMergeRunResultsOfOneIsIdentity(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(40) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		part := randomResult(r)
@@ -521,6 +527,7 @@ func TestMergeRunResultsOfOneIsIdentity(t *testing.T) {
 // A merge of three parts: every summed field, the largest, the first's, the
 // database check and server TPM from the parts that have them.
 func TestMergeRunResultsOfThree(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 3))
 	a, b, c := randomResult(r), randomResult(r), randomResult(r)
 	a.Status, b.Status, c.Status = StatusCompleted, StatusInterrupted, StatusDegraded
@@ -645,6 +652,7 @@ func TestMergeRunResultsOfThree(t *testing.T) {
 // The parts' audit and cross-check warnings give way to the merged result's,
 // in their place; the others are kept, once.
 func TestMergeRunResultsWarnings(t *testing.T) {
+	t.Parallel()
 	off := func(v float64, n int64) []AuditItem {
 		return []AuditItem{{Name: "mix payment", Unit: "%", Target: ">= 43.0", Low: 43, High: 100, Value: v, N: n, Verdict: VerdictOff, Note: "below"}}
 	}

@@ -20,6 +20,7 @@ func series(tpms ...float64) []Interval {
 }
 
 func TestSteadinessWarnings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		ivs  []Interval

@@ -8,6 +8,7 @@ import (
 )
 
 func TestProcessCPU(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	write := func(pid, comm, stat string) {
 		dir := filepath.Join(root, pid)

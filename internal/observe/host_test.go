@@ -121,6 +121,7 @@ func counterMap(t *testing.T, cs []Counter) map[string]Counter {
 }
 
 func TestHostFixtureCounters(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeProc(t, root, procBefore)
 	o := NewHost("client and database host", root)
@@ -225,6 +226,7 @@ func TestHostFixtureCounters(t *testing.T) {
 }
 
 func TestHostGapWhenAFileGoes(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeProc(t, root, procBefore)
 	o := NewHost("client host", root)
@@ -261,6 +263,7 @@ func TestHostGapWhenAFileGoes(t *testing.T) {
 }
 
 func TestHostStartWithoutProc(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		setup func(t *testing.T, root string)
@@ -292,6 +295,7 @@ func TestHostStartWithoutProc(t *testing.T) {
 }
 
 func TestHostCountedDisks(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		devices []string
@@ -316,6 +320,7 @@ func TestHostCountedDisks(t *testing.T) {
 }
 
 func TestHostMeminfoWithoutMemAvailable(t *testing.T) {
+	t.Parallel()
 	// Kernels before 3.14: available is estimated as free + buffers + cached.
 	m, err := parseMeminfo([]byte("MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 20 kB\nCached: 300 kB\n"))
 	if err != nil {
@@ -330,6 +335,7 @@ func TestHostMeminfoWithoutMemAvailable(t *testing.T) {
 }
 
 func TestHostRealProc(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/stat"); err != nil {
 		t.Skip("no Linux /proc here:", err)
 	}

@@ -19,6 +19,7 @@ import (
 )
 
 func TestMySQLWaitClass(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		state   string
 		rowLock bool
@@ -55,6 +56,7 @@ func TestMySQLWaitClass(t *testing.T) {
 }
 
 func TestShortenSQL(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		n    int
@@ -72,6 +74,7 @@ func TestShortenSQL(t *testing.T) {
 }
 
 func TestStatusCounters(t *testing.T) {
+	t.Parallel()
 	prev := map[string]float64{"Com_commit": 10, "Innodb_rows_read": 500, "Questions": 90}
 	cur := map[string]float64{"Com_commit": 15, "Innodb_rows_read": 400, "Questions": 100, "Threads_running": 3, "Innodb_deadlocks": 1}
 	got := statusCounters(prev, cur, true)
@@ -93,6 +96,7 @@ func TestStatusCounters(t *testing.T) {
 }
 
 func TestPSWaitCounters(t *testing.T) {
+	t.Parallel()
 	prev := map[string]psWait{"a": {1, 1e9}, "b": {5, 5e9}}
 	cur := map[string]psWait{"a": {3, 4e9}, "b": {5, 5e9}, "c": {1, 9e9}}
 	for i := range 30 {
@@ -194,6 +198,8 @@ func serverObjects(t *testing.T, pool *sql.DB) map[string][]string {
 // The observer leaves the server as it found it, and its Start holds the
 // version, uptime and the settings that matter.
 func TestMySQLReadOnly(t *testing.T) {
+	// Not parallel: it compares the whole server's schemas and users
+	// before and after, which other tests create and drop.
 	o, st, pool := startMySQL(t)
 	before := serverObjects(t, pool)
 	var name string
@@ -254,6 +260,7 @@ func counter(s Snapshot, source, name string) (float64, bool) {
 
 // Transactions run between two cuts show in the second cut's deltas.
 func TestMySQLCounters(t *testing.T) {
+	t.Parallel()
 	o, _, pool := startMySQL(t)
 	exec(t, pool, "CREATE TABLE t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
 	o.Cut(time.Second)
@@ -292,6 +299,7 @@ func TestMySQLCounters(t *testing.T) {
 // session in the Lock class, whether the lock is a table's (a state naming
 // it) or an InnoDB row's (found in information_schema.INNODB_TRX).
 func TestMySQLLockWait(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		lock  lockKind
@@ -337,13 +345,20 @@ func blockOn(t *testing.T, o *mysqlObserver, pool *sql.DB, lock lockKind) Snapsh
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	o.Cut(time.Second)
 	blocked := make(chan error, 1)
 	go func() {
 		_, err := pool.ExecContext(ctx, lock.blocked)
 		blocked <- err
 	}()
-	time.Sleep(2 * time.Second)
+	// The interval begins once the statement runs (and so waits): on a
+	// busy machine its session may take a while to send it.
+	waitUntil(t, "the blocked statement to run", func() bool {
+		var n int
+		err := pool.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO = ?", lock.blocked).Scan(&n)
+		return err == nil && n == 1
+	})
+	o.Cut(time.Second)
+	time.Sleep(2 * time.Second) // the interval measured
 	s := o.Cut(3 * time.Second)
 	if _, err := holder.ExecContext(ctx, lock.release); err != nil {
 		t.Fatal(err)
@@ -367,14 +382,12 @@ func blockOn(t *testing.T, o *mysqlObserver, pool *sql.DB, lock lockKind) Snapsh
 // deltas across it; the observer reconnects, samples again and counts from
 // a new baseline.
 func TestMySQLReconnect(t *testing.T) {
+	t.Parallel()
 	o, _, pool := startMySQL(t)
 	id := o.session().id
 	exec(t, pool, fmt.Sprintf("KILL CONNECTION %d", id))
-	time.Sleep(time.Second)
+	waitUntil(t, "the observer's new session", func() bool { s := o.session(); return s != nil && s.id != id })
 	gap := o.Cut(time.Second)
-	if s := o.session(); s == nil || s.id == id {
-		t.Fatalf("session %+v a second after the kill of %d", s, id)
-	}
 	time.Sleep(500 * time.Millisecond)
 	after := o.Cut(1500 * time.Millisecond)
 	cost := o.Close()
@@ -401,6 +414,7 @@ func TestMySQLPerformanceSchema(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a MariaDB server")
 	}
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if _, err := sandbox.EnsureMariaDB(ctx, testdb.MariaDBBin(), t.Logf); err != nil {
@@ -424,7 +438,16 @@ func TestMySQLPerformanceSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { m.Stop(context.Background()) })
+	// Should the test binary die, the watchdog stops the server.
+	stopNow, err := m.StopOnExit(false)
+	if err != nil {
+		m.Stop(context.Background())
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		m.Stop(context.Background())
+		stopNow()
+	})
 	o, st, pool := startMySQLAt(t, m.URL(sandbox.Database))
 	for _, n := range st.Notes {
 		if strings.Contains(n, "performance_schema") {
@@ -482,6 +505,7 @@ func TestMySQLPerformanceSchema(t *testing.T) {
 // A login without PROCESS is told what it misses and how to grant it, and
 // is still sampled (its own sessions, without InnoDB's row lock waits).
 func TestMySQLWithoutPrivileges(t *testing.T) {
+	t.Parallel()
 	url := testdb.MariaDB(t)
 	admin, err := mysql.Config(url)
 	if err != nil {

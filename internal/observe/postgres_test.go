@@ -91,13 +91,25 @@ func pgVersionNum(t *testing.T, c *pgx.Conn) int {
 	return n
 }
 
-// pgPoll waits until cond holds, for at most 10 s.
+// pgPoll waits until cond holds (waitUntil).
 func pgPoll(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+	waitUntil(t, what, cond)
+}
+
+// waitUntil waits until cond holds: for as long as the test may run, but
+// at most a minute (a busy machine is slow, not that slow).
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	if d, ok := t.Deadline(); ok && d.Before(deadline) {
+		deadline = d.Add(-5 * time.Second)
+	}
+	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -170,6 +182,7 @@ func pgLockScenario(t *testing.T, dsn string, o Observer) pgLockCuts {
 }
 
 func TestPostgresLockWaits(t *testing.T) {
+	t.Parallel()
 	dsn := testdb.Postgres(t)
 	o, _ := pgStartObserver(t, dsn, Options{Rate: 10})
 	r := pgLockScenario(t, dsn, o)
@@ -215,6 +228,7 @@ func TestPostgresLockWaits(t *testing.T) {
 }
 
 func TestPostgresCheckpointCounted(t *testing.T) {
+	t.Parallel()
 	dsn := testdb.Postgres(t)
 	admin := pgConnect(t, dsn)
 	source, name := "pg_stat_bgwriter", "checkpoints_req"
@@ -247,6 +261,7 @@ func TestPostgresCheckpointCounted(t *testing.T) {
 }
 
 func TestPostgresDatabaseCounters(t *testing.T) {
+	t.Parallel()
 	dsn := testdb.Postgres(t)
 	o, _ := pgStartObserver(t, dsn, Options{})
 	c := &pgCutter{o: o, start: time.Now()}
@@ -289,6 +304,7 @@ func TestPostgresDatabaseCounters(t *testing.T) {
 }
 
 func TestPostgresSettings(t *testing.T) {
+	t.Parallel()
 	dsn := testdb.Postgres(t)
 	o, st := pgStartObserver(t, dsn, Options{})
 	// The observer's session cannot write, whatever its role may.
@@ -329,6 +345,7 @@ func TestPostgresSettings(t *testing.T) {
 }
 
 func TestPostgresReconnects(t *testing.T) {
+	t.Parallel()
 	dsn := testdb.Postgres(t)
 	admin := pgConnect(t, dsn)
 	o, _ := pgStartObserver(t, dsn, Options{Rate: 20})
@@ -353,12 +370,11 @@ func TestPostgresReconnects(t *testing.T) {
 	if err := admin.QueryRow(t.Context(), "SELECT pg_terminate_backend($1)", pid).Scan(&ok); err != nil || !ok {
 		t.Fatalf("pg_terminate_backend: %v, %v", ok, err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	pgPoll(t, "the observer's new session", func() bool { p := observer(); return p != 0 && p != pid })
 	s := c.cut()
 	if !strings.Contains(s.Gap, "PostgreSQL went away") {
 		t.Errorf("the interval of the termination has gap %q", s.Gap)
 	}
-	pgPoll(t, "the observer's new session", func() bool { p := observer(); return p != 0 && p != pid })
 	time.Sleep(500 * time.Millisecond)
 	s = c.cut() // may still hold the reconnection
 	time.Sleep(500 * time.Millisecond)
@@ -379,6 +395,7 @@ func TestPostgresReconnects(t *testing.T) {
 }
 
 func TestPostgresWithoutMonitorRole(t *testing.T) {
+	t.Parallel()
 	dsn := testdb.Postgres(t)
 	admin := pgConnect(t, dsn)
 	u, err := url.Parse(dsn)
@@ -428,6 +445,7 @@ func TestPostgresWithoutMonitorRole(t *testing.T) {
 }
 
 func TestPostgresStartFails(t *testing.T) {
+	t.Parallel()
 	o := NewPostgres(db.Target{Kind: db.Postgres, DSN: "postgres://nobody:secret@127.0.0.1:1/x?sslmode=disable"}, Options{})
 	_, err := o.Start(t.Context())
 	if err == nil {
@@ -440,6 +458,7 @@ func TestPostgresStartFails(t *testing.T) {
 }
 
 func TestPostgresDeltas(t *testing.T) {
+	t.Parallel()
 	one := pgStatsQuery{source: "v"}
 	keyed := pgStatsQuery{source: "k", keyed: true}
 	read := func(reset string, rows map[string][]float64, cols ...string) *pgReading {
@@ -477,6 +496,7 @@ func TestPostgresDeltas(t *testing.T) {
 }
 
 func TestPostgresShorten(t *testing.T) {
+	t.Parallel()
 	if got := pgShorten("SELECT *\n\t  FROM t\n WHERE x = 1 "); got != "SELECT * FROM t WHERE x = 1" {
 		t.Errorf("pgShorten: %q", got)
 	}
@@ -496,6 +516,7 @@ func TestPostgresWaitSampling(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL server of its own")
 	}
+	t.Parallel()
 	bin, err := sandbox.FindBinaries(testdb.PGBin())
 	if err != nil {
 		t.Skipf("no PostgreSQL: %v", err)
@@ -629,6 +650,7 @@ func TestPostgresServerRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL server of its own")
 	}
+	t.Parallel()
 	bin, err := sandbox.FindBinaries(testdb.PGBin())
 	if err != nil {
 		t.Skipf("no PostgreSQL: %v", err)

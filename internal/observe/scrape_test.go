@@ -199,6 +199,7 @@ func sameCounters(t *testing.T, what string, got, want []Counter) {
 }
 
 func TestScrapeFixtureCountersMatchTheHostObserver(t *testing.T) {
+	t.Parallel()
 	e := newExporter(t, nodeBefore)
 	o := NewScrape("database host", e.URL+"/metrics")
 	if o.Name() != "database host" {
@@ -285,6 +286,7 @@ func TestScrapeFixtureCountersMatchTheHostObserver(t *testing.T) {
 }
 
 func TestScrapeGapThenRecovery(t *testing.T) {
+	t.Parallel()
 	e := newExporter(t, nodeBefore)
 	o := NewScrape("database host", strings.Replace(e.URL, "http://", "http://sledge:s3cret@", 1)+"/metrics")
 	if _, err := o.Start(context.Background()); err != nil {
@@ -329,6 +331,7 @@ func TestScrapeGapThenRecovery(t *testing.T) {
 }
 
 func TestScrapeStartFailures(t *testing.T) {
+	t.Parallel()
 	e := newExporter(t, nodeBefore)
 	notNode := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
@@ -374,6 +377,7 @@ func TestScrapeStartFailures(t *testing.T) {
 }
 
 func TestScrapeMissingCollector(t *testing.T) {
+	t.Parallel()
 	noDisk := nodeBefore
 	noDisk.disks = nil
 	e := newExporter(t, noDisk)
@@ -396,6 +400,7 @@ func TestScrapeMissingCollector(t *testing.T) {
 }
 
 func TestCheckScrapeURL(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		url string
 		ok  bool
@@ -418,6 +423,7 @@ func TestCheckScrapeURL(t *testing.T) {
 // TestScrapeRealNodeExporter scrapes Debian's prometheus-node-exporter on
 // this machine.
 func TestScrapeRealNodeExporter(t *testing.T) {
+	t.Parallel()
 	bin := testdb.Command(t, "prometheus-node-exporter", "prometheus-node-exporter")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -426,6 +432,7 @@ func TestScrapeRealNodeExporter(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	cmd := osexec.Command(bin, "--web.listen-address="+addr)
+	testdb.DieWithTest(cmd)
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

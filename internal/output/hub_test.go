@@ -11,6 +11,7 @@ import (
 // running job only, in the run's order, and nothing once the job has
 // ended or for a job it does not know.
 func TestHubObserved(t *testing.T) {
+	t.Parallel()
 	snap := func(samples int) observe.Snapshot {
 		return observe.Snapshot{Elapsed: time.Duration(samples) * time.Second, Length: time.Second, Samples: samples}
 	}

@@ -57,6 +57,7 @@ func interval(seq int, vus int) metrics.Interval {
 }
 
 func TestFanoutSendsEverythingToEverySink(t *testing.T) {
+	t.Parallel()
 	var console bytes.Buffer
 	repo := &fakeRepo{}
 	hub := NewHub()
@@ -93,6 +94,7 @@ func TestFanoutSendsEverythingToEverySink(t *testing.T) {
 // TestRepositorySinkBatches: lines go to the repository in few writes, not
 // one per line, and none is lost at Close.
 func TestRepositorySinkBatches(t *testing.T) {
+	t.Parallel()
 	repo := &fakeRepo{}
 	s := Repository(repo, 1, nil)
 	const n = 1000
@@ -114,6 +116,7 @@ func TestRepositorySinkBatches(t *testing.T) {
 // TestRepositorySinkFlushesOnItsOwn: a quiet job's lines reach the
 // repository without waiting for the job's end.
 func TestRepositorySinkFlushesOnItsOwn(t *testing.T) {
+	t.Parallel()
 	repo := &fakeRepo{}
 	s := Repository(repo, 1, nil)
 	defer s.Close()
@@ -128,6 +131,7 @@ func TestRepositorySinkFlushesOnItsOwn(t *testing.T) {
 }
 
 func TestHubSubscribe(t *testing.T) {
+	t.Parallel()
 	hub := NewHub()
 	if _, _, cancel, ok := hub.Subscribe(9); ok {
 		t.Fatal("a job that is not live was found")
@@ -162,6 +166,7 @@ func TestHubSubscribe(t *testing.T) {
 // TestHubDropsASlowSubscriber: a subscriber that does not read never stalls
 // the run; it is dropped (its channel closed without an end event).
 func TestHubDropsASlowSubscriber(t *testing.T) {
+	t.Parallel()
 	hub := NewHub()
 	sink := hub.Open(1, "tprocc")
 	_, evs, cancel, _ := hub.Subscribe(1)
@@ -194,6 +199,7 @@ func TestHubDropsASlowSubscriber(t *testing.T) {
 // line, or with JSONProgress as one JSON object, and its other lines as
 // they are either way; the other sinks always get the text line.
 func TestConsoleProgress(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		opts []ConsoleOption

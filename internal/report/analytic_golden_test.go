@@ -83,6 +83,7 @@ func goldenAnalyticResult() *metrics.AnalyticResult {
 // TestAnalyticGolden pins what `sledge run --workload tproch` prints at the
 // end of a run (and `sledge jobs show ID result` for it), and its JSON.
 func TestAnalyticGolden(t *testing.T) {
+	t.Parallel()
 	failed := goldenAnalyticResult()
 	failed.Status, failed.SF, failed.Streams, failed.Validation, failed.Validated = metrics.StatusFailed, 0.01, 0, false, ""
 	failed.Refresh, failed.Refreshes, failed.Queries = false, nil, failed.Queries[:22]

@@ -28,6 +28,7 @@ func analyticResult() *metrics.AnalyticResult {
 }
 
 func TestStreamTotals(t *testing.T) {
+	t.Parallel()
 	got := StreamTotals(analyticResult())
 	want := map[int]StreamTotal{
 		0: {Stream: 0, Queries: 3, Failed: 1, Seconds: 2.25},
@@ -47,6 +48,7 @@ func TestStreamTotals(t *testing.T) {
 }
 
 func TestAnalytic(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		edit    func(*metrics.AnalyticResult)
@@ -126,6 +128,7 @@ func TestAnalytic(t *testing.T) {
 }
 
 func TestToAnalytic(t *testing.T) {
+	t.Parallel()
 	m := object(t, ToAnalytic(9, analyticResult()))
 	hasKeys(t, m, "job_id", "workload", "status", "scale_factor", "streams", "query_sets", "seed", "refresh",
 		"validation", "validated", "geomean_s", "power", "throughput", "composite", "ts_s", "power_test_s",
@@ -176,6 +179,7 @@ func TestToAnalytic(t *testing.T) {
 // TestToJobGeomean: `sledge jobs --format json` carries a TPROC-H run's
 // headline as geomean_s, null for other jobs and when it was not computed.
 func TestToJobGeomean(t *testing.T) {
+	t.Parallel()
 	h, g := finishedJob(), 0.0394
 	h.Workload, h.Headline, h.GeomeanS = "tproch", nil, &g
 	m := object(t, ToJob(h))

@@ -25,6 +25,7 @@ func auditItems() []metrics.AuditItem {
 }
 
 func TestAuditRendering(t *testing.T) {
+	t.Parallel()
 	want := []string{
 		"\n audit:\n",
 		" mix new_order 43.49% (expected ≈ 43.48 (deck), accepted 42.85–44.11, n=100,000) ok\n",
@@ -63,6 +64,7 @@ func TestAuditRendering(t *testing.T) {
 }
 
 func TestAuditJSON(t *testing.T) {
+	t.Parallel()
 	r := runResult()
 	r.Audit = auditItems()
 	res := object(t, ToResult(7, r))
@@ -97,6 +99,7 @@ func TestAuditJSON(t *testing.T) {
 }
 
 func TestAuditWarnings(t *testing.T) {
+	t.Parallel()
 	got := metrics.AuditWarnings(auditItems())
 	want := []string{
 		"audit: completed mix new_order is 38.05%, expected ≈ 43.48 (deck) (accepted 42.83–44.13%): 4,630 of 100,000 attempted transactions failed (new_order 3,900 serialization; payment 730 deadlock): the completed mix is not the deck's",

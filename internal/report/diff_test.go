@@ -44,6 +44,7 @@ func settingsText(ds []ObserverDiff) string {
 }
 
 func TestDiffSettings(t *testing.T) {
+	t.Parallel()
 	const pg, host = "PostgreSQL sessions and statistics", "client host"
 	tests := []struct {
 		name string
@@ -81,6 +82,7 @@ func runSide(id int64, r *metrics.RunResult) DiffSide {
 }
 
 func TestDiffResults(t *testing.T) {
+	t.Parallel()
 	full := &metrics.RunResult{VUs: 8, Warehouses: 4, NOPM: 1000, TPM: 2300, Commits: 100, ClientCPUPerTxUS: 40, Errors: 0,
 		Tx: []metrics.TxSummary{{Name: "new_order", Count: 50, P95: 4 * time.Millisecond}}}
 	better := &metrics.RunResult{VUs: 8, Warehouses: 4, NOPM: 1500, TPM: 2300, Commits: 100, ClientCPUPerTxUS: 30, Errors: 3,
@@ -119,6 +121,7 @@ func TestDiffResults(t *testing.T) {
 }
 
 func TestDiffChange(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	tests := []struct {
 		a, b float64
@@ -135,6 +138,7 @@ func TestDiffChange(t *testing.T) {
 }
 
 func TestDiffTextNotes(t *testing.T) {
+	t.Parallel()
 	const pg = "PostgreSQL sessions and statistics"
 	a := runSide(1, &metrics.RunResult{VUs: 8, NOPM: 10})
 	a.Obs = []jobs.Observation{obsWith(pg, "PostgreSQL 17", "work_mem", "4MB")}
@@ -186,6 +190,7 @@ func TestDiffTextNotes(t *testing.T) {
 }
 
 func TestDiffJSONShape(t *testing.T) {
+	t.Parallel()
 	const pg = "PostgreSQL sessions and statistics"
 	a := runSide(1, &metrics.RunResult{VUs: 8, NOPM: 10})
 	a.Obs = []jobs.Observation{obsWith(pg, "PostgreSQL 16", "work_mem", "4MB")}

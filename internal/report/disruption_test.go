@@ -38,6 +38,7 @@ func absentCheck(r *metrics.RunResult) {
 // The live and the stored result say an absent cross-check is not available
 // and why, never that it disagrees; a disruption has its block.
 func TestDisruptionText(t *testing.T) {
+	t.Parallel()
 	r := degraded()
 	absentCheck(r)
 	var live, stored strings.Builder
@@ -94,6 +95,7 @@ func TestDisruptionText(t *testing.T) {
 }
 
 func TestDisruptionJSON(t *testing.T) {
+	t.Parallel()
 	r := degraded()
 	absentCheck(r)
 	m := object(t, ToResult(7, r))

@@ -10,6 +10,7 @@ import (
 )
 
 func TestProgressElapsed(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		d    time.Duration
 		want string
@@ -33,6 +34,7 @@ func TestProgressElapsed(t *testing.T) {
 var progressLine = regexp.MustCompile(`^\[ *(\d+)s\] (rampup|measure) +TPM +[\d,]+  NOPM +[\d,]+  \S+ p95 +[\d.]+ ms  errors \d+$`)
 
 func TestIntervalLine(t *testing.T) {
+	t.Parallel()
 	tx := []metrics.IntervalTx{{Name: "new_order", P95: 4120 * time.Microsecond}, {Name: "payment", P95: time.Millisecond}}
 	cases := []struct {
 		name   string
@@ -72,6 +74,7 @@ func TestIntervalLine(t *testing.T) {
 // TestIntervalLinesSort: the lines of a run sort by their text in the order
 // of their time, whatever its length.
 func TestIntervalLinesSort(t *testing.T) {
+	t.Parallel()
 	var lines []string
 	for _, s := range []int{5, 59, 60, 61, 599, 600, 3600, 86399, 86400} {
 		lines = append(lines, IntervalLine(metrics.Interval{Phase: metrics.PhaseMeasure, Elapsed: time.Duration(s) * time.Second}, -1))

@@ -47,6 +47,7 @@ func hasKeys(t *testing.T, m map[string]any, keys ...string) {
 }
 
 func TestFloat(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		v    float64
 		want string
@@ -66,6 +67,7 @@ func TestFloat(t *testing.T) {
 }
 
 func TestWriteJSON(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	if err := WriteJSON(&b, map[string]string{"target": "≈ 1.0 & <2>"}); err != nil {
 		t.Fatal(err)
@@ -77,6 +79,7 @@ func TestWriteJSON(t *testing.T) {
 }
 
 func TestToJob(t *testing.T) {
+	t.Parallel()
 	m := object(t, ToJob(finishedJob()))
 	hasKeys(t, m, "id", "kind", "workload", "status", "db_kind", "target", "db_version", "host", "pid",
 		"created_at", "started_at", "ended_at", "duration_s", "error", "nopm", "tpm")
@@ -95,6 +98,7 @@ func TestToJob(t *testing.T) {
 }
 
 func TestToResult(t *testing.T) {
+	t.Parallel()
 	r := runResult()
 	r.NOPM, r.ClientCPUPerTxUS = math.NaN(), math.Inf(1)
 	r.Tx[0].Errors = map[string]int64{"serialization": 2}
@@ -153,6 +157,7 @@ func TestToResult(t *testing.T) {
 }
 
 func TestTransactions(t *testing.T) {
+	t.Parallel()
 	r := runResult()
 	r.Tx[0].Histogram = []byte("HISTFAAAAB")
 	for _, withHistogram := range []bool{false, true} {
@@ -168,6 +173,7 @@ func TestTransactions(t *testing.T) {
 }
 
 func TestToIntervals(t *testing.T) {
+	t.Parallel()
 	if got := decode(t, ToIntervals(nil)); got == nil {
 		t.Error("no intervals encode as null, want []")
 	}
@@ -187,6 +193,7 @@ func TestToIntervals(t *testing.T) {
 }
 
 func TestToBuildCheckOutput(t *testing.T) {
+	t.Parallel()
 	b := object(t, ToBuild(&jobs.BuildResult{Warehouses: 1, Rows: 10, Seconds: math.NaN()}))
 	hasKeys(t, b, "warehouses", "workers", "rows", "seconds", "rows_per_s", "tables")
 	if b["seconds"] != nil || b["tables"] == nil {

@@ -81,6 +81,7 @@ func near(a, b float64) bool {
 }
 
 func TestSummarize(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	sum := Summarize([]jobs.Observation{observedPG(), observedHost(), observedMySQL()}, observedRun())
 	if sum == nil || len(sum.Observers) != 3 {
@@ -144,6 +145,7 @@ func TestSummarize(t *testing.T) {
 // Consecutive intervals with the same reason are one gap; an observer
 // that does not sample missed the whole interval.
 func TestGaps(t *testing.T) {
+	t.Parallel()
 	got := gaps([]observe.Snapshot{
 		{Elapsed: sec(10), Length: sec(10), Gap: "down"},
 		{Elapsed: sec(20), Length: sec(10), Gap: "down"},
@@ -162,6 +164,7 @@ func TestGaps(t *testing.T) {
 }
 
 func TestObservedBlock(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	if err := ObservedBlock(&b, Summarize([]jobs.Observation{observedPG(), observedHost(), observedMySQL()}, observedRun())); err != nil {
 		t.Fatal(err)
@@ -189,6 +192,7 @@ func TestObservedBlock(t *testing.T) {
 }
 
 func TestResultJSONObserved(t *testing.T) {
+	t.Parallel()
 	r := ToResult(7, runResult())
 	m := object(t, r)
 	if m["observed"] != nil || m["observed_unavailable"] != NotObserved {
@@ -217,6 +221,7 @@ func TestResultJSONObserved(t *testing.T) {
 }
 
 func TestShowObserved(t *testing.T) {
+	t.Parallel()
 	store := runStore()
 	store.ivs = observedRun()
 	store.obs = []jobs.Observation{observedPG(), observedHost()}

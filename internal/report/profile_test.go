@@ -12,6 +12,7 @@ import (
 )
 
 func TestProfileKnee(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	for _, c := range []struct {
 		name  string
@@ -62,6 +63,7 @@ func testProfile(id int64, vus []int, nopm [][]float64) Profile {
 }
 
 func TestProfileText(t *testing.T) {
+	t.Parallel()
 	p := testProfile(10, []int{1, 2, 4, 8}, [][]float64{{1000, 1100}, {2000, 2100}, {3900, 4000}, {4100, 4000}})
 	var b bytes.Buffer
 	if err := ProfileText(&b, p); err != nil {
@@ -105,6 +107,7 @@ func TestProfileText(t *testing.T) {
 }
 
 func TestProfileJSON(t *testing.T) {
+	t.Parallel()
 	p := testProfile(10, []int{1, 2, 4}, [][]float64{{1000, 1100}, {1050, 1000}, {1000, 1020}})
 	p.Steps = append(p.Steps, ProfileStep{VUs: 8, Trials: []ProfileTrial{TrialOf(99, "failed", nil)}})
 	var b bytes.Buffer
@@ -132,6 +135,7 @@ func TestProfileJSON(t *testing.T) {
 }
 
 func TestProfileHTML(t *testing.T) {
+	t.Parallel()
 	p := testProfile(10, []int{1, 2, 4, 8}, [][]float64{{1000, 1100}, {2000, 2100}, {3900, 4000}, {4100, 4000}})
 	p.Workload = `<script>alert(1)</script>`
 	var b bytes.Buffer
@@ -165,6 +169,7 @@ func TestProfileHTML(t *testing.T) {
 }
 
 func TestProfileCompare(t *testing.T) {
+	t.Parallel()
 	a := testProfile(10, []int{1, 2, 4}, [][]float64{{1000, 1010, 990}, {2000, 2010, 1990}, {2500, 2510, 2490}})
 	b := testProfile(20, []int{2, 4, 8}, [][]float64{{2005, 1995, 2000}, {3000, 3010, 2990}, {3100, 3000, 3050}})
 	rows := CompareProfiles(a, b)

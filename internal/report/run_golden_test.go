@@ -54,6 +54,7 @@ func goldenRunResult() *metrics.RunResult {
 // rewrites them). Nothing in them depends on the time, the locale or the
 // order of a map.
 func TestRunResultGolden(t *testing.T) {
+	t.Parallel()
 	unavailable := goldenRunResult()
 	unavailable.Status, unavailable.Iterations, unavailable.Rampup, unavailable.Duration = metrics.StatusInterrupted, 500, 0, 0
 	unavailable.HasDBCheck, unavailable.DBNewOrders, unavailable.NOPMDBCheck, unavailable.DBCheckAgree, unavailable.DBCheckAllowance =

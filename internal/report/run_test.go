@@ -49,6 +49,7 @@ func runResult() *metrics.RunResult {
 }
 
 func TestRunResult(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		edit     func(*metrics.RunResult)
@@ -178,6 +179,7 @@ func TestRunResult(t *testing.T) {
 }
 
 func TestRunResultNaNRates(t *testing.T) {
+	t.Parallel()
 	// A rate over an empty window renders as today: no panic, a number.
 	r := runResult()
 	r.NOPM = math.NaN()
@@ -191,6 +193,7 @@ func TestRunResultNaNRates(t *testing.T) {
 }
 
 func TestPacingLabel(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		p    float64
 		want string
@@ -207,6 +210,7 @@ func TestPacingLabel(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	tables := []workload.TableRows{{Name: "warehouse", Rows: 2}, {Name: "order_line", Rows: 3_000_000}}
 	cases := []struct {
 		name       string

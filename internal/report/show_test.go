@@ -87,6 +87,7 @@ func analyticJob() jobs.Job {
 }
 
 func TestSections(t *testing.T) {
+	t.Parallel()
 	var names []string
 	for _, s := range Sections {
 		if s.Name == "" || s.Help == "" {
@@ -100,6 +101,7 @@ func TestSections(t *testing.T) {
 }
 
 func TestShow(t *testing.T) {
+	t.Parallel()
 	buildJob := finishedJob()
 	buildJob.Kind, buildJob.Headline = jobs.KindBuild, nil
 	checkJob := finishedJob()
@@ -181,6 +183,7 @@ func TestShow(t *testing.T) {
 }
 
 func TestShowMissing(t *testing.T) {
+	t.Parallel()
 	running := oltpJob()
 	running.Status, running.EndedAt = metrics.StatusRunning, time.Time{}
 	failed := oltpJob()
@@ -221,6 +224,7 @@ func TestShowMissing(t *testing.T) {
 }
 
 func TestShowStoreError(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("disk on fire")
 	for _, section := range append([]string{""}, sectionNames()...) {
 		if section == "status" { // read from the job itself
@@ -242,6 +246,7 @@ func sectionNames() []string {
 }
 
 func TestNoSection(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		status string
 		want   string

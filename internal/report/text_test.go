@@ -20,6 +20,7 @@ func finishedJob() jobs.Job {
 }
 
 func TestStoredRunResult(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		edit    func(*metrics.RunResult)
@@ -94,6 +95,7 @@ func TestStoredRunResult(t *testing.T) {
 }
 
 func TestTimingErrorsByClass(t *testing.T) {
+	t.Parallel()
 	// The block shows when any transaction has errors, even if the run's
 	// total says none (the two come from different counters).
 	cases := []struct {
@@ -123,6 +125,7 @@ func TestTimingErrorsByClass(t *testing.T) {
 }
 
 func TestIntervals(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	if err := Intervals(&b, nil); err != nil || b.Len() != 0 {
 		t.Errorf("no intervals: %q, %v; want nothing", b.String(), err)
@@ -145,6 +148,7 @@ func TestIntervals(t *testing.T) {
 }
 
 func TestKV(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	if err := KV(&b, map[string]string{"vu": "8", "db": "postgres://db/tpcc", "duration": "5m"}); err != nil {
 		t.Fatal(err)
@@ -155,6 +159,7 @@ func TestKV(t *testing.T) {
 }
 
 func TestBuild(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	err := Build(&b, &jobs.BuildResult{Warehouses: 2, Workers: 4, Rows: 1_000_000, Seconds: 10, RowsPerSec: math.NaN(),
 		Tables: map[string]int64{"warehouse": 2, "stock": 200_000}})
@@ -168,6 +173,7 @@ func TestBuild(t *testing.T) {
 }
 
 func TestCheckItems(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		items []jobs.CheckItem
@@ -190,6 +196,7 @@ func TestCheckItems(t *testing.T) {
 }
 
 func TestJob(t *testing.T) {
+	t.Parallel()
 	running := finishedJob()
 	running.EndedAt, running.Status, running.DBVersion, running.Host = time.Time{}, metrics.StatusRunning, "", ""
 	failed := finishedJob()
@@ -219,6 +226,7 @@ func TestJob(t *testing.T) {
 }
 
 func TestJobsTable(t *testing.T) {
+	t.Parallel()
 	build := finishedJob()
 	build.ID, build.Kind, build.Headline, build.Workload, build.Target = 8, jobs.KindBuild, nil, "", ""
 	nan := finishedJob()
@@ -254,6 +262,7 @@ func TestJobsTable(t *testing.T) {
 }
 
 func TestHelpers(t *testing.T) {
+	t.Parallel()
 	if Dash("") != "-" || Dash("x") != "x" {
 		t.Error("Dash")
 	}
@@ -284,6 +293,7 @@ func TestHelpers(t *testing.T) {
 }
 
 func TestPartOfText(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		p    jobs.PartOf
 		want string
@@ -318,6 +328,7 @@ func TestPartOfText(t *testing.T) {
 // TestRemoteJobsTableIsTheLocalOne: a listing through the API renders as the
 // local one (FromJob undoes ToJob for what the table shows).
 func TestRemoteJobsTableIsTheLocalOne(t *testing.T) {
+	t.Parallel()
 	g := 1.25
 	j := finishedJob()
 	j.Headline = &jobs.Headline{NOPM: 1234, TPM: 5678}

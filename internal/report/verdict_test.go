@@ -19,6 +19,7 @@ func side(nopms ...float64) DiffSide {
 }
 
 func TestNOPMVerdict(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		a, b   DiffSide

@@ -94,6 +94,7 @@ func selectOneMariaDB(t *testing.T, m *MariaDB, dbname string) {
 }
 
 func TestMariaDBStartStopRestart(t *testing.T) {
+	t.Parallel()
 	needMariaDB(t)
 	dir := mariaDBDir(t)
 	ctx := context.Background()
@@ -193,6 +194,7 @@ func processUser(t *testing.T, pid int) string {
 }
 
 func TestMariaDBExplicitPortAndSettings(t *testing.T) {
+	t.Parallel()
 	needMariaDB(t)
 	port, err := freePort(0)
 	if err != nil {
@@ -211,6 +213,7 @@ func TestMariaDBExplicitPortAndSettings(t *testing.T) {
 // A sandbox directory too long for a Unix socket address gets its socket in
 // the temporary directory.
 func TestMariaDBLongDir(t *testing.T) {
+	t.Parallel()
 	needMariaDB(t)
 	dir := filepath.Join(mariaDBDir(t), strings.Repeat("x", 60), strings.Repeat("y", 60))
 	m := mustStartMariaDB(t, dir, Options{})
@@ -226,6 +229,7 @@ func TestMariaDBLongDir(t *testing.T) {
 }
 
 func TestMariaDBCreateDropDatabase(t *testing.T) {
+	t.Parallel()
 	needMariaDB(t)
 	m := mustStartMariaDB(t, mariaDBDir(t), Options{})
 	ctx := context.Background()
@@ -267,6 +271,7 @@ func TestMariaDBCreateDropDatabase(t *testing.T) {
 // A server killed without shutting down (a crash, an OOM kill) leaves its
 // pid file behind; the next start recovers.
 func TestMariaDBRestartAfterCrash(t *testing.T) {
+	t.Parallel()
 	needMariaDB(t)
 	dir := mariaDBDir(t)
 	m := mustStartMariaDB(t, dir, Options{})
@@ -302,6 +307,7 @@ func TestMariaDBRestartAfterCrash(t *testing.T) {
 
 // A failed start says why, with the server's log.
 func TestMariaDBStartFailureShowsLog(t *testing.T) {
+	t.Parallel()
 	needMariaDB(t)
 	_, err := StartMariaDB(context.Background(), mariaDBDir(t), Options{Settings: map[string]string{"no-such-option": "1"}})
 	if err == nil {
@@ -313,6 +319,7 @@ func TestMariaDBStartFailureShowsLog(t *testing.T) {
 }
 
 func TestOpenMariaDBWithoutSandbox(t *testing.T) {
+	t.Parallel()
 	_, err := OpenMariaDB(t.TempDir())
 	if !errors.Is(err, ErrNoSandbox) || !strings.Contains(err.Error(), "MariaDB") {
 		t.Fatalf("OpenMariaDB(empty dir) = %v, want ErrNoSandbox, about MariaDB", err)
@@ -320,6 +327,7 @@ func TestOpenMariaDBWithoutSandbox(t *testing.T) {
 }
 
 func TestMariaDBRefusesPostgresDir(t *testing.T) {
+	t.Parallel()
 	needMariaDB(t)
 	dir := mariaDBDir(t)
 	if err := os.WriteFile(filepath.Join(dir, stateName), []byte(`{"port":5432}`), 0o644); err != nil {
@@ -331,6 +339,7 @@ func TestMariaDBRefusesPostgresDir(t *testing.T) {
 }
 
 func TestMariaDBUnreachableDirAsRoot(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("only root runs the server as another user")
 	}
@@ -360,6 +369,7 @@ func TestFindMariaDBHonoursChoice(t *testing.T) {
 }
 
 func TestFindProgramPrefersFirstName(t *testing.T) {
+	t.Parallel()
 	a, b := t.TempDir(), t.TempDir()
 	for _, p := range []string{filepath.Join(a, "mysqld"), filepath.Join(b, "mariadbd"), filepath.Join(b, "notexec")} {
 		mode := os.FileMode(0o755)
@@ -382,6 +392,7 @@ func TestFindProgramPrefersFirstName(t *testing.T) {
 // watchdog and is then killed: the watchdog must stop the server and remove
 // the directory.
 func TestMariaDBStopOnExit(t *testing.T) {
+	t.Parallel()
 	if dir := os.Getenv("SLEDGE_MARIADB_WATCHDOG_CHILD"); dir != "" {
 		m, err := StartMariaDB(context.Background(), dir, Options{})
 		if err != nil {
@@ -400,6 +411,7 @@ func TestMariaDBStopOnExit(t *testing.T) {
 	dir := mariaDBDir(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestMariaDBStopOnExit$")
 	cmd.Env = append(os.Environ(), "SLEDGE_MARIADB_WATCHDOG_CHILD="+dir)
+	dieWithTest(cmd) // the child sleeps a minute, unless killed
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -428,6 +440,7 @@ func TestMariaDBStopOnExit(t *testing.T) {
 
 // The orderly end: Stop, then the watchdog's stopNow, leaves nothing behind.
 func TestMariaDBStopNow(t *testing.T) {
+	t.Parallel()
 	needMariaDB(t)
 	dir := mariaDBDir(t)
 	m := mustStartMariaDB(t, dir, Options{})

@@ -81,6 +81,7 @@ func selectOne(t *testing.T, url string) {
 }
 
 func TestStartStopRestart(t *testing.T) {
+	t.Parallel()
 	needBinaries(t)
 	dir := sandboxDir(t)
 	ctx := context.Background()
@@ -156,6 +157,7 @@ func TestStartStopRestart(t *testing.T) {
 }
 
 func TestExplicitPortAndSettings(t *testing.T) {
+	t.Parallel()
 	needBinaries(t)
 	port, err := freePort(0)
 	if err != nil {
@@ -178,6 +180,7 @@ func TestExplicitPortAndSettings(t *testing.T) {
 }
 
 func TestCreateDropDatabase(t *testing.T) {
+	t.Parallel()
 	needBinaries(t)
 	p := mustStart(t, sandboxDir(t), Options{})
 	ctx := context.Background()
@@ -210,6 +213,7 @@ func TestCreateDropDatabase(t *testing.T) {
 // A postmaster.pid naming a PID that now belongs to another program (here:
 // this test) must not wedge the next start.
 func TestStalePIDFile(t *testing.T) {
+	t.Parallel()
 	needBinaries(t)
 	dir := sandboxDir(t)
 	p := mustStart(t, dir, Options{})
@@ -230,6 +234,7 @@ func TestStalePIDFile(t *testing.T) {
 // A server killed without shutting down (a crash, an OOM kill) leaves its
 // postmaster.pid behind; the next start recovers.
 func TestRestartAfterCrash(t *testing.T) {
+	t.Parallel()
 	needBinaries(t)
 	dir := sandboxDir(t)
 	p := mustStart(t, dir, Options{})
@@ -248,6 +253,7 @@ func TestRestartAfterCrash(t *testing.T) {
 }
 
 func TestOpenWithoutSandbox(t *testing.T) {
+	t.Parallel()
 	_, err := Open(t.TempDir())
 	if !errors.Is(err, ErrNoSandbox) {
 		t.Fatalf("Open(empty dir) = %v, want ErrNoSandbox", err)
@@ -255,6 +261,7 @@ func TestOpenWithoutSandbox(t *testing.T) {
 }
 
 func TestUnreachableDirAsRoot(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("only root runs the server as another user")
 	}
@@ -280,6 +287,7 @@ func TestFindBinariesHonoursChoice(t *testing.T) {
 }
 
 func TestCompareVersions(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		a, b string
 		sign int
@@ -297,6 +305,7 @@ func TestCompareVersions(t *testing.T) {
 // and is then killed: the watchdog must stop the server and remove the
 // directory.
 func TestStopOnExit(t *testing.T) {
+	t.Parallel()
 	if dir := os.Getenv("SLEDGE_SANDBOX_WATCHDOG_CHILD"); dir != "" {
 		p, err := StartPostgres(context.Background(), dir, Options{})
 		if err != nil {
@@ -315,6 +324,7 @@ func TestStopOnExit(t *testing.T) {
 	dir := sandboxDir(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestStopOnExit$")
 	cmd.Env = append(os.Environ(), "SLEDGE_SANDBOX_WATCHDOG_CHILD="+dir)
+	dieWithTest(cmd) // the child sleeps a minute, unless killed
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -147,6 +147,7 @@ func TestDoPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
+	t.Parallel()
 	testDoBuildAndRun(t, testdb.Postgres(t), "pg", "pg_", "PostgreSQL")
 }
 
@@ -154,12 +155,14 @@ func TestDoMariaDB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
+	t.Parallel()
 	testDoBuildAndRun(t, testdb.MariaDB(t), "maria", "maria_", "MariaDB")
 }
 
 // librarycheck before the benchmark's database exists reaches the server
 // through the default database, and says so; an unreachable server fails it.
 func TestLibrarycheckFallback(t *testing.T) {
+	t.Parallel()
 	raw := testdb.Postgres(t)
 	svc, _ := newService(t)
 	st := hammerState(t, raw, "pg", "pg_", "not_built_yet")

@@ -39,6 +39,7 @@ func minutes(m float64) config.Duration { return config.Duration(m * float64(tim
 // The HammerDB settings of each database and benchmark map onto the job's
 // spec: Sledge's defaults (config.New) with what the settings change.
 func TestSpecMapping(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		st     *State
@@ -157,6 +158,7 @@ func TestSpecMapping(t *testing.T) {
 // Settings that are not even of the right type are refused by the mapping,
 // named as the script set them.
 func TestSpecMappingErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		st     *State
@@ -195,7 +197,9 @@ func newService(t *testing.T) (*app.Service, *jobs.Repo) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { repo.Close() })
-	return app.New(app.Options{Repo: repo, OwnsProcess: true}), repo
+	// Not owning the process, unlike `sledge cli`'s: GOMAXPROCS is the
+	// whole test binary's, and the tests run in parallel.
+	return app.New(app.Options{Repo: repo}), repo
 }
 
 func noJobs(t *testing.T, repo *jobs.Repo) {
@@ -213,6 +217,7 @@ func noJobs(t *testing.T, repo *jobs.Repo) {
 // create nothing: no job, no SLEDGE-JOB line, exit status 1. None of these
 // reaches a server (there is none at these addresses).
 func TestDoFieldErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		st     *State
@@ -267,6 +272,7 @@ func asExit(err error, target *interface{ ExitCode() int }) bool {
 // vurun with vu 0 creates no job: the error names vuset vu, and the
 // repository stays empty.
 func TestDoVurunWithoutVUsCreatesNoJob(t *testing.T) {
+	t.Parallel()
 	svc, repo := newService(t)
 	var out bytes.Buffer
 	err := Do(context.Background(), &out, svc, Env{}, "vurun", state("pg", "TPROC-C", "0", "tpcc.pg_driver", "timed"))
@@ -286,6 +292,7 @@ func TestDoVurunWithoutVUsCreatesNoJob(t *testing.T) {
 }
 
 func TestSettingsRecorded(t *testing.T) {
+	t.Parallel()
 	st := state("maria", "TPROC-C", "1", "connection.maria_host", "db1", "tpcc.maria_count_ware", "2",
 		"tpcc.pg_count_ware", "9", "commandline.keepalive_margin", "5")
 	st.ProfileID = 3
@@ -300,6 +307,7 @@ func TestSettingsRecorded(t *testing.T) {
 }
 
 func TestNoticesReported(t *testing.T) {
+	t.Parallel()
 	st := state("pg", "TPROC-C", "2", "tpcc.pg_driver", "test", "tpcc.pg_allwarehouse", "true", "tpcc.pg_odd", `a {b} $c`,
 		"tpcc.pg_count_ware", "4", "tpcc.maria_odd", "x", "tpcc.pg_connect_pool", "true", "nodict.k", "v")
 	st.VU["delay"] = "20"
@@ -326,6 +334,7 @@ func TestNoticesReported(t *testing.T) {
 // The `sledge cli job` contract: a spec in, the job's output and its
 // SLEDGE-JOB line out; an invalid spec creates nothing.
 func TestJobContract(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, spec, want string }{
 		{"invalid field", `{"kind":"run","vu":-1,"rampup":"-5s"}`, "Error: vu: vu must be at least 1 (got -1)\nError: rampup: rampup must not be negative (got -5s)\n"},
 		{"unknown field", `{"kind":"run","frob":1}`, "Error: frob: unknown field \"frob\"\n"},
@@ -352,6 +361,7 @@ func TestJobContract(t *testing.T) {
 }
 
 func TestTclPreludeEmbedded(t *testing.T) {
+	t.Parallel()
 	for _, want := range []string{"proc vurun", "cli do $name", "SLEDGE-JOB", "proc jobs"} {
 		if !strings.Contains(TclPrelude, want) {
 			t.Errorf("TclPrelude lacks %q", want)
@@ -365,6 +375,7 @@ func TestJobRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
+	t.Parallel()
 	svc, repo := newService(t)
 	target := "sqlite:" + filepath.Join(t.TempDir(), "tpcc.db")
 	for i, tc := range []struct {

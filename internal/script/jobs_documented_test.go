@@ -35,6 +35,7 @@ var documented = struct {
 }
 
 func TestJobsMatchDocumentedExamples(t *testing.T) {
+	t.Parallel()
 	g := newGolden(t)
 	run := strconv.FormatInt(g.f.Run, 10)
 	answer := func(args ...string) string {

@@ -73,6 +73,7 @@ func (g goldenRepo) jobs(t *testing.T, repo script.Repository, format string, ar
 // order, every value a string, "/" written "\/", one-key objects on one
 // line) over the fixture's known data.
 func TestJobsGolden(t *testing.T) {
+	t.Parallel()
 	g := newGolden(t)
 	id := func(n int64) string { return strconv.FormatInt(n, 10) }
 	run, h, build, failed := id(g.f.Run), id(g.f.Analytic), id(g.f.Build), id(g.f.Failed)
@@ -147,6 +148,7 @@ func TestJobsGolden(t *testing.T) {
 // MetricsRepository with those samples (the "metrics" golden files), and
 // HammerDB's "no metric data" for a job not observed.
 func TestJobsMetricsObserved(t *testing.T) {
+	t.Parallel()
 	g := newGolden(t)
 	scripttest.Observe(t, g.repo, g.f.Run)
 	for _, format := range []string{script.FormatJSON, script.FormatText} {
@@ -166,6 +168,7 @@ func TestJobsMetricsObserved(t *testing.T) {
 // answers), elapsed_ms the measured window's wall time, ratio_pct the share
 // of all VUs' time.
 func TestJobsTimingUnits(t *testing.T) {
+	t.Parallel()
 	g := newGolden(t)
 	out := g.jobs(t, g.repo, script.FormatJSON, strconv.FormatInt(g.f.Run, 10), "timing")
 	var timing map[string]map[string]string
@@ -220,6 +223,7 @@ func TestJobsTimingUnits(t *testing.T) {
 // the end) keeps its first place and the last time in JSON, as a Tcl dict
 // does, and every pair in text.
 func TestJobsTcountSamples(t *testing.T) {
+	t.Parallel()
 	g := newGolden(t)
 	run := strconv.FormatInt(g.f.Run, 10)
 	out := g.jobs(t, g.repo, script.FormatJSON, run, "tcount")

@@ -148,6 +148,7 @@ func (f *fixture) run(t *testing.T, s Session, args ...string) Outcome {
 }
 
 func TestJobsAnswers(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	id := func(n int64) string { return fmt.Sprint(n) }
 	text := Session{Format: FormatText}
@@ -230,6 +231,7 @@ func TestJobsAnswers(t *testing.T) {
 }
 
 func TestJobsTiming(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	out := f.run(t, Session{}, fmt.Sprint(f.run1), "timing")
 	var timing map[string]map[string]string
@@ -265,6 +267,7 @@ func TestJobsTiming(t *testing.T) {
 }
 
 func TestJobsSummaryAndReturns(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	out := f.run(t, Session{})
 	if out.Printed != "" {
@@ -326,6 +329,7 @@ func TestJobsSummaryAndReturns(t *testing.T) {
 }
 
 func TestJobsSessionAndDelete(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	out := f.run(t, Session{}, "format", "text")
 	if out.Session.Format != FormatText || out.Printed != "Setting jobs output format to text\n" {
@@ -348,6 +352,7 @@ func TestJobsSessionAndDelete(t *testing.T) {
 
 // TestDiffRatio: jobs diff returns the difference as HammerDB writes it.
 func TestDiffRatio(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[float64]string{0.1: "+0.10", -0.034: "-0.03", 0: "0.00", 0.0012: "+0.0012",
 		-0.0012: "-0.0012", 0.00001: "0.0000", 1.5: "+1.50"} {
 		if got := diffRatio(d); got != want {
@@ -359,6 +364,7 @@ func TestDiffRatio(t *testing.T) {
 // TestJobsDiffErrors: HammerDB's messages for profiles that cannot be
 // compared; the command returns "null".
 func TestJobsDiffErrors(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, tc := range []struct {
 		args    []string

@@ -14,12 +14,14 @@ import (
 	"testing"
 
 	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/testdb"
 )
 
 // HammerDB 6's config files hold these numbers of keys per dictionary
 // (config/postgresql.xml, mariadb.xml, mysql.xml at the HammerDB commit the
 // table was written from).
 func TestKeyTableCounts(t *testing.T) {
+	t.Parallel()
 	want := map[string]map[string]int{
 		"pg":    {"connection": 3, "tpcc": 28, "tpch": 21},
 		"maria": {"connection": 11, "tpcc": 24, "tpch": 14},
@@ -54,6 +56,7 @@ func TestKeyTableCounts(t *testing.T) {
 
 // A few keys, newer ones included, with HammerDB's defaults.
 func TestKeyTableDefaults(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ db, dict, key, def string }{
 		{"pg", "connection", "pg_sslmode", "prefer"},
 		{"pg", "tpcc", "pg_count_ware", "1"},
@@ -103,6 +106,7 @@ func TestKeyTableDefaults(t *testing.T) {
 // With SLEDGE_HAMMERDB_CONFIG naming a directory holding HammerDB's
 // config/*.xml, the table is compared with them key by key, in order.
 func TestKeyTableMatchesHammerDBConfig(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("SLEDGE_HAMMERDB_CONFIG")
 	if dir == "" {
 		t.Skip("SLEDGE_HAMMERDB_CONFIG (a directory with HammerDB's postgresql.xml, mariadb.xml, mysql.xml, generic.xml) is not set")
@@ -180,6 +184,7 @@ func readHammerDBConfig(t *testing.T, path string) []Dict {
 // Every key has a treatment, every treatment a key; no text is left with a
 // placeholder, and none says the old "not honoured".
 func TestEveryKeyHasATreatment(t *testing.T) {
+	t.Parallel()
 	used := map[string]bool{}
 	for _, db := range dbKeys {
 		for _, k := range db.keys {
@@ -214,6 +219,7 @@ func TestEveryKeyHasATreatment(t *testing.T) {
 
 // Keys that map change the job's spec, without a notice.
 func TestKeyMappings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		st     *State
@@ -285,6 +291,7 @@ func TestKeyMappings(t *testing.T) {
 // time: such a vurun runs nothing and says what to set; async_client must
 // be a whole number of clients.
 func TestAsyncScaleRefusals(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		st   *State
 		want string
@@ -321,6 +328,7 @@ func TestAsyncScaleRefusals(t *testing.T) {
 // pg_superuser, pg_superuserpass and pg_defaultdbase are how buildschema
 // reaches the server to create the benchmark's database.
 func TestSuperuserMapping(t *testing.T) {
+	t.Parallel()
 	h, err := newHammer(state("pg", "TPROC-C", "1", "connection.pg_host", "db1", "tpcc.pg_superuser", "admin",
 		"tpcc.pg_superuserpass", "s3cret", "tpcc.pg_defaultdbase", "maint"), Env{})
 	if err != nil {
@@ -341,6 +349,7 @@ func TestSuperuserMapping(t *testing.T) {
 // The notices are true, name the key and its value, come once, and only
 // for the actions they concern; a default value needs none.
 func TestKeyNotices(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		st     *State
@@ -403,6 +412,7 @@ func TestKeyNotices(t *testing.T) {
 // A socket that exists is used as HammerDB uses it: for 127.0.0.1 and
 // localhost only.
 func TestSocketRule(t *testing.T) {
+	t.Parallel()
 	sock := filepath.Join(t.TempDir(), "mysqld.sock")
 	if err := os.WriteFile(sock, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -422,6 +432,7 @@ func TestSocketRule(t *testing.T) {
 
 // giset commandline jobs_profile_id is HammerDB's jobs profileid.
 func TestProfileIDFromGiset(t *testing.T) {
+	t.Parallel()
 	st := state("pg", "TPROC-C", "1", "commandline.jobs_profile_id", "7")
 	h, _ := newHammer(st, Env{})
 	if got := h.settings()[ConfigProfileID]; got != "7" {
@@ -434,6 +445,7 @@ func TestProfileIDFromGiset(t *testing.T) {
 }
 
 func TestIsDefault(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		v, def string
 		want   bool
@@ -450,6 +462,7 @@ func TestIsDefault(t *testing.T) {
 
 // `sledge cli keys` prints the table as JSON, lists in HammerDB's order.
 func TestKeysJSON(t *testing.T) {
+	t.Parallel()
 	b, err := KeysJSON()
 	if err != nil {
 		t.Fatal(err)
@@ -469,10 +482,8 @@ func TestKeysJSON(t *testing.T) {
 // The Tcl form of the table reads back, through tclsh, as the table: every
 // key with its default, quoting and order kept.
 func TestTclKeys(t *testing.T) {
-	tclsh, err := exec.LookPath("tclsh")
-	if err != nil {
-		t.Skip("no tclsh")
-	}
+	t.Parallel()
+	tclsh := testdb.Command(t, "tclsh", "tcl") // in CI, installed or failed: never skipped
 	script := TclKeys() + `
 dict for {db d} $::sledge::keytable {
     puts "db $db [dict get $d product]"
@@ -481,6 +492,7 @@ dict for {db d} $::sledge::keytable {
 dict for {name keys} $::sledge::generictable { dict for {k v} $keys { puts [list generic $name $k $v] } }
 `
 	cmd := exec.Command(tclsh)
+	testdb.DieWithTest(cmd)
 	cmd.Stdin = strings.NewReader(script)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -508,6 +520,7 @@ dict for {name keys} $::sledge::generictable { dict for {k v} $keys { puts [list
 // The README's compatibility table is the table's: run with
 // SLEDGE_UPDATE_README=1 to rewrite it after changing keys.go.
 func TestREADMEKeyTable(t *testing.T) {
+	t.Parallel()
 	const begin, end = "<!-- hammerdb-keys:begin -->\n", "<!-- hammerdb-keys:end -->"
 	path := filepath.Join("..", "..", "README.md")
 	b, err := os.ReadFile(path)

@@ -23,6 +23,7 @@ func hostObservation(name string, cpu [4]float64, iops, mbps float64) jobs.Obser
 }
 
 func TestObservedSamples(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2025, 4, 14, 17, 9, 41, 0, time.UTC)
 	server := jobs.Observation{Name: "PostgreSQL sessions and statistics", Intervals: []observe.Snapshot{{Elapsed: 10 * time.Second,
 		Counters: []observe.Counter{{Source: "pg_stat_database", Name: "xact_commit", Kind: observe.Delta, Value: 5}}}}}

@@ -42,6 +42,7 @@ const hammerDBDefaultSteps = `<steps>
 // steps.xml is read by element names, in the file's order; anything else
 // is refused with the replica and the element named.
 func TestParseSteps(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, xml string
 		want      []replicaStep
@@ -117,6 +118,7 @@ func replicasXML(rs ...string) string {
 // per span of constant load; a pyramid that overruns the primary is
 // refused, naming each replica that would.
 func TestStepStages(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name             string
 		rampup, duration string
@@ -196,6 +198,7 @@ func TestStepStages(t *testing.T) {
 
 // HammerDB's summary lines, before anything runs.
 func TestStepSummary(t *testing.T) {
+	t.Parallel()
 	p, err := newStepPlan("2", "5", 2, defaultSteps())
 	if err != nil {
 		t.Fatal(err)
@@ -214,6 +217,7 @@ func TestStepSummary(t *testing.T) {
 
 // Every stage is a whole number of intervals where it can be.
 func TestStepInterval(t *testing.T) {
+	t.Parallel()
 	st := func(ds ...time.Duration) []config.Stage {
 		var out []config.Stage
 		for _, d := range ds {
@@ -242,6 +246,7 @@ func TestStepInterval(t *testing.T) {
 // steprun's spec is vurun's with the steps as its stages; the lines say
 // where the steps came from and what runs.
 func TestStepSpec(t *testing.T) {
+	t.Parallel()
 	file := func(path, xml string, err error) func() (string, []byte, error) {
 		return func() (string, []byte, error) { return path, []byte(xml), err }
 	}
@@ -364,6 +369,7 @@ func TestFindSteps(t *testing.T) {
 // A run of paced terminals, a whole number per session, recorded without
 // HammerDB's settings reads back as HammerDB's asynchronous clients.
 func TestDerivedDictAsyncClients(t *testing.T) {
+	t.Parallel()
 	j := jobs.Job{Kind: jobs.KindRun, Workload: "tprocc", DBKind: "postgres", Target: "postgres://u@db1:5432/tpcc"}
 	for _, tc := range []struct {
 		cfg         map[string]string

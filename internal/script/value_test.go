@@ -14,6 +14,7 @@ import (
 
 // HammerDB's JSON layout, as its jobs command prints it.
 func TestJSONLayout(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		v    value
@@ -41,6 +42,7 @@ func TestJSONLayout(t *testing.T) {
 }
 
 func TestSplitMessage(t *testing.T) {
+	t.Parallel()
 	got := jsonText(object{{"9", splitMessage("Jobid has no transaction counter data")}})
 	want := "{\"9\": {\n    \"Jobid\": \"has\",\n    \"no\": \"transaction\",\n    \"counter\": \"data\"\n  }}"
 	if got != want {
@@ -49,6 +51,7 @@ func TestSplitMessage(t *testing.T) {
 }
 
 func TestNumber(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		x    float64
 		d    int
@@ -62,6 +65,7 @@ func TestNumber(t *testing.T) {
 
 // Tcl reads back every element of a list written by tclText exactly.
 func TestTclTextRoundTrip(t *testing.T) {
+	t.Parallel()
 	tclsh := testdb.Command(t, "tclsh", "tcl")
 	words := []string{"plain", "", "two words", "{braced}", "un{balanced", "}", "a$b", "[cmd]", `back\slash`,
 		`trailing\`, "semi;colon", "quote\"d", "#hash", "new\nline", "tab\there", "ünïcødé €", "{a} {b", `\{`}
@@ -80,7 +84,9 @@ foreach w $l { puts [binary encode hex [encoding convertto utf-8 $w]] }`
 	if err := os.WriteFile(scriptFile, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(tclsh, scriptFile, file).CombinedOutput()
+	cmd := exec.Command(tclsh, scriptFile, file)
+	testdb.DieWithTest(cmd)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("tclsh: %v\n%s\nlist: %s", err, out, tclText(v))
 	}

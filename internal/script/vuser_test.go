@@ -21,6 +21,7 @@ import (
 // monitor besides its VUs, a test-driver run does not, TPROC-H runs one VU
 // per stream, a build a monitor only when several VUs load.
 func TestVusers(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		s    config.Spec
@@ -46,6 +47,7 @@ func TestVusers(t *testing.T) {
 // lines; lines may arrive in pieces; showoutput 0 hides the job's own lines
 // but not the result lines; the log gets VU 1's lines whatever is shown.
 func TestVuserOutput(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		show   bool
@@ -107,6 +109,7 @@ func testLog(t *testing.T, timestamps bool) (*hammerLog, string) {
 // unique 1; a header with Tcl's date; "Vuser N:" lines, each after a
 // "Timestamp N @ DATE" line with vuset timestamps 1.
 func TestHammerLog(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	now := func() time.Time { return logClock }
 	for i, timestamps := range []bool{false, true} {
@@ -154,6 +157,7 @@ func TestHammerLog(t *testing.T) {
 // The log goes where HammerDB's goes: the first writable directory of
 // $TMP, $TMPDIR, $TEMP, /tmp (Windows: $TEMP, $TMP, $TMPDIR, C:/TEMP, C:/).
 func TestTempDir(t *testing.T) {
+	t.Parallel()
 	a, b := t.TempDir(), t.TempDir()
 	missing := filepath.Join(a, "missing")
 	file := filepath.Join(a, "file")
@@ -209,6 +213,7 @@ func TestOpenLog(t *testing.T) {
 // commands and settings) and for the Python API (its keywords), never as
 // CLI flags; field errors name the HammerDB setting.
 func TestJobErrorWording(t *testing.T) {
+	t.Parallel()
 	exists := fmt.Errorf("build: %w", &workload.SchemaError{Err: workload.ErrSchemaExists, Workload: "tprocc",
 		Msg: "database already holds a TPROC-C schema (2 warehouses)"})
 	none := &workload.SchemaError{Err: workload.ErrNoSchema, Workload: "tprocc", Msg: "no TPROC-C schema found in tpcc"}
@@ -249,6 +254,7 @@ func TestJobErrorWording(t *testing.T) {
 
 // The TEST RESULT line names the database as the script chose it.
 func TestTestResultNamesChosenDatabase(t *testing.T) {
+	t.Parallel()
 	res := &metrics.RunResult{NOPM: 1234.4, TPM: 2900.6}
 	if got, want := TestResult("MySQL", res), "TEST RESULT : System achieved 1234 NOPM from 2901 MySQL TPM"; got != want {
 		t.Errorf("%q, want %q", got, want)

@@ -16,6 +16,7 @@ import (
 // segment order with their share of the numbers (null before they handed
 // in), and [] for a job run by one process.
 func TestServeAgents(t *testing.T) {
+	t.Parallel()
 	ts, _, repo := testServerStore(t, "", nil)
 	f := scripttest.Build(t, repo)
 	ctx := context.Background()

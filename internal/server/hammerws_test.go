@@ -99,6 +99,7 @@ const (
 // {"error": {"message"}} for errors). Unknown forms are 4xx, never the web
 // UI's page.
 func TestHammerWebService(t *testing.T) {
+	t.Parallel()
 	ts, f := hammerServer(t, "")
 	run, h, build := strconv.FormatInt(f.Run, 10), strconv.FormatInt(f.Analytic, 10), strconv.FormatInt(f.Build, 10)
 	for _, tc := range []struct {
@@ -200,6 +201,7 @@ func TestHammerWebService(t *testing.T) {
 // (&delete, &DELETE); Sledge refuses both, names its DELETE API, and the
 // job is still there.
 func TestHammerWebServiceNoStateChange(t *testing.T) {
+	t.Parallel()
 	ts, f := hammerServer(t, "")
 	id := strconv.FormatInt(f.Run, 10)
 	for _, form := range []string{"delete", "DELETE"} {
@@ -228,6 +230,7 @@ func TestHammerWebServiceNoStateChange(t *testing.T) {
 // the token when one is set, the Host guard; HEAD answers without a body;
 // the web UI keeps every other path.
 func TestHammerWebServiceRules(t *testing.T) {
+	t.Parallel()
 	ts, f := hammerServer(t, "s3cret")
 	id := strconv.FormatInt(f.Run, 10)
 	if a := hammerGet(t, "GET", ts.URL+"/jobs?jobid="+id+"&resultdata", nil); a.code != http.StatusUnauthorized {

@@ -40,6 +40,7 @@ func TestServeEventsFromTheHub(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs on SQLite")
 	}
+	t.Parallel()
 	var store *countingStore
 	ts, _, _ := testServerStore(t, "", func(r *jobs.Repo) Store {
 		store = &countingStore{Repo: r}
@@ -106,6 +107,9 @@ func TestServeOverlappingRunsKeepGOMAXPROCS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite")
 	}
+	// Parallel: no other test of this package sets GOMAXPROCS (their
+	// services do not own the process, as a server's never does).
+	t.Parallel()
 	before := runtime.GOMAXPROCS(0)
 	if before == app.ClientCPUs(0, 2) {
 		// Make a change by a run's default visible.
@@ -179,6 +183,7 @@ func TestServeOverlappingRunsKeepGOMAXPROCS(t *testing.T) {
 // TestClient drives a server through the client the CLI uses with
 // --server.
 func TestClient(t *testing.T) {
+	t.Parallel()
 	if _, err := NewClient("ftp://x", ""); err == nil || !strings.Contains(err.Error(), `server URL "ftp://x"`) {
 		t.Errorf("bad server URL: %v", err)
 	}

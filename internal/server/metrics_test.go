@@ -21,6 +21,7 @@ import (
 // counters are exported, a NaN has no series, and two observers of the
 // same name stay two series.
 func TestMetricsExportObserved(t *testing.T) {
+	t.Parallel()
 	hub := output.NewHub()
 	sink := hub.Open(7, "tprocc")
 	defer sink.Close()
@@ -126,6 +127,7 @@ func gather(t *testing.T, c prometheus.Collector) map[string]family {
 // TestMetricsObservedEndsWithTheJob: once the job has ended, its observers'
 // series are gone.
 func TestMetricsObservedEndsWithTheJob(t *testing.T) {
+	t.Parallel()
 	hub := output.NewHub()
 	sink := hub.Open(3, "tprocc")
 	hub.Observed(3, 0, "client host", observe.Snapshot{Length: time.Second, Counters: []observe.Counter{
@@ -146,6 +148,7 @@ func TestMetricsObservedEndsWithTheJob(t *testing.T) {
 // exports its share as sledge_agent_* with its segment, never as the job's
 // numbers, and the job's event stream is not the agent's.
 func TestMetricsAgentShare(t *testing.T) {
+	t.Parallel()
 	hub := output.NewHub()
 	sink := hub.OpenAgent(9, "tprocc", "1/3")
 	defer sink.Close()

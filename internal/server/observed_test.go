@@ -83,6 +83,7 @@ func getJSON[T any](t *testing.T, c apiClient, path string, want int) T {
 // over the measured window once the job has observations, and says why
 // not (observed null) before.
 func TestServeObservedResult(t *testing.T) {
+	t.Parallel()
 	ts, _, repo := testServerStore(t, "", nil)
 	f := scripttest.Build(t, repo)
 	c := apiClient{t: t, base: ts.URL}
@@ -162,6 +163,7 @@ type observedResult struct {
 // wait class and only the top wait events; a job not observed answers no
 // observers and why.
 func TestServeObservedSeries(t *testing.T) {
+	t.Parallel()
 	ts, _, repo := testServerStore(t, "", nil)
 	f := scripttest.Build(t, repo)
 	observeRun(t, repo, f.Run)
@@ -251,6 +253,7 @@ func TestServeObservedSeries(t *testing.T) {
 // TestOpenAPIObservedIsTheAnswer: the document's Observed schemas name
 // exactly the fields GET /api/jobs/{id}/observed answers.
 func TestOpenAPIObservedIsTheAnswer(t *testing.T) {
+	t.Parallel()
 	doc := parseOpenAPI(t)
 	resp, ok := doc.Paths["/api/jobs/{id}/observed"]["get"].Responses["200"].Content["application/json"]
 	if !ok {

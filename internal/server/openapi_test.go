@@ -12,6 +12,7 @@ import (
 )
 
 func TestOpenAPIDocumentCoversTheRoutes(t *testing.T) {
+	t.Parallel()
 	var doc struct {
 		OpenAPI string                    `json:"openapi"`
 		Paths   map[string]map[string]any `json:"paths"`
@@ -135,6 +136,7 @@ func checkSameFields(t *testing.T, what string, s openAPISchema, typ reflect.Typ
 // so the document's request schema names exactly its JSON fields (and
 // refuses others, as config.Decode does).
 func TestOpenAPIRequestIsTheSpec(t *testing.T) {
+	t.Parallel()
 	doc := parseOpenAPI(t)
 	body, ok := doc.Paths["/api/jobs"]["post"].RequestBody.Content["application/json"]
 	if !ok {
@@ -157,6 +159,7 @@ func TestOpenAPIRequestIsTheSpec(t *testing.T) {
 // TestOpenAPIJobIsTheJobJSON: the Job schema (GET /api/jobs/{id}) names
 // exactly report.JobJSON's fields.
 func TestOpenAPIJobIsTheJobJSON(t *testing.T) {
+	t.Parallel()
 	doc := parseOpenAPI(t)
 	resp, ok := doc.Paths["/api/jobs/{id}"]["get"].Responses["200"].Content["application/json"]
 	if !ok {
@@ -170,6 +173,7 @@ func TestOpenAPIJobIsTheJobJSON(t *testing.T) {
 // and every operation documents the guard's 403 (the state-changing ones
 // its content type and origin rules).
 func TestOpenAPITargetsAndRefusals(t *testing.T) {
+	t.Parallel()
 	doc := parseOpenAPI(t)
 	resp, ok := doc.Paths["/api/targets"]["get"].Responses["200"].Content["application/json"]
 	if !ok {

@@ -10,12 +10,15 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/report"
 )
 
 // TestOpenAPIProfiles: the profile and compare routes are documented, and
 // their schemas are the JSON the server sends.
 func TestOpenAPIProfiles(t *testing.T) {
+	t.Parallel()
 	doc := parseOpenAPI(t)
 	for path, schema := range map[string]reflect.Type{
 		"/api/profiles/{id}": reflect.TypeOf(report.ProfileJSON{}),
@@ -46,8 +49,18 @@ func TestProfileAPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite")
 	}
-	ts, s := testServer(t, "")
+	t.Parallel()
+	ts, s, repo := testServerStore(t, "", nil)
 	c := apiClient{t: t, base: ts.URL}
+	// A build job (of no profile), as the first run on an embedded
+	// database would make (the test's has been built already).
+	buildID, err := repo.Create(context.Background(), jobs.Job{Kind: jobs.KindBuild, Workload: "tprocc", DBKind: "sqlite"}, map[string]string{"warehouses": "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Finish(context.Background(), buildID, metrics.StatusCompleted, ""); err != nil {
+		t.Fatal(err)
+	}
 	spec := config.New(config.KindRun)
 	spec.Rampup, spec.Duration, spec.Interval = 0, config.Duration(2*time.Second), config.Duration(time.Second)
 	outs, err := s.svc.RunProfile(context.Background(), app.Request{Spec: spec}, []int{1, 2}, 1)
@@ -68,7 +81,7 @@ func TestProfileAPI(t *testing.T) {
 			t.Errorf("GET /api/profiles/%s: %v", id, p)
 		}
 	}
-	build := fmt.Sprint(outs[0].ID - 1) // the first run's build
+	build := fmt.Sprint(buildID)
 	if code, b := c.do("GET", "/api/profiles/"+build, ""); code != 404 {
 		t.Errorf("the build as a profile: %d %s", code, b)
 	}

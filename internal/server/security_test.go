@@ -49,6 +49,7 @@ func TestCrossSiteRequestsRefused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs on SQLite")
 	}
+	t.Parallel()
 	ts, _, repo := testServerStore(t, "", nil)
 	c := apiClient{t: t, base: ts.URL}
 	id := c.json("POST", "/api/jobs", `{"kind":"run","vu":1,"rampup":"0s","duration":"10m","interval":"1s"}`, 201)["id"].(string)
@@ -161,6 +162,7 @@ func TestCrossSiteRequestsRefused(t *testing.T) {
 // TestAllowedHosts: --host names (a reverse proxy's) are answered to and
 // their origins accepted; bad names are refused at start.
 func TestAllowedHosts(t *testing.T) {
+	t.Parallel()
 	svc, repo, hub := testService(t)
 	defer repo.Close()
 	s := New(svc, repo, hub, "")
@@ -264,6 +266,7 @@ func policyServer(t *testing.T, named map[string]string) (*httptest.Server, *job
 // no connection — lists its named targets without their URLs, and runs
 // jobs on a named target and on the embedded default.
 func TestTargetPolicyOverAPI(t *testing.T) {
+	// Not parallel: t.Chdir changes the whole binary's working directory.
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite")
 	}
@@ -395,6 +398,7 @@ func quote(s string) string {
 // TestDestructiveJobsNeedConfirm: a drop, or a build with force, without
 // "confirm": true is 400 naming confirm, and no job.
 func TestDestructiveJobsNeedConfirm(t *testing.T) {
+	t.Parallel()
 	ts, _, repo := testServerStore(t, "", nil)
 	c := apiClient{t: t, base: ts.URL}
 	for _, body := range []string{
@@ -424,6 +428,7 @@ func TestClientSendsJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs on SQLite")
 	}
+	t.Parallel()
 	ts, _ := testServer(t, "")
 	c := apiClient{t: t, base: ts.URL}
 	id := c.json("POST", "/api/jobs", `{"kind":"run","vu":1,"rampup":"0s","duration":"10m","interval":"1s"}`, 201)["id"].(string)

@@ -17,6 +17,7 @@ import (
 // TestOpenAPISeries: GET /api/series/{id} is documented, and its schemas
 // are the JSON the server sends.
 func TestOpenAPISeries(t *testing.T) {
+	t.Parallel()
 	doc := parseOpenAPI(t)
 	resp, ok := doc.Paths["/api/series/{id}"]["get"].Responses["200"].Content["application/json"]
 	if !ok {
@@ -35,6 +36,7 @@ func TestSeriesAPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite")
 	}
+	t.Parallel()
 	ts, s := testServer(t, "")
 	c := apiClient{t: t, base: ts.URL}
 	spec := config.New(config.KindRun)

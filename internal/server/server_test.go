@@ -28,18 +28,28 @@ import (
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/output"
+	"github.com/sledge-bench/sledge/internal/testdb"
+	"github.com/sledge-bench/sledge/internal/testdb/tpcctest"
+	"github.com/sledge-bench/sledge/internal/workload/tprocc"
 )
 
+func TestMain(m *testing.M) { testdb.Main(m) }
+
 // testService opens a fresh repository and a job service over it as a
-// server has one: with a hub, not owning its process.
+// server has one: with a hub, not owning its process. Its data directory
+// holds the embedded TPROC-C database already, as the first run on it
+// would build it (a copy of the binary's template: a build costs seconds
+// of CPU; app's tests cover the first run's build).
 func testService(t *testing.T) (*app.Service, *jobs.Repo, *output.Hub) {
 	t.Helper()
 	repo, err := jobs.Open(context.Background(), filepath.Join(t.TempDir(), "jobs.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	dataDir := t.TempDir()
+	tpcctest.SQLiteAt(t, tpcctest.Options{}, strings.TrimPrefix(tprocc.Workload{}.DefaultDB(dataDir), "sqlite:"))
 	hub := output.NewHub()
-	svc := app.New(app.Options{Repo: repo, Hub: hub, Version: "test", DataDir: t.TempDir()})
+	svc := app.New(app.Options{Repo: repo, Hub: hub, Version: "test", DataDir: dataDir})
 	return svc, repo, hub
 }
 
@@ -195,6 +205,7 @@ func TestServeRunLifecycle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite")
 	}
+	t.Parallel()
 	ts, _ := testServer(t, "")
 	c := apiClient{t: t, base: ts.URL}
 	created := c.json("POST", "/api/jobs", `{"kind":"run","workload":"tprocc","vu":2,"rampup":"1s","duration":"4s","interval":"1s"}`, 201)
@@ -296,10 +307,21 @@ func TestServeStop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs on SQLite")
 	}
+	t.Parallel()
 	ts, _ := testServer(t, "")
 	c := apiClient{t: t, base: ts.URL}
 	id := c.json("POST", "/api/jobs", `{"kind":"run","vu":1,"rampup":"0s","duration":"10m","interval":"1s"}`, 201)["id"].(string)
-	time.Sleep(1500 * time.Millisecond)
+	// Underway: it has said something (building the embedded database
+	// first, then running).
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		var lines []json.RawMessage
+		if code, b := c.do("GET", "/api/jobs/"+id+"/output", ""); code == 200 && json.Unmarshal(b, &lines) == nil && len(lines) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the job said nothing in a minute")
+		}
+	}
 	if code, b := c.do("DELETE", "/api/jobs/"+id, ""); code != 409 {
 		t.Errorf("delete while running: %d %s", code, b)
 	}
@@ -324,6 +346,7 @@ func TestServeStop(t *testing.T) {
 }
 
 func TestServeRejectsBadRequests(t *testing.T) {
+	t.Parallel()
 	ts, _ := testServer(t, "")
 	c := apiClient{t: t, base: ts.URL}
 	for _, tc := range []struct {
@@ -380,6 +403,7 @@ func TestServeRejectsBadRequests(t *testing.T) {
 // TestServeInvalidSpecCreatesNoJob: nothing the service refuses, and
 // nothing that does not decode, is ever recorded.
 func TestServeInvalidSpecCreatesNoJob(t *testing.T) {
+	t.Parallel()
 	ts, _, repo := testServerStore(t, "", nil)
 	c := apiClient{t: t, base: ts.URL}
 	for _, tc := range []struct {
@@ -419,6 +443,7 @@ func TestServeInvalidSpecCreatesNoJob(t *testing.T) {
 // TestServeRefusesClientCPUs: the client CPUs are the serving process's
 // setting, not a job's.
 func TestServeRefusesClientCPUs(t *testing.T) {
+	t.Parallel()
 	ts, _ := testServer(t, "")
 	c := apiClient{t: t, base: ts.URL}
 	code, b := c.do("POST", "/api/jobs", `{"kind":"run","vu":2,"client_cpus":2}`)
@@ -430,6 +455,7 @@ func TestServeRefusesClientCPUs(t *testing.T) {
 }
 
 func TestServeAuth(t *testing.T) {
+	t.Parallel()
 	ts, _ := testServer(t, "s3cret")
 	for _, tc := range []struct {
 		token string
@@ -500,6 +526,7 @@ func selfSignedCert(t *testing.T, dir string) (certFile, keyFile string) {
 // TestServeTLSAndGeneratedToken runs Serve: beyond loopback it generates and
 // prints a token, and with a certificate it speaks HTTPS.
 func TestServeTLSAndGeneratedToken(t *testing.T) {
+	t.Parallel()
 	svc, repo, hub := testService(t)
 	defer repo.Close()
 	certFile, keyFile := selfSignedCert(t, t.TempDir())

@@ -21,8 +21,10 @@ package testdb
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,6 +34,10 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/sandbox"
 )
+
+// ParallelPerCPU is how many tests per CPU Main lets run at once by
+// default.
+const ParallelPerCPU = 4
 
 // The cluster is shared by every test of a binary (starting one costs
 // seconds), so its state is package-level by necessity.
@@ -54,8 +60,21 @@ var (
 
 // Main runs the tests, then stops and removes the cluster if one was
 // started, and exits with the tests' status.
+//
+// Unless -test.parallel is given, up to ParallelPerCPU tests per CPU run
+// at once (go test's default is one per CPU): integration tests spend most
+// of their time waiting on servers and on the wall clock (a run's window, an
+// outage), not computing.
 func Main(m *testing.M) {
 	mainCalled.Store(true)
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	parallelSet := false
+	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
+	if f := flag.Lookup("test.parallel"); f != nil && !parallelSet {
+		f.Value.Set(strconv.Itoa(ParallelPerCPU * runtime.GOMAXPROCS(0)))
+	}
 	code := m.Run()
 	if err := shutdown(); err != nil {
 		fmt.Fprintln(os.Stderr, "testdb:", err)
@@ -233,7 +252,7 @@ func startMariaDBServer(t testing.TB) (*sandbox.MariaDB, error) {
 }
 
 func shutdown() error {
-	var errs []error
+	errs := []error{removeTemplates()}
 	if cluster != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

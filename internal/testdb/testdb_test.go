@@ -34,6 +34,7 @@ func dbOf(t *testing.T, dsn string) string {
 }
 
 func TestDatabasesAreFreshAndSeparate(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, b := Postgres(t), Postgres(t)
 	if a == b {
@@ -56,6 +57,7 @@ func TestDatabasesAreFreshAndSeparate(t *testing.T) {
 }
 
 func TestDatabaseDroppedAfterTest(t *testing.T) {
+	t.Parallel()
 	var name string
 	t.Run("user", func(t *testing.T) {
 		dsn := Postgres(t)
@@ -98,6 +100,7 @@ func TestParallelTests(t *testing.T) {
 }
 
 func TestDBName(t *testing.T) {
+	t.Parallel()
 	long := dbName("TestSomething/with_a_very_long_subtest_name_that_goes_on_and_on_and_on#01")
 	if len(long) > 63 {
 		t.Errorf("%q is longer than 63 bytes", long)
@@ -129,6 +132,7 @@ func openMariaDB(t *testing.T, rawURL string) *sql.DB {
 }
 
 func TestMariaDB(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn := MariaDB(t)
 	db := openMariaDB(t, dsn)
@@ -151,6 +155,7 @@ func TestMariaDB(t *testing.T) {
 }
 
 func TestMariaDBDroppedAfterTest(t *testing.T) {
+	t.Parallel()
 	var name string
 	t.Run("user", func(t *testing.T) {
 		dsn := MariaDB(t)

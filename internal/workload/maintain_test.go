@@ -5,6 +5,7 @@ import "testing"
 // TestMaintenanceStatements: the directives of a maintenance file's
 // statement are taken out of its SQL, and the log names what it runs.
 func TestMaintenanceStatements(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		text, sql, says, note, needs, rows string
 	}{

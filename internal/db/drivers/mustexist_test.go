@@ -18,6 +18,7 @@ import (
 // directory are created, as a build needs; a file opened with it is
 // writable.
 func TestMustExist(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		kind db.Kind
 		file string

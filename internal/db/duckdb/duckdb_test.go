@@ -11,6 +11,7 @@ import (
 )
 
 func TestSessionsShareOneInstance(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tg := db.Target{Kind: db.DuckDB, DSN: filepath.Join(t.TempDir(), "sub", "t.duckdb")}
 	d := Driver{}

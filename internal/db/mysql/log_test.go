@@ -13,6 +13,7 @@ import (
 )
 
 func TestLogCause(t *testing.T) {
+	t.Parallel()
 	for msg, want := range map[string]string{
 		"packets.go:58 unexpected EOF":                                                    "connection closed by the server",
 		"connection.go:803 closing bad idle connection: EOF":                              "connection closed by the server",
@@ -30,6 +31,9 @@ func TestLogCause(t *testing.T) {
 // to the session's DriverLog as a cause, never to stderr (the library's
 // default), and the session's error is a connection error.
 func TestKilledSessionLogsToDriverLog(t *testing.T) {
+	// Not parallel: DroppedMessages counts the whole process's, and
+	// another test's session closed under it (by testdb dropping its
+	// database) would count.
 	ctx := context.Background()
 	target, err := db.ParseTarget(testdb.MariaDB(t))
 	if err != nil {
@@ -60,7 +64,19 @@ func TestKilledSessionLogsToDriverLog(t *testing.T) {
 	if _, err := killer.Exec(ctx, "KILL CONNECTION "+itoa(id)); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond) // the server closes the socket
+	// The server has closed the session once it no longer lists it.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		var n int
+		if err := killer.QueryRow(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = "+itoa(id)).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session %d still listed a minute after KILL", id)
+		}
+	}
 	dropped := DroppedMessages()
 	var one int
 	err = c.QueryRow(ctx, "SELECT 1").Scan(&one)

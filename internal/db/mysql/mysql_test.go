@@ -15,6 +15,7 @@ import (
 )
 
 func TestRewriteParams(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in, out string
 		order   []int
@@ -36,6 +37,7 @@ func TestRewriteParams(t *testing.T) {
 }
 
 func TestConfig(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		url, net, addr, user, pass, dbname string
 		wantErr                            bool
@@ -66,6 +68,7 @@ func TestConfig(t *testing.T) {
 }
 
 func TestFlavourVersion(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"10.11.6-MariaDB-0+deb12u1": "MariaDB 10.11.6",
 		"11.4.2-MariaDB":            "MariaDB 11.4.2",
@@ -79,6 +82,7 @@ func TestFlavourVersion(t *testing.T) {
 }
 
 func TestConvertArg(t *testing.T) {
+	t.Parallel()
 	if got := convertArg([]int32{5, 17, 100000}); got != "5,17,100000" {
 		t.Errorf("convertArg = %v", got)
 	}
@@ -88,6 +92,7 @@ func TestConvertArg(t *testing.T) {
 }
 
 func TestParseCopy(t *testing.T) {
+	t.Parallel()
 	table, cols, err := parseCopy("COPY order_line (ol_o_id, ol_d_id) FROM STDIN")
 	if err != nil || table != "order_line" || cols != "ol_o_id, ol_d_id" {
 		t.Errorf("parseCopy = %q %q %v", table, cols, err)
@@ -98,6 +103,7 @@ func TestParseCopy(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	mk := func(n uint16, state string) error {
 		e := &gomysql.MySQLError{Number: n, Message: "x"}
 		copy(e.SQLState[:], state)
@@ -132,6 +138,7 @@ func TestMain(m *testing.M) { testdb.Main(m) }
 // finds it and reports that it created nothing. Awkward names survive
 // quoting, and owner and password are ignored.
 func TestCreateDatabase(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	target, err := db.ParseTarget(testdb.MariaDB(t))
 	if err != nil {

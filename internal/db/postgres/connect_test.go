@@ -22,6 +22,7 @@ import (
 // user needs. The error chain still holds pgconn's ConnectError and the
 // server's error.
 func TestConnectErrorIsThePlainAttempts(t *testing.T) {
+	t.Parallel()
 	u, err := url.Parse(testdb.Postgres(t))
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +52,7 @@ func TestConnectErrorIsThePlainAttempts(t *testing.T) {
 
 // Nothing listening: one dial error, said once, no TLS in it.
 func TestConnectErrorNothingListening(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,7 @@ func connect(t *testing.T) *Conn {
 // numeric, arrays, a type that changes between calls, and falls back to pgx
 // (with its error) for what pgtype cannot plan.
 func TestExecBindsArguments(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := connect(t)
 	if _, err := c.Exec(ctx, `CREATE TABLE t (i int, b bigint, s varchar(20), n numeric(8,2), a int[], d date)`); err != nil {
@@ -98,6 +99,7 @@ func TestExecBindsArguments(t *testing.T) {
 // Cancelling the context a statement runs under interrupts it; a context
 // cancelled after its statement finished leaves the session alone.
 func TestExecCancellation(t *testing.T) {
+	t.Parallel()
 	c := connect(t)
 	ctx1, cancel1 := context.WithCancel(context.Background())
 	if _, err := c.Exec(ctx1, `SELECT pg_sleep($1)`, 0.01); err != nil {
@@ -124,6 +126,7 @@ func TestExecCancellation(t *testing.T) {
 // the password and owns the database; a second call finds both and reports
 // that it created nothing. Awkward names and passwords survive quoting.
 func TestCreateDatabase(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	target, err := db.ParseTarget(testdb.Postgres(t))
 	if err != nil {
@@ -215,6 +218,7 @@ func TestCreateDatabase(t *testing.T) {
 
 // Bad arguments are refused before anything is created.
 func TestCreateDatabaseRefuses(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	admin := connect(t)
 	for _, c := range []struct{ db, owner, password, want string }{
@@ -240,6 +244,7 @@ func TestCreateDatabaseRefuses(t *testing.T) {
 // quoteLiteral's constants read back as the strings they were made from,
 // whatever standard_conforming_strings says.
 func TestQuoteLiteral(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := connect(t)
 	for _, scs := range []string{"on", "off"} {

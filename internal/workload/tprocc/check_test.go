@@ -15,10 +15,7 @@ func TestCheckDetectsViolationsSQLite(t *testing.T) {
 	}
 	t.Parallel()
 	drv := sqlite.Driver{}
-	tg := sqliteTarget(t)
-	if _, err := Build(t.Context(), drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
+	tg := built(t, db.SQLite, 1, 3)
 	checkDetectsViolations(t, connect(t, drv, tg), db.SQLite)
 }
 

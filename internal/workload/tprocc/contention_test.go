@@ -29,7 +29,9 @@ func contentionRun(t *testing.T, drv db.Driver, tg db.Target, mode Mode, vus, ma
 	defer r.Close(ctx)
 	out := &logOutput{t: t}
 	cfg := engine.Config{VUs: vus, Rampup: time.Second, Duration: 10 * time.Second, Interval: 2 * time.Second, MaxRetries: maxRetries}
+	release := windowSlot()
 	res, err := engine.Run(ctx, r, cfg, out)
+	release()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,10 +74,7 @@ func TestIterationsSQLite(t *testing.T) {
 	}
 	t.Parallel()
 	drv := sqlite.Driver{}
-	tg := sqliteTarget(t)
-	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
+	tg := built(t, db.SQLite, 1, 3)
 	runIterations(t, drv, tg, 2, 150)
 	requireConsistent(t, drv, tg, "after the iteration run")
 }
@@ -88,10 +85,7 @@ func TestIterationsPostgres(t *testing.T) {
 	}
 	t.Parallel()
 	drv := postgres.Driver{}
-	tg := postgresTarget(t)
-	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
+	tg := built(t, db.Postgres, 1, 3)
 	runIterations(t, drv, tg, 4, 250)
 	requireConsistent(t, drv, tg, "after the iteration run")
 }

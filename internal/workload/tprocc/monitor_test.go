@@ -25,10 +25,7 @@ func TestMonitorReconnects(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	drv := postgres.Driver{}
-	tg := postgresTarget(t)
-	if _, err := Build(ctx, drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
+	tg := built(t, db.Postgres, 1, 3)
 	r, err := NewRunner(ctx, drv, tg, RunOptions{Mode: ModeSQL, Seed: 4})
 	if err != nil {
 		t.Fatal(err)

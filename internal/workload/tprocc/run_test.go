@@ -57,6 +57,44 @@ func requireConsistent(t *testing.T, drv db.Driver, tg db.Target, when string) C
 
 func runFor(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isolation, vus int, d time.Duration) *metrics.RunResult {
 	t.Helper()
+	// Every transaction type commits and 1 % of New-Orders roll back by
+	// design: with 700 New-Orders none would be a 0.1 % chance. A machine
+	// too busy to reach that many in one window runs another (up to
+	// six), so that these say something about Sledge, not the machine.
+	const enoughNewOrders, maxWindows = 700, 6
+	var (
+		res        *metrics.RunResult
+		committed  = map[string]int64{}
+		newOrders  int64
+		rolledBack int64
+	)
+	for w := 1; ; w++ {
+		res = runWindow(t, drv, tg, mode, iso, vus, d)
+		for _, tx := range res.Tx {
+			committed[tx.Name] += tx.Count
+		}
+		newOrders += res.Tx[txNewOrder].Count
+		rolledBack += res.Tx[txNewOrder].RolledBack
+		if newOrders >= enoughNewOrders || w == maxWindows {
+			break
+		}
+		t.Logf("%d New-Orders in %d windows: another window", newOrders, w)
+	}
+	for _, tx := range res.Tx {
+		if committed[tx.Name] == 0 {
+			t.Errorf("no %s committed", tx.Name)
+		}
+	}
+	if rolledBack == 0 {
+		t.Errorf("no designed New-Order rollbacks in the window (%d New-Orders)", newOrders)
+	}
+	return res
+}
+
+// runWindow runs one window and checks it: completed, commits without
+// errors, NOPM agreeing with the database, percentiles in order, intervals.
+func runWindow(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isolation, vus int, d time.Duration) *metrics.RunResult {
+	t.Helper()
 	ctx := context.Background()
 	r, err := NewRunner(ctx, drv, tg, RunOptions{Mode: mode, Isolation: iso, Seed: 99})
 	if err != nil {
@@ -64,7 +102,9 @@ func runFor(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isolati
 	}
 	defer r.Close(ctx)
 	out := &logOutput{t: t}
+	release := windowSlot()
 	res, err := engine.Run(ctx, r, engine.Config{VUs: vus, Rampup: 2 * time.Second, Duration: d, Interval: 5 * time.Second, MaxRetries: 5}, out)
+	release()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,15 +127,9 @@ func runFor(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isolati
 		t.Fatal("the database's New-Order count did not move")
 	}
 	for _, tx := range res.Tx {
-		if tx.Count == 0 {
-			t.Errorf("no %s committed", tx.Name)
-		}
 		if tx.Count > 0 && (tx.P50 <= 0 || tx.P95 < tx.P50 || tx.Max < tx.P99) {
 			t.Errorf("%s percentiles out of order: p50 %s p95 %s p99 %s max %s", tx.Name, tx.P50, tx.P95, tx.P99, tx.Max)
 		}
-	}
-	if res.Tx[txNewOrder].RolledBack == 0 {
-		t.Error("no designed New-Order rollbacks in the window")
 	}
 	if len(out.iv) < 2 {
 		t.Errorf("%d intervals", len(out.iv))
@@ -132,10 +166,7 @@ func TestRunSQLite(t *testing.T) {
 	}
 	t.Parallel()
 	drv := sqlite.Driver{}
-	tg := sqliteTarget(t)
-	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
+	tg := built(t, db.SQLite, 1, 3)
 	requireConsistent(t, drv, tg, "after the build")
 	if _, err := NewRunner(context.Background(), drv, tg, RunOptions{Mode: ModeProcs}); err == nil {
 		t.Fatal("procs mode accepted on SQLite")

@@ -21,6 +21,7 @@ import (
 //
 //	SLEDGE_WRITE_ANSWERS=1 go test -run TestWriteAnswersSF1 -timeout 30m ./internal/workload/tproch/
 func TestWriteAnswersSF1(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("SLEDGE_WRITE_ANSWERS") == "" {
 		t.Skip("set SLEDGE_WRITE_ANSWERS=1 to rebuild answers/sf1")
 	}
@@ -84,6 +85,7 @@ func cellsAgree(a, b string) bool {
 // against the figures of the specification's answer set that the reference
 // sheet quotes (row counts and single values).
 func TestStoredAnswersMatchPublishedFigures(t *testing.T) {
+	t.Parallel()
 	rows := map[int]int{1: 4, 2: 100, 3: 10, 4: 5, 5: 5, 6: 1, 7: 4, 8: 2, 9: 175, 10: 20, 11: 1048, 12: 2, 13: 42,
 		14: 1, 15: 1, 16: 18314, 17: 1, 18: 57, 19: 1, 20: 186, 21: 100, 22: 7}
 	for q, n := range rows {

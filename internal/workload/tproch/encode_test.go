@@ -11,6 +11,7 @@ import (
 )
 
 func TestTextEncoderFormats(t *testing.T) {
+	t.Parallel()
 	row := func(e *TextEncoder) {
 		e.Int(-42)
 		e.Text([]byte("a\tb\\c\nd\re|f"))
@@ -50,6 +51,7 @@ func TestTextEncoderFormats(t *testing.T) {
 }
 
 func TestAppendDateRange(t *testing.T) {
+	t.Parallel()
 	// Every generated day against time's formatting.
 	for d := int32(8035 - 400); d <= 8035+2557+400; d++ {
 		want := dayString(d)
@@ -66,6 +68,7 @@ func dayString(d int32) string {
 }
 
 func TestReaderMatchesEncoder(t *testing.T) {
+	t.Parallel()
 	g := mustGen(t, 0.01)
 	for _, f := range []Format{FormatCopy, FormatPipe} {
 		for _, tb := range []Table{TableNation, TableOrders, TableLineitem} {
@@ -97,6 +100,7 @@ func TestReaderMatchesEncoder(t *testing.T) {
 }
 
 func TestReaderCancel(t *testing.T) {
+	t.Parallel()
 	g := mustGen(t, 0.01)
 	src, _ := g.Source(TableLineitem, 0, 1)
 	ctx, cancel := context.WithCancel(context.Background())

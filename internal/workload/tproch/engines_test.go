@@ -82,6 +82,7 @@ func TestBuildPowerAndAnswersOnThreeEngines(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds SF 0.01 on three engines")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	var ref [22][]string
 	refName := ""
@@ -168,6 +169,7 @@ func head(rows []string) []string {
 }
 
 func TestThroughputTestOnDuckDB(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tg := db.Target{Kind: db.DuckDB, DSN: filepath.Join(t.TempDir(), "h.duckdb")}
 	if _, err := Build(ctx, duckdb.Driver{}, tg, BuildOptions{SF: testSF, Workers: 2}); err != nil {
@@ -204,6 +206,7 @@ func TestThroughputTestOnDuckDB(t *testing.T) {
 }
 
 func TestComputeMetrics(t *testing.T) {
+	t.Parallel()
 	res := &metrics.AnalyticResult{SF: 10, Streams: 3, QuerySets: 1, ThroughputSeconds: 999.991}
 	for q := 1; q <= 22; q++ {
 		res.Queries = append(res.Queries, metrics.AnalyticQuery{Stream: 0, Query: q, Seconds: 10})
@@ -247,6 +250,7 @@ func TestValidationSF1DuckDB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds SF 1")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	tg := db.Target{Kind: db.DuckDB, DSN: filepath.Join(t.TempDir(), "sf1.duckdb")}
 	rep, err := Build(ctx, duckdb.Driver{}, tg, BuildOptions{SF: 1, Workers: 2})
@@ -272,6 +276,7 @@ func TestValidationSF1DuckDB(t *testing.T) {
 }
 
 func TestMinStreams(t *testing.T) {
+	t.Parallel()
 	for sf, want := range map[float64]int{0.01: 2, 1: 2, 10: 3, 30: 4, 100: 5, 300: 6, 1000: 7, 3000: 8, 10000: 9, 30000: 10, 100000: 11} {
 		if got := MinStreams(sf); got != want {
 			t.Errorf("MinStreams(%g) = %d, want %d", sf, got, want)

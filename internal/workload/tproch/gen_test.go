@@ -96,6 +96,7 @@ var dbgenFirstRows = map[Table][]string{
 }
 
 func TestFirstRowsMatchDbgen(t *testing.T) {
+	t.Parallel()
 	g := mustGen(t, 1)
 	for _, tb := range Tables() {
 		want := dbgenFirstRows[tb]
@@ -119,6 +120,7 @@ func TestFirstRowsMatchDbgen(t *testing.T) {
 }
 
 func TestNewGeneratorValidation(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		sf float64
 		ok bool
@@ -132,6 +134,7 @@ func TestNewGeneratorValidation(t *testing.T) {
 }
 
 func TestCardinalities(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		sf   float64
 		rows map[Table]int64
@@ -171,6 +174,7 @@ func TestSF1Lineitem(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SF 1 generation: about 5 s")
 	}
+	t.Parallel()
 	g := mustGen(t, 1)
 	if n := g.ExactLineitemRows(); n != 6001215 {
 		t.Errorf("ExactLineitemRows = %d, want 6001215", n)
@@ -297,6 +301,7 @@ func (s *lineStats) EndRow() error {
 }
 
 func TestColumnRules(t *testing.T) {
+	t.Parallel()
 	g := mustGen(t, 0.01)
 	S, P, C := g.Rows(TableSupplier), g.Rows(TablePart), g.Rows(TableCustomer)
 	dStart, dEnd := dayOf(1992, 1, 1), dayOf(1998, 12, 31)
@@ -509,6 +514,7 @@ func TestColumnRules(t *testing.T) {
 // TestSupplierBBBComments checks the Q16 "Customer…Complaints" rows at SF 1
 // (about 5 complaints and 5 recommendations per 10,000 suppliers).
 func TestSupplierBBBComments(t *testing.T) {
+	t.Parallel()
 	g := mustGen(t, 1)
 	var compl, rec int
 	for _, r := range tableRows(t, g, TableSupplier) {
@@ -533,6 +539,7 @@ func TestSupplierBBBComments(t *testing.T) {
 func pad9(v int64) string { return string(appendPad(nil, v, 9)) }
 
 func TestDeterminism(t *testing.T) {
+	t.Parallel()
 	for _, tb := range Tables() {
 		a := encodeAll(t, srcOf(t)(mustGen(t, 0.01).Source(tb, 0, 1)))
 		b := encodeAll(t, srcOf(t)(mustGen(t, 0.01).Source(tb, 0, 1)))
@@ -543,6 +550,7 @@ func TestDeterminism(t *testing.T) {
 }
 
 func TestPartsConcatenate(t *testing.T) {
+	t.Parallel()
 	g := mustGen(t, 0.01)
 	for _, tb := range Tables() {
 		whole := encodeAll(t, srcOf(t)(g.Source(tb, 0, 1)))
@@ -562,6 +570,7 @@ func TestPartsConcatenate(t *testing.T) {
 }
 
 func TestRefresh(t *testing.T) {
+	t.Parallel()
 	g := mustGen(t, 0.1)
 	r := g.RefreshRows()
 	if r != 150 {
@@ -623,6 +632,8 @@ func TestRefresh(t *testing.T) {
 
 // TestNoAllocs: generating rows allocates nothing once a Source exists.
 func TestNoAllocs(t *testing.T) {
+	// Not parallel: testing.AllocsPerRun refuses parallel tests (it
+	// counts the whole process's allocations).
 	g := mustGen(t, 0.01)
 	enc := NewTextEncoder(FormatCopy)
 	for _, tb := range Tables() {
@@ -707,6 +718,7 @@ func benchCOPY(b *testing.B, tables ...Table) {
 // TestLargeSFSmoke exercises dbgen's 64-bit key streams (SF ≥ 30,000) on a
 // few rows of a middle part.
 func TestLargeSFSmoke(t *testing.T) {
+	t.Parallel()
 	g := mustGen(t, 100000)
 	src := srcOf(t)(g.Source(TableOrders, 500, 100000))
 	var c collector

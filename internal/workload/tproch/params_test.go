@@ -12,6 +12,7 @@ import (
 )
 
 func TestStreamOrder(t *testing.T) {
+	t.Parallel()
 	for s := 0; s < 41; s++ {
 		row := StreamOrder(s)
 		seen := [23]bool{}
@@ -49,6 +50,7 @@ func TestStreamOrder(t *testing.T) {
 }
 
 func TestValidationParams(t *testing.T) {
+	t.Parallel()
 	// The reference sheet's §3 validation column (qgen -d).
 	want := map[int]string{
 		1: "90", 2: "15|BRASS|EUROPE", 3: "BUILDING|1995-03-15", 4: "1993-07-01", 5: "ASIA|1994-01-01",
@@ -266,6 +268,7 @@ func checkParams(t *testing.T, q int, p []string, sf float64) {
 // Over many seeds every parameter stays in its range and every value of the
 // range occurs (the end points included).
 func TestQueryParamsRanges(t *testing.T) {
+	t.Parallel()
 	const seeds = 5000
 	distinct := map[string]map[string]bool{}
 	note := func(q, i int, v string) {
@@ -305,6 +308,7 @@ func TestQueryParamsRanges(t *testing.T) {
 }
 
 func TestQueryParamsDeterministic(t *testing.T) {
+	t.Parallel()
 	for q := 1; q <= 22; q++ {
 		a := QueryParams(q, 1107123456, 10)
 		b := QueryParams(q, 1107123456, 10)
@@ -336,6 +340,7 @@ func TestQueryParamsDeterministic(t *testing.T) {
 // The streams are qgen's: stream q starts at seed × 16807^q mod 2^31−1, and
 // UnifInt scales the new seed to the range.
 func TestQgenStreams(t *testing.T) {
+	t.Parallel()
 	r := newQueryRand(1, 0)
 	for _, want := range []int64{16807, 282475249, 1622650073, 984943658, 1144108930} { // Park–Miller from 1
 		r.next()
@@ -373,6 +378,7 @@ func TestQgenStreams(t *testing.T) {
 }
 
 func TestQ11Fraction(t *testing.T) {
+	t.Parallel()
 	for sf, want := range map[float64]string{
 		1: "0.0001", 10: "0.00001", 100: "0.000001", 1000: "0.0000001", 10000: "0.00000001",
 		100000: "0.000000001", 30: "0.00000333333", 300: "0.000000333333", 3000: "0.0000000333333",
@@ -405,6 +411,7 @@ func TestQ11Fraction(t *testing.T) {
 // QueryParams must give the same values. All 22 queries of seed 81310311 at
 // SF 100,000, where qgen prints Q11's fraction as 0.0000000010.
 func TestQueryParamsMatchQgen(t *testing.T) {
+	t.Parallel()
 	stream81310311 := [22]string{
 		"88", "38|TIN|EUROPE", "MACHINERY|1995-03-24", "1996-09-01", "ASIA|1994-01-01", "1994-01-01|0.04|24",
 		"FRANCE|ALGERIA", "ALGERIA|AFRICA|STANDARD BURNISHED STEEL", "bisque", "1993-06-01",

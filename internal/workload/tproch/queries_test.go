@@ -28,6 +28,7 @@ func placeholders(t *testing.T, sql string) []int {
 }
 
 func TestSchemaFiles(t *testing.T) {
+	t.Parallel()
 	for _, d := range Dialects() {
 		schema, err := SchemaStatements(d, "schema")
 		if err != nil {
@@ -136,6 +137,7 @@ func TestSchemaFiles(t *testing.T) {
 var wantPlaceholders = [22]int{1, 3, 2, 1, 2, 3, 2, 3, 1, 1, 2, 3, 2, 1, 1, 10, 2, 1, 6, 3, 1, 7}
 
 func TestQueryTemplates(t *testing.T) {
+	t.Parallel()
 	limits := map[int]string{2: "limit 100", 3: "limit 10", 10: "limit 20", 18: "limit 100", 21: "limit 100"}
 	for _, d := range Dialects() {
 		qs, err := LoadQueries(d)
@@ -184,6 +186,7 @@ func TestQueryTemplates(t *testing.T) {
 
 // Every query of every dialect takes the values of both parameter sources.
 func TestQueriesSubstitute(t *testing.T) {
+	t.Parallel()
 	for _, d := range Dialects() {
 		qs, err := LoadQueries(d)
 		if err != nil {
@@ -240,6 +243,7 @@ func TestQueriesSubstitute(t *testing.T) {
 }
 
 func TestSubstitute(t *testing.T) {
+	t.Parallel()
 	p := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"}
 	got, err := Substitute("x :1 :10 :11 :2:3 ':4' (:5,:6) :7:8:9", p)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 // The statement names each dialect runs, in the order the code runs them.
 func TestSQLNames(t *testing.T) {
+	t.Parallel()
 	var queries, tables, reversed, pks []string
 	for i := 1; i <= 22; i++ {
 		queries = append(queries, "q"+strconv.Itoa(i))
@@ -64,6 +65,7 @@ func TestSQLNames(t *testing.T) {
 
 // The embedded sql/ follows the layout queries.go describes.
 func TestSQLLayout(t *testing.T) {
+	t.Parallel()
 	sqlDir, err := fs.Sub(sqlFiles, "sql")
 	if err != nil {
 		t.Fatal(err)
@@ -75,6 +77,7 @@ func TestSQLLayout(t *testing.T) {
 
 // Each rule of sqlLayoutProblems can fail.
 func TestSQLLayoutProblems(t *testing.T) {
+	t.Parallel()
 	base := "-- base\n\n-- name: a\n-- overridden: pg (why)\nSELECT 1;\n\n-- name: b\nSELECT 2;\n"
 	over := "-- pg\n\n-- name: a\n-- differs: pg needs 10\nSELECT 10;\n"
 	files := func(kv ...string) fstest.MapFS {

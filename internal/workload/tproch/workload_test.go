@@ -16,6 +16,7 @@ import (
 // (8,661,245 at SF 1, LINEITEM 6,001,215); the estimate counts 4 lines per
 // order.
 func TestLoadTotal(t *testing.T) {
+	t.Parallel()
 	g := mustGen(t, 1)
 	if n := loadTotal(g, true); n != 8661245 {
 		t.Errorf("exact SF 1 total %d, want 8661245", n)
@@ -28,6 +29,7 @@ func TestLoadTotal(t *testing.T) {
 // TestBuildProgressEndsAtTotal: the load phase's last report is every row
 // loaded of a total that is the real count, so the bar ends full.
 func TestBuildProgressEndsAtTotal(t *testing.T) {
+	t.Parallel()
 	tg := db.Target{Kind: db.DuckDB, DSN: filepath.Join(t.TempDir(), "h.duckdb")}
 	var (
 		mu   sync.Mutex
@@ -60,6 +62,7 @@ func TestBuildProgressEndsAtTotal(t *testing.T) {
 // TestAnalyticSettingsSeed: a run without --seed records the seed it will
 // use (mmddhhmmss), never 0; a given seed is kept.
 func TestAnalyticSettingsSeed(t *testing.T) {
+	t.Parallel()
 	s := config.New(config.KindRun).MustParse()
 	s.Seed = 0
 	kv := Workload{}.AnalyticSettings(&s)

@@ -352,6 +352,20 @@ func TestCrossCheck(t *testing.T) {
 	if res := mk(p(0, 0, 1), p(1010, 5000, 1), 6); !res.DBCheckAgree || res.DBCheckAllowance != 10 || !res.HasServerTPM || res.ServerTPM != 5000 {
 		t.Errorf("10 apart with 6 in doubt: %+v", res)
 	}
+	// The commits that ended around the edges, counted, may be on either
+	// side: 8 of them (with the 4 in flight) explain the 10.
+	col := metrics.NewCollector([]string{"a"}, 0)
+	rec := col.NewRecorder()
+	bands := [2]*metrics.EdgeBand{col.EdgeBand(0, time.Second), col.EdgeBand(59*time.Second, time.Minute)}
+	for i := range 8 {
+		rec.Record(metrics.Event{End: time.Duration(i) * 100 * time.Millisecond})
+	}
+	col.Drain()
+	w := &window{prober: &fakeWorkload{}, open: true, p0: p(0, 0, 1), p1: p(1010, 5000, 1), bands: bands}
+	res := &metrics.RunResult{Measured: time.Minute, NewOrders: 1000, Tx: []metrics.TxSummary{{Name: "a"}}}
+	if w.crossCheck(res, 4); !res.DBCheckAgree || res.DBCheckAllowance != 12 {
+		t.Errorf("10 apart with 8 commits at the edges: %+v", res)
+	}
 	for _, c := range []struct {
 		p0, p1 workload.Probe
 		reason string

@@ -120,6 +120,46 @@ type Collector struct {
 	// stage accumulates the measured events of the current stage of a
 	// staged run (TrackStages); nil otherwise.
 	stage []*txStats
+	// bands count the headline commits that end within them (EdgeBand).
+	bands []*EdgeBand
+}
+
+// EdgeBand counts the headline commits that end within [From, To] on the
+// run's clock: around a window's edge, the span in which the database read
+// its count, the commits that the client and the database may place on
+// different sides of the edge.
+type EdgeBand struct {
+	From, To time.Duration
+	n        int64
+}
+
+// Count is how many headline commits ended within the band (0 for none).
+func (b *EdgeBand) Count() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.n
+}
+
+// EdgeBand starts counting the headline commits that end within [from,
+// to] among the events Tick and Drain take in from now on (those not taken
+// in yet: an earlier tick's are not counted).
+func (c *Collector) EdgeBand(from, to time.Duration) *EdgeBand {
+	b := &EdgeBand{From: from, To: to}
+	c.bands = append(c.bands, b)
+	return b
+}
+
+// band counts e in the bands it ends within.
+func (c *Collector) band(e *Event) {
+	if int(e.Tx) != c.headline || e.Outcome != Committed {
+		return
+	}
+	for _, b := range c.bands {
+		if e.End >= b.From && e.End <= b.To {
+			b.n++
+		}
+	}
 }
 
 // TrackLag makes the collector keep the events' schedule lag (terminal and
@@ -295,6 +335,7 @@ func (c *Collector) take(vus []VUInterval, vu int, e *Event, now time.Duration) 
 	case e.Outcome >= failedBase:
 		vus[vu].Errors++
 	}
+	c.band(e)
 	c.interval[e.Tx].add(e)
 	if c.lag {
 		recordUS(c.lagIv, e.Lag)
@@ -330,12 +371,14 @@ func (c *Collector) addToWindow(e *Event) {
 // within the window but were recorded after its last tick.
 func (c *Collector) Drain() {
 	for _, h := range c.carry {
+		c.band(&h.e)
 		c.addToWindow(&h.e)
 	}
 	c.carry = nil
 	for i, r := range c.recs {
 		evs := r.swap(c.spares[i])
 		for j := range evs {
+			c.band(&evs[j])
 			c.addToWindow(&evs[j])
 		}
 		c.spares[i] = evs

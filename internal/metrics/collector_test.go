@@ -3,6 +3,8 @@ package metrics
 import (
 	"testing"
 	"time"
+
+	"github.com/sledge-bench/sledge/internal/db"
 )
 
 // TestNoZeroLengthInterval: a tick that would make an interval of no length
@@ -83,5 +85,41 @@ func TestDisruptionAccount(t *testing.T) {
 	var none *Disruption
 	if _, ok := none.FirstError(); ok || !none.Recovered() || none.InWindow() || none.VUsAffected() != 0 {
 		t.Error("a nil account is not empty")
+	}
+}
+
+// TestEdgeBand: a band counts the headline commits that end within it as
+// Tick and Drain take them in — held-over and late-recorded ones too — and
+// nothing else: other types, failures, rollbacks, events outside it.
+func TestEdgeBand(t *testing.T) {
+	t.Parallel()
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	c := NewCollector([]string{"headline", "other"}, 0)
+	rec := c.NewRecorder()
+	c.StartWindow(0)
+	b := c.EdgeBand(ms(90), ms(130))
+	var none *EdgeBand
+	if none.Count() != 0 {
+		t.Fatal("a nil band counts")
+	}
+	for _, e := range []Event{
+		{End: ms(80)},                      // before the band
+		{End: ms(90)},                      // its first instant
+		{End: ms(95), Tx: 1},               // another type
+		{End: ms(99), Outcome: RolledBack}, // not a commit
+		{End: ms(99), Outcome: Failed(db.ClassDeadlock)}, // a failure
+		{End: ms(100)}, // at the tick
+		{End: ms(110)}, // after the tick: held over
+	} {
+		rec.Record(e)
+	}
+	if _, ok := c.Tick(ms(100), PhaseMeasure); !ok {
+		t.Fatal("no interval")
+	}
+	rec.Record(Event{End: ms(130)}) // the band's last instant, recorded late
+	rec.Record(Event{End: ms(131)}) // after it
+	c.Drain()
+	if n := b.Count(); n != 4 {
+		t.Errorf("band counted %d, want 4 (90, 100, 110 held over, 130 drained)", n)
 	}
 }

@@ -106,20 +106,9 @@ func PostgresFrom(t testing.TB, key string, build BuildFunc) string {
 	if err != nil {
 		t.Fatalf("testdb: %v", err)
 	}
-	name := dbName(t.Name())
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := clonePostgres(ctx, p, tp.name, name); err != nil {
-		t.Fatalf("testdb: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := p.DropDatabase(ctx, name); err != nil {
-			t.Logf("testdb: %v", err)
-		}
+	return ownDatabase(t, p, 2*time.Minute, func(ctx context.Context, name string) error {
+		return clonePostgres(ctx, p, tp.name, name)
 	})
-	return p.URL(name)
 }
 
 // pgCopyStrategy is how CREATE DATABASE … TEMPLATE copies (PostgreSQL 15
@@ -215,23 +204,12 @@ func MariaDBFrom(t testing.TB, key string, build BuildFunc) string {
 	if err != nil {
 		t.Fatalf("testdb: %v", err)
 	}
-	name := dbName(t.Name())
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if err := m.CreateDatabase(ctx, name); err != nil {
-		t.Fatalf("testdb: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := m.DropDatabase(ctx, name); err != nil {
-			t.Logf("testdb: %v", err)
+	return ownDatabase(t, m, 5*time.Minute, func(ctx context.Context, name string) error {
+		if err := m.CreateDatabase(ctx, name); err != nil {
+			return err
 		}
+		return cloneMariaDB(ctx, m.URL(""), tp.name, name)
 	})
-	if err := cloneMariaDB(ctx, m.URL(""), tp.name, name); err != nil {
-		t.Fatalf("testdb: %v", err)
-	}
-	return m.URL(name)
 }
 
 // openMySQL opens a mysql://USER@HOST:PORT/DB URL (testdb's form) with

@@ -90,22 +90,36 @@ func Main(m *testing.M) {
 func Postgres(t testing.TB) string {
 	t.Helper()
 	p := start(t)
+	return ownDatabase(t, p, time.Minute, p.CreateDatabase)
+}
+
+// server is what a test's own database needs of a sandbox server.
+type server interface {
+	DropDatabase(ctx context.Context, name string) error
+	URL(name string) string
+}
+
+// ownDatabase makes a database of the test's own on s with create (empty,
+// or a copy), within timeout, and drops it when the test ends (after the
+// cleanups the test registers later: closing its pools, typically; sessions
+// still open are disconnected); it returns the database's URL. A create
+// that fails half-way leaves nothing behind either.
+func ownDatabase(t testing.TB, s server, timeout time.Duration, create func(ctx context.Context, name string) error) string {
+	t.Helper()
 	name := dbName(t.Name())
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := p.CreateDatabase(ctx, name); err != nil {
-		t.Fatalf("testdb: %v", err)
-	}
 	t.Cleanup(func() {
-		// Runs after the cleanups the test registered later (closing its
-		// pools, typically); sessions still open are disconnected.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := p.DropDatabase(ctx, name); err != nil {
+		if err := s.DropDatabase(ctx, name); err != nil {
 			t.Logf("testdb: %v", err)
 		}
 	})
-	return p.URL(name)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := create(ctx, name); err != nil {
+		t.Fatalf("testdb: %v", err)
+	}
+	return s.URL(name)
 }
 
 // PostgresAdminURL returns the URL of the cluster's own database (named
@@ -177,22 +191,7 @@ func startCluster() (*sandbox.Postgres, error) {
 func MariaDB(t testing.TB) string {
 	t.Helper()
 	m := startMariaDB(t)
-	name := dbName(t.Name())
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := m.CreateDatabase(ctx, name); err != nil {
-		t.Fatalf("testdb: %v", err)
-	}
-	t.Cleanup(func() {
-		// Runs after the cleanups the test registered later (closing its
-		// pools, typically); sessions still open are disconnected.
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := m.DropDatabase(ctx, name); err != nil {
-			t.Logf("testdb: %v", err)
-		}
-	})
-	return m.URL(name)
+	return ownDatabase(t, m, time.Minute, m.CreateDatabase)
 }
 
 // startMariaDB returns the binary's MariaDB server, starting it on first use

@@ -72,7 +72,7 @@ func (gs *globalState) configEnv() config.Env {
 // databases, and where warnings that belong to no job go.
 func (gs *globalState) serviceOptions(o app.Options) app.Options {
 	o.DefaultDB = gs.getenv("SLEDGE_DB")
-	o.DataDir, _ = gs.configEnv().DataDir() // none: a spec must name its target, and says so
+	o.DataDir, o.NoDataDir = gs.configEnv().DataDir() // none: a spec must name its target, and is told why
 	o.Warn = gs.stderr
 	return o
 }

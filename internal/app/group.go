@@ -182,15 +182,6 @@ func coverage(agents []jobs.Agent) *big.Rat {
 	return sum
 }
 
-// segmentFrom is where an agent's segment begins (0 for one that does
-// not parse: joinGroup stored only segments that did).
-func segmentFrom(a jobs.Agent) *big.Rat {
-	if s, err := config.ParseSegment(a.Segment); err == nil {
-		return s.From()
-	}
-	return new(big.Rat)
-}
-
 // uncovered names the parts of the run that no agent's segment covers, as
 // segments (the agents' segments do not overlap).
 func uncovered(agents []jobs.Agent) []string {

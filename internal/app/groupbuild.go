@@ -56,7 +56,7 @@ func (e *execution) buildGroup(ctx context.Context) Outcome {
 		}
 	} else if err := g.waitFor(ctx, "the schema", e.out.Logf, func(agents []jobs.Agent) (bool, error) {
 		for _, a := range agents {
-			if segmentFrom(a).Sign() == 0 {
+			if a.SegmentStart().Sign() == 0 {
 				switch a.State {
 				case jobs.AgentRunning, jobs.AgentDone:
 					return true, nil

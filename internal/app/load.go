@@ -36,10 +36,7 @@ func setLoad(cfg *engine.Config, p config.Plan, run any) {
 		}
 		cfg.MaxQueue = p.MaxQueue
 	}
-	cfg.Stages = p.Stages
-	if len(p.Stages) > 0 {
-		cfg.Duration = config.StagesDuration(p.Stages)
-	}
+	cfg.Stages = p.Stages // (the engine's window is then the stages')
 }
 
 // addLoadSettings records how the run offers its load with its settings.

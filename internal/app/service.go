@@ -68,8 +68,9 @@ type Options struct {
 	DefaultDB string
 	// DataDir is Sledge's data directory (config.Env.DataDir), where the
 	// workloads' embedded databases live; empty: a spec must name its
-	// target.
-	DataDir string
+	// target, and NoDataDir says why there is no data directory.
+	DataDir   string
+	NoDataDir error
 }
 
 // Service runs jobs. It is safe for concurrent use.
@@ -313,7 +314,8 @@ func (s *Service) resolve(req Request) (*plan, error) {
 	}
 	if dsn == "" {
 		if s.opts.DataDir == "" {
-			return nil, TargetError{errors.New("no target: name a database (there is no data directory for the embedded one)")}
+			why := cmp.Or(s.opts.NoDataDir, errors.New("none was given"))
+			return nil, TargetError{fmt.Errorf("no database named, and no data directory for the embedded one: %w", why)}
 		}
 		dsn, p.embedded = wl.DefaultDB(s.opts.DataDir), true
 	}

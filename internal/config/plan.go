@@ -1,7 +1,5 @@
 package config
 
-import "time"
-
 // Plan is a job as the job service runs it: a spec whose text settings
 // have been read, once, into typed values. Front ends fill a Spec (flags, a
 // JSON body, a HammerDB script's settings); the service parses it
@@ -52,18 +50,6 @@ func (p Plan) Sessions() int {
 		n = max(n, int(st.Target))
 	}
 	return n
-}
-
-// Window is the run's measured window: its stages' sum when staged, else
-// Duration (an iteration run has none: 0).
-func (p Plan) Window() time.Duration {
-	switch {
-	case p.Iterations > 0:
-		return 0
-	case len(p.Stages) > 0:
-		return StagesDuration(p.Stages)
-	}
-	return p.Duration.D()
 }
 
 // Parse checks every setting the kind uses, as Validate does, and reads the

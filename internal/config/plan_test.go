@@ -2,7 +2,6 @@ package config
 
 import (
 	"testing"
-	"time"
 )
 
 // TestParseReadsTypedSettings: Parse reads the text settings once into the
@@ -14,19 +13,18 @@ func TestParseReadsTypedSettings(t *testing.T) {
 		set      func(*Spec)
 		model    string
 		stages   int
-		window   time.Duration
 		sessions int
 		rate     float64
 		byType   int
 		whole    bool
 	}{
-		{"closed", func(s *Spec) {}, LoadClosed, 0, time.Minute, 4, 0, 0, true},
-		{"closed staged", func(s *Spec) { s.Stages = "1m:2, 30s:8" }, LoadClosed, 2, 90 * time.Second, 8, 0, 0, true},
-		{"terminals", func(s *Spec) { s.Terminals, s.Connections = 40, 5 }, LoadTerminals, 0, time.Minute, 5, 0, 0, true},
-		{"rate", func(s *Spec) { s.Rate, s.Connections = 250, 6 }, LoadRate, 0, time.Minute, 6, 250, 0, true},
-		{"rate by type", func(s *Spec) { s.RateByType = "new_order=90,payment=10" }, LoadRate, 0, time.Minute, 4, 100, 2, true},
-		{"iterations", func(s *Spec) { s.Iterations = 10 }, LoadClosed, 0, 0, 4, 0, 0, true},
-		{"segment", func(s *Spec) { s.Segment, s.RunID = "1/2", "r" }, LoadClosed, 0, time.Minute, 4, 0, 0, false},
+		{"closed", func(s *Spec) {}, LoadClosed, 0, 4, 0, 0, true},
+		{"closed staged", func(s *Spec) { s.Stages = "1m:2, 30s:8" }, LoadClosed, 2, 8, 0, 0, true},
+		{"terminals", func(s *Spec) { s.Terminals, s.Connections = 40, 5 }, LoadTerminals, 0, 5, 0, 0, true},
+		{"rate", func(s *Spec) { s.Rate, s.Connections = 250, 6 }, LoadRate, 0, 6, 250, 0, true},
+		{"rate by type", func(s *Spec) { s.RateByType = "new_order=90,payment=10" }, LoadRate, 0, 4, 100, 2, true},
+		{"iterations", func(s *Spec) { s.Iterations = 10 }, LoadClosed, 0, 4, 0, 0, true},
+		{"segment", func(s *Spec) { s.Segment, s.RunID = "1/2", "r" }, LoadClosed, 0, 4, 0, 0, false},
 	}
 	for _, c := range cases {
 		s := New(KindRun)
@@ -35,10 +33,10 @@ func TestParseReadsTypedSettings(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if p.Model != c.model || len(p.Stages) != c.stages || p.Window() != c.window || p.Sessions() != c.sessions ||
+		if p.Model != c.model || len(p.Stages) != c.stages || p.Sessions() != c.sessions ||
 			p.TotalRate() != c.rate || len(p.RateByType) != c.byType || p.Segment.IsWhole() != c.whole {
-			t.Errorf("%s: model %s, %d stages, window %s, %d sessions, rate %g (%d types), whole %v", c.name,
-				p.Model, len(p.Stages), p.Window(), p.Sessions(), p.TotalRate(), len(p.RateByType), p.Segment.IsWhole())
+			t.Errorf("%s: model %s, %d stages, %d sessions, rate %g (%d types), whole %v", c.name,
+				p.Model, len(p.Stages), p.Sessions(), p.TotalRate(), len(p.RateByType), p.Segment.IsWhole())
 		}
 		if p.Spec.Stages != s.Stages || p.Spec.Segment != s.Segment {
 			t.Errorf("%s: the plan lost the text as given", c.name)

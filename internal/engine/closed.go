@@ -91,8 +91,10 @@ func (c *closedLoop) vu(ctx context.Context, vu int, delay time.Duration, rec *m
 			return
 		}
 		tx := w.Next()
-		if _, ok := pace.key(ctx, tx, time.Now()); !ok {
-			return
+		if pace != nil {
+			if _, ok := pace.key(ctx, tx, time.Now()); !ok {
+				return
+			}
 		}
 		done++
 		last := done == iterations // never in a timed run (iterations 0)

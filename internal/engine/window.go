@@ -54,9 +54,11 @@ func (r *run) openWindow(ctx context.Context, at time.Duration, fixed bool) {
 	if w.prober != nil {
 		if w.p0, w.err0 = w.probe(ctx, metrics.EdgeWindowStart, at); w.err0 == nil {
 			if !fixed {
+				// (A window opened before the load starts has no commit
+				// on either side of its edge: no band.)
 				w.start = w.edge(at, w.p0.At)
+				w.bands[0] = r.edgeBand(w.start, w.p0)
 			}
-			w.bands[0] = r.edgeBand(w.start, w.p0)
 		}
 	}
 	if a, ok := r.wl.(workload.Auditor); ok {

@@ -300,6 +300,10 @@ func segmentStart(s string) *big.Rat {
 	return new(big.Rat)
 }
 
+// SegmentStart is where the agent's segment starts, a fraction of the run
+// (0 when the stored segment does not parse).
+func (a Agent) SegmentStart() *big.Rat { return segmentStart(a.Segment) }
+
 // SetAgentState records the agent's state at seen (the repository's clock),
 // with what went wrong when it failed.
 func (r *Repo) SetAgentState(ctx context.Context, jobID int64, segment, state string, seen time.Time, errText string) error {

@@ -754,9 +754,6 @@ func (m *MariaDB) socketPath() string {
 	}
 	sum := sha256.Sum256([]byte(m.dir))
 	name := "sledge-mariadb-" + hex.EncodeToString(sum[:8]) + ".sock"
-	if p := filepath.Join(os.TempDir(), name); len(p) <= maxSocketPath {
-		return p
-	}
 	return filepath.Join("/tmp", name)
 }
 

@@ -135,8 +135,8 @@ func start(ctx context.Context, dir string, opts Options) (*Postgres, error) {
 		if p.binDir, err = findBinaries("", version); err != nil {
 			return nil, err
 		}
-	} else if !hasBinaries(p.binDir) {
-		return nil, fmt.Errorf("%w in %s (it needs initdb, pg_ctl and postgres)", ErrNotInstalled, p.binDir)
+	} else if p.binDir, err = FindBinaries(p.binDir); err != nil {
+		return nil, err // (made absolute: the state file keeps it for later stops)
 	}
 	// Checked before creating anything, so that a refused directory leaves no
 	// trace.

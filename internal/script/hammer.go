@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -664,7 +665,7 @@ func (h *hammer) datagen(ctx context.Context, w io.Writer) error {
 		return def
 	}
 	req := app.NewDatagen()
-	req.Dir = dg("directory", filepath.Join(os.TempDir(), "sledge-datagen"))
+	req.Dir = dg("directory", filepath.Join(tempDir(runtime.GOOS, h.env.get), "sledge-datagen"))
 	var err error
 	if req.Spec.Workers, err = strconv.Atoi(dg("virtual_users", "0")); err != nil {
 		return failed(w, fmt.Errorf("dgset virtual_users %q: want a whole number", h.st.DG["virtual_users"]), nil)

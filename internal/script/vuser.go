@@ -42,9 +42,11 @@ func vusers(s config.Spec) int {
 		}
 		n := s.VU
 		if s.LoadModel() == config.LoadClosed { // a staged run's VUs: its largest stage's (steprun)
-			stages, _ := config.ParseStages(s.Stages)
-			for _, st := range stages {
-				n = max(n, int(st.Target))
+			// (Stages as the job recorded them: what a run stored was valid.)
+			if stages, err := config.ParseStages(s.Stages); err == nil {
+				for _, st := range stages {
+					n = max(n, int(st.Target))
+				}
 			}
 		}
 		return max(1, n) + 1

@@ -273,6 +273,9 @@ func cloneMariaDB(ctx context.Context, serverURL, tmpl, name string) error {
 		for _, q := range []string{
 			"CREATE TABLE " + qi(name) + "." + qi(tn) + " LIKE " + qi(tmpl) + "." + qi(tn),
 			"INSERT INTO " + qi(name) + "." + qi(tn) + " SELECT * FROM " + qi(tmpl) + "." + qi(tn),
+			// A build gathers statistics; a copy's would come later, in the
+			// background: plans would differ from a built database's.
+			"ANALYZE TABLE " + qi(name) + "." + qi(tn),
 		} {
 			if _, err := conn.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("copy %s to %s: %s: %w", tmpl, name, q, err)

@@ -163,10 +163,17 @@ func schemaError(err error) error {
 }
 
 // pgVersion reads a PostgreSQL repository's schema version: 0 for a
-// database without Sledge's tables.
+// database without Sledge's tables. It looks for sledge_schema in pg_class
+// itself, under the statement's snapshot, not through the session's
+// catalog cache (to_regclass): a session that waited on the migration lock
+// while another process created the tables has them in its snapshot, but
+// not in its cache until something makes it read its invalidations — the
+// re-check under the lock would see no schema and create it again.
 func pgVersion(ctx context.Context, q queryer) (int, error) {
 	var exists bool
-	if err := q.QueryRowContext(ctx, "SELECT to_regclass('sledge_schema') IS NOT NULL").Scan(&exists); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c
+		WHERE c.relname = 'sledge_schema' AND c.relnamespace IN (
+			SELECT n.oid FROM pg_catalog.pg_namespace n WHERE n.nspname = ANY (current_schemas(false))))`).Scan(&exists); err != nil {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	if !exists {

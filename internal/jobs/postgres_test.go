@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io/fs"
 	"net"
@@ -464,5 +465,80 @@ func TestPostgresSearchPath(t *testing.T) {
 	}
 	if js, err := plain.List(ctx, ListFilter{}); err != nil || len(js) != 0 {
 		t.Fatalf("public schema's jobs: %v, %v; want none", js, err)
+	}
+}
+
+// TestPostgresVersionAfterWaitingForAnotherMigration: a session that found
+// no schema, then waited on the migration lock while another session created
+// it, reads the new version once it has the lock. Its catalog cache still
+// says "no sledge_schema" (nothing has made it read the other's
+// invalidations: a large migration script may, a small one does not), so a
+// re-check through the cache would create the schema a second time —
+// "relation sledge_schema already exists" when agents first open one
+// repository together.
+func TestPostgresVersionAfterWaitingForAnotherMigration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, err := sql.Open("pgx", testdb.Postgres(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	creator, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer creator.Close()
+	waiter, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer waiter.Close()
+	if v, err := pgVersion(ctx, waiter); err != nil || v != 0 {
+		t.Fatalf("version of an empty database: %d, %v; want 0", v, err)
+	}
+	if _, err := creator.ExecContext(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := creator.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", int64(pgMigrationLock)); err != nil {
+		t.Fatal(err)
+	}
+	type read struct {
+		v   int
+		err error
+	}
+	after := make(chan read, 1)
+	go func() {
+		tx, err := waiter.BeginTx(ctx, postgresDialect.writeTx)
+		if err != nil {
+			after <- read{err: err}
+			return
+		}
+		defer tx.Rollback()
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", int64(pgMigrationLock)); err != nil {
+			after <- read{err: err}
+			return
+		}
+		v, err := pgVersion(ctx, tx)
+		after <- read{v, err}
+	}()
+	for waiting := false; !waiting; {
+		if err := creator.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks
+			WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := creator.ExecContext(ctx, "CREATE TABLE sledge_schema (version integer)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := creator.ExecContext(ctx, "INSERT INTO sledge_schema VALUES (7)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := creator.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-after; r.err != nil || r.v != 7 {
+		t.Errorf("version read under the lock after another session created the schema: %d, %v; want 7", r.v, r.err)
 	}
 }

@@ -54,6 +54,10 @@ func prompt(ctx context.Context, p Process, tclsh, prelude string) error {
 	cmd.Env = p.Env
 	cmd.Dir = p.WorkDir
 	cmd.ExtraFiles = []*os.File{cmdR, ackW} // fd 3 and fd 4 in tclsh
+	// tclsh dies with this process; this goroutine, on its thread, waits
+	// for it.
+	dieWithParent(cmd)
+	defer lockThread()()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start tclsh: %w", err)
 	}

@@ -108,12 +108,15 @@ func Python(ctx context.Context, p Process, scriptPath string) error {
 	return p.run(ctx, py, args, env)
 }
 
-// run runs a child on the process's streams in WorkDir.
+// run runs a child on the process's streams in WorkDir; it dies with this
+// process.
 func (p Process) run(ctx context.Context, name string, args, env []string) error {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.Stdin, p.Stdout, p.Stderr
 	cmd.Env = env
 	cmd.Dir = p.WorkDir
+	dieWithParent(cmd)
+	defer lockThread()()
 	return cmd.Run()
 }
 

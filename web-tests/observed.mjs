@@ -16,6 +16,10 @@
 // stored wait classes, the statistics and the settings table, and that the
 // other job's page says it was not observed and draws none of it.
 // Screenshots go to ARTIFACT_DIR; any failure exits 1 with failure.png.
+// Every wait is for what the page shows and lasts until
+// $SLEDGE_DEADLINE_MS (milliseconds since the epoch, set by
+// browser_test.go from the test's deadline; else 10 minutes from the
+// start): a busy machine only makes it slower.
 // Console errors and requests to any other origin fail the test too.
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
@@ -35,6 +39,16 @@ class Failure extends Error {}
 function check(cond, msg) { if (!cond) throw new Failure(msg); }
 const sel = id => `[data-testid="${id}"]`;
 const log = msg => console.log(msg);
+const deadline = Number(process.env.SLEDGE_DEADLINE_MS) || Date.now() + 10 * 60 * 1000;
+// timeLeft is how long a wait may last from now: until the deadline.
+const timeLeft = () => Math.max(1000, deadline - Date.now());
+// step names what the script does next (for a failure's message) and
+// gives its waits the time left.
+function step(name) {
+  stepName = name;
+  log('▶ ' + name);
+  page.setDefaultTimeout(timeLeft());
+}
 
 const consoleErrors = [];
 const foreignRequests = [];
@@ -44,7 +58,7 @@ async function main() {
   browser = await chromium.launch({ executablePath, args: ['--no-sandbox'], headless: true });
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
   page = await context.newPage();
-  page.setDefaultTimeout(30000);
+  page.setDefaultTimeout(timeLeft());
   page.on('console', m => { if (m.type() === 'error') consoleErrors.push(m.text()); });
   page.on('pageerror', e => consoleErrors.push('uncaught: ' + (e.stack || e.message)));
   context.on('request', r => {
@@ -55,8 +69,7 @@ async function main() {
     if (o !== origin) foreignRequests.push(`${r.method()} ${u}`);
   });
 
-  stepName = 'observed job: active sessions chart, statistics, settings';
-  log('▶ ' + stepName);
+  step('observed job: active sessions chart, statistics, settings');
   await page.goto(`${base}/#/jobs/${observedID}`);
   await page.locator(sel('aas-chart-svg')).waitFor();
   const legend = (await page.locator(`${sel('aas-chart-legend')} > span`).allTextContents()).map(s => s.trim());
@@ -96,8 +109,7 @@ async function main() {
   await page.locator(sel('observed')).screenshot({ path: path.join(artifacts, 'observed-section.png') });
   log('  screenshots observed-job.png, observed-section.png');
 
-  stepName = 'job not observed: one line saying why';
-  log('▶ ' + stepName);
+  step('job not observed: one line saying why');
   await page.goto(`${base}/#/jobs/${unobservedID}`);
   const line = (await page.locator(sel('not-observed')).textContent()).trim();
   check(/not observed/.test(line), `the line says ${JSON.stringify(line)}`);
@@ -115,8 +127,7 @@ async function main() {
 // agentsPanel opens a run driven by two agents, one lost: the Agents panel
 // lists both in segment order with their states and the first's share.
 async function agentsPanel(id) {
-  stepName = 'run of two agents: the Agents panel';
-  log('▶ ' + stepName);
+  step('run of two agents: the Agents panel');
   await page.goto(`${base}/#/jobs/${id}`);
   await page.locator(sel('agents-table')).waitFor();
   const rows = await page.locator(`${sel('agents-table')} tbody tr`).evaluateAll(trs => trs.map(
@@ -132,11 +143,10 @@ async function agentsPanel(id) {
 // livePage watches a running job: the server section fills in and grows
 // while the run goes on, then the run is stopped from the page.
 async function livePage() {
-  stepName = 'live job: active sessions chart grows while the run goes on';
-  log('▶ ' + stepName);
+  step('live job: active sessions chart grows while the run goes on');
   await page.goto(`${base}/#/jobs/${liveID}`);
   await page.locator(sel('stop-button')).waitFor();
-  await page.locator(sel('live-aas-chart-svg')).waitFor({ timeout: 60000 });
+  await page.locator(sel('live-aas-chart-svg')).waitFor();
   const bars = () => page.locator('[data-testid^="live-aas-chart-bar-"]').evaluateAll(
     els => new Set(els.map(e => e.dataset.testid.split('-')[4])).size);
   const first = await bars();
@@ -146,7 +156,7 @@ async function livePage() {
   check(legend.length >= 1, 'the live chart has no legend');
   // The run cuts an interval every second; the page re-reads every 2 s.
   await page.waitForFunction(n => new Set([...document.querySelectorAll('[data-testid^="live-aas-chart-bar-"]')]
-    .map(e => e.dataset.testid.split('-')[4])).size >= n + 2, first, { timeout: 20000 });
+    .map(e => e.dataset.testid.split('-')[4])).size >= n + 2, first);
   const later = await bars();
   log(`  ${later} intervals drawn a few seconds later`);
   const tpmBox = await page.locator(sel('chart-tpm')).boundingBox();
@@ -154,13 +164,28 @@ async function livePage() {
   check(tpmBox && aasBox && aasBox.y > tpmBox.y, 'the live active sessions chart is not under the TPM chart');
   await page.screenshot({ path: path.join(artifacts, 'observed-live.png'), fullPage: true });
   // The ramp-up (2 s, two 1 s intervals) is shaded over the first two bars.
-  const ramp = await page.locator(`${sel('live-aas-chart-svg')} > rect`).first().evaluate(e => Number(e.getAttribute('x')) + Number(e.getAttribute('width')));
-  const second = await page.locator('[data-testid^="live-aas-chart-bar-1-"]').first().evaluate(e => Number(e.getAttribute('x')) + Number(e.getAttribute('width')));
+  // Both are read in one go (the chart is redrawn as intervals come); the
+  // shading needs the run's ramp-up intervals: without any, it never comes.
+  let ends = null;
+  for (;;) {
+    ends = await page.evaluate(() => {
+      const r = document.querySelector('[data-testid="live-aas-chart-svg"] > rect');
+      const b = document.querySelector('[data-testid^="live-aas-chart-bar-1-"]');
+      const end = e => Number(e.getAttribute('x')) + Number(e.getAttribute('width'));
+      return r && b ? [end(r), end(b)] : null;
+    });
+    if (ends) break;
+    const series = await (await page.request.get(`${base}/api/jobs/${liveID}/series`)).json();
+    check(series.some(iv => iv.phase === 'rampup'), `the run has no ramp-up interval to shade: ${JSON.stringify(series.map(iv => [iv.seq, iv.phase]))}`);
+    check(Date.now() < deadline, 'no ramp-up shading on the live chart by the test\'s deadline');
+    await page.waitForTimeout(200);
+  }
+  const [ramp, second] = ends;
   check(Math.abs(ramp - second) < 4, `the ramp-up shading ends at x=${ramp}, the second interval's bar at x=${second}`);
   log('  screenshot observed-live.png');
   await page.locator(sel('stop-button')).click();
   // The page turns into the finished job's, with the stored chart.
-  await page.locator(sel('aas-chart-svg')).waitFor({ timeout: 60000 });
+  await page.locator(sel('aas-chart-svg')).waitFor();
   log('  stopped; the finished page draws the stored chart');
 }
 

@@ -20,7 +20,11 @@
 // page and the jobs list at a 390 px wide viewport, which must not scroll
 // sideways (mobile-job.png, mobile-jobs.png). A screenshot of every page
 // goes to ARTIFACT_DIR. Any failure exits 1 with a message and a screenshot
-// of the page it happened on (failure.png). Console errors, uncaught
+// of the page it happened on (failure.png). Every wait is for what the page
+// shows and lasts until $SLEDGE_DEADLINE_MS (milliseconds since the epoch,
+// set by browser_test.go from the test's deadline; else 10 minutes from
+// the start), so that a busy machine only makes it slower; a wait that
+// ends there fails the script. Console errors, uncaught
 // exceptions, API requests that fail (a 404 for a section a job does not
 // have) and requests to any other origin fail the test too.
 //
@@ -33,8 +37,8 @@
 //
 // With $SLEDGE_SERIES=ID1,ID2 (the two trials of a series browser_test.go
 // ran on the same server after the profile) it checks the load models,
-// stages and series instead: it starts a staged run (2s:1,3s:2 VUs) and a
-// rate run (50 tx/s over 2 connections) from the page itself and watches
+// stages and series instead: it starts a staged run (5s:1,10s:2 VUs) and a
+// rate run (50 tx/s over 2 connections, 20 s) from the page itself and watches
 // each live (the stage bands on the TPM chart and the Load panel's stage;
 // the rate run's lag p99, late and scheduled counts), then their finished
 // pages (the stages table against GET …/result, the bands against the
@@ -61,6 +65,9 @@ const profileMember = process.env.SLEDGE_PROFILE_MEMBER || '';
 const seriesJobs = (process.env.SLEDGE_SERIES || '').split(',').filter(Boolean);
 
 const t0 = Date.now();
+const deadline = Number(process.env.SLEDGE_DEADLINE_MS) || t0 + 10 * 60 * 1000;
+// timeLeft is how long a wait may last from now: until the deadline.
+const timeLeft = () => Math.max(1000, deadline - Date.now());
 const log = msg => console.log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
 
 // Everything the page says or asks for, checked at the end (and reported on failure).
@@ -78,6 +85,7 @@ let browser, page, stepName = 'start';
 async function step(name, fn) {
   stepName = name;
   log('▶ ' + name);
+  page.setDefaultTimeout(timeLeft());
   return fn();
 }
 async function shot(name) {
@@ -86,19 +94,47 @@ async function shot(name) {
   log('  screenshot ' + file);
 }
 
-// waitText waits until the element's text satisfies pred; the error names what it saw last.
-async function waitText(testid, pred, what, timeout) {
+// waitText waits (until the deadline) until the element's text satisfies
+// pred; the error names what it saw last. With live, what it waits for is
+// a running job's: it fails at once should the job's page say it ended
+// (the run was too short for this machine's pace: it would never come).
+async function waitText(testid, pred, what, { live = false } = {}) {
   const loc = page.locator(sel(testid)).first();
-  const deadline = Date.now() + (timeout || 30000);
+  const start = Date.now();
   let last = '(element not found)';
   for (;;) {
     if (await loc.count()) {
       last = ((await loc.textContent().catch(() => null)) ?? '').trim();
       if (pred(last)) return last;
     }
-    if (Date.now() > deadline) throw new Failure(`${testid}: waited ${(timeout || 30000) / 1000} s for ${what}; it shows ${JSON.stringify(last)}`);
+    if (live) {
+      const status = ((await page.locator(sel('job-status')).first().textContent().catch(() => null)) ?? '').trim();
+      if (/^(completed|interrupted|failed|degraded)$/.test(status)) {
+        throw new Failure(`${testid}: the job ended (${status}) before the page showed ${what} while it ran; it shows ${JSON.stringify(last)}`);
+      }
+    }
+    if (Date.now() > deadline) throw new Failure(`${testid}: waited ${((Date.now() - start) / 1000).toFixed(0)} s (until the test's deadline) for ${what}; it shows ${JSON.stringify(last)}`);
     await page.waitForTimeout(200);
   }
+}
+
+// until polls cond (async) every 100 ms until it holds or the deadline
+// passes, and says which.
+async function until(cond) {
+  for (;;) {
+    if (await cond()) return true;
+    if (Date.now() > deadline) return false;
+    await page.waitForTimeout(100);
+  }
+}
+
+// chartsFit waits until the page no longer scrolls sideways and its
+// charts fit the viewport (they resize to its width after it changed), or
+// the deadline passes; the checks that follow say what sticks out.
+async function chartsFit() {
+  await page.waitForFunction(() => document.documentElement.scrollWidth <= window.innerWidth &&
+    [...document.querySelectorAll('.uplot')].every(u => u.getBoundingClientRect().right <= window.innerWidth),
+  null, { timeout: timeLeft(), polling: 100 }).catch(() => {});
 }
 
 const isNumber = s => /^[\d,.\u00a0\u202f ]+$/.test(s) && /\d/.test(s);
@@ -108,7 +144,7 @@ async function main() {
   browser = await chromium.launch({ executablePath, args: ['--no-sandbox'], headless: true });
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
   page = await context.newPage();
-  page.setDefaultTimeout(30000);
+  page.setDefaultTimeout(timeLeft());
   page.on('console', m => {
     const loc = m.location();
     const line = `${m.type()}: ${m.text()}${loc && loc.url ? ` (${loc.url}:${loc.lineNumber})` : ''}`;
@@ -143,6 +179,7 @@ async function main() {
     // Its own browser context: the requests it makes are not the UI's.
     const evilCtx = await browser.newContext({ viewport: { width: 900, height: 600 } });
     const evil = await evilCtx.newPage();
+    evil.setDefaultTimeout(timeLeft());
     const answers = [];
     evilCtx.on('response', r => {
       if (r.url().startsWith(base + '/')) answers.push({ what: `${r.request().method()} ${r.url().slice(base.length)}`, status: r.status() });
@@ -153,10 +190,11 @@ async function main() {
     for (const o of [other, sameSite.origin]) {
       await evil.goto(`${o}/?api=${encodeURIComponent(base)}`);
       for (const id of ['form-text', 'form-urlencoded', 'form-multipart']) {
-        // The answer lands in a cross-origin iframe; on a loaded machine the
-        // browser may report it late. What matters most — no job appears —
-        // is checked on the jobs page afterwards whatever happens here.
-        const answered = evil.waitForResponse(r => r.url() === base + '/api/jobs', { timeout: 30000 }).catch(() => null);
+        // The answer lands in a cross-origin iframe; the browser may not
+        // report it (or late, on a loaded machine): it is waited for 30 s
+        // at most. What matters most — no job appears — is checked on the
+        // jobs page afterwards whatever happens here.
+        const answered = evil.waitForResponse(r => r.url() === base + '/api/jobs', { timeout: Math.min(30000, timeLeft()) }).catch(() => null);
         await evil.evaluate(id => document.getElementById(id).submit(), id);
         const r = await answered;
         if (r) check(r.status() === 403, `${o}: ${id} to /api/jobs answered ${r.status()}, want 403`);
@@ -177,8 +215,7 @@ async function main() {
         return out;
       }, { api: base, spec });
       check(fetched.every(x => x === 'opaque'), `${o}: no-cors fetches gave ${JSON.stringify(fetched)}, want opaque answers`);
-      const deadline = Date.now() + 5000;
-      while (answers.length < before + 2 && Date.now() < deadline) await evil.waitForTimeout(100);
+      await until(() => answers.length >= before + 2);
       check(answers.length >= before + 2, `${o}: the browser saw ${answers.length - before} answers to 2 no-cors fetches`);
       log(`  ${o}: forms and no-cors fetches sent`);
     }
@@ -217,7 +254,8 @@ async function main() {
     await form.locator(sel('input-db')).selectOption('');
     await form.locator(sel('input-vu')).fill('2');
     await form.locator(sel('input-rampup')).fill('1s');
-    await form.locator(sel('input-duration')).fill('20s');
+    // Long: the page stops it once it has seen it live.
+    await form.locator(sel('input-duration')).fill('5m');
     await form.locator(sel('input-mode')).selectOption('auto');
     // The load-model fields are sent and a bad one is refused under its
     // own field (the API's 400 names it), with no job made.
@@ -243,17 +281,16 @@ async function main() {
     await page.locator(sel('new-job-submit')).click();
     // The API answers once the run is recorded, after the build: give it time,
     // but fail at once if the form shows an error.
-    const deadline = Date.now() + 150000;
     for (;;) {
       const m = page.url().match(/#\/jobs\/(\d+)$/);
       if (m) { runID = m[1]; break; }
       const err = page.locator(`${sel('new-job-error')} .alert, .field-error:not(:empty)`);
       if (await err.count()) throw new Failure('the form shows an error: ' + (await err.first().textContent()));
-      check(Date.now() < deadline, 'no job page 150 s after submitting the form');
+      check(Date.now() < deadline, 'no job page by the test\'s deadline after submitting the form');
       await page.waitForTimeout(250);
     }
     log('  run job ' + runID);
-    await waitText('job-status', s => s === 'running', 'status "running"');
+    await waitText('job-status', s => s === 'running', 'status "running"', { live: true });
     await page.locator(sel('stop-button')).waitFor();
     await page.locator(sel('live-chart')).waitFor();
   });
@@ -265,9 +302,9 @@ async function main() {
       const seen = window.__sledgeSeen || (window.__sledgeSeen = new Set());
       if (el && el.textContent.trim() !== '—') seen.add(el.textContent.trim());
       return seen.size >= 2 && !!document.querySelector('[data-testid="live-chart"] [data-testid="chart-tpm"] canvas');
-    }, null, { timeout: 60000, polling: 200 }).then(() => true, () => false);
+    }, null, { timeout: timeLeft(), polling: 200 }).then(() => true, () => false);
     const seen = await page.evaluate(() => [...(window.__sledgeSeen || [])]);
-    check(ok, `the live page did not show two intervals with a TPM chart within 60 s (elapsed values seen: ${JSON.stringify(seen)})`);
+    check(ok, `the live page did not show two intervals with a TPM chart by the test's deadline (elapsed values seen: ${JSON.stringify(seen)})`);
     const tpm = await waitText('live-tpm', isNumber, 'a TPM number');
     check(toNumber(tpm) > 0, `live TPM is ${tpm}`);
     log(`  intervals seen: ${seen.join(' | ')}; live TPM ${tpm}`);
@@ -282,7 +319,7 @@ async function main() {
 
   await step('stop: the job ends as interrupted', async () => {
     await page.locator(sel('stop-button')).click();
-    await waitText('job-status', s => s === 'interrupted', 'status "interrupted"', 60000);
+    await waitText('job-status', s => s === 'interrupted', 'status "interrupted"');
   });
 
   await step('reload: the finished job shows its result', async () => {
@@ -321,7 +358,7 @@ async function main() {
     if (((result.observed || {}).observers || []).length) {
       const line = await waitText('summary-server', s => /^server: .+ — see Server$/.test(s), 'the server summary line');
       await page.locator(sel('summary-server-link')).click();
-      await page.waitForFunction(() => { const r = document.getElementById('observed').getBoundingClientRect(); return r.top >= -2 && r.top < window.innerHeight; }, null, { timeout: 5000 });
+      await page.waitForFunction(() => { const r = document.getElementById('observed').getBoundingClientRect(); return r.top >= -2 && r.top < window.innerHeight; });
       await page.evaluate(() => window.scrollTo(0, 0));
       log(`  ${JSON.stringify(line)}`);
     }
@@ -345,7 +382,7 @@ async function main() {
     runID2 = (await res.json()).id;
     log('  run job ' + runID2);
     await page.goto(`${base}/#/jobs/${runID2}`);
-    await waitText('job-status', s => s === 'completed', 'status "completed"', 60000);
+    await waitText('job-status', s => s === 'completed', 'status "completed"');
     await waitText('result-nopm', isNumber, 'a NOPM number');
     const rows = await page.locator(`${sel('tx-table')} tbody tr`).count();
     check(rows === 5, `job ${runID2}: tx-table has ${rows} rows, want 5`);
@@ -432,18 +469,19 @@ async function main() {
     let asked = '';
     page.once('dialog', d => { asked = d.message(); d.dismiss(); });
     await page.locator(sel('new-job-submit')).click();
-    await page.waitForTimeout(500);
+    await until(() => asked !== '');
+    await page.waitForTimeout(500); // a POST the page would send on its own, after the answer
     check(/scratch/.test(asked) && /dropped/.test(asked), `the confirmation said ${JSON.stringify(asked)}`);
     check(posts.length === 0 && /#\/new$/.test(page.url()), `declining still sent ${posts.length} request(s) (page ${page.url()})`);
     // Accepted: sent with "confirm": true.
     page.once('dialog', d => d.accept());
     await page.locator(sel('new-job-submit')).click();
-    await page.waitForURL(/#\/jobs\/\d+$/, { timeout: 30000 });
+    await page.waitForURL(/#\/jobs\/\d+$/);
     page.off('request', onReq);
     check(posts.length === 1, `${posts.length} POSTs after accepting`);
     const sent = posts[0].postDataJSON();
     check(sent.confirm === true && sent.force === true && sent.db === 'scratch', `sent ${JSON.stringify(sent)}`);
-    await waitText('job-status', s => s === 'completed', 'status "completed"', 60000);
+    await waitText('job-status', s => s === 'completed', 'status "completed"');
     await waitText('job-target-name', s => s === 'scratch', 'the target by its name "scratch"');
     await page.waitForTimeout(300);
     await shot('09-build-named-done.png');
@@ -461,9 +499,9 @@ async function main() {
     let asked = '';
     page.once('dialog', d => { asked = d.message(); d.accept(); });
     await page.locator(sel('new-job-submit')).click();
-    await page.waitForURL(/#\/jobs\/\d+$/, { timeout: 30000 });
+    await page.waitForURL(/#\/jobs\/\d+$/);
     check(/^Drop the TPROC-C schema in scratch\?/.test(asked), `the confirmation said ${JSON.stringify(asked)}`);
-    await waitText('job-status', s => s === 'completed', 'status "completed"', 60000);
+    await waitText('job-status', s => s === 'completed', 'status "completed"');
     const jobs = await (await page.request.get(base + '/api/jobs')).json();
     check(jobs.length === 5, `${jobs.length} jobs, want 5 (first-run build, two runs, build, drop): ${JSON.stringify(jobs.map(j => [j.id, j.kind, j.status]))}`);
     await page.goto(base + '/#/');
@@ -498,7 +536,7 @@ async function main() {
     await page.goto(`${base}/#/jobs/${runID}`);
     await waitText('result-nopm', isNumber, 'a NOPM number');
     await page.locator(`${sel('series-charts')} ${sel('chart-tpm')} canvas`).first().waitFor();
-    await page.waitForTimeout(800); // the charts resize to the width
+    await chartsFit(); // the charts resize to the width
     let o = await overflow();
     check(o.sw <= o.iw, `job page at 390 px: scrollWidth ${o.sw} > innerWidth ${o.iw}: ${o.out.join('; ')}`);
     // The transaction table scrolls inside its panel; the charts fit.
@@ -508,7 +546,7 @@ async function main() {
     await page.goto(base + '/#/');
     await page.locator(sel('job-row-' + runID)).waitFor();
     await waitText('job-setup-' + runID, s => s === '2 VU · 1 WH', 'the setup');
-    await page.waitForTimeout(300);
+    await chartsFit();
     o = await overflow();
     check(o.sw <= o.iw, `jobs page at 390 px: scrollWidth ${o.sw} > innerWidth ${o.iw}: ${o.out.join('; ')}`);
     await shot('mobile-jobs.png');
@@ -601,7 +639,7 @@ async function profileChecks() {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${base}/#/profile/${profileID}`);
     await page.locator(sel('profile-table')).waitFor();
-    await page.waitForTimeout(300);
+    await chartsFit();
     const o = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, iw: window.innerWidth }));
     check(o.sw <= o.iw, `profile page at 390 px: scrollWidth ${o.sw} > innerWidth ${o.iw}`);
     await shot('mobile-profile.png');
@@ -644,20 +682,23 @@ async function loadChecks() {
   let staged, rated;
 
   await step('a staged run, live: the Load panel names the stage, the TPM chart marks the stages', async () => {
-    staged = await startFromPage({ kind: 'run', stages: '2s:1,3s:2', rampup: '0s', interval: '1s' });
+    // Long enough to be seen live on a busy machine.
+    staged = await startFromPage({ kind: 'run', stages: '5s:1,10s:2', rampup: '0s', interval: '1s' });
     log('  staged run job ' + staged);
-    await waitText('job-status', s => s === 'running', 'status "running"');
-    await waitText('live-load-model', s => s === 'stages 1 → 2 VUs', 'the stages offered');
-    const stage = await waitText('live-stage', s => /^[12] of 2 · [12] VUs?$/.test(s), 'the stage the run is in');
-    // The band of the stage going on, drawn while the run goes on.
-    await page.locator(`${sel('live-chart')} ${sel('chart-tpm-stage-1')}`).waitFor();
+    await waitText('job-status', s => s === 'running', 'status "running"', { live: true });
+    await waitText('live-load-model', s => s === 'stages 1 → 2 VUs', 'the stages offered', { live: true });
+    const stage = await waitText('live-stage', s => /^[12] of 2 · [12] VUs?$/.test(s), 'the stage the run is in', { live: true });
+    // The band of the stage going on, drawn while the run goes on (or the
+    // run's end, which fails the check below).
+    await page.waitForFunction(() => !!document.querySelector('[data-testid="live-chart"] [data-testid="chart-tpm-stage-1"]') ||
+      (document.querySelector('[data-testid="job-status"]') || {}).textContent !== 'running', null, { polling: 100 });
     const live = await page.locator(sel('job-status')).textContent();
     check(live === 'running', `the stage band appeared only once the run had ended (${live})`);
     log(`  live: stage ${stage}; bands ${await page.locator(`${sel('live-chart')} ${sel('chart-tpm')}`).getAttribute('data-stages')}`);
     await page.waitForTimeout(300);
     await shot('15-staged-live.png');
     // The page turns into the finished job's by itself.
-    await waitText('job-status', s => s === 'completed', 'status "completed"', 60000);
+    await waitText('job-status', s => s === 'completed', 'status "completed"');
   });
 
   await step('the staged run\'s page: the stages table, the bands at the stages\' times', async () => {
@@ -690,16 +731,17 @@ async function loadChecks() {
   });
 
   await step('a rate run, live: the lag p99, late and scheduled so far', async () => {
-    rated = await startFromPage({ kind: 'run', rate: 50, connections: 2, duration: '4s', rampup: '0s', interval: '1s' });
+    // Long enough to be seen live on a busy machine.
+    rated = await startFromPage({ kind: 'run', rate: 50, connections: 2, duration: '20s', rampup: '0s', interval: '1s' });
     log('  rate run job ' + rated);
-    await waitText('live-load-model', s => s === '50 tx/s', 'the rate offered');
-    await waitText('live-load-model-hint', s => s === 'over 2 connections, at most 100,000 waiting', 'the connections and the queue bound');
-    const lag = await waitText('live-lag-p99', s => /^[\d.,]+ ms$/.test(s), 'a lag p99');
-    const sched = await waitText('live-scheduled', s => isNumber(s) && toNumber(s) > 0, 'transactions scheduled');
+    await waitText('live-load-model', s => s === '50 tx/s', 'the rate offered', { live: true });
+    await waitText('live-load-model-hint', s => s === 'over 2 connections, at most 100,000 waiting', 'the connections and the queue bound', { live: true });
+    const lag = await waitText('live-lag-p99', s => /^[\d.,]+ ms$/.test(s), 'a lag p99', { live: true });
+    const sched = await waitText('live-scheduled', s => isNumber(s) && toNumber(s) > 0, 'transactions scheduled', { live: true });
     await page.locator(`${sel('live-chart')} ${sel('chart-lag')} canvas`).first().waitFor();
     log(`  live: lag p99 ${lag}, scheduled ${sched}, late ${await page.locator(sel('live-late')).textContent()}`);
     await shot('17-rate-live.png');
-    await waitText('job-status', s => s === 'completed', 'status "completed"', 60000);
+    await waitText('job-status', s => s === 'completed', 'status "completed"');
   });
 
   await step('the rate run\'s page: the Load panel', async () => {
@@ -760,7 +802,7 @@ async function loadChecks() {
     for (const [id, name, testid] of [[staged, 'mobile-staged.png', 'stages-table'], [rated, 'mobile-rate.png', 'load-panel'], [trial2, 'mobile-series.png', 'series-table']]) {
       await page.goto(`${base}/#/jobs/${id}`);
       await page.locator(sel(testid)).waitFor();
-      await page.waitForTimeout(800); // the charts resize to the width
+      await chartsFit(); // the charts resize to the width
       await noSideways(`job ${id}'s page`);
       await shot(name);
     }

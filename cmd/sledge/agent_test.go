@@ -8,13 +8,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestAgentServesOSMetrics: sledge agent --os-metrics serves this host's
 // figures at the address it prints, and Ctrl-C stops it with status 0 (a
 // stopped agent has done what it was asked).
 func TestAgentServesOSMetrics(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/stat"); err != nil {
 		t.Skip("no Linux /proc here")
 	}
@@ -26,8 +26,9 @@ func TestAgentServesOSMetrics(t *testing.T) {
 		{"0.0.0.0:0", true},
 	} {
 		t.Run(tc.listen, func(t *testing.T) {
-			p := startSledge(t, "agent", "--os-metrics", "--listen", tc.listen)
-			p.waitFor(t, `listening on http://\S+/metrics`, time.Minute)
+			t.Parallel()
+			p := newEnv(t).start("agent", "--os-metrics", "--listen", tc.listen)
+			p.waitFor(t, `listening on http://\S+/metrics`)
 			url := regexp.MustCompile(`listening on (http://\S+/metrics)`).FindStringSubmatch(p.output())[1]
 			url = strings.Replace(url, "0.0.0.0", "127.0.0.1", 1)
 			resp, err := http.Get(url)
@@ -53,7 +54,7 @@ func TestAgentServesOSMetrics(t *testing.T) {
 			if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
 				t.Fatal(err)
 			}
-			if code := p.exitCode(t, time.Minute); code != 0 {
+			if code := p.exitCode(t); code != 0 {
 				t.Fatalf("agent stopped by Ctrl-C exited %d, want 0:\n%s", code, p.output())
 			}
 			if !strings.Contains(p.output(), "sledge agent: stopped") {
@@ -66,6 +67,8 @@ func TestAgentServesOSMetrics(t *testing.T) {
 // TestAgentRefuses: no kind of figures named, no /proc to read, a bad
 // address: it says why and exits 1 before listening.
 func TestAgentRefuses(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
 	noProc := filepath.Join(t.TempDir(), "proc")
 	for _, tc := range []struct {
 		args []string
@@ -80,7 +83,7 @@ func TestAgentRefuses(t *testing.T) {
 				continue // the /proc check comes first
 			}
 		}
-		out, err := sledgeProcess(t, "", tc.args...)
+		out, err := e.process("", tc.args...)
 		if code := exitCodeOf(t, err); code != 1 || !strings.Contains(out, tc.want) || strings.Contains(out, "listening on") {
 			t.Errorf("sledge %s: exit %d, want 1 saying %q:\n%s", strings.Join(tc.args, " "), code, tc.want, out)
 		}

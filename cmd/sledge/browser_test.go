@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/script/scripttest"
 	"github.com/sledge-bench/sledge/internal/server"
 	"github.com/sledge-bench/sledge/internal/testdb"
+	"github.com/sledge-bench/sledge/internal/testdb/tpcctest"
 )
 
 // TestWebUIInChromium drives the web UI in headless Chromium: the script
@@ -38,23 +40,28 @@ import (
 // job and compares the two, builds on a named target and drops it (each
 // after confirming), against a server with a target policy on a fresh
 // repository and embedded SQLite database. Screenshots go to
-// $SLEDGE_TEST_ARTIFACTS/webui, else web-tests/artifacts (gitignored).
+// $SLEDGE_TEST_ARTIFACTS/webui/TestWebUIInChromium, else
+// web-tests/artifacts/TestWebUIInChromium (gitignored).
 //
-// Then it runs a small profile (1 and 2 VUs, 2 s each) on the same
-// repository and has ui.mjs check its pages ($SLEDGE_PROFILE); then a
-// series of two 2 s trials, and has ui.mjs run a staged and a rate run from
-// the page and check the Load, Stages and Series panels ($SLEDGE_SERIES).
+// TestWebUIProfileInChromium and TestWebUISeriesInChromium drive the
+// profile, load model and series pages, each on a server of its own.
 //
 // Chromium is installed with apt-get when it is missing and the test runs as
 // root, playwright-core with `npm ci` when web-tests/node_modules lacks it.
 // When either cannot be had the test skips, or fails when $CI is set.
+//
+// The scripts wait on what the page shows, each wait up to the test's
+// deadline (-timeout, less a margin to report and clean up): they pass on
+// a busy machine, and one that hangs fails with its screenshot.
 func TestWebUIInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite, drives a browser")
 	}
+	t.Parallel()
 	webTests, chromium, node, artifacts := browserEnv(t)
 
-	ts, repo, foreign := policyServer(t)
+	e := newEnv(t)
+	ts, repo, foreign := policyServer(e)
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = io.WriteString(w, otherSitePage)
@@ -64,17 +71,13 @@ func TestWebUIInChromium(t *testing.T) {
 	// also tries 127.0.0.1 on this port: the same site, another origin).
 	otherURL := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
 
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(webTests, "ui.mjs"), ts.URL, artifacts, otherURL)
-	cmd.Dir = webTests
-	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
-	cmd.WaitDelay = 10 * time.Second
 	start := time.Now()
-	err := runStreaming(t, cmd)
+	err := runStreaming(t, nodeCommand(ctx, t, webTests, node, chromium, "ui.mjs", ts.URL, artifacts, otherURL))
 	t.Logf("ui.mjs took %s; screenshots in %s", time.Since(start).Round(100*time.Millisecond), artifacts)
 	if ctx.Err() == context.DeadlineExceeded {
-		t.Fatalf("ui.mjs did not finish within 3 minutes (see %s)", artifacts)
+		t.Fatalf("ui.mjs did not finish by the test's deadline (see %s)", artifacts)
 	}
 	if err != nil {
 		t.Fatalf("ui.mjs: %v (screenshots in %s)", err, artifacts)
@@ -104,42 +107,67 @@ func TestWebUIInChromium(t *testing.T) {
 		}
 		t.Errorf("%d jobs, want the 5 the UI started", len(list))
 	}
+}
 
-	// A profile on the embedded database the UI's first run built.
-	spec := config.New(config.KindRun)
-	spec.Rampup, spec.Duration, spec.Interval = 0, config.Duration(2*time.Second), config.Duration(time.Second)
-	outs, err := app.New(withProcessEnv(newTestState(t)).serviceOptions(app.Options{Repo: repo, Version: "test"})).RunProfile(t.Context(), app.Request{Spec: spec}, []int{1, 2}, 1)
+// TestWebUIProfileInChromium runs a small profile (1 and 2 VUs, 2 s each)
+// on the embedded database (as a first run leaves it) of a server like
+// TestWebUIInChromium's, and has ui.mjs check its pages ($SLEDGE_PROFILE).
+func TestWebUIProfileInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs on SQLite, drives a browser")
+	}
+	t.Parallel()
+	webTests, chromium, node, artifacts := browserEnv(t)
+	e := newEnv(t)
+	e.tpcc()
+	ts, repo, _ := policyServer(e)
+	outs, err := app.New(e.state().serviceOptions(app.Options{Repo: repo, Version: "test"})).RunProfile(t.Context(), app.Request{Spec: shortRun()}, []int{1, 2}, 1)
 	if err != nil || len(outs) != 2 {
 		t.Fatalf("profile: %d jobs, %v", len(outs), err)
 	}
-	pctx, pcancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer pcancel()
-	cmd = exec.CommandContext(pctx, node, filepath.Join(webTests, "ui.mjs"), ts.URL, artifacts)
-	cmd.Dir = webTests
-	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium, fmt.Sprint("SLEDGE_PROFILE=", outs[0].ID), fmt.Sprint("SLEDGE_PROFILE_MEMBER=", outs[1].ID))
-	cmd.WaitDelay = 10 * time.Second
+	ctx, cancel := testContext(t)
+	defer cancel()
+	cmd := nodeCommand(ctx, t, webTests, node, chromium, "ui.mjs", ts.URL, artifacts)
+	cmd.Env = append(cmd.Env, fmt.Sprint("SLEDGE_PROFILE=", outs[0].ID), fmt.Sprint("SLEDGE_PROFILE_MEMBER=", outs[1].ID))
 	if err := runStreaming(t, cmd); err != nil {
 		t.Fatalf("ui.mjs (profile %d): %v (screenshots in %s)", outs[0].ID, err, artifacts)
 	}
+}
 
-	// A series of two trials (sledge run --repeat 2) on the same database;
-	// ui.mjs starts a staged run and a rate run from the page itself, watches
-	// them live, and checks their pages and the series'.
-	trials, err := app.New(withProcessEnv(newTestState(t)).serviceOptions(app.Options{Repo: repo, Version: "test"})).RunSeries(t.Context(), app.Request{Spec: spec}, 2)
+// TestWebUISeriesInChromium runs a series of two 2 s trials (sledge run
+// --repeat 2) on the embedded database of a server like
+// TestWebUIInChromium's; ui.mjs starts a staged run and a rate run from the
+// page itself, watches them live, and checks their pages and the series'
+// (the Load, Stages and Series panels, $SLEDGE_SERIES).
+func TestWebUISeriesInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs on SQLite, drives a browser")
+	}
+	t.Parallel()
+	webTests, chromium, node, artifacts := browserEnv(t)
+	e := newEnv(t)
+	e.tpcc()
+	ts, repo, _ := policyServer(e)
+	trials, err := app.New(e.state().serviceOptions(app.Options{Repo: repo, Version: "test"})).RunSeries(t.Context(), app.Request{Spec: shortRun()}, 2)
 	if err != nil || len(trials) != 2 {
 		t.Fatalf("series: %d jobs, %v", len(trials), err)
 	}
-	lctx, lcancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer lcancel()
-	cmd = exec.CommandContext(lctx, node, filepath.Join(webTests, "ui.mjs"), ts.URL, artifacts)
-	cmd.Dir = webTests
-	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium, fmt.Sprintf("SLEDGE_SERIES=%d,%d", trials[0].ID, trials[1].ID))
-	cmd.WaitDelay = 10 * time.Second
-	start = time.Now()
+	ctx, cancel := testContext(t)
+	defer cancel()
+	cmd := nodeCommand(ctx, t, webTests, node, chromium, "ui.mjs", ts.URL, artifacts)
+	cmd.Env = append(cmd.Env, fmt.Sprintf("SLEDGE_SERIES=%d,%d", trials[0].ID, trials[1].ID))
+	start := time.Now()
 	if err := runStreaming(t, cmd); err != nil {
 		t.Fatalf("ui.mjs (load models, stages, series %d): %v (screenshots in %s)", trials[0].ID, err, artifacts)
 	}
 	t.Logf("ui.mjs (load models, stages, series) took %s", time.Since(start).Round(100*time.Millisecond))
+}
+
+// shortRun is a TPROC-C run on the embedded default of 2 s without ramp-up.
+func shortRun() config.Spec {
+	spec := config.New(config.KindRun)
+	spec.Rampup, spec.Duration, spec.Interval = 0, config.Duration(2*time.Second), config.Duration(time.Second)
+	return spec
 }
 
 // foreignLog records the state-changing requests that came from another
@@ -164,15 +192,15 @@ type statusWriter struct {
 
 func (w *statusWriter) WriteHeader(code int) { w.code = code; w.ResponseWriter.WriteHeader(code) }
 
-// policyServer is `sledge serve` as the browser test runs it: a fresh
+// policyServer is `sledge serve` as the browser test runs it: e's fresh
 // repository and data directory, a target policy naming "scratch" (an
 // SQLite file elsewhere) and "bench-pg" (a PostgreSQL URL with a password,
 // never used: the page must not show it), and a log of the state-changing
 // requests that came from another origin.
-func policyServer(t *testing.T, moreTargets ...string) (*httptest.Server, *jobs.Repo, *foreignLog) {
+func policyServer(e *testEnv, moreTargets ...string) (*httptest.Server, *jobs.Repo, *foreignLog) {
+	t := e.t
 	t.Helper()
-	e2eEnv(t)
-	gs := withProcessEnv(newTestState(t))
+	gs := e.state()
 	repo, err := openRepo(context.Background(), gs)
 	if err != nil {
 		t.Fatal(err)
@@ -232,6 +260,24 @@ for (const f of document.forms) f.action = api + '/api/jobs';
 </script>
 </body></html>
 `
+
+// nodeCommand is node running script of the web-tests directory with args,
+// on Chromium, killed should the test binary die. Its waits end at
+// $SLEDGE_DEADLINE_MS (milliseconds since the epoch): a margin before
+// ctx's deadline (the test's), so that a script that waited in vain still
+// reports where, with its screenshot.
+func nodeCommand(ctx context.Context, t *testing.T, webTests, node, chromium, script string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(webTests, script)}, args...)...)
+	cmd.Dir = webTests
+	deadline := testDeadline(t)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium, fmt.Sprint("SLEDGE_DEADLINE_MS=", deadline.Add(-testDeadlineMargin).UnixMilli()))
+	cmd.WaitDelay = 10 * time.Second
+	testdb.DieWithTest(cmd)
+	return cmd
+}
 
 // runStreaming runs cmd with its stdout and stderr going line by line to
 // t.Log as they come.
@@ -298,6 +344,17 @@ func ensurePlaywright(ctx context.Context, dir string, logf func(string, ...any)
 	if _, err := os.Stat(pkg); err == nil {
 		return node, nil
 	}
+	// npm ci replaces node_modules: one at a time, among the browser tests
+	// running at once and the test binaries too (a file lock).
+	if lock, err := os.OpenFile(filepath.Join(os.TempDir(), "sledge-web-tests-npm.lock"), os.O_CREATE|os.O_RDWR, 0o666); err == nil {
+		defer lock.Close()
+		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err == nil {
+			defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		}
+		if _, err := os.Stat(pkg); err == nil {
+			return node, nil // installed meanwhile
+		}
+	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		return "", errors.New("web-tests/node_modules lacks it and npm is not installed")
@@ -325,34 +382,31 @@ func ensurePlaywright(ctx context.Context, dir string, logf func(string, ...any)
 // intervals, a gap), the server statistics and the settings table; a run
 // without observations says it was not observed; and a run going on
 // against the test's PostgreSQL server draws the chart live, growing with
-// its intervals, until the page stops it. Screenshots go where
-// TestWebUIInChromium's go (observed-job.png, observed-section.png,
-// not-observed-job.png, observed-live.png).
+// its intervals, until the page stops it. Screenshots go to a directory
+// of its own beside TestWebUIInChromium's (observed-job.png,
+// observed-section.png, not-observed-job.png, observed-live.png).
 func TestWebUIObservedInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives a browser, builds and runs on PostgreSQL")
 	}
+	t.Parallel()
 	webTests, chromium, node, artifacts := browserEnv(t)
 
-	ts, repo, _ := policyServer(t, "live-pg="+testdb.Postgres(t))
+	// The live run's database holds TPROC-C as a build leaves it.
+	ts, repo, _ := policyServer(newEnv(t), "live-pg="+tpcctest.Postgres(t, tpcctest.Options{}))
 	observed := storeRun(t, repo)
 	observeStoredRun(t, repo, observed)
 	unobserved := storeRun(t, repo)
 	group := storeGroupRun(t, repo)
 
-	if id := postJob(t, ts.URL, `{"kind":"build","db":"live-pg","warehouses":1}`); waitJob(t, ts.URL, id) != "completed" {
-		t.Fatalf("the build (job %s) did not complete", id)
-	}
 	// Long enough that only the page's Stop ends it.
 	live := postJob(t, ts.URL, `{"kind":"run","db":"live-pg","vu":2,"rampup":"2s","duration":"5m","interval":"1s"}`)
 
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(webTests, "observed.mjs"), ts.URL, artifacts,
+	cmd := nodeCommand(ctx, t, webTests, node, chromium, "observed.mjs", ts.URL, artifacts,
 		fmt.Sprint(observed), fmt.Sprint(unobserved), live)
-	cmd.Dir = webTests
-	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium, fmt.Sprint("AGENTS_ID=", group))
-	cmd.WaitDelay = 10 * time.Second
+	cmd.Env = append(cmd.Env, fmt.Sprint("AGENTS_ID=", group))
 	err := runStreaming(t, cmd)
 	if err != nil {
 		// The page did not get to stop it: stop it here.
@@ -391,11 +445,11 @@ func postJob(t *testing.T, base, body string) string {
 	return created.ID
 }
 
-// waitJob waits up to two minutes for job id to end (then stops it and
-// waits a minute more) and returns its status.
+// waitJob waits for job id to end and returns its status; should it still
+// run a minute before the test's deadline, it stops it first.
 func waitJob(t *testing.T, base, id string) string {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := testDeadline(t).Add(-time.Minute)
 	stopped := false
 	for {
 		resp, err := http.Get(base + "/api/jobs/" + id)
@@ -420,7 +474,7 @@ func waitJob(t *testing.T, base, id string) string {
 			if resp, err := http.Post(base+"/api/jobs/"+id+"/stop", "application/json", nil); err == nil {
 				resp.Body.Close()
 			}
-			stopped, deadline = true, time.Now().Add(time.Minute)
+			stopped, deadline = true, testDeadline(t)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -590,9 +644,10 @@ func browserEnv(t *testing.T) (webTests, chromium, node, artifacts string) {
 	if node, err = ensurePlaywright(t.Context(), webTests, t.Logf); err != nil {
 		unavailable("playwright-core is missing: %v", err)
 	}
-	artifacts = filepath.Join(webTests, "artifacts")
+	// A directory per test: the browser tests run at the same time.
+	artifacts = filepath.Join(webTests, "artifacts", t.Name())
 	if dir := os.Getenv("SLEDGE_TEST_ARTIFACTS"); dir != "" {
-		artifacts = filepath.Join(dir, "webui")
+		artifacts = filepath.Join(dir, "webui", t.Name())
 	}
 	if err := os.MkdirAll(artifacts, 0o755); err != nil {
 		t.Fatal(err)

@@ -18,21 +18,32 @@ import (
 // HammerDB's log file.
 
 // runTclScript runs a Tcl script through `sledge cli auto` and returns its output.
-func runTclScript(t *testing.T, script string) (string, error) {
+func (e *testEnv) runTclScript(script string) (string, error) {
+	t := e.t
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "script.tcl")
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return sledgeProcess(t, "", "cli", "auto", path)
+	return e.process("", "cli", "auto", path)
 }
 
-// buildTwice is a build script, then a second buildschema whose refusal
-// the script catches (whether or not a failed action raises a Tcl error),
-// and a line that shows the script carried on.
+// buildTwice is a build script printing buildschema's answer (BUILD …),
+// then a second buildschema whose refusal the script catches (whether or
+// not a failed action raises a Tcl error), and a line that shows the
+// script carried on.
 func buildTwice(setup string) string {
-	return setup + "buildschema\nputs FIRST-DONE\n" +
+	return setup + "puts \"BUILD [buildschema]\"\nputs FIRST-DONE\n" +
 		"if {[catch {buildschema} msg]} {puts \"CAUGHT $msg\"}\nputs SCRIPT-CONTINUES\n"
+}
+
+// checkFirstBuild checks the first build's answer: HammerDB's "Schema
+// Build jobid=ID".
+func checkFirstBuild(t *testing.T, first string) {
+	t.Helper()
+	if !regexp.MustCompile(`(?m)^BUILD Schema Build jobid=\d+$`).MatchString(first) {
+		t.Errorf("buildschema's answer:\n%s", first)
+	}
 }
 
 // checkRefusal checks the second build's refusal: HammerDB's commands and
@@ -55,7 +66,8 @@ func TestCLIBuildIntoDBACreatedDatabasePostgres(t *testing.T) {
 		t.Skip("builds")
 	}
 	needTclsh(t)
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	adminURL := testdb.PostgresAdminURL(t)
 	u, err := url.Parse(adminURL)
 	if err != nil {
@@ -68,12 +80,13 @@ func TestCLIBuildIntoDBACreatedDatabasePostgres(t *testing.T) {
 		"diset connection pg_host " + u.Hostname() + "\ndiset connection pg_port " + u.Port() + "\n" +
 		"diset tpcc pg_superuser " + u.User.Username() + "\ndiset tpcc pg_defaultdbase " + strings.TrimPrefix(u.Path, "/") + "\n" +
 		"diset tpcc pg_user dba_bench\ndiset tpcc pg_pass {bench pw}\ndiset tpcc pg_dbase dba_made\ndiset tpcc pg_count_ware 1\n"
-	out, _ := runTclScript(t, buildTwice(setup))
+	out, _ := e.runTclScript(buildTwice(setup))
 	first, _, _ := strings.Cut(out, "FIRST-DONE\n")
 	if !strings.Contains(first, "Vuser 1:using the existing database dba_made (created role dba_bench, made dba_bench its owner)\n") ||
 		!strings.Contains(first, "Vuser 1:built 1 warehouse") || strings.Contains(first, "created database") || strings.Contains(first, "Error") {
 		t.Fatalf("buildschema into the DBA's database:\n%s", out)
 	}
+	checkFirstBuild(t, first)
 	checkRefusal(t, out, "pg_")
 }
 
@@ -84,18 +97,20 @@ func TestCLIBuildIntoDBACreatedDatabaseMariaDB(t *testing.T) {
 		t.Skip("builds")
 	}
 	needTclsh(t)
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	dbURL := testdb.MariaDB(t) // an empty database, made by the server's administrator
 	setup := "dbset db maria\ndbset bm TPROC-C\n" + strings.Join(hammerConnection(t, dbURL, "maria_"), "\n") +
 		"\ndiset tpcc maria_count_ware 1\n"
-	out, _ := runTclScript(t, buildTwice(setup))
+	out, _ := e.runTclScript(buildTwice(setup))
 	first, _, _ := strings.Cut(out, "FIRST-DONE\n")
 	if !strings.Contains(first, "Vuser 1:built 1 warehouse") || strings.Contains(first, "created database") || strings.Contains(first, "Error") {
 		t.Fatalf("buildschema into the DBA's database:\n%s", out)
 	}
+	checkFirstBuild(t, first)
 	checkRefusal(t, out, "maria_")
 	// The same refusal from `sledge build` says what its user can do.
-	_, err := sledge(t, "build", "--db", dbURL, "--warehouses", "1")
+	_, err := e.run("build", "--db", dbURL, "--warehouses", "1")
 	if err == nil || !strings.Contains(err.Error(), "database already holds a TPROC-C schema (1 warehouse): use --force") ||
 		!strings.Contains(err.Error(), "`sledge drop`") {
 		t.Errorf("sledge build over the schema: %v", err)
@@ -114,18 +129,22 @@ func TestCLIMySQLResultAndLogToTemp(t *testing.T) {
 		t.Skip("builds and runs")
 	}
 	needTclsh(t)
-	e2eEnv(t)
-	tmp := t.TempDir()
-	t.Setenv("TMP", tmp)
+	t.Parallel()
+	e := newEnv(t)
+	tmp := e.tmp()
 	conn := strings.Join(hammerConnection(t, testdb.MariaDB(t), "mysql_"), "\n")
 	script := "dbset db mysql\ndbset bm TPROC-C\n" + conn + "\ndiset tpcc mysql_count_ware 1\ndiset tpcc mysql_num_vu 1\n" +
 		"vuset logtotemp 1\nbuildschema\n" +
 		"diset tpcc mysql_driver timed\ndiset tpcc mysql_rampup 0\ndiset tpcc mysql_duration 0.05\n" +
 		"vuset vu 2\nvuset unique 1\nvuset timestamps 1\nvucreate\nset id [vurun]\nvudestroy\n" +
 		"puts RESULT\njobs $id result\nputs VU1\njobs $id 1\n"
-	out, err := runTclScript(t, script)
+	out, err := e.runTclScript(script)
 	if err != nil {
 		t.Fatalf("script: %v\n%s", err, out)
+	}
+	// buildschema with the mysql_* keys (TestTclMySQLKeys runs on a copy).
+	if !strings.Contains(out, "built 1 warehouse") {
+		t.Errorf("buildschema after dbset db mysql:\n%s", out)
 	}
 	testResult := `TEST RESULT : System achieved [1-9]\d* NOPM from [1-9]\d* MySQL TPM`
 	run, rest, _ := strings.Cut(out, "\nRESULT\n")
@@ -141,8 +160,8 @@ func TestCLIMySQLResultAndLogToTemp(t *testing.T) {
 	if !regexp.MustCompile(`"1",\n\s*"` + testResult + `"`).MatchString(vu1) {
 		t.Errorf("jobs ID 1 lacks the TEST RESULT line:\n%s", vu1)
 	}
-	if !strings.HasPrefix(latest(t, "run")["db_version"].(string), "MariaDB") {
-		t.Errorf("the job does not record the server's product: %v", latest(t, "run"))
+	if !strings.HasPrefix(e.latest("run")["db_version"].(string), "MariaDB") {
+		t.Errorf("the job does not record the server's product: %v", e.latest("run"))
 	}
 
 	// The build's log: hammerdb.log, without timestamps.

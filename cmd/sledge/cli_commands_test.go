@@ -18,6 +18,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/sandbox"
 	"github.com/sledge-bench/sledge/internal/testdb"
+	"github.com/sledge-bench/sledge/internal/testdb/tpcctest"
 )
 
 // HammerDB 6's CLI commands in `sledge cli` (Tcl) and `sledge cli py`
@@ -78,7 +79,8 @@ func needTkinter(t *testing.T) {
 
 // runScript writes a script and runs it with `sledge cli auto` (Tcl) or
 // `sledge cli py auto` (name ending .py); it must end with status 0.
-func runScript(t *testing.T, name, src string) string {
+func (e *testEnv) runScript(name, src string) string {
+	t := e.t
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
@@ -88,7 +90,7 @@ func runScript(t *testing.T, name, src string) string {
 	if strings.HasSuffix(name, ".py") {
 		args = []string{"cli", "py", "auto", path}
 	}
-	out, err := sledgeProcess(t, "", args...)
+	out, err := e.process("", args...)
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", name, err, out)
 	}
@@ -122,10 +124,10 @@ func pyDisets(t *testing.T, raw string) string {
 }
 
 // completedRuns counts the completed run jobs in the repository.
-func completedRuns(t *testing.T) int {
-	t.Helper()
+func (e *testEnv) completedRuns() int {
+	e.t.Helper()
 	n := 0
-	for _, j := range jobsJSON(t) {
+	for _, j := range e.jobs() {
 		if j["kind"] == "run" && j["status"] == "completed" {
 			n++
 		}
@@ -167,19 +169,19 @@ func TestCLIHammerDB6RunProfileTcl(t *testing.T) {
 		t.Skip("builds and runs")
 	}
 	needTclsh(t)
-	e2eEnv(t)
-	dbURL := testdb.Postgres(t)
+	t.Parallel()
+	e := newEnv(t)
+	// A database holding TPROC-C (a copy of the template): buildschema's
+	// answer is TestCLIBuildIntoDBACreatedDatabase*'s.
+	dbURL := tpcctest.Postgres(t, tpcctest.Options{Warehouses: 2})
 	conn := strings.Join(hammerConnection(t, dbURL, "pg_"), "\n")
 	custom := filepath.Join(t.TempDir(), "custom.tcl")
 	if err := os.WriteFile(custom, []byte("puts {a custom driver}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := runScript(t, "pg_tprocc_run_profile.tcl", `dbset db pg
+	out := e.runScript("pg_tprocc_run_profile.tcl", `dbset db pg
 dbset bm TPC-C ;# HammerDB's older name (a TPC trademark), sent as input
 `+conn+`
-diset tpcc pg_count_ware 2
-diset tpcc pg_num_vu 2
-puts "BUILD [buildschema]"
 diset tpcc pg_driver timed
 diset tpcc pg_rampup 0
 diset tpcc pg_duration 0.05
@@ -213,7 +215,6 @@ jobs $jobid result
 puts "TEST COMPLETE"
 `)
 	wantLines(t, "profile", out, append(commandNotices,
-		`BUILD Schema Build jobid=\d+`,
 		`Mode currently set to Local`,
 		`RUN Benchmark Run jobid=\d+ COMPLETE true`,
 		`Log Output = 1`,
@@ -224,7 +225,7 @@ puts "TEST COMPLETE"
 	if n := len(regexp.MustCompile(`(?m)^RUN Benchmark Run jobid=`).FindAllString(out, -1)); n != 2 {
 		t.Errorf("%d runs in the loop, want 2:\n%s", n, out)
 	}
-	if n := completedRuns(t); n != 3 {
+	if n := e.completedRuns(); n != 3 {
 		t.Errorf("%d completed runs stored, want 3 (none for the custom script)", n)
 	}
 }
@@ -237,14 +238,14 @@ func TestCLIHammerDB6RunProfilePython(t *testing.T) {
 		t.Skip("builds and runs")
 	}
 	needTkinter(t)
-	e2eEnv(t)
-	tmp := t.TempDir()
-	t.Setenv("TMP", tmp)
+	t.Parallel()
+	e := newEnv(t)
+	tmp := e.tmp()
 	custom := filepath.Join(tmp, "custom.tcl")
 	if err := os.WriteFile(custom, []byte("puts {a custom driver}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := runScript(t, "pg_tprocc_run_profile.py", `dbset('db', 'pg')
+	out := e.runScript("pg_tprocc_run_profile.py", `dbset('db', 'pg')
 dbset('bm', 'TPC-C')  # HammerDB's older name (a TPC trademark), sent as input
 `+pyDisets(t, testdb.Postgres(t))+`diset('tpcc', 'pg_count_ware', 2)
 diset('tpcc', 'pg_num_vu', 2)
@@ -340,7 +341,7 @@ print("TEST COMPLETE")
 		!strings.HasPrefix(res[3], "TEST RESULT : System achieved ") {
 		t.Errorf("captured timing %v, result %q", tm["NEWORD"], res)
 	}
-	if n := completedRuns(t); n != 3 {
+	if n := e.completedRuns(); n != 3 {
 		t.Errorf("%d completed runs stored, want 3", n)
 	}
 	if m := regexp.MustCompile(`(?m)^TCLPY Benchmark Run jobid=(\d+)$`).FindStringSubmatch(out); m == nil || m[1] != res[0] {
@@ -353,7 +354,8 @@ print("TEST COMPLETE")
 func TestCLIFailuresCarryOn(t *testing.T) {
 	needTclsh(t)
 	testdb.Command(t, "python3", "python3")
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	// A port nothing listens on.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -388,7 +390,7 @@ librarycheck()
 print("END")
 `
 	for _, s := range []struct{ name, src, complete string }{{"fail.tcl", tcl, "true"}, {"fail.py", py, "True"}} {
-		out := runScript(t, s.name, s.src)
+		out := e.runScript(s.name, s.src)
 		wantLines(t, s.name, out,
 			`BUILD <Schema Build (jobid=\d+|\(No jobid\))>`,
 			`CHECK <Schema Check (jobid=\d+|\(No jobid\))>`,
@@ -405,7 +407,7 @@ print("END")
 		}
 	}
 	failed := 0
-	for _, j := range jobsJSON(t) {
+	for _, j := range e.jobs() {
 		if j["kind"] == "run" && j["status"] == "failed" {
 			failed++
 		}
@@ -420,8 +422,9 @@ print("END")
 func TestCLIHelpListsEveryCommand(t *testing.T) {
 	needTclsh(t)
 	testdb.Command(t, "python3", "python3")
-	e2eEnv(t)
-	tclOut := runScript(t, "help.tcl", `help
+	t.Parallel()
+	e := newEnv(t)
+	tclOut := e.runScript("help.tcl", `help
 puts "=== each"
 foreach line [split [info commands] " "] { set have($line) 1 }
 foreach name {`+strings.Join(hammerdb6Commands, " ")+`} {
@@ -430,7 +433,7 @@ foreach name {`+strings.Join(hammerdb6Commands, " ")+`} {
 foreach {name usage what} $::sledge::help { help $name }
 help jobs
 `)
-	pyOut := runScript(t, "help.py", `help()
+	pyOut := e.runScript("help.py", `help()
 print("=== each")
 for name in `+"'"+strings.Join(hammerdb6Commands, " ")+"'"+`.split():
     if not callable(globals().get(name)):
@@ -477,8 +480,8 @@ help('jobs')
 func TestCLIWebServiceCommands(t *testing.T) {
 	needTclsh(t)
 	testdb.Command(t, "python3", "python3")
-	e2eEnv(t)
-	t.Setenv("TMP", t.TempDir())
+	t.Parallel()
+	e := newEnv(t)
 	for _, lang := range []string{"tcl", "py"} {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -490,7 +493,7 @@ func TestCLIWebServiceCommands(t *testing.T) {
 		if lang == "py" {
 			src = "wsport(" + port + ")\nwsstatus()\nwsstart()\nwsstatus()\nwsstop()\nwsstatus()\nwsport('abc')\nwsport()\n"
 		}
-		out := runScript(t, "ws."+lang, src)
+		out := e.runScript("ws."+lang, src)
 		// Whatever happens, no server outlives the test.
 		if m := regexp.MustCompile(`pid (\d+)`).FindStringSubmatch(out); m != nil {
 			pid, _ := strconv.Atoi(m[1])
@@ -515,7 +518,8 @@ func TestCLIWebServiceCommands(t *testing.T) {
 func TestCLIVusetValues(t *testing.T) {
 	needTclsh(t)
 	testdb.Command(t, "python3", "python3")
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	tcl := `vuset vu vcpu
 vuset logtotemp 1
 vuset unique true
@@ -541,7 +545,7 @@ print('vuconf')
 print('END')
 `
 	for _, s := range []struct{ name, src string }{{"vuset.tcl", tcl}, {"vuset.py", py}} {
-		out := runScript(t, s.name, s.src)
+		out := e.runScript(s.name, s.src)
 		if !strings.HasSuffix(out, `Show Output must be 0 or 1
 setting to value: 1
 Iterations must be 1 or greater
@@ -567,7 +571,7 @@ END
 	// vcpu: one virtual user per CPU, before "many" reset it.
 	for i, src := range []string{"vuset vu vcpu\nprint vuconf\n", "vuset('vu', 'vcpu')\nprint('vuconf')\n"} {
 		name := []string{"vcpu.tcl", "vcpu.py"}[i]
-		if out := runScript(t, name, src); !strings.HasPrefix(out, "Virtual Users = "+strconv.Itoa(runtime.NumCPU())+"\n") {
+		if out := e.runScript(name, src); !strings.HasPrefix(out, "Virtual Users = "+strconv.Itoa(runtime.NumCPU())+"\n") {
 			t.Errorf("%s: want %d virtual users:\n%s", name, runtime.NumCPU(), out)
 		}
 	}

@@ -59,7 +59,8 @@ func checkKeysOutput(t *testing.T, out string) {
 // messages, and the script carries on with its settings unchanged.
 func TestTclDisetRefusesAsHammerDB(t *testing.T) {
 	needTclsh(t)
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	script := `diset tpcc pg_cuont_ware 5
 diset conection pg_host x
 diset tpcc pg_host x
@@ -79,7 +80,7 @@ print dict
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := sledgeProcess(t, "", "cli", "auto", path)
+	out, err := e.process("", "cli", "auto", path)
 	if err != nil {
 		t.Fatalf("script stopped: %v\n%s", err, out)
 	}
@@ -91,7 +92,8 @@ print dict
 // keys`).
 func TestPythonDisetRefusesAsHammerDB(t *testing.T) {
 	testdb.Command(t, "python3", "python3")
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	script := `diset('tpcc', 'pg_cuont_ware', 5)
 diset('conection', 'pg_host', 'x')
 diset('tpcc', 'pg_host', 'x')
@@ -111,7 +113,7 @@ print_('dict')
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := sledgeProcess(t, "", "cli", "py", "auto", path)
+	out, err := e.process("", "cli", "py", "auto", path)
 	if err != nil {
 		t.Fatalf("script stopped: %v\n%s", err, out)
 	}
@@ -120,8 +122,9 @@ print_('dict')
 
 // `sledge cli keys` prints the table the front ends use: JSON, or Tcl.
 func TestCLIKeysCommand(t *testing.T) {
-	e2eEnv(t)
-	out := sledgeOK(t, "cli", "keys")
+	t.Parallel()
+	e := newEnv(t)
+	out := e.ok("cli", "keys")
 	var table struct {
 		Databases []struct {
 			DB    string `json:"db"`
@@ -143,7 +146,7 @@ func TestCLIKeysCommand(t *testing.T) {
 		table.Databases[0].Dicts[1].Keys[0].Treatment != "maps" || len(table.Generic) != 14 {
 		t.Errorf("table: %+v", table)
 	}
-	tcl := sledgeOK(t, "cli", "keys", "--tcl")
+	tcl := e.ok("cli", "keys", "--tcl")
 	if !strings.Contains(tcl, "dict set ::sledge::keytable maria dicts connection maria_ssl_windows_capath {C:\\mysql\\certs}\n") {
 		t.Errorf("Tcl table:\n%s", tcl)
 	}
@@ -158,7 +161,8 @@ func TestTclMappedKeysPostgres(t *testing.T) {
 		t.Skip("builds and runs")
 	}
 	needTclsh(t)
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	u, err := url.Parse(testdb.Postgres(t))
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +192,7 @@ jobs $id dict
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := sledgeProcess(t, "", "cli", "auto", path)
+	out, err := e.process("", "cli", "auto", path)
 	if err != nil {
 		t.Fatalf("script: %v\n%s", err, out)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sledge-bench/sledge/internal/testdb"
+	"github.com/sledge-bench/sledge/internal/testdb/tpcctest"
 )
 
 // HammerDB's step workload and asynchronous clients in a Tcl script: steprun
@@ -21,9 +21,10 @@ func TestCLISteprunAndAsyncClientsTcl(t *testing.T) {
 		t.Skip("builds and runs")
 	}
 	needTclsh(t)
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	dir := t.TempDir()
-	t.Setenv("SLEDGE_HAMMERDB_CONFIG", dir)
+	e.set("SLEDGE_HAMMERDB_CONFIG", dir)
 	// Minutes, as HammerDB's steps.xml has them; fractions keep the test
 	// short: replica1 3 s after the 3 s ramp-up for 6 s with 2 VUs, replica2
 	// 3 s after replica1 for 3 s with 1 VU, over a 12 s primary of 1 VU.
@@ -35,13 +36,12 @@ func TestCLISteprunAndAsyncClientsTcl(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "steps.xml"), []byte(steps), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	conn := strings.Join(hammerConnection(t, testdb.Postgres(t), "pg_"), "\n")
-	out := runScript(t, "steprun.tcl", `dbset db pg
+	// A database holding TPROC-C (a copy of the template): buildschema's
+	// answer is TestCLIBuildIntoDBACreatedDatabase*'s.
+	conn := strings.Join(hammerConnection(t, tpcctest.Postgres(t, tpcctest.Options{}), "pg_"), "\n")
+	out := e.runScript("steprun.tcl", `dbset db pg
 dbset bm TPROC-C
 `+conn+`
-diset tpcc pg_count_ware 1
-diset tpcc pg_num_vu 1
-puts "BUILD [buildschema]"
 diset tpcc pg_driver timed
 diset tpcc pg_rampup 0.05
 diset tpcc pg_duration 0.2
@@ -60,7 +60,6 @@ diset tpcc pg_keyandthink false
 puts "REFUSED [vurun]"
 `)
 	wantLines(t, "steprun", out,
-		`BUILD Schema Build jobid=\d+`,
 		`Steps from .*steps\.xml`,
 		`primary starts immediately, runs rampup for 0\.05 minutes then runs test for 0\.2 minutes with 1 Active VU`,
 		`replica1 starts 0\.05 minutes after rampup completes and runs test for 0\.1 minutes with 2 Active VU`,
@@ -93,7 +92,7 @@ puts "REFUSED [vurun]"
 			Commits int64   `json:"commits"`
 		} `json:"stages"`
 	}
-	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "show", step, "result", "--format", "json")), &res); err != nil {
+	if err := json.Unmarshal([]byte(e.ok("jobs", "show", step, "result", "--format", "json")), &res); err != nil {
 		t.Fatal(err)
 	}
 	var targets []float64
@@ -107,7 +106,7 @@ puts "REFUSED [vurun]"
 		t.Errorf("steprun result: status %s, stage targets %v (want VUs 1, 3, 4, 1)", res.Status, targets)
 	}
 	var cfg map[string]string
-	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "show", step, "config", "--format", "json")), &cfg); err != nil {
+	if err := json.Unmarshal([]byte(e.ok("jobs", "show", step, "config", "--format", "json")), &cfg); err != nil {
 		t.Fatal(err)
 	}
 	if cfg["load_model"] != "closed" || cfg["stages"] != "3s:1,3s:3,3s:4,3s:1" {
@@ -116,14 +115,14 @@ puts "REFUSED [vurun]"
 
 	async := jobID("ASYNC")
 	cfg = nil
-	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "show", async, "config", "--format", "json")), &cfg); err != nil {
+	if err := json.Unmarshal([]byte(e.ok("jobs", "show", async, "config", "--format", "json")), &cfg); err != nil {
 		t.Fatal(err)
 	}
 	if cfg["load_model"] != "terminals" || cfg["terminals"] != "6" || cfg["connections"] != "2" || !strings.HasPrefix(cfg["pacing"], "spec") {
 		t.Errorf("async settings: load_model %q, terminals %q, connections %q, pacing %q",
 			cfg["load_model"], cfg["terminals"], cfg["connections"], cfg["pacing"])
 	}
-	if n := completedRuns(t); n != 2 {
+	if n := e.completedRuns(); n != 2 {
 		t.Errorf("%d completed runs stored, want 2 (none for the refused vurun)", n)
 	}
 }

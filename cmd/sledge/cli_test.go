@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net/url"
 	"os"
@@ -14,29 +13,12 @@ import (
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/testdb"
+	"github.com/sledge-bench/sledge/internal/testdb/tpcctest"
 )
 
 // Scripting tests: HammerDB-style Tcl scripts (and their Python equivalents)
 // run through `sledge cli`, against the private PostgreSQL and MariaDB
 // servers, and leave their jobs with results in the repository.
-
-// sledgeProcess runs this test binary as the sledge command.
-func sledgeProcess(t *testing.T, stdin string, args ...string) (string, error) {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.Env = append(os.Environ(), "SLEDGE_TEST_AS_MAIN=1", "SLEDGE_NO_REEXEC=1")
-	if stdin != "" {
-		cmd.Stdin = strings.NewReader(stdin)
-	}
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
 
 func needTclsh(t *testing.T) {
 	t.Helper()
@@ -158,18 +140,13 @@ func checkHammerJobs(t *testing.T, out, product string) {
 	}
 }
 
-func testTclScripts(t *testing.T, dbset, prefix, product, dbURL string) {
+// testTclScripts runs a Tcl script of three runs (1, 2 and 4 VUs) and jobs
+// queries on dbURL, which holds TPROC-C (a copy of the test binary's
+// template: the corpus builds through buildschema, corpusTcl).
+func testTclScripts(e *testEnv, dbset, prefix, product, dbURL string) {
+	t := e.t
 	dir := t.TempDir()
 	conn := strings.Join(hammerConnection(t, dbURL, prefix), "\n")
-	build := "dbset db " + dbset + "\ndbset bm TPROC-C\n" + conn + "\n" +
-		"diset tpcc " + prefix + "count_ware 2\ndiset tpcc " + prefix + "num_vu 2\nbuildschema\n"
-	if err := os.WriteFile(filepath.Join(dir, "build.tcl"), []byte(build), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := sledgeProcess(t, "", "cli", "auto", filepath.Join(dir, "build.tcl"))
-	if err != nil || !strings.Contains(out, "built 2 warehouses") {
-		t.Fatalf("build script: %v\n%s", err, out)
-	}
 	run := "dbset db " + dbset + "\n" + conn + "\n" +
 		"diset tpcc " + prefix + "driver timed\ndiset tpcc " + prefix + "rampup 0\ndiset tpcc " + prefix + "duration 0.05\n" +
 		"diset tpcc " + prefix + "allwarehouse false\n" +
@@ -182,7 +159,7 @@ func testTclScripts(t *testing.T, dbset, prefix, product, dbURL string) {
 	if err := os.WriteFile(filepath.Join(dir, "run.tcl"), []byte(run), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err = sledgeProcess(t, "", "cli", "auto", filepath.Join(dir, "run.tcl"))
+	out, err := e.process("", "cli", "auto", filepath.Join(dir, "run.tcl"))
 	if err != nil {
 		t.Fatalf("run script: %v\n%s", err, out)
 	}
@@ -199,7 +176,7 @@ func testTclScripts(t *testing.T, dbset, prefix, product, dbURL string) {
 	}
 	checkHammerJobs(t, out, product)
 	// The same jobs through the repository.
-	list := jobsJSON(t)
+	list := e.jobs()
 	runs := 0
 	for _, j := range list {
 		if j["kind"] == "run" && j["status"] == "completed" && strings.HasPrefix(j["db_version"].(string), product) {
@@ -216,8 +193,9 @@ func TestTclScriptsPostgres(t *testing.T) {
 		t.Skip("builds and runs")
 	}
 	needTclsh(t)
-	e2eEnv(t)
-	testTclScripts(t, "pg", "pg_", "PostgreSQL", testdb.Postgres(t))
+	t.Parallel()
+	e := newEnv(t)
+	testTclScripts(e, "pg", "pg_", "PostgreSQL", tpcctest.Postgres(t, tpcctest.Options{Warehouses: 2}))
 }
 
 func TestTclScriptsMariaDB(t *testing.T) {
@@ -225,37 +203,43 @@ func TestTclScriptsMariaDB(t *testing.T) {
 		t.Skip("builds and runs")
 	}
 	needTclsh(t)
-	e2eEnv(t)
-	testTclScripts(t, "maria", "maria_", "MariaDB", testdb.MariaDB(t))
+	t.Parallel()
+	e := newEnv(t)
+	// One warehouse: MariaDB copies a template row by row, which costs.
+	testTclScripts(e, "maria", "maria_", "MariaDB", tpcctest.MariaDB(t, tpcctest.Options{}))
 }
 
 func TestTclErrorsAndPrompt(t *testing.T) {
 	needTclsh(t)
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.tcl")
 	if err := os.WriteFile(bad, []byte("dbset db oracle\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := sledgeProcess(t, "", "cli", "auto", bad)
+	out, err := e.process("", "cli", "auto", bad)
 	if err == nil || !strings.Contains(out, "Sledge drives pg, maria and mysql") {
 		t.Errorf("unsupported database: %v\n%s", err, out)
 	}
 	// The interactive prompt: help, a command, plain Tcl.
-	out, err = sledgeProcess(t, "help\ndbset db maria\nprint db\nset x [expr {6*7}]\n", "cli")
+	out, err = e.process("help\ndbset db maria\nprint db\nset x [expr {6*7}]\n", "cli")
 	if err != nil || !strings.Contains(out, "sledge> ") || !strings.Contains(out, `returns "Benchmark Run jobid=ID"`) ||
 		!strings.Contains(out, "Database set to MariaDB") || !strings.Contains(out, "42") {
 		t.Errorf("prompt: %v\n%s", err, out)
 	}
-	out, err = sledgeProcess(t, "", "cli", "auto", filepath.Join(dir, "missing.tcl"))
+	out, err = e.process("", "cli", "auto", filepath.Join(dir, "missing.tcl"))
 	if err == nil || !strings.Contains(out, "missing.tcl") {
 		t.Errorf("missing script: %v\n%s", err, out)
 	}
 }
 
 // testPythonScripts is testTclScripts in Python: `sledge cli py auto`, the
-// HammerDB commands as functions, the build and a VU sweep.
-func testPythonScripts(t *testing.T, dbset, prefix, product, dbURL string) {
+// HammerDB commands as functions, a VU sweep on a database holding TPROC-C
+// (a copy of the template: the corpus builds through Python's buildschema,
+// corpusPython).
+func testPythonScripts(e *testEnv, dbset, prefix, product, dbURL string) {
+	t := e.t
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not installed")
 	}
@@ -275,7 +259,6 @@ diset('tpcc', '` + prefix + `dbase', '` + strings.TrimPrefix(u.Path, "/") + `')
 diset('tpcc', '` + prefix + `count_ware', 2)
 diset('tpcc', '` + prefix + `num_vu', 2)
 diset('tpcc', '` + prefix + `async_delay', 'a b {c} $d "e"')
-buildschema()
 diset('tpcc', '` + prefix + `driver', 'timed')
 diset('tpcc', '` + prefix + `rampup', 0)
 diset('tpcc', '` + prefix + `duration', 0.05)
@@ -295,12 +278,12 @@ for z in (1, 2):
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := sledgeProcess(t, "", "cli", "py", "auto", path)
+	out, err := e.process("", "cli", "py", "auto", path)
 	if err != nil {
 		t.Fatalf("python script: %v\n%s", err, out)
 	}
 	// The runs' lines, not the JSON that jobs printed.
-	if !strings.Contains(out, "built 2 warehouses") || len(regexp.MustCompile(`(?m)^(?:Vuser \d+:)?TEST RESULT : System achieved `).FindAllString(out, -1)) != 2 ||
+	if len(regexp.MustCompile(`(?m)^(?:Vuser \d+:)?TEST RESULT : System achieved `).FindAllString(out, -1)) != 2 ||
 		!strings.Contains(out, " "+product+" TPM") {
 		t.Errorf("python script output:\n%s", out)
 	}
@@ -326,21 +309,25 @@ func TestPythonScriptsPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
-	e2eEnv(t)
-	testPythonScripts(t, "pg", "pg_", "PostgreSQL", testdb.Postgres(t))
+	t.Parallel()
+	e := newEnv(t)
+	testPythonScripts(e, "pg", "pg_", "PostgreSQL", tpcctest.Postgres(t, tpcctest.Options{Warehouses: 2}))
 }
 
 func TestPythonScriptsMariaDB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
-	e2eEnv(t)
-	testPythonScripts(t, "maria", "maria_", "MariaDB", testdb.MariaDB(t))
+	t.Parallel()
+	e := newEnv(t)
+	// One warehouse: MariaDB copies a template row by row, which costs.
+	testPythonScripts(e, "maria", "maria_", "MariaDB", tpcctest.MariaDB(t, tpcctest.Options{}))
 }
 
 // TestPythonPackageUnitTests runs the package's own pytest suite (a fake
 // engine binary and a fake HTTP server).
 func TestPythonPackageUnitTests(t *testing.T) {
+	t.Parallel()
 	if err := exec.Command("python3", "-c", "import pytest").Run(); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("CI is set but python3 with pytest is missing")
@@ -349,8 +336,12 @@ func TestPythonPackageUnitTests(t *testing.T) {
 	}
 	// tclpy's tests need tkinter: they skip without it, but fail under CI.
 	installTkinter(t)
-	cmd := exec.Command("python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
+	ctx, cancel := testContext(t)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
 	cmd.Dir = filepath.Join("..", "..", "python")
+	cmd.WaitDelay = 10 * time.Second
+	testdb.DieWithTest(cmd)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("pytest: %v\n%s", err, out)
@@ -363,7 +354,8 @@ func TestPythonPackageUnitTests(t *testing.T) {
 // benchmark's database does not exist yet; an unreachable one fails it.
 func TestTclLibrarycheck(t *testing.T) {
 	needTclsh(t)
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	pg, maria := testdb.Postgres(t), testdb.MariaDB(t)
 	dir := t.TempDir()
 	pgConn := hammerConnection(t, pg, "pg_")
@@ -376,7 +368,7 @@ func TestTclLibrarycheck(t *testing.T) {
 	if err := os.WriteFile(ok, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := sledgeProcess(t, "", "cli", "auto", ok)
+	out, err := e.process("", "cli", "auto", ok)
 	if err != nil {
 		t.Fatalf("librarycheck: %v\n%s", err, out)
 	}
@@ -403,7 +395,7 @@ func TestTclLibrarycheck(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(script+"dbset db mysql\ndiset connection mysql_host 127.0.0.1\ndiset connection mysql_port 1\ndbset db maria\nlibrarycheck\nputs unreachable\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err = sledgeProcess(t, "", "cli", "auto", bad)
+	out, err = e.process("", "cli", "auto", bad)
 	if err != nil || !strings.Contains(out, "Error: cannot reach the MySQL server") || !strings.Contains(out, "\nunreachable\n") {
 		t.Errorf("unreachable MySQL: %v\n%s", err, out)
 	}
@@ -411,15 +403,18 @@ func TestTclLibrarycheck(t *testing.T) {
 
 // `dbset db mysql` and the mysql_* keys drive a MySQL-protocol server. No
 // MySQL server package is available here, so MariaDB plays it; the result
-// names the database the script chose, as HammerDB's does.
+// names the database the script chose, as HammerDB's does. The database
+// holds TPROC-C already (a copy of the template); buildschema with these
+// keys is TestCLIMySQLResultAndLogToTemp's.
 func TestTclMySQLKeys(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
 	needTclsh(t)
-	e2eEnv(t)
-	conn := strings.Join(hammerConnection(t, testdb.MariaDB(t), "mysql_"), "\n")
-	script := "dbset db mysql\n" + conn + "\ndiset tpcc mysql_count_ware 1\ndiset tpcc mysql_num_vu 1\nbuildschema\n" +
+	t.Parallel()
+	e := newEnv(t)
+	conn := strings.Join(hammerConnection(t, tpcctest.MariaDB(t, tpcctest.Options{}), "mysql_"), "\n")
+	script := "dbset db mysql\n" + conn + "\n" +
 		"diset tpcc mysql_driver timed\ndiset tpcc mysql_rampup 0\ndiset tpcc mysql_duration 0.05\n" +
 		"diset tpcc mysql_no_stored_procs true\nvuset vu 2\nvucreate\nset id [vurun]\nvudestroy\n" +
 		"jobs $id result\njobs $id dict\n"
@@ -427,11 +422,11 @@ func TestTclMySQLKeys(t *testing.T) {
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := sledgeProcess(t, "", "cli", "auto", path)
+	out, err := e.process("", "cli", "auto", path)
 	if err != nil {
 		t.Fatalf("script: %v\n%s", err, out)
 	}
-	for _, want := range []string{"built 1 warehouse", "mode sql", "2 Active Virtual Users configured", `"mysql_no_stored_procs": "true"`} {
+	for _, want := range []string{"mode sql", "2 Active Virtual Users configured", `"mysql_no_stored_procs": "true"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q:\n%s", want, out)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/url"
 	"os"
@@ -58,6 +59,7 @@ func connectionValues(t *testing.T, raw string) map[string]string {
 }
 
 func TestSubstituteConnection(t *testing.T) {
+	t.Parallel()
 	values := map[string]string{"host": "127.0.0.1", "port": "5", "pass": "p w"}
 	tcl := substituteConnection("diset connection pg_host localhost\ndiset tpcc pg_pass tpcc\ndiset tpcc pg_count_ware 2\n", values, false)
 	if tcl != "diset connection pg_host {127.0.0.1}\ndiset tpcc pg_pass {p w}\ndiset tpcc pg_count_ware 2\n" {
@@ -69,23 +71,47 @@ func TestSubstituteConnection(t *testing.T) {
 	}
 }
 
-func TestHammerDBCorpusPostgres(t *testing.T) {
+// The corpus's Tcl life cycle and its Python one run at the same time, each
+// in an empty database and a repository of its own: the build (and check),
+// the runs (profile, single, loop, iterations), the jobs queries and the
+// schema's deletion.
+
+func TestHammerDBCorpusPostgresTcl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
-	runCorpus(t, "pg", "PostgreSQL", testdb.Postgres(t))
+	t.Parallel()
+	corpusTcl(t, "pg", "PostgreSQL", testdb.Postgres)
 }
 
-func TestHammerDBCorpusMariaDB(t *testing.T) {
+func TestHammerDBCorpusPostgresPython(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
-	runCorpus(t, "maria", "MariaDB", testdb.MariaDB(t))
+	t.Parallel()
+	corpusPython(t, "pg", "PostgreSQL", testdb.Postgres)
+}
+
+func TestHammerDBCorpusMariaDBTcl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	corpusTcl(t, "maria", "MariaDB", testdb.MariaDB)
+}
+
+func TestHammerDBCorpusMariaDBPython(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	corpusPython(t, "maria", "MariaDB", testdb.MariaDB)
 }
 
 // corpusRun runs one corpus script and returns its output; the script must
 // end with exit status 0 and print no Tcl error.
-func corpusRun(t *testing.T, db, name string, values map[string]string) string {
+func (e *testEnv) corpusRun(db, name string, values map[string]string) string {
+	t := e.t
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("testdata", "hammerdb", db+"_tprocc_"+name))
 	if err != nil {
@@ -100,7 +126,7 @@ func corpusRun(t *testing.T, db, name string, values map[string]string) string {
 	if python {
 		args = []string{"cli", "py", "auto", path}
 	}
-	out, err := sledgeProcess(t, "", args...)
+	out, err := e.process("", args...)
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", name, err, out)
 	}
@@ -130,29 +156,53 @@ func jobIDsIn(t *testing.T, path string) []string {
 	return ids
 }
 
-func runCorpus(t *testing.T, db, product, dbURL string) {
-	needTclsh(t)
-	testdb.Command(t, "python3", "python3")
-	e2eEnv(t)
-	tmp := t.TempDir()
-	t.Setenv("TMP", tmp)
-	values := connectionValues(t, dbURL)
-	testResult := regexp.MustCompile(`(?m)^(?:Vuser \d+:)?TEST RESULT : System achieved [1-9]\d* NOPM from [1-9]\d* ` + product + ` TPM$`)
-	countResults := func(name, out string, want int) {
-		t.Helper()
-		if n := len(testResult.FindAllString(out, -1)); n != want {
-			t.Errorf("%s: %d TEST RESULT lines, want %d:\n%s", name, n, want, out)
+// corpusTestResult matches HammerDB's TEST RESULT line for product.
+func corpusTestResult(product string) *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^(?:Vuser \d+:)?TEST RESULT : System achieved [1-9]\d* NOPM from [1-9]\d* ` + product + ` TPM$`)
+}
+
+// countResults checks the TEST RESULT lines a script printed.
+func countResults(t *testing.T, testResult *regexp.Regexp, name, out string, want int) {
+	t.Helper()
+	if n := len(testResult.FindAllString(out, -1)); n != want {
+		t.Errorf("%s: %d TEST RESULT lines, want %d:\n%s", name, n, want, out)
+	}
+}
+
+// completedJobs checks what the scripts did is in the repository: the
+// completed jobs by kind.
+func (e *testEnv) completedJobs(want map[string]int) {
+	e.t.Helper()
+	kinds := map[string]int{}
+	for _, j := range e.jobs() {
+		if j["status"] == "completed" {
+			kinds[j["kind"].(string)]++
 		}
 	}
+	if fmt.Sprint(kinds) != fmt.Sprint(want) {
+		e.t.Errorf("completed jobs by kind: %v, want %v", kinds, want)
+	}
+}
 
-	// Tcl: build and check into the database the DBA created.
-	t.Setenv("PROFILEID", "2")
-	out := corpusRun(t, db, "buildschema.tcl", values)
+// corpusTcl runs db's Tcl scripts in an empty database (newDB): the build
+// and check into the database the DBA created, the runs, the jobs queries
+// and deleteschema.
+func corpusTcl(t *testing.T, db, product string, newDB func(testing.TB) string) {
+	needTclsh(t)
+	testResult := corpusTestResult(product)
+	e := newEnv(t).set("PROFILEID", "2")
+	tmp := e.tmp()
+	values := connectionValues(t, newDB(t))
+	// Build and check into the database the DBA created.
+	out := e.corpusRun(db, "buildschema.tcl", values)
 	if !strings.Contains(out, "SCHEMA CHECK COMPLETE") || !strings.Contains(out, db+"_total_iterations") {
 		t.Errorf("buildschema.tcl: no check, or print dict without HammerDB's defaults:\n%s", out)
 	}
-	out = corpusRun(t, db, "run_profile.tcl", values)
-	countResults("run_profile.tcl", out, 2)
+	if !strings.Contains(out, "built 2 warehouses") {
+		t.Errorf("buildschema.tcl: no word of the build:\n%s", out)
+	}
+	out = e.corpusRun(db, "run_profile.tcl", values)
+	countResults(t, testResult, "run_profile.tcl", out, 2)
 	for _, cmd := range []string{"metstart", "metstatus", "metstop"} {
 		if !strings.Contains(out, cmd) {
 			t.Errorf("run_profile.tcl: no word from %s:\n%s", cmd, out)
@@ -162,11 +212,11 @@ func runCorpus(t *testing.T, db, product, dbURL string) {
 	if len(profile) != 2 {
 		t.Errorf("profile file holds %v, want 2 runs", profile)
 	}
-	out = corpusRun(t, db, "run_single.tcl", values)
-	countResults("run_single.tcl", out, 1)
+	out = e.corpusRun(db, "run_single.tcl", values)
+	countResults(t, testResult, "run_single.tcl", out, 1)
 	single := jobIDsIn(t, filepath.Join(tmp, db+"_tprocc"))[0]
-	out = corpusRun(t, db, "blog_loop.tcl", values)
-	countResults("blog_loop.tcl", out, 2)
+	out = e.corpusRun(db, "blog_loop.tcl", values)
+	countResults(t, testResult, "blog_loop.tcl", out, 2)
 	if !strings.Contains(out, "TEST SEQUENCE COMPLETE") {
 		t.Errorf("blog_loop.tcl did not reach its end:\n%s", out)
 	}
@@ -174,29 +224,40 @@ func runCorpus(t *testing.T, db, product, dbURL string) {
 	if len(logs) == 0 {
 		t.Errorf("vuset logtotemp 1 wrote no hammerdb*.log in $TMP (%s)", tmp)
 	}
-	out = corpusRun(t, db, "iterations.tcl", values)
-	countResults("iterations.tcl", out, 1)
+	out = e.corpusRun(db, "iterations.tcl", values)
+	countResults(t, testResult, "iterations.tcl", out, 1)
 	iter := jobIDsIn(t, filepath.Join(tmp, db+"_tprocc_iterations"))[0]
-	checkIterations(t, iter, 2, 150)
+	e.checkIterations(iter, 2, 150)
 
-	out = corpusRun(t, db, "jobs.tcl", values)
+	out = e.corpusRun(db, "jobs.tcl", values)
 	checkCorpusJobs(t, out, product, db, single, iter, profile)
-	corpusRun(t, db, "deleteschema.tcl", values)
+	e.corpusRun(db, "deleteschema.tcl", values)
+	e.completedJobs(map[string]int{"build": 1, "check": 1, "drop": 1, "run": 6})
+}
 
-	// Python: the same life cycle from HammerDB's Python CLI.
-	t.Setenv("PROFILEID", "3")
-	corpusRun(t, db, "buildschema.py", values)
-	out = corpusRun(t, db, "run.py", values)
-	countResults("run.py", out, 3)
+// corpusPython runs db's Python scripts in an empty database (newDB): the
+// same life cycle from HammerDB's Python CLI, and its redirected result.
+func corpusPython(t *testing.T, db, product string, newDB func(testing.TB) string) {
+	needTclsh(t)
+	testdb.Command(t, "python3", "python3")
+	testResult := corpusTestResult(product)
+	e := newEnv(t).set("PROFILEID", "3")
+	tmp := e.tmp()
+	values := connectionValues(t, newDB(t))
+	if out := e.corpusRun(db, "buildschema.py", values); !strings.Contains(out, "built 2 warehouses") {
+		t.Errorf("buildschema.py: no word of the build:\n%s", out)
+	}
+	out := e.corpusRun(db, "run.py", values)
+	countResults(t, testResult, "run.py", out, 3)
 	if ids := jobIDsIn(t, filepath.Join(tmp, db+"_tprocc_profile.3")); len(ids) != 2 {
 		t.Errorf("python profile file holds %v", ids)
 	}
 	pySingle := jobIDsIn(t, filepath.Join(tmp, db+"_tprocc"))[0]
-	out = corpusRun(t, db, "iterations.py", values)
-	countResults("iterations.py", out, 1)
-	checkIterations(t, jobIDsIn(t, filepath.Join(tmp, db+"_tprocc_iterations"))[0], 2, 150)
-	corpusRun(t, db, "deleteschema.py", values)
-	out = corpusRun(t, db, "result.py", values)
+	out = e.corpusRun(db, "iterations.py", values)
+	countResults(t, testResult, "iterations.py", out, 1)
+	e.checkIterations(jobIDsIn(t, filepath.Join(tmp, db+"_tprocc_iterations"))[0], 2, 150)
+	e.corpusRun(db, "deleteschema.py", values)
+	out = e.corpusRun(db, "result.py", values)
 	before, captured, ok := strings.Cut(out, "=== captured\n")
 	if !ok || strings.Contains(before, "NEWORD") || strings.Contains(before, "TEST RESULT") {
 		t.Errorf("result.py: jobs output not redirected by the renamed puts:\n%s", out)
@@ -209,25 +270,16 @@ func runCorpus(t *testing.T, db, product, dbURL string) {
 	if !testResult.MatchString(strings.ReplaceAll(captured, `"`, "\n")) {
 		t.Errorf("result.py: no TEST RESULT in the captured file:\n%s", captured)
 	}
-
-	// Everything the scripts did is in the repository.
-	kinds := map[string]int{}
-	for _, j := range jobsJSON(t) {
-		if j["status"] == "completed" {
-			kinds[j["kind"].(string)]++
-		}
-	}
-	if kinds["build"] != 2 || kinds["check"] != 1 || kinds["drop"] != 2 || kinds["run"] != 10 {
-		t.Errorf("completed jobs by kind: %v, want 2 builds, 1 check, 2 drops, 10 runs", kinds)
-	}
+	e.completedJobs(map[string]int{"build": 1, "drop": 1, "run": 4})
 }
 
 // checkIterations checks an iteration-count run: every virtual user ran
 // exactly its count.
-func checkIterations(t *testing.T, id string, vus, each int) {
+func (e *testEnv) checkIterations(id string, vus, each int) {
+	t := e.t
 	t.Helper()
 	var res map[string]any
-	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "show", id, "result", "--format", "json")), &res); err != nil {
+	if err := json.Unmarshal([]byte(e.ok("jobs", "show", id, "result", "--format", "json")), &res); err != nil {
 		t.Fatalf("sledge jobs show %s result: %v", id, err)
 	}
 	if res["iterations"] != float64(each) || res["vu"] != float64(vus) {

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
@@ -22,46 +18,14 @@ import (
 // End-to-end: the real commands against real databases, and what they leave
 // in the jobs repository.
 
-// e2eEnv isolates a test's data directory and repository.
-func e2eEnv(t *testing.T) string { return testdb.Home(t) }
-
-func sledgeOK(t *testing.T, args ...string) string {
-	t.Helper()
-	out, err := sledge(t, args...)
-	if err != nil {
-		t.Fatalf("sledge %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
-}
-
-func jobsJSON(t *testing.T) []map[string]any {
-	t.Helper()
-	var list []map[string]any
-	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "--format", "json")), &list); err != nil {
-		t.Fatal(err)
-	}
-	return list
-}
-
-// latest returns the newest job of a kind.
-func latest(t *testing.T, kind string) map[string]any {
-	t.Helper()
-	for _, j := range jobsJSON(t) {
-		if j["kind"] == kind {
-			return j
-		}
-	}
-	t.Fatalf("no %s job in the repository", kind)
-	return nil
-}
-
 func jobID(j map[string]any) string { return strconv.Itoa(int(j["id"].(float64))) }
 
 // requireRunResult checks a stored run result and returns it.
-func requireRunResult(t *testing.T, id string, vus int) map[string]any {
+func (e *testEnv) requireRunResult(id string, vus int) map[string]any {
+	t := e.t
 	t.Helper()
 	var res map[string]any
-	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "show", id, "result", "--format", "json")), &res); err != nil {
+	if err := json.Unmarshal([]byte(e.ok("jobs", "show", id, "result", "--format", "json")), &res); err != nil {
 		t.Fatal(err)
 	}
 	requireKeys(t, "result", res, "status", "nopm", "tpm", "nopm_db_check", "vu", "duration_s", "transactions")
@@ -99,8 +63,9 @@ func TestEndToEndSQLiteDefault(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
-	e2eEnv(t)
-	out := sledgeOK(t, "run", "--vu", "2", "--rampup", "1s", "--duration", "4s", "--interval", "2s")
+	t.Parallel()
+	e := newEnv(t)
+	out := e.ok("run", "--vu", "2", "--rampup", "1s", "--duration", "4s", "--interval", "2s")
 	for _, want := range []string{"building 1 warehouse first", "TPROC-C result", "NOPM", "new_order"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("run output lacks %q:\n%s", want, out)
@@ -111,31 +76,31 @@ func TestEndToEndSQLiteDefault(t *testing.T) {
 	if strings.Contains(strings.ToLower(out), "warning") {
 		t.Errorf("the first run on the embedded default warns:\n%s", out)
 	}
-	build, run := latest(t, jobs.KindBuild), latest(t, jobs.KindRun)
+	build, run := e.latest(jobs.KindBuild), e.latest(jobs.KindRun)
 	for _, j := range []map[string]any{build, run} {
 		requireKeys(t, "job", j, "id", "kind", "workload", "status", "started_at")
 		if j["status"] != metrics.StatusCompleted || j["workload"] != "tprocc" {
 			t.Errorf("job %v", j)
 		}
 	}
-	requireRunResult(t, jobID(run), 2)
+	e.requireRunResult(jobID(run), 2)
 	// The series and the output are stored with the job.
 	var series []map[string]any
-	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "show", jobID(run), "tcount", "--format", "json")), &series); err != nil {
+	if err := json.Unmarshal([]byte(e.ok("jobs", "show", jobID(run), "tcount", "--format", "json")), &series); err != nil {
 		t.Fatal(err)
 	}
 	if len(series) < 2 {
 		t.Errorf("%d intervals stored", len(series))
 	}
-	if o := sledgeOK(t, "jobs", "show", jobID(run), "output"); !strings.Contains(o, "TPROC-C result") {
+	if o := e.ok("jobs", "show", jobID(run), "output"); !strings.Contains(o, "TPROC-C result") {
 		t.Errorf("stored output lacks the result:\n%s", o)
 	}
 	// A second run reuses the database; check still holds after both.
-	sledgeOK(t, "run", "--vu", "2", "--rampup", "0s", "--duration", "2s")
-	if n := len(jobsJSON(t)); n != 3 {
+	e.ok("run", "--vu", "2", "--rampup", "0s", "--duration", "2s")
+	if n := len(e.jobs()); n != 3 {
 		t.Errorf("%d jobs, want build + 2 runs", n)
 	}
-	if out := sledgeOK(t, "check"); !strings.Contains(out, "all conditions hold") {
+	if out := e.ok("check"); !strings.Contains(out, "all conditions hold") {
 		t.Errorf("check:\n%s", out)
 	}
 }
@@ -144,98 +109,66 @@ func TestEndToEndPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
-	e2eEnv(t)
-	endToEndServer(t, testdb.Postgres(t), "PostgreSQL ")
+	t.Parallel()
+	e := newEnv(t)
+	endToEndServer(e, testdb.Postgres(t), "PostgreSQL ")
 }
 
 func TestEndToEndMariaDB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
-	e2eEnv(t)
-	endToEndServer(t, testdb.MariaDB(t), "MariaDB ")
+	t.Parallel()
+	e := newEnv(t)
+	endToEndServer(e, testdb.MariaDB(t), "MariaDB ")
 }
 
 // endToEndServer builds, checks, runs in both modes, checks and drops through
 // the CLI, and reads the jobs back from the repository.
-func endToEndServer(t *testing.T, url, product string) {
-	sledgeOK(t, "build", "--db", url, "--warehouses", "2", "--workers", "2")
-	if b := latest(t, jobs.KindBuild); !strings.HasPrefix(fmt.Sprint(b["db_version"]), product) {
+func endToEndServer(e *testEnv, url, product string) {
+	t := e.t
+	e.ok("build", "--db", url, "--warehouses", "2", "--workers", "2")
+	if b := e.latest(jobs.KindBuild); !strings.HasPrefix(fmt.Sprint(b["db_version"]), product) {
 		t.Errorf("build job's db_version %v, want %s…", b["db_version"], product)
 	}
-	if _, err := sledge(t, "build", "--db", url, "--warehouses", "2"); err == nil || !strings.Contains(err.Error(), "--force") {
+	if _, err := e.run("build", "--db", url, "--warehouses", "2"); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Fatalf("second build: %v, want a refusal naming --force", err)
 	}
-	if b := latest(t, jobs.KindBuild); b["status"] != metrics.StatusFailed {
+	if b := e.latest(jobs.KindBuild); b["status"] != metrics.StatusFailed {
 		t.Errorf("refused build recorded as %v", b["status"])
 	}
-	if out := sledgeOK(t, "check", "--db", url); !strings.Contains(out, "all conditions hold") {
+	if out := e.ok("check", "--db", url); !strings.Contains(out, "all conditions hold") {
 		t.Fatalf("check after build:\n%s", out)
 	}
 	for _, mode := range []string{"procs", "sql"} {
-		out := sledgeOK(t, "run", "--db", url, "--vu", "3", "--rampup", "1s", "--duration", "5s", "--mode", mode, "--interval", "2s")
+		out := e.ok("run", "--db", url, "--vu", "3", "--rampup", "1s", "--duration", "5s", "--mode", mode, "--interval", "2s")
 		if !strings.Contains(out, "mode "+mode) || !strings.Contains(out, "server-wide") {
 			t.Errorf("%s run output:\n%s", mode, out)
 		}
-		res := requireRunResult(t, jobID(latest(t, jobs.KindRun)), 3)
+		res := e.requireRunResult(jobID(e.latest(jobs.KindRun)), 3)
 		if res["server_tpm"].(float64) <= 0 {
 			t.Errorf("%s: no server-wide TPM from the server's counters", mode)
 		}
 	}
 	var cfg map[string]any
-	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "show", jobID(latest(t, jobs.KindRun)), "config", "--format", "json")), &cfg); err != nil {
+	if err := json.Unmarshal([]byte(e.ok("jobs", "show", jobID(e.latest(jobs.KindRun)), "config", "--format", "json")), &cfg); err != nil {
 		t.Fatal(err)
 	}
 	if cfg["mode"] != "sql" || cfg["c_load"] == nil || cfg["seed"] == nil {
 		t.Errorf("config %v", cfg)
 	}
-	if out := sledgeOK(t, "check", "--db", url); !strings.Contains(out, "all conditions hold") {
+	if out := e.ok("check", "--db", url); !strings.Contains(out, "all conditions hold") {
 		t.Fatalf("check after runs:\n%s", out)
 	}
-	sledgeOK(t, "drop", "--db", url, "--yes")
-	if _, err := sledge(t, "check", "--db", url); err == nil {
+	e.ok("drop", "--db", url, "--yes")
+	if _, err := e.run("check", "--db", url); err == nil {
 		t.Fatal("check after drop succeeded")
 	}
 }
 
-func TestInterruptedRunIsStored(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs")
-	}
-	e2eEnv(t)
-	sledgeOK(t, "build") // the embedded default
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(3*time.Second, cancel) // what Ctrl-C does through signal.NotifyContext
-	root := newRootCmd(withProcessEnv(newTestState(t)))
-	var out bytes.Buffer
-	root.SetOut(&out)
-	root.SetArgs([]string{"run", "--vu", "2", "--rampup", "1s", "--duration", "1h", "--interval", "1s"})
-	// The result is printed, and the command ends with status 130.
-	var exit exitError
-	if err := root.ExecuteContext(ctx); !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
-		t.Fatalf("interrupted run: %v, want exit status %d\n%s", err, exitInterrupted, out.String())
-	}
-	if !strings.Contains(out.String(), "TPROC-C result") {
-		t.Errorf("no result printed:\n%s", out.String())
-	}
-	run := latest(t, jobs.KindRun)
-	if run["status"] != metrics.StatusInterrupted {
-		t.Fatalf("status %v", run["status"])
-	}
-	var res map[string]any
-	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "show", jobID(run), "result", "--format", "json")), &res); err != nil {
-		t.Fatal(err)
-	}
-	if res["status"] != metrics.StatusInterrupted || res["nopm"].(float64) <= 0 {
-		t.Fatalf("result %v", res)
-	}
-	if d := res["duration_s"].(float64); d < 1 || d > 3 {
-		t.Errorf("measured %v s, want about 2 (interrupted 3 s in, after 1 s ramp-up)", d)
-	}
-}
-
 func TestRunRejectsBadInput(t *testing.T) {
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	cases := []struct {
 		args []string
 		want string
@@ -257,7 +190,7 @@ func TestRunRejectsBadInput(t *testing.T) {
 		{[]string{"check", "--db", "sqlite:" + filepath.Join(t.TempDir(), "none.db")}, "sledge build"},
 	}
 	for _, c := range cases {
-		_, err := sledge(t, c.args...)
+		_, err := e.run(c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("sledge %s: error %v, want one mentioning %q", strings.Join(c.args, " "), err, c.want)
 		}
@@ -270,23 +203,24 @@ func TestEndToEndTPROCH(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
-	e2eEnv(t)
-	sledgeOK(t, "build", "--workload", "tproch", "--scale", "0.01", "--workers", "2")
-	if _, err := sledge(t, "build", "--workload", "tproch", "--scale", "0.01"); err == nil || !strings.Contains(err.Error(), "--force") {
+	t.Parallel()
+	e := newEnv(t)
+	e.ok("build", "--workload", "tproch", "--scale", "0.01", "--workers", "2")
+	if _, err := e.run("build", "--workload", "tproch", "--scale", "0.01"); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Fatalf("second build: %v, want a refusal naming --force", err)
 	}
-	out := sledgeOK(t, "run", "--workload", "tproch", "--refresh", "--streams", "2", "--seed", "42")
+	out := e.ok("run", "--workload", "tproch", "--refresh", "--streams", "2", "--seed", "42")
 	for _, want := range []string{"not comparable with audited TPC results", "TPROC-H power", "TPROC-H throughput", "TPROC-H composite", "seed 42"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("run output lacks %q:\n%s", want, out)
 		}
 	}
-	run := latest(t, jobs.KindRun)
+	run := e.latest(jobs.KindRun)
 	if run["workload"] != "tproch" || !strings.HasPrefix(fmt.Sprint(run["db_version"]), "DuckDB") {
 		t.Errorf("run job %v", run)
 	}
 	var res map[string]any
-	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "show", jobID(run), "result", "--format", "json")), &res); err != nil {
+	if err := json.Unmarshal([]byte(e.ok("jobs", "show", jobID(run), "result", "--format", "json")), &res); err != nil {
 		t.Fatal(err)
 	}
 	requireKeys(t, "result", res, "status", "geomean_s", "scale_factor", "queries", "power", "throughput", "composite", "stream_totals")
@@ -304,16 +238,16 @@ func TestEndToEndTPROCH(t *testing.T) {
 			t.Errorf("query %v", q)
 		}
 	}
-	sledgeOK(t, "drop", "--yes", "--workload", "tproch")
-	if _, err := sledge(t, "run", "--workload", "tproch"); err == nil || !strings.Contains(err.Error(), "sledge build --workload tproch") {
+	e.ok("drop", "--yes", "--workload", "tproch")
+	if _, err := e.run("run", "--workload", "tproch"); err == nil || !strings.Contains(err.Error(), "sledge build --workload tproch") {
 		t.Errorf("run after drop: %v", err)
 	}
-	if _, err := sledge(t, "run", "--workload", "tpch"); err == nil || !strings.Contains(err.Error(), "--workload") {
+	if _, err := e.run("run", "--workload", "tpch"); err == nil || !strings.Contains(err.Error(), "--workload") {
 		t.Errorf("unknown workload: %v", err)
 	}
 
 	dir := t.TempDir()
-	out = sledgeOK(t, "datagen", "--workload", "tproch", "--scale", "0.01", "--workers", "2", "--out", dir)
+	out = e.ok("datagen", "--workload", "tproch", "--scale", "0.01", "--workers", "2", "--out", dir)
 	if !strings.Contains(out, "86,805 rows") {
 		t.Errorf("datagen: %s", out)
 	}
@@ -326,8 +260,10 @@ func TestEndToEndTPROCH(t *testing.T) {
 // --pacing spec: VUs wait keying and think times (scaled here to keep the
 // test short), the result says so and reports the efficiency.
 func TestRunPaced(t *testing.T) {
-	e2eEnv(t)
-	out := sledgeOK(t, "run", "--pacing", "spec", "--pacing-scale", "0.01", "--vu", "10", "--rampup", "0s",
+	t.Parallel()
+	e := newEnv(t)
+	e.tpcc()
+	out := e.ok("run", "--pacing", "spec", "--pacing-scale", "0.01", "--vu", "10", "--rampup", "0s",
 		"--duration", "4s", "--interval", "2s")
 	for _, want := range []string{"paced with keying and think times scaled ×0.01 (not the specification's)",
 		"efficiency", "paced ceiling of 12.86 per warehouse", "keying time new_order", "think time payment"} {
@@ -343,15 +279,15 @@ func TestRunPaced(t *testing.T) {
 	if e, _ := strconv.ParseFloat(m[1], 64); e < 30 || e > 110 {
 		t.Errorf("efficiency %s%%: pacing not honoured?\n%s", m[1], out)
 	}
-	list := jobsJSON(t)
-	cfg := sledgeOK(t, "jobs", "show", fmt.Sprint(list[0]["id"]), "config", "--format", "json")
+	list := e.jobs()
+	cfg := e.ok("jobs", "show", fmt.Sprint(list[0]["id"]), "config", "--format", "json")
 	if !strings.Contains(cfg, `"pacing": "spec x0.01"`) {
 		t.Errorf("pacing not recorded: %s", cfg)
 	}
-	if _, err := sledge(t, "run", "--pacing", "fast", "--duration", "1s"); err == nil || !strings.Contains(err.Error(), "want off or spec") {
+	if _, err := e.run("run", "--pacing", "fast", "--duration", "1s"); err == nil || !strings.Contains(err.Error(), "want off or spec") {
 		t.Errorf("--pacing fast: %v", err)
 	}
-	if _, err := sledge(t, "run", "--pacing", "spec", "--pacing-scale", "0", "--duration", "1s"); err == nil || !strings.Contains(err.Error(), "--pacing-scale") {
+	if _, err := e.run("run", "--pacing", "spec", "--pacing-scale", "0", "--duration", "1s"); err == nil || !strings.Contains(err.Error(), "--pacing-scale") {
 		t.Errorf("--pacing-scale 0: %v", err)
 	}
 }
@@ -359,7 +295,8 @@ func TestRunPaced(t *testing.T) {
 // TestInvalidSpecCreatesNoJob: what the job spec refuses is refused before
 // anything is recorded, whatever the command.
 func TestInvalidSpecCreatesNoJob(t *testing.T) {
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -377,12 +314,12 @@ func TestInvalidSpecCreatesNoJob(t *testing.T) {
 		{[]string{"check", "--workload", "tproch"}, "--workload"},
 		{[]string{"drop", "--yes", "--db", "oracle://x/y"}, "--db"},
 	} {
-		_, err := sledge(t, c.args...)
+		_, err := e.run(c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("sledge %s: %v, want an error naming %q", strings.Join(c.args, " "), err, c.want)
 		}
 	}
-	if list := jobsJSON(t); len(list) != 0 {
+	if list := e.jobs(); len(list) != 0 {
 		t.Errorf("invalid specs left %d jobs: %v", len(list), list)
 	}
 }

@@ -15,6 +15,7 @@ import (
 // TestFlagHelpNamesEveryForm: a flag's help names every value it accepts,
 // so --help tells the truth as the code grows.
 func TestFlagHelpNamesEveryForm(t *testing.T) {
+	t.Parallel()
 	root := newRootCmd(newTestState(t))
 	find := func(path string) *cobra.Command {
 		c, _, err := root.Find(strings.Fields(path))
@@ -89,7 +90,8 @@ func TestFlagHelpNamesEveryForm(t *testing.T) {
 // TestSandboxHelpHidesGlobalFlags: --repo and --server do nothing for a
 // sandbox; its help does not offer them.
 func TestSandboxHelpHidesGlobalFlags(t *testing.T) {
-	out, err := sledge(t, "sandbox", "postgres", "--help")
+	t.Parallel()
+	out, err := newEnv(t).run("sandbox", "postgres", "--help")
 	if err != nil {
 		t.Fatal(err)
 	}

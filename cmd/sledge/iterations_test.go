@@ -10,7 +10,8 @@ import (
 // --duration typed with it (an iteration run uses neither), a negative
 // count, and a TPROC-H run. Nothing refused is recorded.
 func TestIterationsFlag(t *testing.T) {
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	run, _, err := newRootCmd(newTestState(t)).Find([]string{"run"})
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +39,7 @@ func TestIterationsFlag(t *testing.T) {
 		{[]string{"--iterations", "-1"}, []string{"--iterations must not be negative (got -1"}, nil},
 		{[]string{"--iterations", "3", "--workload", "tproch"}, []string{"--iterations applies to TPROC-C runs only"}, nil},
 	} {
-		_, err := sledge(t, append([]string{"run"}, c.args...)...)
+		_, err := e.run(append([]string{"run"}, c.args...)...)
 		if err == nil {
 			t.Errorf("sledge run %s accepted", strings.Join(c.args, " "))
 			continue
@@ -54,7 +55,7 @@ func TestIterationsFlag(t *testing.T) {
 			}
 		}
 	}
-	if list := jobsJSON(t); len(list) != 0 {
+	if list := e.jobs(); len(list) != 0 {
 		t.Errorf("refused runs recorded %d jobs: %v", len(list), list)
 	}
 }

@@ -311,7 +311,7 @@ func confirm(cmd *cobra.Command, gs *globalState, s config.Spec, yes bool, quest
 		// it is).
 		named := s
 		named.Confirm = true
-		wl, t, err := app.New(gs.serviceOptions(app.Options{OwnsProcess: true})).Resolve(named)
+		wl, t, err := app.New(gs.serviceOptions(app.Options{OwnsProcess: gs.ownsProcess})).Resolve(named)
 		if err != nil {
 			return false, flagErrors(err)
 		}

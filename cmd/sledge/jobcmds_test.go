@@ -25,6 +25,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/testdb"
+	"github.com/sledge-bench/sledge/internal/testdb/tpcctest"
 )
 
 // The job commands as a user (or a script) meets them: the exit status of
@@ -35,11 +36,12 @@ import (
 // bgSledge is this test binary running as the sledge command in the
 // background, its stdout and stderr collected together.
 type bgSledge struct {
-	cmd  *exec.Cmd
-	mu   sync.Mutex
-	out  bytes.Buffer
-	done chan struct{}
-	err  error
+	cmd   *exec.Cmd
+	mu    sync.Mutex
+	out   bytes.Buffer
+	done  chan struct{}
+	err   error     // once done is closed
+	ended time.Time // when it ended, once done is closed
 }
 
 func (p *bgSledge) Write(b []byte) (int, error) {
@@ -54,20 +56,19 @@ func (p *bgSledge) output() string {
 	return p.out.String()
 }
 
-func startSledge(t *testing.T, args ...string) *bgSledge {
+// start starts this test binary as the sledge command in the background,
+// in e's environment; it is killed when the test ends (or the test binary
+// dies) if it has not ended by then.
+func (e *testEnv) start(args ...string) *bgSledge {
+	t := e.t
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := &bgSledge{done: make(chan struct{})}
-	p.cmd = exec.Command(exe, args...)
-	p.cmd.Env = append(os.Environ(), "SLEDGE_TEST_AS_MAIN=1", "SLEDGE_NO_REEXEC=1")
+	p.cmd = e.command(context.Background(), args...)
 	p.cmd.Stdout, p.cmd.Stderr = p, p
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	go func() { p.err = p.cmd.Wait(); p.ended = time.Now(); close(p.done) }()
 	t.Cleanup(func() {
 		select {
 		case <-p.done:
@@ -79,30 +80,33 @@ func startSledge(t *testing.T, args ...string) *bgSledge {
 	return p
 }
 
-// waitFor waits until the output matches re.
-func (p *bgSledge) waitFor(t *testing.T, re string, timeout time.Duration) {
+// waitFor waits until the output matches re (or the test's deadline).
+func (p *bgSledge) waitFor(t *testing.T, re string) {
 	t.Helper()
 	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(timeout)
+	deadline := time.After(time.Until(testDeadline(t)))
 	for !rx.MatchString(p.output()) {
 		select {
 		case <-p.done:
+			if rx.MatchString(p.output()) {
+				return
+			}
 			t.Fatalf("sledge %s ended (%v) before printing %q:\n%s", strings.Join(p.cmd.Args[1:], " "), p.err, re, p.output())
+		case <-deadline:
+			t.Fatalf("waited until the test's deadline for %q:\n%s", re, p.output())
 		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %v for %q:\n%s", timeout, re, p.output())
 		}
 	}
 }
 
-// exitCode waits for the process and returns its exit status.
-func (p *bgSledge) exitCode(t *testing.T, timeout time.Duration) int {
+// exitCode waits for the process (until the test's deadline) and returns
+// its exit status.
+func (p *bgSledge) exitCode(t *testing.T) int {
 	t.Helper()
 	select {
 	case <-p.done:
-	case <-time.After(timeout):
-		t.Fatalf("sledge %s still runs after %v:\n%s", strings.Join(p.cmd.Args[1:], " "), timeout, p.output())
+	case <-time.After(time.Until(testDeadline(t))):
+		t.Fatalf("sledge %s still ran at the test's deadline:\n%s", strings.Join(p.cmd.Args[1:], " "), p.output())
 	}
 	return exitCodeOf(t, p.err)
 }
@@ -127,18 +131,19 @@ func TestInterruptedJobsExit130(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
-	e2eEnv(t)
-	sledgeOK(t, "build") // the embedded default
+	t.Parallel()
+	e := newEnv(t)
+	e.tpcc() // the embedded default, as a first run leaves it
 
-	p := startSledge(t, "run", "--vu", "2", "--rampup", "1s", "--duration", "1h", "--interval", "1s")
-	p.waitFor(t, `measure +TPM`, 2*time.Minute)
+	p := e.start("run", "--vu", "2", "--rampup", "1s", "--duration", "1h", "--interval", "1s")
+	p.waitFor(t, `measure +TPM`)
 	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	if code := p.exitCode(t, 2*time.Minute); code != exitInterrupted {
+	if code := p.exitCode(t); code != exitInterrupted {
 		t.Fatalf("interrupted run exited %d, want %d:\n%s", code, exitInterrupted, p.output())
 	}
-	run := latest(t, jobs.KindRun)
+	run := e.latest(jobs.KindRun)
 	out := p.output()
 	if !strings.Contains(out, "TPROC-C result (job "+jobID(run)+"): interrupted") || !strings.Contains(out, "run job "+jobID(run)+" interrupted") {
 		t.Errorf("interrupted run's output:\n%s", out)
@@ -147,22 +152,22 @@ func TestInterruptedJobsExit130(t *testing.T) {
 		t.Fatalf("run stored as %v", run["status"])
 	}
 	var res map[string]any
-	if err := json.Unmarshal([]byte(sledgeOK(t, "jobs", "show", jobID(run), "result", "--format", "json")), &res); err != nil {
+	if err := json.Unmarshal([]byte(e.ok("jobs", "show", jobID(run), "result", "--format", "json")), &res); err != nil {
 		t.Fatal(err)
 	}
 	if res["status"] != metrics.StatusInterrupted || res["nopm"].(float64) <= 0 {
 		t.Errorf("stored result %v", res)
 	}
 
-	p = startSledge(t, "build", "--db", "sqlite:"+filepath.Join(t.TempDir(), "b.db"), "--warehouses", "4", "--workers", "1")
-	p.waitFor(t, `load: .* rows/s`, 2*time.Minute)
+	p = e.start("build", "--db", "sqlite:"+filepath.Join(t.TempDir(), "b.db"), "--warehouses", "4", "--workers", "1")
+	p.waitFor(t, `load: .* rows/s`)
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if code := p.exitCode(t, 2*time.Minute); code != exitInterrupted {
+	if code := p.exitCode(t); code != exitInterrupted {
 		t.Fatalf("build stopped by SIGTERM exited %d, want %d:\n%s", code, exitInterrupted, p.output())
 	}
-	if b := latest(t, jobs.KindBuild); b["status"] != metrics.StatusInterrupted {
+	if b := e.latest(jobs.KindBuild); b["status"] != metrics.StatusInterrupted {
 		t.Errorf("build stored as %v:\n%s", b["status"], p.output())
 	}
 }
@@ -183,7 +188,8 @@ func emptySQLite(t *testing.T) string {
 // whatever stdin holds ("echo y | sledge drop" included), and nothing is
 // recorded; with --yes they run.
 func TestDestructiveJobsNeedYesWithoutTerminal(t *testing.T) {
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	path := emptySQLite(t)
 	for _, c := range []struct {
 		stdin string
@@ -195,12 +201,12 @@ func TestDestructiveJobsNeedYesWithoutTerminal(t *testing.T) {
 		{"", []string{"drop", "--db", "sqlite:" + path}, "drop asks for confirmation"}, // stdin /dev/null
 		{"y\n", []string{"build", "--force", "--db", "sqlite:" + path}, "build --force asks for confirmation: run it with --yes when there is no terminal"},
 	} {
-		out, err := sledgeProcess(t, c.stdin, c.args...)
+		out, err := e.process(c.stdin, c.args...)
 		if code := exitCodeOf(t, err); code == 0 || !strings.Contains(out, c.want) {
 			t.Errorf("stdin %q, sledge %s: exit %d, want an error saying %q:\n%s", c.stdin, strings.Join(c.args, " "), code, c.want, out)
 		}
 	}
-	if list := jobsJSON(t); len(list) != 0 {
+	if list := e.jobs(); len(list) != 0 {
 		t.Errorf("refused commands recorded %d jobs: %v", len(list), list)
 	}
 	// In process too (stdin made a pipe, whatever runs the tests).
@@ -212,7 +218,7 @@ func TestDestructiveJobsNeedYesWithoutTerminal(t *testing.T) {
 	w.WriteString("yes\n")
 	w.Close()
 	sledgeIn := func(args ...string) (string, error) { // sledge, stdin the pipe
-		gs := withProcessEnv(newTestState(t))
+		gs := e.state()
 		gs.stdin = r
 		return runSledge(context.Background(), gs, args...)
 	}
@@ -225,11 +231,11 @@ func TestDestructiveJobsNeedYesWithoutTerminal(t *testing.T) {
 		!strings.Contains(err.Error(), "--warehouses") || strings.Contains(err.Error(), "--yes") || strings.Contains(err.Error(), "confirm") {
 		t.Errorf("build --force --yes: %v", err)
 	}
-	out, err := sledgeProcess(t, "n\n", "drop", "--yes", "--db", "sqlite:"+path)
+	out, err := e.process("n\n", "drop", "--yes", "--db", "sqlite:"+path)
 	if err != nil || !strings.Contains(out, "dropped the TPROC-C schema") {
 		t.Fatalf("drop --yes: %v\n%s", err, out)
 	}
-	if d := latest(t, jobs.KindDrop); d["status"] != metrics.StatusCompleted {
+	if d := e.latest(jobs.KindDrop); d["status"] != metrics.StatusCompleted {
 		t.Errorf("drop job %v", d)
 	}
 }
@@ -237,25 +243,20 @@ func TestDestructiveJobsNeedYesWithoutTerminal(t *testing.T) {
 // On a terminal drop and build --force ask, and only "y" or "yes" (any
 // case) proceeds; any other answer ends with an error and no job.
 func TestDestructiveJobsAskOnTerminal(t *testing.T) {
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	path := emptySQLite(t)
 	answer := func(answer string, args ...string) (string, int) {
 		t.Helper()
-		s := startTTY(t, args...)
-		s.waitFor(`\[y/N\] $`, 1, time.Minute)
+		s := e.startTTY(args...)
+		s.waitFor(`\[y/N\] $`, 1)
 		if answer == "\x03" {
 			s.send(answer)
 		} else {
 			s.send(answer + "\r")
 		}
-		select {
-		case err := <-s.done:
-			time.Sleep(100 * time.Millisecond) // the reader drains the terminal
-			return s.output(), exitCodeOf(t, err)
-		case <-time.After(time.Minute):
-			t.Fatalf("sledge %s did not end after the answer %q:\n%s", strings.Join(args, " "), answer, s.output())
-		}
-		return "", -1
+		err := s.wait()
+		return s.output(), exitCodeOf(t, err)
 	}
 	drop := []string{"drop", "--db", "sqlite:" + path}
 	for _, no := range []string{"n", "", "no", "yess", "sure"} {
@@ -274,7 +275,7 @@ func TestDestructiveJobsAskOnTerminal(t *testing.T) {
 	if code != exitInterrupted || !strings.Contains(out, "drop not confirmed: interrupted") {
 		t.Errorf("Ctrl-C at the question: exit %d\n%s", code, out)
 	}
-	if list := jobsJSON(t); len(list) != 0 {
+	if list := e.jobs(); len(list) != 0 {
 		t.Fatalf("refusals recorded %d jobs: %v", len(list), list)
 	}
 	for i, yes := range []string{"y", "YES", "Yes"} {
@@ -282,7 +283,7 @@ func TestDestructiveJobsAskOnTerminal(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "dropped the TPROC-C schema") {
 			t.Errorf("answer %q: exit %d\n%s", yes, code, out)
 		}
-		if n := len(jobsJSON(t)); n != i+1 {
+		if n := len(e.jobs()); n != i+1 {
 			t.Errorf("%d jobs after %d confirmed drops", n, i+1)
 		}
 	}
@@ -292,7 +293,8 @@ func TestDestructiveJobsAskOnTerminal(t *testing.T) {
 // saying how to build it, and create no file (nor directory); the default
 // embedded database is not created by them either.
 func TestJobsOnMissingEmbeddedDatabaseCreateNothing(t *testing.T) {
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	root := t.TempDir()
 	path := filepath.Join(root, "sub", "new.db")
 	want := "no database at " + path + ": build it first with `sledge build --db sqlite:" + path + "`"
@@ -301,18 +303,18 @@ func TestJobsOnMissingEmbeddedDatabaseCreateNothing(t *testing.T) {
 		{"drop", "--yes", "--db", "sqlite:" + path},
 		{"run", "--db", path, "--duration", "1s", "--rampup", "0s"},
 	} {
-		if _, err := sledge(t, args...); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := e.run(args...); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("sledge %s: %v, want %q", strings.Join(args, " "), err, want)
 		}
 	}
 	if ents, _ := os.ReadDir(root); len(ents) != 0 {
 		t.Errorf("check, drop and run created %v in %s", ents, root)
 	}
-	home := os.Getenv("SLEDGE_HOME")
-	if _, err := sledge(t, "check"); err == nil || !strings.Contains(err.Error(), "build it first with `sledge build`") {
+	home := e.home()
+	if _, err := e.run("check"); err == nil || !strings.Contains(err.Error(), "build it first with `sledge build`") {
 		t.Errorf("check of the missing default database: %v", err)
 	}
-	if _, err := sledge(t, "drop", "--yes", "--workload", "tproch"); err == nil ||
+	if _, err := e.run("drop", "--yes", "--workload", "tproch"); err == nil ||
 		!(strings.Contains(err.Error(), "build it first with `sledge build --workload tproch`") || strings.Contains(err.Error(), "cgo")) {
 		t.Errorf("drop of the missing default DuckDB database: %v", err)
 	}
@@ -321,7 +323,7 @@ func TestJobsOnMissingEmbeddedDatabaseCreateNothing(t *testing.T) {
 			t.Errorf("%s was created: %v", f, err)
 		}
 	}
-	for _, j := range jobsJSON(t) {
+	for _, j := range e.jobs() {
 		if j["status"] != metrics.StatusFailed {
 			t.Errorf("job %v", j)
 		}
@@ -372,24 +374,25 @@ func TestBuildCreatesTheDatabasePostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds")
 	}
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	admin := testdb.PostgresAdminURL(t)
 	name := "created_by_build_" + strconv.Itoa(os.Getpid())
 	target := withDatabase(t, admin, name)
 	t.Cleanup(func() { serverExec(t, admin, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
 
-	out := sledgeOK(t, "build", "--db", target, "--warehouses", "1")
+	out := e.ok("build", "--db", target, "--warehouses", "1")
 	if !strings.Contains(out, "created database "+name+"\n") || !strings.Contains(out, "built 1 warehouse") {
 		t.Fatalf("build into a missing database:\n%s", out)
 	}
-	if o := sledgeOK(t, "jobs", "show", jobID(latest(t, jobs.KindBuild)), "output"); !strings.Contains(o, "created database "+name) {
+	if o := e.ok("jobs", "show", jobID(e.latest(jobs.KindBuild)), "output"); !strings.Contains(o, "created database "+name) {
 		t.Errorf("the job's output lacks the creation:\n%s", o)
 	}
-	if out := sledgeOK(t, "check", "--db", target); !strings.Contains(out, "all conditions hold") {
+	if out := e.ok("check", "--db", target); !strings.Contains(out, "all conditions hold") {
 		t.Errorf("check:\n%s", out)
 	}
 	// It exists now: a second build creates nothing (and is refused for --force).
-	out, err := sledge(t, "build", "--db", target)
+	out, err := e.run("build", "--db", target)
 	if err == nil || strings.Contains(out, "created database") || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("second build: %v\n%s", err, out)
 	}
@@ -399,13 +402,13 @@ func TestBuildCreatesTheDatabasePostgres(t *testing.T) {
 	t.Cleanup(func() { serverExec(t, admin, "DROP ROLE IF EXISTS "+role) })
 	u, _ := url.Parse(withDatabase(t, admin, "not_creatable"))
 	u.User = url.User(role)
-	_, err = sledge(t, "build", "--db", u.String())
+	_, err = e.run("build", "--db", u.String())
 	want := "database not_creatable does not exist and user " + role + " cannot create it"
 	run := "as a superuser, run `CREATE DATABASE not_creatable OWNER " + role + ";`, then run the build again"
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), run) {
 		t.Errorf("build as a role without CREATEDB: %v", err)
 	}
-	if b := latest(t, jobs.KindBuild); b["status"] != metrics.StatusFailed {
+	if b := e.latest(jobs.KindBuild); b["status"] != metrics.StatusFailed {
 		t.Errorf("build job %v", b)
 	}
 
@@ -413,7 +416,7 @@ func TestBuildCreatesTheDatabasePostgres(t *testing.T) {
 	// the plain attempt's.
 	u, _ = url.Parse(withDatabase(t, admin, "no_such_database"))
 	u.RawQuery = ""
-	_, err = sledge(t, "check", "--db", u.String())
+	_, err = e.run("check", "--db", u.String())
 	if err == nil || strings.Contains(err.Error(), "tls error") || !strings.Contains(err.Error(), `database "no_such_database" does not exist`) {
 		t.Errorf("check of a missing database: %v", err)
 	}
@@ -424,16 +427,17 @@ func TestBuildCreatesTheDatabaseMariaDB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds")
 	}
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	own := testdb.MariaDB(t)
 	name := "created_by_build_" + strconv.Itoa(os.Getpid())
 	target := withDatabase(t, own, name)
 	t.Cleanup(func() { serverExec(t, own, "DROP DATABASE IF EXISTS "+name) })
-	out := sledgeOK(t, "build", "--db", target, "--warehouses", "1", "--workers", "1")
+	out := e.ok("build", "--db", target, "--warehouses", "1", "--workers", "1")
 	if !strings.Contains(out, "created database "+name+"\n") || !strings.Contains(out, "built 1 warehouse") {
 		t.Fatalf("build into a missing database:\n%s", out)
 	}
-	if out := sledgeOK(t, "check", "--db", target); !strings.Contains(out, "all conditions hold") {
+	if out := e.ok("check", "--db", target); !strings.Contains(out, "all conditions hold") {
 		t.Errorf("check:\n%s", out)
 	}
 }
@@ -446,16 +450,16 @@ func TestMariaDBDriverMessagesAreCounted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
-	e2eEnv(t)
-	target := testdb.MariaDB(t)
-	sledgeOK(t, "build", "--db", target, "--warehouses", "1", "--workers", "1")
+	t.Parallel()
+	e := newEnv(t)
+	target := tpcctest.MariaDB(t, tpcctest.Options{})
 	tg, err := db.ParseTarget(target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	name, _, _, _ := tg.Login()
-	p := startSledge(t, "run", "--db", target, "--vu", "3", "--rampup", "0s", "--duration", "10s", "--interval", "1s")
-	p.waitFor(t, `measure +TPM`, time.Minute)
+	p := e.start("run", "--db", target, "--vu", "3", "--rampup", "0s", "--duration", "10s", "--interval", "1s")
+	p.waitFor(t, `measure +TPM`)
 
 	ctx := context.Background()
 	killer, err := mysql.Driver{}.Connect(ctx, tg, db.Options{})
@@ -485,7 +489,7 @@ func TestMariaDBDriverMessagesAreCounted(t *testing.T) {
 		}
 		time.Sleep(1500 * time.Millisecond)
 	}
-	code := p.exitCode(t, 2*time.Minute)
+	code := p.exitCode(t)
 	out := p.output()
 	t.Logf("killed %d sessions; the run's output:\n%s", killed, out)
 	if killed == 0 {
@@ -502,7 +506,7 @@ func TestMariaDBDriverMessagesAreCounted(t *testing.T) {
 	if code == exitInterrupted {
 		t.Errorf("run exited %d", code)
 	}
-	if r := latest(t, jobs.KindRun); r["status"] == metrics.StatusFailed || r["status"] == metrics.StatusInterrupted {
+	if r := e.latest(jobs.KindRun); r["status"] == metrics.StatusFailed || r["status"] == metrics.StatusInterrupted {
 		t.Errorf("run stored as %v", r["status"])
 	}
 }

@@ -23,7 +23,6 @@ type seeded struct {
 
 func seedRepo(t *testing.T) seeded {
 	t.Helper()
-	t.Setenv("SLEDGE_HOME", t.TempDir()) // never touch the real data directory
 	ctx := context.Background()
 	s := seeded{path: filepath.Join(t.TempDir(), "jobs.db")}
 	r, err := jobs.Open(ctx, s.path)
@@ -93,13 +92,6 @@ func seedRepo(t *testing.T) seeded {
 	return s
 }
 
-// sledge runs the CLI in-process and returns what it printed: on a
-// newTestState with the process's environment over it (withProcessEnv).
-func sledge(t *testing.T, args ...string) (string, error) {
-	t.Helper()
-	return runSledge(context.Background(), withProcessEnv(newTestState(t)), args...)
-}
-
 func requireKeys(t *testing.T, what string, obj map[string]any, keys ...string) {
 	t.Helper()
 	for _, k := range keys {
@@ -110,8 +102,10 @@ func requireKeys(t *testing.T, what string, obj map[string]any, keys ...string) 
 }
 
 func TestJobsListJSON(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
 	s := seedRepo(t)
-	out, err := sledge(t, "--repo", s.path, "jobs", "--format", "json")
+	out, err := e.run("--repo", s.path, "jobs", "--format", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,6 +134,8 @@ func TestJobsListJSON(t *testing.T) {
 }
 
 func TestJobsListFiltersAndText(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
 	s := seedRepo(t)
 	tests := []struct {
 		args []string
@@ -150,9 +146,11 @@ func TestJobsListFiltersAndText(t *testing.T) {
 		{[]string{"--limit", "2"}, []int64{s.noRows, s.failed}},
 		{[]string{"--kind", "drop", "--status", "failed"}, []int64{}},
 	}
+	// Each case takes milliseconds: one after the other, in this test's
+	// turn (parallel cases would wait for turns of their own).
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			out, err := sledge(t, append([]string{"--repo", s.path, "jobs", "--format", "json"}, tt.args...)...)
+			out, err := e.run(append([]string{"--repo", s.path, "jobs", "--format", "json"}, tt.args...)...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +168,7 @@ func TestJobsListFiltersAndText(t *testing.T) {
 		})
 	}
 
-	out, err := sledge(t, "--repo", s.path, "jobs")
+	out, err := e.run("--repo", s.path, "jobs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,8 +180,10 @@ func TestJobsListFiltersAndText(t *testing.T) {
 }
 
 func TestJobsShowResultJSON(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
 	s := seedRepo(t)
-	out, err := sledge(t, "--repo", s.path, "jobs", "show", fmt.Sprint(s.run), "result", "--format", "json")
+	out, err := e.run("--repo", s.path, "jobs", "show", fmt.Sprint(s.run), "result", "--format", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,6 +219,8 @@ func TestJobsShowResultJSON(t *testing.T) {
 
 // Every section renders in both formats for the job that has it.
 func TestJobsShowSections(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
 	s := seedRepo(t)
 	tests := []struct {
 		id      int64
@@ -244,15 +246,17 @@ func TestJobsShowSections(t *testing.T) {
 		if tt.section != "" {
 			args = append(args, tt.section)
 		}
+		// Each case takes milliseconds: one after the other (see
+		// TestJobsListFiltersAndText).
 		t.Run(fmt.Sprintf("%d %s", tt.id, tt.section), func(t *testing.T) {
-			out, err := sledge(t, args...)
+			out, err := e.run(args...)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !strings.Contains(out, tt.want) {
 				t.Errorf("text output lacks %q:\n%s", tt.want, out)
 			}
-			out, err = sledge(t, append(args, "--format", "json")...)
+			out, err = e.run(append(args, "--format", "json")...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -262,7 +266,7 @@ func TestJobsShowSections(t *testing.T) {
 		})
 	}
 
-	out, err := sledge(t, "--repo", s.path, "jobs", "show", fmt.Sprint(s.run), "tcount", "--format", "json")
+	out, err := e.run("--repo", s.path, "jobs", "show", fmt.Sprint(s.run), "tcount", "--format", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,6 +278,8 @@ func TestJobsShowSections(t *testing.T) {
 }
 
 func TestJobsErrors(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
 	s := seedRepo(t)
 	tests := []struct {
 		name string
@@ -294,34 +300,38 @@ func TestJobsErrors(t *testing.T) {
 		{"delete bad id", []string{"jobs", "delete", fmt.Sprint(s.run), "x"}, `bad job id "x"`},
 		{"delete missing", []string{"jobs", "delete", "999"}, "no job 999"},
 	}
+	// Each case takes milliseconds: one after the other (see
+	// TestJobsListFiltersAndText).
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := sledge(t, append([]string{"--repo", s.path}, tt.args...)...)
+			_, err := e.run(append([]string{"--repo", s.path}, tt.args...)...)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want one containing %q", err, tt.want)
 			}
 		})
 	}
 	// A bad id in the list deleted nothing.
-	if _, err := sledge(t, "--repo", s.path, "jobs", "show", fmt.Sprint(s.run)); err != nil {
+	if _, err := e.run("--repo", s.path, "jobs", "show", fmt.Sprint(s.run)); err != nil {
 		t.Fatalf("job %d was deleted despite the bad id: %v", s.run, err)
 	}
-	_, err := sledge(t, "--repo", s.path, "jobs", "show", "999")
+	_, err := e.run("--repo", s.path, "jobs", "show", "999")
 	if !errors.Is(err, jobs.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
 }
 
 func TestJobsDelete(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
 	s := seedRepo(t)
-	out, err := sledge(t, "--repo", s.path, "jobs", "delete", fmt.Sprint(s.run), fmt.Sprint(s.build))
+	out, err := e.run("--repo", s.path, "jobs", "delete", fmt.Sprint(s.run), fmt.Sprint(s.build))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out, fmt.Sprintf("deleted job %d", s.run)) || !strings.Contains(out, fmt.Sprintf("deleted job %d", s.build)) {
 		t.Fatalf("output = %q", out)
 	}
-	out, err = sledge(t, "--repo", s.path, "jobs", "--format", "json")
+	out, err = e.run("--repo", s.path, "jobs", "--format", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,10 +350,10 @@ func TestJobsDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sledge(t, "--repo", s.path, "jobs", "delete", fmt.Sprint(running)); err == nil || !strings.Contains(err.Error(), "still running") {
+	if _, err := e.run("--repo", s.path, "jobs", "delete", fmt.Sprint(running)); err == nil || !strings.Contains(err.Error(), "still running") {
 		t.Fatalf("deleting a running job: err = %v", err)
 	}
-	if _, err := sledge(t, "--repo", s.path, "jobs", "delete", "--force", fmt.Sprint(running)); err != nil {
+	if _, err := e.run("--repo", s.path, "jobs", "delete", "--force", fmt.Sprint(running)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -352,23 +362,23 @@ func TestJobsDelete(t *testing.T) {
 // show and delete fail, and none of them creates the file or its
 // directory.
 func TestJobsEmptyRepo(t *testing.T) {
-	t.Setenv("SLEDGE_HOME", t.TempDir())
-	t.Setenv("SLEDGE_REPO", "")
+	t.Parallel()
+	e := newEnv(t).set("SLEDGE_REPO", "")
 	root := t.TempDir()
 	path := filepath.Join(root, "sub", "jobs.db")
-	out, err := sledge(t, "--repo", path, "jobs", "--format", "json")
+	out, err := e.run("--repo", path, "jobs", "--format", "json")
 	if err != nil || strings.TrimSpace(out) != "[]" {
 		t.Fatalf("missing repo JSON = %q, %v; want []", out, err)
 	}
-	out, err = sledge(t, "--repo", path, "jobs")
+	out, err = e.run("--repo", path, "jobs")
 	if err != nil || strings.TrimSpace(out) != "no jobs repository at "+path {
 		t.Fatalf("missing repo text = %q, %v", out, err)
 	}
-	if _, err := sledge(t, "--repo", path, "jobs", "list", "--kind", "run"); err != nil {
+	if _, err := e.run("--repo", path, "jobs", "list", "--kind", "run"); err != nil {
 		t.Fatalf("jobs list: %v", err)
 	}
 	for _, args := range [][]string{{"jobs", "show", "1"}, {"jobs", "show", "1", "result"}, {"jobs", "delete", "1"}} {
-		_, err := sledge(t, append([]string{"--repo", path}, args...)...)
+		_, err := e.run(append([]string{"--repo", path}, args...)...)
 		if !errors.Is(err, jobs.ErrNoRepository) || !strings.Contains(fmt.Sprint(err), "no jobs repository at "+path) {
 			t.Errorf("%v on a missing repository: %v", args, err)
 		}
@@ -377,11 +387,11 @@ func TestJobsEmptyRepo(t *testing.T) {
 		t.Errorf("jobs commands created %v in %s", ents, root)
 	}
 	// The default repository (in the data directory) is not created either.
-	out, err = sledge(t, "jobs")
+	out, err = e.run("jobs")
 	if err != nil || !strings.HasPrefix(out, "no jobs repository at ") {
 		t.Errorf("default repository: %q, %v", out, err)
 	}
-	if ents, _ := os.ReadDir(os.Getenv("SLEDGE_HOME")); len(ents) != 0 {
+	if ents, _ := os.ReadDir(e.home()); len(ents) != 0 {
 		t.Errorf("jobs created %v in the data directory", ents)
 	}
 }

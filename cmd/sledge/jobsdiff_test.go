@@ -23,7 +23,6 @@ type diffRepo struct {
 
 func seedDiffRepo(t *testing.T) diffRepo {
 	t.Helper()
-	t.Setenv("SLEDGE_HOME", t.TempDir()) // never touch the real data directory
 	ctx := context.Background()
 	d := diffRepo{path: filepath.Join(t.TempDir(), "jobs.db")}
 	r, err := jobs.Open(ctx, d.path)
@@ -74,8 +73,10 @@ func seedDiffRepo(t *testing.T) diffRepo {
 }
 
 func TestJobsDiffText(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
 	d := seedDiffRepo(t)
-	out, err := sledge(t, "--repo", d.path, "jobs", "diff", fmt.Sprint(d.a), fmt.Sprint(d.b))
+	out, err := e.run("--repo", d.path, "jobs", "diff", fmt.Sprint(d.a), fmt.Sprint(d.b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestJobsDiffText(t *testing.T) {
 		t.Errorf("TPROC-H figures for two TPROC-C runs:\n%s", out)
 	}
 
-	out, err = sledge(t, "--repo", d.path, "jobs", "diff", fmt.Sprint(d.a), fmt.Sprint(d.notObserved))
+	out, err = e.run("--repo", d.path, "jobs", "diff", fmt.Sprint(d.a), fmt.Sprint(d.notObserved))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +122,10 @@ func TestJobsDiffText(t *testing.T) {
 }
 
 func TestJobsDiffJSON(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
 	d := seedDiffRepo(t)
-	out, err := sledge(t, "--repo", d.path, "jobs", "diff", fmt.Sprint(d.a), fmt.Sprint(d.b), "--format", "json")
+	out, err := e.run("--repo", d.path, "jobs", "diff", fmt.Sprint(d.a), fmt.Sprint(d.b), "--format", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,14 +183,16 @@ func TestJobsDiffJSON(t *testing.T) {
 }
 
 func TestJobsDiffUnknownJob(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
 	d := seedDiffRepo(t)
 	for _, args := range [][]string{{fmt.Sprint(d.a), "999"}, {"999", fmt.Sprint(d.a)}} {
-		_, err := sledge(t, append([]string{"--repo", d.path, "jobs", "diff"}, args...)...)
+		_, err := e.run(append([]string{"--repo", d.path, "jobs", "diff"}, args...)...)
 		if err == nil || !strings.Contains(err.Error(), "no job 999") {
 			t.Errorf("jobs diff %v: err = %v, want no job 999", args, err)
 		}
 	}
-	if _, err := sledge(t, "--repo", d.path, "jobs", "diff", "1"); err == nil {
+	if _, err := e.run("--repo", d.path, "jobs", "diff", "1"); err == nil {
 		t.Error("jobs diff with one id: no error")
 	}
 }

@@ -12,7 +12,8 @@ import (
 )
 
 func TestK8sManifest(t *testing.T) {
-	out, err := sledge(t, "k8s", "manifest", "--agents", "3", "--image", "registry.example/sledge:1.0", "--name", "tpcc-1",
+	t.Parallel()
+	out, err := newEnv(t).run("k8s", "manifest", "--agents", "3", "--image", "registry.example/sledge:1.0", "--name", "tpcc-1",
 		"--with-secret-template", "--cpu", "4", "--", "--vu", "64", "--rampup", "2m", "--duration", "10m")
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +74,8 @@ func TestK8sManifest(t *testing.T) {
 // run's flags, with the run's defaults; a run whose length is unknown has
 // none.
 func TestK8sManifestDeadline(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
 	for _, c := range []struct {
 		run  []string
 		want int64 // 0: none
@@ -83,7 +86,7 @@ func TestK8sManifestDeadline(t *testing.T) {
 		{[]string{"--workload", "tproch"}, 0},
 	} {
 		args := append([]string{"k8s", "manifest", "--agents", "2", "--image", "i", "--"}, c.run...)
-		out, err := sledge(t, args...)
+		out, err := e.run(args...)
 		if err != nil {
 			t.Fatalf("%q: %v", c.run, err)
 		}
@@ -102,6 +105,8 @@ func TestK8sManifestDeadline(t *testing.T) {
 }
 
 func TestK8sManifestRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
 	ok := []string{"k8s", "manifest", "--agents", "2", "--image", "i"}
 	for _, c := range []struct {
 		args []string
@@ -129,7 +134,7 @@ func TestK8sManifestRefused(t *testing.T) {
 		{append(ok, "--", "--rampup", "-1s"), "after --: --rampup must not be negative"},
 		{[]string{"k8s", "manifest", "--agents", "8", "--image", "i", "--", "--vu", "4"}, "--agents 8: the agents would refuse the run: segment 0/8 gets no virtual users: 4 VUs over 8 segments"},
 	} {
-		out, err := sledge(t, c.args...)
+		out, err := e.run(c.args...)
 		if err == nil {
 			t.Errorf("%q: no error, printed:\n%s", c.args, out)
 			continue
@@ -144,6 +149,7 @@ func TestK8sManifestRefused(t *testing.T) {
 }
 
 func TestK8sManifestHelp(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	root := newRootCmd(newTestState(t))
 	root.SetOut(&out)

@@ -63,7 +63,7 @@ func newGlobalState() *globalState {
 	isTerminal := func(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 	gs := &globalState{env: env, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		stdinTTY: isTerminal(os.Stdin), stderrTTY: isTerminal(os.Stderr),
-		tempDir: os.TempDir(), root: os.Geteuid() == 0}
+		tempDir: os.TempDir(), root: os.Geteuid() == 0, ownsProcess: true}
 	gs.workDir, _ = os.Getwd()
 	gs.userHome, _ = os.UserHomeDir()
 	gs.executable, _ = os.Executable()

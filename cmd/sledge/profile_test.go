@@ -12,7 +12,8 @@ import (
 // TestProfileBadInput: bad --vu lists and flags are refused before any job,
 // with a message naming the flag.
 func TestProfileBadInput(t *testing.T) {
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -29,15 +30,15 @@ func TestProfileBadInput(t *testing.T) {
 		{[]string{"--vu", "1,2", "--stages", "1s:1"}, "--stages"},
 		{[]string{"--vu", "1,2", "--duration", "-1s"}, "--duration"},
 	} {
-		out, err := sledge(t, append([]string{"profile"}, c.args...)...)
+		out, err := e.run(append([]string{"profile"}, c.args...)...)
 		if err == nil || !strings.Contains(out+err.Error(), c.want) {
 			t.Errorf("profile %q: %v\n%s; want an error with %q", c.args, err, out, c.want)
 		}
 	}
-	if out, err := sledge(t, "profile", "show", "12"); err == nil {
+	if out, err := e.run("profile", "show", "12"); err == nil {
 		t.Errorf("profile show of a missing repository or job: %s", out)
 	}
-	out := sledgeOK(t, "profile", "--help")
+	out := e.ok("profile", "--help")
 	for _, want := range []string{"--vu", "--repeat", "--html", "--duration", "--between", "--db", "knee", "half the linear gain"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("profile --help lacks %q", want)
@@ -55,11 +56,17 @@ func TestProfileAndCompare(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite")
 	}
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
+	e.tpcc() // the embedded default, as a first run leaves it
+	// A job that is no profile's: job 1.
+	if out := e.ok("check"); !strings.Contains(out, "all conditions hold") {
+		t.Fatalf("check:\n%s", out)
+	}
 	dir := t.TempDir()
 	html := filepath.Join(dir, "profile.html")
 	run := []string{"profile", "--vu", "1,2", "--repeat", "2", "--rampup", "0s", "--duration", "2s", "--interval", "1s"}
-	out := sledgeOK(t, append(run, "--html", html)...)
+	out := e.ok(append(run, "--html", html)...)
 	t.Log("\n" + out)
 	for _, want := range []string{"Profile step 1 of 2: 1 VU, trial 1 of 2", "Profile step 2 of 2: 2 VUs, trial 2 of 2",
 		"VUs  jobs", "NOPM/VU", "of linear", " ± ", "knee: ", "wrote " + html} {
@@ -81,7 +88,7 @@ func TestProfileAndCompare(t *testing.T) {
 	}
 
 	var list []map[string]any
-	if err := json.Unmarshal([]byte(sledgeOK(t, "profile", "list", "--format", "json")), &list); err != nil || len(list) != 1 {
+	if err := json.Unmarshal([]byte(e.ok("profile", "list", "--format", "json")), &list); err != nil || len(list) != 1 {
 		t.Fatalf("profile list: %v %v", list, err)
 	}
 	first := list[0]["id"].(string)
@@ -90,28 +97,28 @@ func TestProfileAndCompare(t *testing.T) {
 		t.Errorf("profile %s: %v", first, steps)
 	}
 	member := steps[1].(map[string]any)["jobs"].([]any)[1].(string)
-	show := sledgeOK(t, "profile", "show", member) // any job of the profile shows it
+	show := e.ok("profile", "show", member) // any job of the profile shows it
 	if !strings.Contains(show, "Profile "+first) {
 		t.Errorf("profile show %s:\n%s", member, show)
 	}
-	// The first run's build is no profile.
-	if out, err := sledge(t, "profile", "show", "1"); err == nil || !strings.Contains(out+err.Error(), "not part of a profile") {
+	// The check is no profile.
+	if out, err := e.run("profile", "show", "1"); err == nil || !strings.Contains(out+err.Error(), "not part of a profile") {
 		t.Errorf("profile show of the build: %v %s", err, out)
 	}
 
-	sledgeOK(t, run...)
+	e.ok(run...)
 	list = nil
-	if err := json.Unmarshal([]byte(sledgeOK(t, "profile", "list", "--format", "json")), &list); err != nil || len(list) != 2 {
+	if err := json.Unmarshal([]byte(e.ok("profile", "list", "--format", "json")), &list); err != nil || len(list) != 2 {
 		t.Fatalf("profile list: %v %v", list, err)
 	}
 	second := list[0]["id"].(string)
-	text := sledgeOK(t, "profile", "list")
+	text := e.ok("profile", "list")
 	if !strings.Contains(text, "PROFILE") || !strings.Contains(text, "1,2") {
 		t.Errorf("profile list:\n%s", text)
 	}
 
 	cmpHTML := filepath.Join(dir, "compare.html")
-	cmp := sledgeOK(t, "compare", first, second, "--html", cmpHTML)
+	cmp := e.ok("compare", first, second, "--html", cmpHTML)
 	t.Log("\n" + cmp)
 	for _, want := range []string{"Profile " + first + " (A) vs profile " + second + " (B)", "B/A", "of the trials (Welch's t-test at 5%, 2 and 2 trials)"} {
 		if !strings.Contains(cmp, want) {
@@ -128,16 +135,16 @@ func TestProfileAndCompare(t *testing.T) {
 		}
 	}
 	// Two jobs that are not both profiles: jobs diff.
-	diff := sledgeOK(t, "compare", first, member)
-	want := sledgeOK(t, "jobs", "diff", first, member)
+	diff := e.ok("compare", first, member)
+	want := e.ok("jobs", "diff", first, member)
 	if diff != want {
 		t.Errorf("compare of two jobs differs from jobs diff:\n%s\nwant\n%s", diff, want)
 	}
-	if _, err := sledge(t, "compare", first, member, "--html", cmpHTML); err == nil {
+	if _, err := e.run("compare", first, member, "--html", cmpHTML); err == nil {
 		t.Error("compare --html of a job that is no profile was accepted")
 	}
 	for _, bad := range [][]string{{"compare", first, "9999"}, {"compare", first, "x"}, {"compare", first}} {
-		if out, err := sledge(t, bad...); err == nil {
+		if out, err := e.run(bad...); err == nil {
 			t.Errorf("%v was accepted: %s", bad, out)
 		}
 	}

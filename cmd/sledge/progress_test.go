@@ -19,10 +19,13 @@ func TestProgress(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs")
 	}
-	e2eEnv(t)
+	t.Parallel()
 	for _, mode := range []string{"text", "json"} {
 		t.Run(mode, func(t *testing.T) {
-			out := sledgeOK(t, "run", "--vu", "2", "--rampup", "1s", "--duration", "3s", "--interval", "1s", "--progress", mode)
+			t.Parallel()
+			e := newEnv(t)
+			e.tpcc() // the embedded default, as a first run leaves it
+			out := e.ok("run", "--vu", "2", "--rampup", "1s", "--duration", "3s", "--interval", "1s", "--progress", mode)
 			if !strings.Contains(out, "TPROC-C result") || !strings.Contains(out, "\n  TPM ") {
 				t.Errorf("no text result:\n%s", out)
 			}
@@ -78,8 +81,9 @@ func TestProgress(t *testing.T) {
 // TestProgressRejectsBadValue: an unknown --progress fails before any job,
 // naming the flag and its values, with a non-zero exit.
 func TestProgressRejectsBadValue(t *testing.T) {
-	e2eEnv(t)
-	out, err := sledge(t, "run", "--progress", "xml")
+	t.Parallel()
+	e := newEnv(t)
+	out, err := e.run("run", "--progress", "xml")
 	if err == nil || !strings.Contains(err.Error(), `--progress: "xml": want text or json`) {
 		t.Fatalf("error %v, output %q", err, out)
 	}
@@ -90,7 +94,7 @@ func TestProgressRejectsBadValue(t *testing.T) {
 	if out != "" {
 		t.Errorf("output %q: no job should have started", out)
 	}
-	if n := len(jobsJSON(t)); n != 0 {
+	if n := len(e.jobs()); n != 0 {
 		t.Errorf("%d jobs recorded", n)
 	}
 }

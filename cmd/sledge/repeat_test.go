@@ -12,15 +12,17 @@ func TestRunRepeat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs on SQLite")
 	}
-	e2eEnv(t)
-	out := sledgeOK(t, "run", "--vu", "1", "--rampup", "0s", "--duration", "2s", "--interval", "1s", "--repeat", "2")
+	t.Parallel()
+	e := newEnv(t)
+	e.tpcc() // the embedded default, as a first run leaves it
+	out := e.ok("run", "--vu", "1", "--rampup", "0s", "--duration", "2s", "--interval", "1s", "--repeat", "2")
 	for _, want := range []string{"Series of 2 trials", "95% CI of the mean", "NOPM"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q:\n%s", want, out)
 		}
 	}
 	runs := 0
-	for _, j := range jobsJSON(t) {
+	for _, j := range e.jobs() {
 		if j["kind"] == "run" {
 			runs++
 		}
@@ -32,11 +34,11 @@ func TestRunRepeat(t *testing.T) {
 		{"--repeat", "0"},
 		{"--repeat", "2", "--vu", "0"},
 	} {
-		if _, err := sledge(t, append([]string{"run"}, bad...)...); err == nil {
+		if _, err := e.run(append([]string{"run"}, bad...)...); err == nil {
 			t.Errorf("run %v was accepted", bad)
 		}
 	}
-	if n := len(jobsJSON(t)); n != 3 { // the first run's build and the two trials
-		t.Errorf("%d jobs after the refused runs, want 3", n)
+	if n := len(e.jobs()); n != 2 { // the two trials
+		t.Errorf("%d jobs after the refused runs, want 2", n)
 	}
 }

@@ -23,7 +23,7 @@ import (
 // stdout and stderr.
 func runSandboxCLI(t *testing.T, engine string, args ...string) (string, string, error) {
 	t.Helper()
-	root := newRootCmd(withProcessEnv(newTestState(t)))
+	root := newRootCmd(newTestState(t))
 	var out, errOut bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&errOut)
@@ -35,6 +35,7 @@ func runSandboxCLI(t *testing.T, engine string, args ...string) (string, string,
 }
 
 func TestSandboxPostgresCommand(t *testing.T) {
+	t.Parallel()
 	if _, err := sandbox.FindBinaries(testdb.PGBin()); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI is set but PostgreSQL is missing: %v", err)
@@ -54,6 +55,7 @@ func TestSandboxPostgresCommand(t *testing.T) {
 }
 
 func TestSandboxMariaDBCommand(t *testing.T) {
+	t.Parallel()
 	if _, err := sandbox.EnsureMariaDB(t.Context(), testdb.MariaDBBin(), t.Logf); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI is set but MariaDB is missing: %v", err)
@@ -112,6 +114,17 @@ func testSandboxCommand(t *testing.T, e sandbox.Engine, urlPrefix string, query 
 	out, errOut, err := runSandboxCLI(t, e.Name, "--dir", dir)
 	if err != nil {
 		t.Fatalf("start: %v\n%s", err, errOut)
+	}
+	// Should the test binary die before its cleanup, a watchdog stops the
+	// server all the same.
+	if s, err := e.Open(dir); err == nil {
+		if w, ok := s.(interface {
+			StopOnExit(bool) (func() error, error)
+		}); ok {
+			if stopNow, err := w.StopOnExit(false); err == nil {
+				t.Cleanup(func() { _ = stopNow() })
+			}
+		}
 	}
 	url := strings.TrimSuffix(out, "\n")
 	if strings.Contains(url, "\n") || !strings.HasPrefix(url, urlPrefix) {

@@ -9,7 +9,8 @@ import (
 // and build, and the spec's field errors about them are worded as these
 // flags.
 func TestSegmentFlagsWordedAsFlags(t *testing.T) {
-	e2eEnv(t)
+	t.Parallel()
+	e := newEnv(t)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -21,7 +22,7 @@ func TestSegmentFlagsWordedAsFlags(t *testing.T) {
 		{[]string{"build", "--segment", "1/2:1/3", "--run-id", "b1"}, "--segment 1/2:1/3: the start must be below the end"},
 		{[]string{"build", "--segment", "x", "--run-id", "b1"}, "--segment x: want I/N"},
 	} {
-		_, err := sledge(t, c.args...)
+		_, err := e.run(c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("sledge %s: error %v, want %q", strings.Join(c.args, " "), err, c.want)
 		}

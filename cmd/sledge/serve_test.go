@@ -13,11 +13,11 @@ import (
 	"github.com/sledge-bench/sledge/internal/server"
 )
 
-// testServer runs the API on a fresh repository and embedded database.
-func testServer(t *testing.T, token string) *httptest.Server {
+// testServer runs the API on e's repository and embedded database.
+func testServer(e *testEnv, token string) *httptest.Server {
+	t := e.t
 	t.Helper()
-	e2eEnv(t)
-	gs := withProcessEnv(newTestState(t))
+	gs := e.state()
 	repo, err := openRepo(context.Background(), gs)
 	if err != nil {
 		t.Fatal(err)
@@ -41,28 +41,31 @@ func TestRemoteCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs on SQLite")
 	}
-	ts := testServer(t, "tok")
-	t.Setenv("SLEDGE_TOKEN", "tok")
-	out := sledgeOK(t, "--server", ts.URL, "run", "--vu", "2", "--rampup", "1s", "--duration", "3s", "--interval", "1s")
+	t.Parallel()
+	e := newEnv(t)
+	e.tpcc() // the server's embedded default, as a first run leaves it
+	ts := testServer(e, "tok")
+	e.set("SLEDGE_TOKEN", "tok")
+	out := e.ok("--server", ts.URL, "run", "--vu", "2", "--rampup", "1s", "--duration", "3s", "--interval", "1s")
 	for _, want := range []string{"run job", "started on " + ts.URL, "measure", `"nopm"`, ": completed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("remote run output lacks %q:\n%s", want, out)
 		}
 	}
-	out = sledgeOK(t, "--server", ts.URL, "jobs", "--format", "json", "--kind", "run")
+	out = e.ok("--server", ts.URL, "jobs", "--format", "json", "--kind", "run")
 	var list []map[string]any
 	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || list[0]["status"] != "completed" {
 		t.Errorf("remote jobs: %v %s", err, out)
 	}
 	// A spec the server refuses is worded as this front end's flag.
-	if _, err := sledge(t, "--server", ts.URL, "run", "--vu", "-3"); err == nil || !strings.Contains(err.Error(), "--vu") {
+	if _, err := e.run("--server", ts.URL, "run", "--vu", "-3"); err == nil || !strings.Contains(err.Error(), "--vu") {
 		t.Errorf("remote run with a bad --vu: %v", err)
 	}
-	t.Setenv("SLEDGE_TOKEN", "wrong")
-	if _, err := sledge(t, "--server", ts.URL, "jobs"); err == nil || !strings.Contains(err.Error(), "token") {
+	e.set("SLEDGE_TOKEN", "wrong")
+	if _, err := e.run("--server", ts.URL, "jobs"); err == nil || !strings.Contains(err.Error(), "token") {
 		t.Errorf("wrong token: %v", err)
 	}
-	if _, err := sledge(t, "--server", "ftp://x", "jobs"); err == nil || !strings.Contains(err.Error(), "--server") {
+	if _, err := e.run("--server", "ftp://x", "jobs"); err == nil || !strings.Contains(err.Error(), "--server") {
 		t.Errorf("bad server URL: %v", err)
 	}
 }

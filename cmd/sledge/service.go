@@ -47,7 +47,7 @@ func withService(ctx context.Context, gs *globalState, fn func(*app.Service) err
 		return err
 	}
 	defer repo.Close()
-	return fn(app.New(gs.serviceOptions(app.Options{Repo: repo, Version: version, OwnsProcess: true})))
+	return fn(app.New(gs.serviceOptions(app.Options{Repo: repo, Version: version, OwnsProcess: gs.ownsProcess})))
 }
 
 // remoteFor returns the client of the server named by --server (or

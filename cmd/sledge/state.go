@@ -29,6 +29,11 @@ type globalState struct {
 	tempDir        string // where temporary files go
 	executable     string // this binary (the front ends call back into it), "" when unknown
 	root           bool   // the effective user is root
+	// ownsProcess: this process runs only what it is asked (the sledge
+	// binary), so a run may set its client CPUs (GOMAXPROCS). Tests that run
+	// commands inside the test binary leave it false: parallel tests share
+	// the process.
+	ownsProcess bool
 
 	flags globalFlags // the flags every command shares, bound by newRootCmd
 }

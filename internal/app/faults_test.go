@@ -13,8 +13,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,6 +39,8 @@ type faultServer struct {
 	// vuSessions counts the sessions of a run's virtual users on the
 	// test's database.
 	vuSessions func(ctx context.Context) (int, error)
+	// pid is the server's main process (its children are found from it).
+	pid func() (int, error)
 }
 
 // needServer skips the test where the server is not installed, except in CI
@@ -101,6 +105,14 @@ func startPostgres(t *testing.T) *faultServer {
 	}
 	return &faultServer{
 		kind: "postgres", url: p.URL("faults"),
+		pid: func() (int, error) {
+			b, err := os.ReadFile(filepath.Join(p.DataDir(), "postmaster.pid"))
+			if err != nil {
+				return 0, err
+			}
+			first, _, _ := strings.Cut(string(b), "\n")
+			return strconv.Atoi(strings.TrimSpace(first))
+		},
 		// The virtual users' sessions are named (tprocc's runner).
 		vuSessions: func(ctx context.Context) (n int, err error) {
 			err = queryOne(t, p.URL("faults"), "SELECT count(*) FROM pg_stat_activity WHERE datname = 'faults' AND application_name = 'sledge vu'", &n)
@@ -154,6 +166,16 @@ func startMariaDB(t *testing.T) *faultServer {
 	}
 	return &faultServer{
 		kind: "mariadb", url: m.URL("faults"),
+		pid: func() (int, error) {
+			q, err := sandbox.OpenMariaDB(dir)
+			if err != nil {
+				return 0, err
+			}
+			if st := q.Status(); st.Running && st.PID > 0 {
+				return st.PID, nil
+			}
+			return 0, errors.New("the MariaDB sandbox is not running")
+		},
 		// MariaDB shows no client's program name without the performance
 		// schema: every session on the database but this query's, less
 		// the run's monitor and observer.
@@ -593,6 +615,189 @@ func testDownAtWindowStart(t *testing.T, srv *faultServer) {
 	if r.Measured < 11*time.Second || r.Measured > 13*time.Second {
 		t.Errorf("measured %s, want the 12 s window", r.Measured)
 	}
+}
+
+// signalTree sends sig to process pid and every process below it (a
+// PostgreSQL server's postmaster and its backends).
+func signalTree(pid int, sig syscall.Signal) error {
+	children := map[int][]int{}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces and parentheses.
+		rest := string(b[strings.LastIndexByte(string(b), ')')+1:])
+		if f := strings.Fields(rest); len(f) > 1 {
+			if ppid, err := strconv.Atoi(f[1]); err == nil {
+				children[ppid] = append(children[ppid], child)
+			}
+		}
+	}
+	var send func(int) error
+	send = func(p int) error {
+		if err := syscall.Kill(p, sig); err != nil {
+			return err
+		}
+		for _, c := range children[p] {
+			_ = send(c) // a backend may have exited meanwhile
+		}
+		return nil
+	}
+	return send(pid)
+}
+
+// hang freezes the server (SIGSTOP of its processes) when the console
+// prints after, waits delay first, holds it for hold and thaws it
+// (SIGCONT), reporting when it froze and thawed. The server is thawed at
+// the test's end whatever happens.
+type hang struct {
+	after          string
+	delay, hold    time.Duration
+	frozen, thawed time.Time
+	err            error
+	done           chan struct{}
+}
+
+func (h *hang) inject(t *testing.T, srv *faultServer, con *console) {
+	h.done = make(chan struct{})
+	ready := con.when(h.after)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(func() {
+		cancel()
+		<-h.done
+	})
+	go func() {
+		defer close(h.done)
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			h.err = errors.New("the run never printed " + h.after)
+			return
+		}
+		pid, err := srv.pid()
+		if err != nil {
+			h.err = err
+			return
+		}
+		select {
+		case <-time.After(h.delay):
+		case <-ctx.Done():
+			h.err = ctx.Err()
+			return
+		}
+		h.frozen = time.Now()
+		if h.err = signalTree(pid, syscall.SIGSTOP); h.err != nil {
+			return
+		}
+		select {
+		case <-time.After(h.hold):
+		case <-ctx.Done():
+			h.err = ctx.Err()
+		}
+		if err := signalTree(pid, syscall.SIGCONT); err != nil && h.err == nil {
+			h.err = err
+		}
+		h.thawed = time.Now()
+		t.Logf("%s: frozen %s after %q for %s", srv.kind, h.delay, h.after, h.thawed.Sub(h.frozen).Round(10*time.Millisecond))
+	}()
+}
+
+func (h *hang) wait(t *testing.T) {
+	t.Helper()
+	<-h.done
+	if h.err != nil {
+		t.Fatalf("freeze/thaw: %v", h.err)
+	}
+}
+
+// (d) The server frozen (SIGSTOP) for 10 s in the middle of the window: no
+// session is lost and nothing fails, yet nothing completes. The run is
+// degraded with one stall, its duration the truth's within a second, every
+// VU waiting; no outage; the cross-check, read after the thaw, agrees; the
+// text and the JSON show the stall.
+func testStallMidWindow(t *testing.T, srv *faultServer) {
+	svc, repo := faultService(t)
+	buildOne(t, svc, srv.url)
+	con := newConsole()
+	h := &hang{after: "measuring for", delay: 3 * time.Second, hold: 10 * time.Second}
+	h.inject(t, srv, con)
+	f := runJob(t, svc, repo, runSpec(srv.url, 2*time.Second, 20*time.Second), con)
+	h.wait(t)
+	f.requireStatus(t, metrics.StatusDegraded)
+	f.requireAgreeingCheck(t)
+	d := f.res.Disruption
+	if d == nil || len(d.Stalls) != 1 || len(d.Outages) != 0 {
+		t.Fatalf("disruption %+v, want one stall and no outage", d)
+	}
+	s, truth := d.Stalls[0], h.thawed.Sub(h.frozen)
+	t.Logf("stall %.2f s from %.2f s, %d VUs, longest wait %.2f s; frozen %.2f s", s.Duration().Seconds(), s.Start.Seconds(),
+		s.VUs, s.LongestWait.Seconds(), truth.Seconds())
+	if !s.Ended || s.Duration() < truth-time.Second || s.Duration() > truth+time.Second {
+		t.Errorf("stall %+v: want it ended, within a second of the %s the server was frozen", s, truth)
+	}
+	if s.VUs != 4 || d.Sessions != 4 || s.LongestWait < s.Duration() {
+		t.Errorf("stall %+v of %d sessions: want all 4 waiting, the longest wait at least the stall", s, d.Sessions)
+	}
+	if !strings.Contains(f.text, "stall 1") || !strings.Contains(f.text, "the database stalled") {
+		t.Errorf("the stored result's text does not show the stall")
+	}
+	jd, _ := f.json["disruption"].(map[string]any)
+	if st, _ := jd["stalls"].([]any); len(st) != 1 || jd["in_window"] != true {
+		t.Errorf("JSON disruption = %v", jd)
+	}
+	if !hasText(f.res.Warnings, "the database stalled: no transaction completed for") {
+		t.Errorf("warnings %q", f.res.Warnings)
+	}
+}
+
+// (e) The server frozen across the window's end: the window-end probe
+// fails, the VUs are still waiting when the window closes; the run is
+// degraded all the same, its stall not ended and the cross-check absent
+// with the reason.
+func testHangAcrossWindowEnd(t *testing.T, srv *faultServer) {
+	svc, repo := faultService(t)
+	buildOne(t, svc, srv.url)
+	con := newConsole()
+	h := &hang{after: "measuring for", delay: 6 * time.Second, hold: 12 * time.Second}
+	h.inject(t, srv, con)
+	f := runJob(t, svc, repo, runSpec(srv.url, 2*time.Second, 10*time.Second), con)
+	h.wait(t)
+	f.requireStatus(t, metrics.StatusDegraded)
+	d := f.res.Disruption
+	if d == nil || len(d.Stalls) != 1 || d.Stalls[0].Ended || len(d.Outages) != 0 {
+		t.Fatalf("disruption %+v, want one stall still on at the end and no outage", d)
+	}
+	if f.res.HasDBCheck || !strings.Contains(f.res.DBCheckUnavailable, "window end") {
+		t.Errorf("cross-check present %v (%q): want absent, because of the window end", f.res.HasDBCheck, f.res.DBCheckUnavailable)
+	}
+}
+
+// hasText reports whether one of lines contains s.
+func hasText(lines []string, s string) bool {
+	for _, l := range lines {
+		if strings.Contains(l, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestFaultStallMidWindowPostgres(t *testing.T) { faultTest(t, startPostgres, testStallMidWindow) }
+func TestFaultStallMidWindowMariaDB(t *testing.T)  { faultTest(t, startMariaDB, testStallMidWindow) }
+func TestFaultHangAcrossWindowEndPostgres(t *testing.T) {
+	faultTest(t, startPostgres, testHangAcrossWindowEnd)
+}
+func TestFaultHangAcrossWindowEndMariaDB(t *testing.T) {
+	faultTest(t, startMariaDB, testHangAcrossWindowEnd)
 }
 
 func TestFaultRestartMidWindowPostgres(t *testing.T) {

@@ -449,7 +449,7 @@ func settings(p *plan) map[string]string {
 		}
 		for k, v := range map[string]string{
 			"vu": strconv.Itoa(sp.VU), "rampup": sp.Rampup.String(), "duration": sp.Duration.String(),
-			"interval": sp.Interval.String(), "max_retries": strconv.Itoa(sp.MaxRetries),
+			"interval": sp.Interval.String(), "max_retries": strconv.Itoa(sp.MaxRetries), "stall_after": stallAfterSetting(sp),
 			"pacing": pacingSetting(sp.PacingFactor()), "client_cpus": strconv.Itoa(runtime.GOMAXPROCS(0)),
 		} {
 			kv[k] = v
@@ -475,6 +475,19 @@ func pacingSetting(p float64) string {
 		return "spec"
 	}
 	return "spec x" + strconv.FormatFloat(p, 'g', -1, 64)
+}
+
+// stallAfterSetting is the stall threshold a run uses, as recorded with the
+// job: "off", or the duration (the default resolved).
+func stallAfterSetting(sp config.Plan) string {
+	switch d := sp.StallAfter.D(); {
+	case d < 0:
+		return "off"
+	case d == 0:
+		return engine.DefaultStallAfter(sp.Interval.D()).String()
+	default:
+		return d.String()
+	}
 }
 
 // start records the job and runs it in a goroutine.
@@ -796,7 +809,7 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 		e.out.Logf("note: %s", n)
 	}
 	cfg := engine.Config{VUs: sp.VU, Rampup: sp.Rampup.D(), Duration: sp.Duration.D(), Interval: sp.Interval.D(),
-		MaxRetries: sp.MaxRetries, Pacing: sp.PacingFactor(), InProcessDB: e.p.target.Kind == db.SQLite}
+		MaxRetries: sp.MaxRetries, StallAfter: sp.StallAfter.D(), Pacing: sp.PacingFactor(), InProcessDB: e.p.target.Kind == db.SQLite}
 	if sp.Iterations > 0 {
 		// The spec's ramp-up and duration are not used (config.Spec.Iterations).
 		cfg.Iterations, cfg.Rampup, cfg.Duration = sp.Iterations, 0, 0

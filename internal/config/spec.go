@@ -65,14 +65,20 @@ type Spec struct {
 	Seed uint64 `json:"seed,omitempty"`
 
 	// Run.
-	VU          int      `json:"vu"`
-	Rampup      Duration `json:"rampup"`
-	Duration    Duration `json:"duration"`
-	Interval    Duration `json:"interval"`
-	Mode        string   `json:"mode"`
-	Isolation   string   `json:"isolation,omitempty"`
-	ExecMode    string   `json:"exec_mode"`
-	MaxRetries  int      `json:"max_retries,omitempty"`
+	VU         int      `json:"vu"`
+	Rampup     Duration `json:"rampup"`
+	Duration   Duration `json:"duration"`
+	Interval   Duration `json:"interval"`
+	Mode       string   `json:"mode"`
+	Isolation  string   `json:"isolation,omitempty"`
+	ExecMode   string   `json:"exec_mode"`
+	MaxRetries int      `json:"max_retries,omitempty"`
+	// StallAfter is how long a run may go with sessions waiting on the
+	// database and no transaction completing before that is reported as a
+	// stall (and how late the client's own watchdog may wake before that
+	// is a pause of the client). 0: half the interval, within 2 s and
+	// 30 s; negative: no stall detection.
+	StallAfter  Duration `json:"stall_after,omitempty"`
 	Pacing      string   `json:"pacing"`
 	PacingScale float64  `json:"pacing_scale"`
 	RandomHome  bool     `json:"random_home,omitempty"`
@@ -351,6 +357,8 @@ func (s Spec) check(p *Plan) FieldErrors {
 		add(s.Iterations == 0 && s.Duration <= 0, "duration", "must be positive (got %s)", s.Duration)
 		add(time.Duration(s.Interval) < MinInterval, "interval", "must be at least %s (got %s)", MinInterval, s.Interval)
 		add(s.MaxRetries < 0 || s.MaxRetries > MaxRetriesLimit, "max_retries", "must be in 0..%d (got %d)", MaxRetriesLimit, s.MaxRetries)
+		add(s.StallAfter > 0 && time.Duration(s.StallAfter) < MinInterval, "stall_after",
+			"must be at least %s (got %s; 0 is the default, a negative value turns stall detection off)", MinInterval, s.StallAfter)
 		_, err := db.ParseIsolation(s.Isolation)
 		add(err != nil, "isolation", "%q: want read-committed, repeatable-read or serializable", s.Isolation)
 		_, err = db.ParseExecMode(s.ExecMode)

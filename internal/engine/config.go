@@ -36,6 +36,14 @@ type Config struct {
 	// workload.Pacer): 0 runs unpaced, 1 uses the specification's times, any
 	// other value scales them (a shortened, not a specification, run).
 	Pacing float64
+	// StallAfter is how long the run may go without any transaction
+	// completing, while sessions are connected and waiting on the
+	// database, before that is a stall (watchdog.go); a wake of the
+	// client's watchdog this late is a pause of the client. 0: half an
+	// interval, within 2 s and 30 s. Negative: no stall detection (pauses
+	// are still watched, at the default threshold), for workloads whose
+	// transactions may rightly run that long.
+	StallAfter time.Duration
 	// InProcessDB says the database engine runs inside this process (SQLite):
 	// its work is then part of the client CPU and no warning is given for it.
 	InProcessDB bool

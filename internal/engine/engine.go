@@ -127,6 +127,7 @@ type run struct {
 	logged [db.NumClasses]atomic.Int32
 	pace   []paceSums // per transaction type, in paced runs
 	track  *tracker   // lost sessions and outages, as the units report them
+	watch  *watchdog  // stalls and the client's pauses
 
 	// Used by the monitor goroutine only.
 	win    window
@@ -157,6 +158,7 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 		return nil, err
 	}
 	r.x = x
+	r.watch = newWatchdog(cfg, r.clock, out, x.sessions())
 	if err := r.clock.awaitStart(ctx); err != nil {
 		if errors.Is(err, errNotStarted) {
 			out.Logf("interrupted before the run's start: nothing was measured")
@@ -187,9 +189,18 @@ func Run(ctx context.Context, wl workload.Runner, cfg Config, out Output) (*metr
 	loadDone := make(chan struct{})
 	go func() { wg.Wait(); close(loadDone) }()
 	r.logStart()
+	stopWatch, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		r.watch.watch(stopWatch, cfg.StallAfter >= 0)
+	}()
 
 	failure := r.monitor(ctx, loadDone, fatal)
 	cpu := processCPU()
+	// The window is over: a stall still on is one the run ended in (the
+	// stop grace's cancelled transactions do not end it).
+	close(stopWatch)
+	<-watched
 	r.stopLoad(loadDone, cancelLoad)
 	if failure != nil {
 		return nil, failure

@@ -21,7 +21,7 @@ func (r *run) result(cpu time.Duration) *metrics.RunResult {
 	w := &r.win
 	if !w.open {
 		res := r.nothingMeasured(r.status)
-		res.Disruption = w.disruption(r.track)
+		res.Disruption = r.disruption()
 		return res
 	}
 	res := r.newResult(r.status)
@@ -30,13 +30,13 @@ func (r *run) result(cpu time.Duration) *metrics.RunResult {
 	res.Stages = r.lastStage(w.start + res.Measured)
 	r.x.account(res)
 	w.crossCheck(res, r.x.sessions())
-	if d := w.disruption(r.track); d != nil {
+	if d := r.disruption(); d != nil {
 		res.Disruption = d
 		if d.InWindow() {
 			if res.Status == metrics.StatusCompleted {
 				res.Status = metrics.StatusDegraded
 			}
-			res.Warnings = append(res.Warnings, disruptionWarning(d))
+			res.Warnings = append(res.Warnings, disruptionWarnings(d)...)
 		}
 	}
 	if a, ok := r.wl.(workload.Auditor); ok {

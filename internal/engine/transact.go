@@ -57,6 +57,8 @@ func (r *run) transact(ctx context.Context, id, tx int, began time.Time, lag tim
 		retries  int
 		retryCls db.ErrorClass
 	)
+	slot := id - r.cfg.FirstVU
+	r.watch.begin(slot, began)
 	for {
 		err = ex.Execute(ctx)
 		if err == nil || errors.Is(err, workload.ErrRolledBack) {
@@ -71,8 +73,10 @@ func (r *run) transact(ctx context.Context, id, tx int, began time.Time, lag tim
 	}
 	end := time.Now()
 	if ctx.Err() != nil {
+		r.watch.release(slot)
 		return metrics.Event{}, txCancelled // cancelled at stop: outside the window, not a result
 	}
+	r.watch.done(slot, end.Sub(r.clock.t0))
 	e := metrics.Event{End: end.Sub(r.clock.t0), Latency: end.Sub(began), Lag: lag, Tx: uint8(tx), Retries: uint8(retries), RetryClass: retryCls}
 	switch {
 	case err == nil:

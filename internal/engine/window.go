@@ -214,13 +214,17 @@ func checkAllowance(sessions int, count int64, window, rtt0, rtt1 time.Duration)
 }
 
 // disruption assembles the run's disruption account from the tracker's
-// outages and the window's gaps; nil when no session was lost and every
-// probe was read.
-func (w *window) disruption(t *tracker) *metrics.Disruption {
-	d := t.account()
-	if len(d.Outages) == 0 && len(w.gaps) == 0 {
+// outages, the watchdog's stalls and pauses and the window's gaps; nil when
+// none of them happened.
+func (r *run) disruption() *metrics.Disruption {
+	w := &r.win
+	d := r.track.account()
+	d.Stalls, d.Pauses = r.watch.account()
+	if len(d.Outages) == 0 && len(w.gaps) == 0 && len(d.Stalls) == 0 && len(d.Pauses) == 0 {
 		return nil
 	}
+	d.Sessions = r.x.sessions()
+	d.StallAfter = r.watch.after
 	d.MonitorGaps = w.gaps
 	d.IdleIntervals = w.idle
 	if w.open {
@@ -229,11 +233,52 @@ func (w *window) disruption(t *tracker) *metrics.Disruption {
 	return d
 }
 
-// disruptionWarning sums up an outage in the window in one line.
-func disruptionWarning(d *metrics.Disruption) string {
+// disruptionWarnings say, one line each, what in the measured window kept
+// the numbers from being those of a healthy database and client: an outage
+// (every session lost) or the loss of some sessions, stalls, pauses.
+func disruptionWarnings(d *metrics.Disruption) []string {
+	var out []string
+	if d.OutageInWindow() {
+		out = append(out, outageWarning(d))
+	}
+	for _, s := range d.StallsInWindow() {
+		msg := fmt.Sprintf("the database stalled: no transaction completed for %.1f s from %.1f s while %d of %d sessions waited on it (the longest wait %.1f s)",
+			s.Duration().Seconds(), s.Start.Seconds(), s.VUs, d.Sessions, s.LongestWait.Seconds())
+		if !s.Ended {
+			msg += ", and it had not ended when the run stopped"
+		}
+		out = append(out, msg+": the numbers are not those of a healthy database")
+	}
+	for _, p := range d.PausesInWindow() {
+		how := "the client was paused"
+		if p.Suspended {
+			how = "the client's machine was suspended"
+		}
+		out = append(out, fmt.Sprintf("%s for %.1f s at %.1f s (this process did not run): the window's numbers include the pause",
+			how, p.Duration().Seconds(), p.Start.Seconds()))
+	}
+	return out
+}
+
+// outageWarning sums up the lost sessions of the window in one line: an
+// outage of the database when every session was lost, else how many of how
+// many were.
+func outageWarning(d *metrics.Disruption) string {
 	first, _ := d.FirstError()
-	msg := fmt.Sprintf("the database was out of service during the measured window: %d of the virtual users lost their sessions (first at %.1f s)",
-		d.VUsAffected(), first.Seconds())
+	lost := d.VUsAffected()
+	var msg string
+	if d.Sessions > 0 && lost < d.Sessions {
+		msg = fmt.Sprintf("%d of the %d sessions lost their connection to the database during the measured window (first at %.1f s)",
+			lost, d.Sessions, first.Seconds())
+		if ttr, ok := d.LongestTimeToRecover(); ok {
+			msg += fmt.Sprintf(", all back %.1f s after the first loss", ttr.Seconds())
+		} else {
+			msg += ", not all back when the run ended"
+		}
+		return msg + ": the numbers include the time they were away"
+	}
+	msg = fmt.Sprintf("the database was out of service during the measured window: all %d sessions lost their connection (first at %.1f s)",
+		lost, first.Seconds())
 	if ttr, ok := d.LongestTimeToRecover(); ok {
 		msg += fmt.Sprintf(", service resumed after %.1f s", ttr.Seconds())
 	} else {

@@ -224,7 +224,8 @@ func sampleRunResult() *metrics.RunResult {
 
 // sampleDisruption has every part of an account: a recovered outage and
 // one that was not, lost sessions with and without a reconnect, intervals
-// without commits and a monitor gap.
+// without commits, a monitor gap, stalls (one ended, one the run stopped
+// in) and pauses of the client (stopped, suspended).
 func sampleDisruption() *metrics.Disruption {
 	s := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 	return &metrics.Disruption{
@@ -240,6 +241,12 @@ func sampleDisruption() *metrics.Disruption {
 		},
 		IdleIntervals: []metrics.IdleInterval{{Seq: 4, Start: s(30), End: s(40)}},
 		MonitorGaps:   []metrics.MonitorGap{{Edge: metrics.EdgeWindowEnd, At: s(70.25), Error: "connection refused"}},
+		Sessions:      8, StallAfter: s(5),
+		Stalls: []metrics.Stall{
+			{Start: s(12.5), End: s(22.625), Ended: true, VUs: 8, LongestWait: s(10.25)},
+			{Start: s(68), End: s(70.375), VUs: 3, LongestWait: s(2.5)},
+		},
+		Pauses: []metrics.Pause{{Start: s(45), End: s(65.5)}, {Start: s(66), End: s(67.25), Suspended: true}},
 	}
 }
 

@@ -19,6 +19,14 @@ import (
 func secs(d time.Duration) float64 { return d.Seconds() }
 func us(d time.Duration) float64   { return float64(d) / float64(time.Microsecond) }
 
+// boolInt stores a flag in an INTEGER column (SQLite has no boolean type).
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func fromSecs(s float64) time.Duration {
 	return time.Duration(math.Round(s * float64(time.Second)))
 }
@@ -219,7 +227,7 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 			return err
 		}
 		for _, t := range []string{"job_result", "job_timing", "job_error", "job_retry", "job_audit",
-			"job_disruption", "job_outage", "job_outage_lost", "job_connection_event", "job_idle_interval", "job_monitor_gap",
+			"job_disruption", "job_outage", "job_outage_lost", "job_connection_event", "job_idle_interval", "job_monitor_gap", "job_stall",
 			"job_load", "job_stage"} {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE job_id = ?", id); err != nil {
 				return err
@@ -365,9 +373,23 @@ func saveDisruption(ctx context.Context, tx *repoTx, id int64, d *metrics.Disrup
 		}
 		return secs(v)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO job_disruption (job_id, window_start_s, window_end_s)
-		VALUES (?, ?, ?)`, id, secs(d.WindowStart), secs(d.WindowEnd)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO job_disruption (job_id, window_start_s, window_end_s, sessions, stall_after_s)
+		VALUES (?, ?, ?, ?, ?)`, id, secs(d.WindowStart), secs(d.WindowEnd), d.Sessions, secs(d.StallAfter)); err != nil {
 		return err
+	}
+	const insertStall = `INSERT INTO job_stall (job_id, kind, ord, start_s, end_s, ended, suspended, vus, longest_wait_s)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	for i, st := range d.Stalls {
+		if _, err := tx.ExecContext(ctx, insertStall, id, "stall", i, secs(st.Start), secs(st.End), boolInt(st.Ended), 0,
+			st.VUs, secs(st.LongestWait)); err != nil {
+			return fmt.Errorf("stall %d: %w", i+1, err)
+		}
+	}
+	for i, p := range d.Pauses {
+		if _, err := tx.ExecContext(ctx, insertStall, id, "pause", i, secs(p.Start), secs(p.End), 0, boolInt(p.Suspended),
+			0, 0.0); err != nil {
+			return fmt.Errorf("pause %d: %w", i+1, err)
+		}
 	}
 	for i, o := range d.Outages {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO job_outage (job_id, ord, start_s, all_back_s, resumed_s, vus)
@@ -406,15 +428,16 @@ func saveDisruption(ctx context.Context, tx *repoTx, id int64, d *metrics.Disrup
 // readDisruption reads a run's disruption account; nil when it has none.
 func readDisruption(ctx context.Context, tx *repoTx, id int64) (*metrics.Disruption, error) {
 	var d metrics.Disruption
-	var start, end float64
-	err := tx.QueryRowContext(ctx, `SELECT window_start_s, window_end_s FROM job_disruption WHERE job_id = ?`, id).Scan(&start, &end)
+	var start, end, stallAfter float64
+	err := tx.QueryRowContext(ctx, `SELECT window_start_s, window_end_s, sessions, stall_after_s FROM job_disruption WHERE job_id = ?`,
+		id).Scan(&start, &end, &d.Sessions, &stallAfter)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	d.WindowStart, d.WindowEnd = fromSecs(start), fromSecs(end)
+	d.WindowStart, d.WindowEnd, d.StallAfter = fromSecs(start), fromSecs(end), fromSecs(stallAfter)
 	optDur := func(v sql.NullFloat64) (time.Duration, bool) {
 		if !v.Valid {
 			return 0, false
@@ -502,6 +525,27 @@ func readDisruption(ctx context.Context, tx *repoTx, id int64) (*metrics.Disrupt
 		d.MonitorGaps = append(d.MonitorGaps, g)
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	err = each(`SELECT kind, start_s, end_s, ended, suspended, vus, longest_wait_s FROM job_stall WHERE job_id = ? ORDER BY kind, ord`,
+		func(rows *sql.Rows) error {
+			var (
+				kind                  string
+				st, en, longest       float64
+				ended, suspended, vus int
+			)
+			if err := rows.Scan(&kind, &st, &en, &ended, &suspended, &vus, &longest); err != nil {
+				return err
+			}
+			if kind == "pause" {
+				d.Pauses = append(d.Pauses, metrics.Pause{Start: fromSecs(st), End: fromSecs(en), Suspended: suspended != 0})
+			} else {
+				d.Stalls = append(d.Stalls, metrics.Stall{Start: fromSecs(st), End: fromSecs(en), Ended: ended != 0,
+					VUs: vus, LongestWait: fromSecs(longest)})
+			}
+			return nil
+		})
 	if err != nil {
 		return nil, err
 	}

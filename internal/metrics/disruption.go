@@ -8,11 +8,14 @@ const (
 	EdgeWindowEnd   = "window end"
 )
 
-// Disruption is the account of a run's connection trouble: when virtual users
-// lost their database sessions and got them back, how long service took to
-// resume, what failed meanwhile, which measured intervals had no commits, and
-// which of the monitor's probes of the database could not be read. Times are
-// since the run started, like Interval.Elapsed.
+// Disruption is the account of what kept a run from measuring a healthy
+// database: when virtual users lost their database sessions and got them
+// back, how long service took to resume and what failed meanwhile (outages);
+// spans in which sessions were connected and waiting but nothing completed
+// (stalls); spans in which the client itself did not run (pauses); which
+// measured intervals had no commits; and which of the monitor's probes of
+// the database could not be read. Times are since the run started, like
+// Interval.Elapsed.
 type Disruption struct {
 	// WindowStart and WindowEnd place the measured window on the run's
 	// clock (WindowEnd is 0 when the run ended before the window opened).
@@ -22,6 +25,18 @@ type Disruption struct {
 	Outages []Outage
 	// Connections is every loss of a virtual user's session, in order.
 	Connections []ConnectionEvent
+	// Sessions is how many sessions the run had (the VUs, or a pool's
+	// connections): the share of them an outage touched.
+	Sessions int
+	// StallAfter is the threshold: no completion for longer than this, with
+	// transactions waiting, is a stall; the client not running for longer,
+	// a pause. 0 when not recorded (a job stored before stalls were).
+	StallAfter time.Duration
+	// Stalls in order: each a span with sessions connected and
+	// transactions in hand, in which none completed.
+	Stalls []Stall
+	// Pauses in order: spans in which the client process did not run.
+	Pauses []Pause
 	// IdleIntervals are the measured intervals in which nothing committed.
 	IdleIntervals []IdleInterval
 	// MonitorGaps are the window-edge probes of the database's counters that
@@ -70,6 +85,41 @@ func (o Outage) LostTotal() int64 {
 		n += v
 	}
 	return n
+}
+
+// Stall is a span in which the database completed no transaction while
+// sessions were connected and waiting on it: from the last completion (or
+// the start of the oldest wait, when later) to the next completion.
+type Stall struct {
+	Start, End time.Duration
+	// Ended: a transaction completed at End. Otherwise the run stopped at
+	// End with the stall still on.
+	Ended bool
+	// VUs is the most sessions seen waiting at once.
+	VUs int
+	// LongestWait is the longest a transaction was seen in hand during the
+	// stall (at least End − Start).
+	LongestWait time.Duration
+}
+
+// Duration is End − Start.
+func (s Stall) Duration() time.Duration { return s.End - s.Start }
+
+// Pause is a span in which the client process did not run (stopped, a
+// paused VM) or the machine slept (Suspended): the database may have run
+// on, but nothing the client measured covers it.
+type Pause struct {
+	Start, End time.Duration
+	Suspended  bool
+}
+
+// Duration is End − Start.
+func (p Pause) Duration() time.Duration { return p.End - p.Start }
+
+// TouchesWindow reports whether the span [start, end) touched the measured
+// window.
+func (d *Disruption) TouchesWindow(start, end time.Duration) bool {
+	return d.WindowEnd > d.WindowStart && start < d.WindowEnd && end > d.WindowStart
 }
 
 // ConnectionEvent is one virtual user's loss of its session.
@@ -168,9 +218,14 @@ func (d *Disruption) Lost() map[string]int64 {
 	return out
 }
 
-// InWindow reports whether an outage touched the measured window: a run
-// with such an outage is degraded.
+// InWindow reports whether an outage, a stall or a pause touched the
+// measured window: a run with one is degraded.
 func (d *Disruption) InWindow() bool {
+	return d.OutageInWindow() || len(d.StallsInWindow()) > 0 || len(d.PausesInWindow()) > 0
+}
+
+// OutageInWindow reports whether an outage touched the measured window.
+func (d *Disruption) OutageInWindow() bool {
 	if d == nil {
 		return false
 	}
@@ -180,4 +235,32 @@ func (d *Disruption) InWindow() bool {
 		}
 	}
 	return false
+}
+
+// StallsInWindow are the stalls that touched the measured window.
+func (d *Disruption) StallsInWindow() []Stall {
+	if d == nil {
+		return nil
+	}
+	var in []Stall
+	for _, s := range d.Stalls {
+		if d.TouchesWindow(s.Start, s.End) {
+			in = append(in, s)
+		}
+	}
+	return in
+}
+
+// PausesInWindow are the client's pauses that touched the measured window.
+func (d *Disruption) PausesInWindow() []Pause {
+	if d == nil {
+		return nil
+	}
+	var in []Pause
+	for _, p := range d.Pauses {
+		if d.TouchesWindow(p.Start, p.End) {
+			in = append(in, p)
+		}
+	}
+	return in
 }

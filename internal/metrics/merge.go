@@ -495,6 +495,30 @@ func mergeDBCheck(m *RunResult, parts []*RunResult) {
 	}
 }
 
+// unionStalls merges the stalls that overlap: the parts of a run see one
+// hung database each from its own sessions. The union spans them all, with
+// the waiting sessions added up.
+func unionStalls(ss []Stall) []Stall {
+	slices.SortStableFunc(ss, func(a, b Stall) int { return cmp.Compare(a.Start, b.Start) })
+	var out []Stall
+	for _, s := range ss {
+		if n := len(out); n > 0 && s.Start <= out[n-1].End {
+			u := &out[n-1]
+			switch {
+			case s.End > u.End:
+				u.End, u.Ended = s.End, s.Ended
+			case s.End == u.End:
+				u.Ended = u.Ended && s.Ended
+			}
+			u.VUs += s.VUs
+			u.LongestWait = max(u.LongestWait, s.LongestWait)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // mergeDisruption puts the parts' disruption accounts together; nil when no
 // part has one.
 func mergeDisruption(parts []*RunResult) *Disruption {
@@ -502,21 +526,33 @@ func mergeDisruption(parts []*RunResult) *Disruption {
 	var outages [][]Outage
 	var conns [][]ConnectionEvent
 	var gaps [][]MonitorGap
+	var stalls [][]Stall
+	var pauses [][]Pause
+	sessions := 0
 	for _, p := range parts {
 		d := p.Disruption
 		if d == nil {
+			sessions += p.VUs
 			continue
 		}
+		sessions += d.Sessions
 		if m == nil {
-			m = &Disruption{WindowStart: d.WindowStart, WindowEnd: d.WindowEnd}
+			m = &Disruption{WindowStart: d.WindowStart, WindowEnd: d.WindowEnd, StallAfter: d.StallAfter}
 		}
 		outages = append(outages, d.Outages)
 		conns = append(conns, d.Connections)
 		gaps = append(gaps, d.MonitorGaps)
+		stalls = append(stalls, d.Stalls)
+		pauses = append(pauses, d.Pauses)
 	}
 	if m == nil {
 		return nil
 	}
+	m.Sessions = sessions
+	m.Stalls = unionStalls(concat(stalls...))
+	// A pause is one process's: the others ran on.
+	m.Pauses = concat(pauses...)
+	slices.SortStableFunc(m.Pauses, func(a, b Pause) int { return cmp.Compare(a.Start, b.Start) })
 	m.Outages = concat(outages...)
 	for i := range m.Outages {
 		m.Outages[i].Lost = maps.Clone(m.Outages[i].Lost)

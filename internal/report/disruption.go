@@ -70,13 +70,38 @@ func DisruptionHeadline(d *metrics.Disruption) string {
 	if d.WindowEnd > 0 {
 		window = fmt.Sprintf(" (window %.1f–%.1f s)", d.WindowStart.Seconds(), d.WindowEnd.Seconds())
 	}
+	var what []string
+	if d.OutageInWindow() {
+		if lost := d.VUsAffected(); d.Sessions > 0 && lost < d.Sessions {
+			what = append(what, fmt.Sprintf("%d of %d sessions lost their connection", lost, d.Sessions))
+		} else {
+			what = append(what, "the database was out of service")
+		}
+	}
+	if n := len(d.StallsInWindow()); n > 0 {
+		what = append(what, "the database stalled"+times(n))
+	}
+	if n := len(d.PausesInWindow()); n > 0 {
+		what = append(what, "the client was paused"+times(n))
+	}
 	switch {
-	case d.InWindow():
-		return "the database was out of service during the measured window" + window
-	case len(d.Outages) > 0:
-		return "sessions were lost outside the measured window" + window
+	case len(what) > 0:
+		return strings.Join(what, "; ") + " during the measured window" + window
+	case len(d.Outages) > 0 || len(d.Stalls) > 0 || len(d.Pauses) > 0:
+		return "sessions were lost, or the database or the client stood still, outside the measured window" + window
 	}
 	return "the monitor could not read the database's counters" + window
+}
+
+// times says how many times, after a verb: "", " twice", " 3 times".
+func times(n int) string {
+	switch n {
+	case 1:
+		return ""
+	case 2:
+		return " twice"
+	}
+	return fmt.Sprintf(" %d times", n)
 }
 
 // disruptionBlock writes a run's disruption account: each outage with when
@@ -107,6 +132,21 @@ func disruptionBlock(w io.Writer, d *metrics.Disruption) error {
 		}
 		fmt.Fprintf(tw, "    outage %d\t%s\n", i+1, when)
 		fmt.Fprintf(tw, "    \t%s lost their sessions; failed meanwhile: %s\n", Plural(o.VUs, "VU"), lostText(o.Lost))
+	}
+	for i, st := range d.Stalls {
+		end := fmt.Sprintf("a transaction completed at %s", secs(st.End))
+		if !st.Ended {
+			end = fmt.Sprintf("still none at the run's stop at %s", secs(st.End))
+		}
+		fmt.Fprintf(tw, "    stall %d	no transaction completed from %s for %s (%s); %d of %d sessions waited, the longest %s\n",
+			i+1, secs(st.Start), secs(st.Duration()), end, st.VUs, d.Sessions, secs(st.LongestWait))
+	}
+	for i, p := range d.Pauses {
+		how := "the client did not run"
+		if p.Suspended {
+			how = "the client's machine was suspended"
+		}
+		fmt.Fprintf(tw, "    pause %d	%s from %s for %s: the numbers include it\n", i+1, how, secs(p.Start), secs(p.Duration()))
 	}
 	if n := len(d.IdleIntervals); n > 0 {
 		// Runs of consecutive intervals as ranges: #13–#32 #40.
@@ -161,9 +201,13 @@ type DisruptionJSON struct {
 	Headline     string  `json:"headline"`
 	WindowStartS float64 `json:"window_start_s"`
 	WindowEndS   float64 `json:"window_end_s"` // 0: the run ended before its window opened
-	// InWindow says an outage touched the measured window (the run is
-	// degraded).
+	// InWindow says an outage, a stall or a pause touched the measured
+	// window (the run is degraded).
 	InWindow bool `json:"in_window"`
+	// Sessions is how many sessions the run had; StallAfterS the stall
+	// (and pause) threshold, null when not recorded.
+	Sessions    int      `json:"sessions"`
+	StallAfterS *float64 `json:"stall_after_s"`
 	// FirstErrorS is the first connection error; null when no session was
 	// lost (only the monitor's probes failed).
 	FirstErrorS *float64 `json:"first_error_s"`
@@ -180,6 +224,29 @@ type DisruptionJSON struct {
 	IdleIntervals  []IdleIntervalJSON `json:"idle_intervals"` // measured intervals without commits
 	Connections    []ConnectionJSON   `json:"connections"`
 	MonitorGaps    []MonitorGapJSON   `json:"monitor_gaps"`
+	Stalls         []StallJSON        `json:"stalls"`
+	Pauses         []PauseJSON        `json:"pauses"`
+}
+
+// StallJSON is a span in which sessions waited on the database and no
+// transaction completed.
+type StallJSON struct {
+	StartS       float64 `json:"start_s"`
+	EndS         float64 `json:"end_s"`
+	DurationS    float64 `json:"duration_s"`
+	Ended        bool    `json:"ended"` // false: still on when the run stopped at end_s
+	VUs          int     `json:"vus"`   // sessions waiting (at most at once)
+	LongestWaitS float64 `json:"longest_wait_s"`
+	InWindow     bool    `json:"in_window"`
+}
+
+// PauseJSON is a span in which the client process did not run.
+type PauseJSON struct {
+	StartS    float64 `json:"start_s"`
+	EndS      float64 `json:"end_s"`
+	DurationS float64 `json:"duration_s"`
+	Suspended bool    `json:"suspended"` // the machine slept (else the process was stopped)
+	InWindow  bool    `json:"in_window"`
 }
 
 // OutageJSON is one outage of a disruption.
@@ -237,6 +304,16 @@ func ToDisruption(d *metrics.Disruption) *DisruptionJSON {
 		ServiceResumedS: optSeconds(hasResumed, resumed), TimeToRecoverS: optSeconds(hasTTR, ttr),
 		VUsAffected: d.VUsAffected(), Lost: d.Lost(),
 		Outages: []OutageJSON{}, IdleIntervals: []IdleIntervalJSON{}, Connections: []ConnectionJSON{}, MonitorGaps: []MonitorGapJSON{},
+		Stalls: []StallJSON{}, Pauses: []PauseJSON{},
+		Sessions: d.Sessions, StallAfterS: optSeconds(d.StallAfter > 0, d.StallAfter),
+	}
+	for _, st := range d.Stalls {
+		out.Stalls = append(out.Stalls, StallJSON{StartS: st.Start.Seconds(), EndS: st.End.Seconds(), DurationS: st.Duration().Seconds(),
+			Ended: st.Ended, VUs: st.VUs, LongestWaitS: st.LongestWait.Seconds(), InWindow: d.TouchesWindow(st.Start, st.End)})
+	}
+	for _, p := range d.Pauses {
+		out.Pauses = append(out.Pauses, PauseJSON{StartS: p.Start.Seconds(), EndS: p.End.Seconds(), DurationS: p.Duration().Seconds(),
+			Suspended: p.Suspended, InWindow: d.TouchesWindow(p.Start, p.End)})
 	}
 	for _, o := range d.Outages {
 		lost := map[string]int64{}

@@ -1647,9 +1647,10 @@
   }
 
   // disruptionBox is the notice at the top of a run whose database was out
-  // of service (or could not be read by the monitor): when sessions were
-  // lost and service resumed, what failed meanwhile, the intervals without
-  // commits. Times are seconds since the run started.
+  // of service, stalled, or could not be read by the monitor, or whose
+  // client was paused: when sessions were lost and service resumed, what
+  // failed meanwhile, the stalls and pauses, the intervals without commits.
+  // Times are seconds since the run started.
   function disruptionBox(d, status) {
     if (!d || typeof d !== 'object') return null;
     const s = v => isNum(v) ? v.toFixed(1) + ' s' : '—';
@@ -1667,6 +1668,12 @@
         `${idle.length} measured interval${idle.length === 1 ? '' : 's'} without a commit: ` +
         idle.map(iv => '#' + iv.seq).join(', ')));
     }
+    (d.stalls || []).forEach((st, i) => items.push(h('li', { testid: 'disruption-stall-' + (i + 1) },
+      `Stall ${i + 1}: no transaction completed from ${s(st.start_s)} for ${s(st.duration_s)}`,
+      st.ended ? '' : ' (still none when the run stopped)',
+      `; ${fmtNum(st.vus)} of ${fmtNum(d.sessions)} sessions waited, the longest ${s(st.longest_wait_s)}`)));
+    (d.pauses || []).forEach((p, i) => items.push(h('li', { testid: 'disruption-pause-' + (i + 1) },
+      `Pause ${i + 1}: ${p.suspended ? "the client's machine was suspended" : 'the client did not run'} from ${s(p.start_s)} for ${s(p.duration_s)}; the numbers include it`)));
     (d.monitor_gaps || []).forEach((g, i) => items.push(h('li', { testid: 'disruption-monitor-' + (i + 1) },
       `The database's counters could not be read at the ${g.edge} (${s(g.at_s)}): ${g.error}`)));
     const title = status === 'degraded' ? 'Degraded run: ' : 'Disruption: ';
@@ -1740,9 +1747,14 @@
     const d = r.disruption;
     if (d && typeof d === 'object') {
       const n = (d.outages || []).length;
-      const parts = [n ? `${n} outage${n === 1 ? '' : 's'}` : (d.headline || 'disrupted')];
+      const stalls = (d.stalls || []).length, pauses = (d.pauses || []).length;
+      const parts = [];
+      if (n) parts.push(`${n} outage${n === 1 ? '' : 's'}`);
       if (isNum(d.time_to_recover_s)) parts.push(`${fmtSig(d.time_to_recover_s)} s to recover`);
       else if (n) parts.push('not recovered');
+      if (stalls) parts.push(`${stalls} stall${stalls === 1 ? '' : 's'} of the database`);
+      if (pauses) parts.push(`${pauses} pause${pauses === 1 ? '' : 's'} of the client`);
+      if (!parts.length) parts.push(d.headline || 'disrupted');
       lines.push(h('div', { testid: 'summary-disruption' }, h('b', null, r.status === 'degraded' ? 'degraded: ' : 'disruption: '),
         parts.join(', '), ' — see ', jumpLink('Disruption', 'result-disruption', 'summary-disruption-link')));
     }

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -27,15 +28,10 @@ var version = "dev"
 
 func main() {
 	keepSysmonAwake() // first: it may re-execute the process
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		// The first Ctrl-C stops the job cleanly (what it measured is stored
-		// and printed); a second one ends the process at once, as usual.
-		<-ctx.Done()
-		stop()
-	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	gs := newGlobalState()
+	go interrupts(ctx, cancel, gs.stderr)
 	err := newRootCmd(gs).ExecuteContext(ctx)
 	if err != nil {
 		var exit interface{ ExitCode() int }
@@ -48,6 +44,25 @@ func main() {
 		}
 		os.Exit(1)
 	}
+}
+
+// interrupts stops the command on the first Ctrl-C or SIGTERM (cancel:
+// the job stops cleanly, and what it measured is stored and printed), and
+// ends the process at once on the second — whatever the disposition of
+// SIGINT this process inherited, and however long the first stop waits on
+// a database that hangs.
+func interrupts(ctx context.Context, cancel context.CancelFunc, stderr io.Writer) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	select {
+	case <-sigs:
+	case <-ctx.Done():
+		return
+	}
+	cancel()
+	<-sigs
+	fmt.Fprintln(stderr, "sledge: interrupted again: exiting now (what the first interrupt stored is kept)")
+	os.Exit(exitInterrupted)
 }
 
 // newGlobalState reads what the commands take from the real process: the

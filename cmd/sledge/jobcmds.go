@@ -353,6 +353,12 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, progressJSON 
 		if err != nil {
 			return flagErrors(err)
 		}
+		if o.NotStored != nil {
+			// Measured and printed, but not (all) in the repository yet:
+			// kept in a spool file, handed in later.
+			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %v\n", o.NotStored)
+			return exitError{code: exitNotStored}
+		}
 		if !o.OK() && (o.Check != nil || o.Analytic != nil) {
 			// The report above says what failed.
 			return exitError{code: 1}

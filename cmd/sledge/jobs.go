@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
@@ -82,7 +83,7 @@ func newJobsCmd(gs *globalState) *cobra.Command {
 	}
 	addListFlags(list, lf)
 
-	cmd.AddCommand(list, newJobsShowCmd(gs), newJobsDiffCmd(gs), newJobsHlogCmd(gs), newJobsDeleteCmd(gs))
+	cmd.AddCommand(list, newJobsShowCmd(gs), newJobsDiffCmd(gs), newJobsHlogCmd(gs), newJobsDeleteCmd(gs), newJobsRecoverCmd(gs))
 	return cmd
 }
 
@@ -256,6 +257,45 @@ func newJobsDeleteCmd(gs *globalState) *cobra.Command {
 	})
 	cmd.Flags().BoolVarP(&force, "force", "f", false, "delete running jobs too")
 	return cmd
+}
+
+func newJobsRecoverCmd(gs *globalState) *cobra.Command {
+	return withHelp("jobs-recover", &cobra.Command{
+		Use:   "recover",
+		Short: "Hand in what jobs kept in spool files while the jobs repository could not be written",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, w := cmd.Context(), cmd.OutOrStdout()
+			dir := gs.spoolDir()
+			if dir == "" {
+				_, err := gs.configEnv().DataDir()
+				return fmt.Errorf("no data directory, so no spool files: %w", err)
+			}
+			path, err := gs.configEnv().RepoPath(gs.flags.repo)
+			if err != nil {
+				return err
+			}
+			// Opened without openExistingRepo's own hand-in: this command
+			// reports it.
+			repo, err := jobs.OpenExisting(ctx, path)
+			if err != nil {
+				return err
+			}
+			defer repo.Close()
+			rec, err := app.Recover(ctx, repo, gs.repoName(repo), dir)
+			if len(rec.Files) == 0 && len(rec.Merged) == 0 && err == nil {
+				fmt.Fprintf(w, "nothing to hand in: no spool files of %s in %s\n", repo.Path(), dir)
+				return nil
+			}
+			reportRecovery(w, rec, err)
+			for _, f := range rec.Files {
+				if f.Err != nil {
+					return exitError{code: exitNotStored}
+				}
+			}
+			return err
+		},
+	})
 }
 
 func deleteJob(ctx context.Context, repo *jobs.Repo, id int64, force bool) error {

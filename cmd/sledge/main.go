@@ -90,6 +90,11 @@ func newGlobalState() *globalState {
 // printed first: a script can tell an interrupted job from a completed one.
 const exitInterrupted = 130
 
+// exitNotStored is the exit status of a job that measured its result but
+// could not store it in the jobs repository: it is kept in a spool file and
+// handed in later (EX_TEMPFAIL of sysexits.h: "try again later").
+const exitNotStored = 75
+
 // exitError ends the process with a code after the command printed its own
 // report (e.g. a consistency check that found violations).
 type exitError struct{ code int }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,7 +25,11 @@ func openRepo(ctx context.Context, gs *globalState) (*jobs.Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return jobs.Open(ctx, path)
+	repo, err := jobs.Open(ctx, path)
+	if err == nil {
+		gs.recoverSpools(ctx, repo)
+	}
+	return repo, err
 }
 
 // openExistingRepo opens the jobs repository as openRepo does, for commands
@@ -36,7 +41,62 @@ func openExistingRepo(ctx context.Context, gs *globalState) (*jobs.Repo, error) 
 	if err != nil {
 		return nil, err
 	}
-	return jobs.OpenExisting(ctx, path)
+	repo, err := jobs.OpenExisting(ctx, path)
+	if err == nil {
+		gs.recoverSpools(ctx, repo)
+	}
+	return repo, err
+}
+
+// repoName names an open repository as its spool files do
+// (app.Options.RepoName): a file by its absolute path, a PostgreSQL
+// repository by its redacted URL.
+func (gs *globalState) repoName(repo *jobs.Repo) string {
+	if jobs.IsPostgresURL(repo.Path()) {
+		return repo.Path()
+	}
+	return gs.abs(repo.Path())
+}
+
+// spoolDir is where this process keeps what a job could not store, ""
+// without a data directory.
+func (gs *globalState) spoolDir() string {
+	dir, err := gs.configEnv().DataDir()
+	if err != nil {
+		return ""
+	}
+	return app.SpoolDir(dir)
+}
+
+// recoverSpools hands in what jobs kept in spool files while repo could
+// not be written, as every command that opens it does first, and says so
+// on stderr (nothing when there is nothing to hand in).
+func (gs *globalState) recoverSpools(ctx context.Context, repo *jobs.Repo) {
+	if dir := gs.spoolDir(); dir != "" {
+		rec, err := app.Recover(ctx, repo, gs.repoName(repo), dir)
+		reportRecovery(gs.stderr, rec, err)
+	}
+}
+
+// reportRecovery says what Recover did.
+func reportRecovery(w io.Writer, rec app.Recovery, err error) {
+	for _, f := range rec.Files {
+		what := fmt.Sprintf("job %d", f.Job)
+		if f.Segment != "" {
+			what += " (segment " + f.Segment + ")"
+		}
+		if f.Err != nil {
+			fmt.Fprintf(w, "sledge: %s: cannot hand in %s yet: %v\n", what, f.Path, f.Err)
+			continue
+		}
+		fmt.Fprintf(w, "sledge: %s: handed in what it kept in %s\n", what, f.Path)
+	}
+	for _, id := range rec.Merged {
+		fmt.Fprintf(w, "sledge: job %d: merged the agents' results and ended the job\n", id)
+	}
+	if err != nil {
+		fmt.Fprintf(w, "sledge: warning: hand in spooled jobs: %v\n", err)
+	}
 }
 
 // withService opens the repository and runs fn with a job service that owns

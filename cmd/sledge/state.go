@@ -79,6 +79,9 @@ func (gs *globalState) serviceOptions(o app.Options) app.Options {
 	o.DefaultDB = gs.getenv("SLEDGE_DB")
 	o.DataDir, o.NoDataDir = gs.configEnv().DataDir() // none: a spec must name its target, and is told why
 	o.Warn = gs.stderr
+	if o.Repo != nil && o.RepoName == "" {
+		o.RepoName = gs.repoName(o.Repo) // what it cannot store is spooled in the data directory
+	}
 	return o
 }
 

@@ -21,6 +21,7 @@ package app
 // histograms) and records how the job ended.
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -29,11 +30,14 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/report"
 )
 
 const (
@@ -67,7 +71,40 @@ type group struct {
 	// handedIn: finish has recorded this agent's part; claimed: this agent
 	// won the merge and so ends the job, whatever happens.
 	handedIn, claimed bool
+
+	// store is this agent's way into the repository: what it cannot write
+	// is kept in a spool file (spool.go).
+	store *jobStore
+	// mu guards back: when the repository could be written again after
+	// this agent could not write it (the repository's clock). The others
+	// could not show life meanwhile either: none is counted lost before
+	// lostAfter has passed since.
+	mu   sync.Mutex
+	back time.Time
 }
+
+// repoBack notes that the repository can be written again.
+func (g *group) repoBack() {
+	g.mu.Lock()
+	g.back = g.now()
+	g.mu.Unlock()
+}
+
+// seenSince is the later of an agent's last sign of life and the moment the
+// repository came back for this agent.
+func (g *group) seenSince(a jobs.Agent) time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.back.After(a.LastSeen) {
+		return g.back
+	}
+	return a.LastSeen
+}
+
+// storeWait is how long an agent tries to hand in its part and merge when
+// the repository cannot be written at its end: as long as the agents wait
+// for each other (--agent-wait), and at least twice lostAfter.
+func (g *group) storeWait() time.Duration { return max(g.joinWait, 2*g.lostAfter) }
 
 // label prefixes an agent's lines in the job's shared output.
 func (g *group) label() string { return "[" + g.name + "] " }
@@ -309,7 +346,7 @@ func (g *group) agentsNow(ctx context.Context, logf func(string, ...any)) ([]job
 		}
 		now, again := g.now(), false
 		for _, a := range agents {
-			if a.Segment == g.name || !atWork(a) || now.Sub(a.LastSeen) <= g.lostAfter {
+			if a.Segment == g.name || !atWork(a) || now.Sub(g.seenSince(a)) <= g.lostAfter {
 				continue
 			}
 			lost, err := g.repo.MarkAgentLost(ctx, g.jobID, a.Segment, a.LastSeen)
@@ -351,19 +388,9 @@ func (g *group) heartbeat(ctx context.Context, logf func(string, ...any)) {
 	}
 }
 
-// groupWriter is the repository sink's writer for an agent: its lines go
-// into the job's output with its segment's label, its intervals into its
-// own series, from which the job's merged series is made as soon as every
-// agent has stored an interval.
+// groupWriter stores an agent's interval in its own series, from which the
+// job's merged series is made as soon as every agent has stored it.
 type groupWriter struct{ g *group }
-
-func (w groupWriter) AppendOutputLines(ctx context.Context, id int64, lines []jobs.OutputLine) error {
-	labelled := make([]jobs.OutputLine, len(lines))
-	for i, l := range lines {
-		labelled[i] = jobs.OutputLine{At: l.At, Line: w.g.label() + l.Line}
-	}
-	return w.g.repo.AppendOutputLines(ctx, id, labelled)
-}
 
 func (w groupWriter) AddInterval(ctx context.Context, id int64, iv metrics.Interval) error {
 	g := w.g
@@ -384,6 +411,13 @@ func (w groupWriter) AddInterval(ctx context.Context, id int64, iv metrics.Inter
 // errMergedElsewhere: another agent merges the job's result.
 var errMergedElsewhere = errors.New("merged by another agent")
 
+// errSpooled: this agent's part could not be handed in before the agent
+// stopped waiting for the repository: it is kept in its spool file.
+var errSpooled = errors.New("the jobs repository could not take this agent's part")
+
+// pollStore is how often an agent tries the repository again at its end.
+const pollStore = time.Second
+
 // errNothingToMerge: no agent handed in a result (all failed or were lost):
 // the agent that finds it records the job's end, failed.
 var errNothingToMerge = errors.New("no agent handed in a result")
@@ -400,13 +434,47 @@ func (g *group) finish(ctx context.Context, res *metrics.RunResult, runErr error
 	stopped := ctx.Done()
 	leave := runErr != nil || ctx.Err() != nil
 	ctx = context.WithoutCancel(ctx) // an interrupted agent still hands in what it measured
+	deadline := time.Now().Add(g.storeWait())
+	save := func() (bool, error) { return g.store.SavePart(ctx, res) }
 	if runErr != nil {
-		if err := g.repo.SetAgentState(ctx, g.jobID, g.name, jobs.AgentFailed, g.now(), runErr.Error()); err != nil {
-			return nil, err
-		}
-	} else if err := g.repo.SaveAgentResult(ctx, g.jobID, g.name, g.now(), res); err != nil {
-		return nil, err
+		save = func() (bool, error) { return g.store.AgentFailed(ctx, runErr.Error()) }
 	}
+	stored, err := save()
+	if err != nil {
+		return nil, err // neither stored nor kept
+	}
+	if !stored {
+		logf("cannot hand in segment %s's part to the jobs repository: trying again for up to %s", g.name, g.storeWait().Round(time.Second))
+	}
+	for !stored {
+		if time.Now().After(deadline) {
+			return nil, errSpooled
+		}
+		select {
+		case <-stopped:
+			return nil, errSpooled
+		case <-time.After(pollStore):
+		}
+		stored = g.store.Retry(ctx)
+	}
+	// The part is in. Should the repository fail while this agent waits
+	// for the others or merges, it tries again until the deadline.
+	for {
+		merged, err := g.settle(ctx, stopped, leave, logf)
+		if err == nil || errors.Is(err, errMergedElsewhere) || errors.Is(err, errNothingToMerge) || leave || time.Now().After(deadline) {
+			return merged, err
+		}
+		select {
+		case <-stopped:
+			return nil, err
+		case <-time.After(pollStore):
+		}
+	}
+}
+
+// settle waits for the other agents to end (or counts them lost), claims
+// the merge and merges (see finish).
+func (g *group) settle(ctx context.Context, stopped <-chan struct{}, leave bool, logf func(string, ...any)) (*metrics.RunResult, error) {
 	var agents []jobs.Agent
 	for {
 		all, err := g.agentsNow(ctx, logf)
@@ -427,11 +495,13 @@ func (g *group) finish(ctx context.Context, res *metrics.RunResult, runErr error
 		case <-time.After(pollGroup):
 		}
 	}
-	won, err := g.repo.ClaimMerge(ctx, g.runID, g.name)
-	if err != nil || !won {
-		return nil, cmp.Or(err, errMergedElsewhere)
+	if !g.claimed {
+		won, err := g.repo.ClaimMerge(ctx, g.runID, g.name)
+		if err != nil || !won {
+			return nil, cmp.Or(err, errMergedElsewhere)
+		}
+		g.claimed = true
 	}
-	g.claimed = true
 	// Only the agents that started take part (one that joined but never
 	// got ready is missing from the run).
 	return g.merge(ctx, agents)
@@ -542,6 +612,26 @@ func (e *execution) finishGroup(ctx context.Context, part *metrics.RunResult, ru
 		e.out.Logf("segment %s handed in: %d virtual users, NOPM %.0f, client CPU %.1f µs per transaction; another agent merges the job's result (sledge jobs show %d)",
 			g.name, part.VUs, part.NOPM, part.ClientCPUPerTxUS, e.id)
 		return nil, Outcome{Status: part.Status, Run: part}, true
+	case errors.Is(err, errSpooled):
+		// The part is kept in this agent's spool file (finish names it):
+		// it is handed in, and the job merged, when the repository is
+		// back (the next sledge command that opens it, sledge jobs
+		// recover).
+		if runErr != nil {
+			return nil, failed(ctx, runErr), true
+		}
+		var b bytes.Buffer
+		_ = report.RunResult(&b, e.p.wl.Title(), e.id, e.p.target.String(), "", part, e.p.target.Kind == db.SQLite)
+		e.out.Text(b.String())
+		e.out.Logf("segment %s measured its part, but could not hand it in to the jobs repository", g.name)
+		return nil, Outcome{Status: part.Status, Run: part}, true
+	case runErr == nil && !g.claimed && !errors.Is(err, errNothingToMerge):
+		// The part is in, but the repository failed while this agent
+		// waited for the others: the merge is left to another agent or to
+		// the next sledge command that opens the repository.
+		e.out.Logf("segment %s handed in: %d virtual users, NOPM %.0f; the jobs repository failed before the job's result could be merged: %v",
+			g.name, part.VUs, part.NOPM, err)
+		return nil, Outcome{Status: part.Status, Run: part, NotStored: &NotStoredError{Job: e.id, Err: err}}, true
 	case err != nil:
 		// This agent ends the job (failed) when it claimed the merge or
 		// found nothing to merge; else another agent does.

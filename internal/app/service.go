@@ -71,6 +71,12 @@ type Options struct {
 	// target, and NoDataDir says why there is no data directory.
 	DataDir   string
 	NoDataDir error
+	// RepoName names Repo as spool files record it: its file's absolute
+	// path, or its URL with the password redacted (jobs.Repo.Path). With
+	// DataDir set, what a job cannot write to the repository is kept in a
+	// spool file there (SpoolDir) and handed in later; empty: a failed
+	// write is only warned about.
+	RepoName string
 }
 
 // Service runs jobs. It is safe for concurrent use.
@@ -154,6 +160,10 @@ type Outcome struct {
 	Status string
 	// Err is why the job failed or stopped (nil when it completed).
 	Err error
+	// NotStored is set when what the job measured is not all in the
+	// repository: it is kept in a spool file and handed in later (front
+	// ends exit with status 75).
+	NotStored *NotStoredError
 	// One of these, by the job's kind and workload.
 	Run      *metrics.RunResult
 	Analytic *metrics.AnalyticResult
@@ -498,7 +508,6 @@ func (s *Service) start(ctx context.Context, p *plan) (*Job, error) {
 		grp     *group
 		created = true
 		err     error
-		writer  output.RepositoryWriter = s.opts.Repo
 	)
 	if p.spec.RunID != "" && (p.spec.Kind == config.KindRun || p.spec.Kind == config.KindBuild) {
 		// One of the agents of a group run: the job is the group's.
@@ -514,7 +523,7 @@ func (s *Service) start(ctx context.Context, p *plan) (*Job, error) {
 			s.leaveGroup(p.spec.RunID)
 			return nil, fmt.Errorf("join run %s: %w", p.spec.RunID, err)
 		}
-		id, writer = grp.jobID, groupWriter{grp}
+		id = grp.jobID
 	} else if id, err = s.opts.Repo.Create(ctx, jobs.Job{Kind: p.spec.Kind, Workload: p.wl.Name(),
 		DBKind: string(p.target.Kind), Target: p.target.String()}, kv); err != nil {
 		return nil, fmt.Errorf("record the job: %w", err)
@@ -532,7 +541,17 @@ func (s *Service) start(ctx context.Context, p *plan) (*Job, error) {
 		}
 		out.Add(output.Console(p.req.Console, opts...))
 	}
-	out.Add(output.Repository(writer, id, s.opts.Warn))
+	// Every write of the job goes through its store, which keeps what the
+	// repository cannot take in a spool file (spool.go).
+	target, runID := storeTarget{repo: s.opts.Repo, id: id}, ""
+	if grp != nil {
+		target.seg, target.g, runID = grp.name, grp, grp.runID
+	}
+	store := s.newStore(target, runID)
+	if grp != nil {
+		grp.store, store.onBack = store, grp.repoBack
+	}
+	out.Add(output.Repository(store, id, s.opts.Warn))
 	// An agent's intervals are its share only: the hub exports them as the
 	// agent's, and watchers of the job follow the merged series in the
 	// repository (as for a job run by another process).
@@ -551,10 +570,10 @@ func (s *Service) start(ctx context.Context, p *plan) (*Job, error) {
 	go func() {
 		defer s.wg.Done()
 		defer cancel()
-		e := &execution{s: s, p: p, id: id, out: out, grp: grp}
+		e := &execution{s: s, p: p, id: id, out: out, grp: grp, store: store}
 		o := e.run(jctx)
 		o.ID = id
-		s.finish(jctx, e, o)
+		o = s.finish(jctx, e, o)
 		j.outcome = o
 		s.mu.Lock()
 		delete(s.running, id)
@@ -569,7 +588,10 @@ func (s *Service) start(ctx context.Context, p *plan) (*Job, error) {
 
 // finish records how the job ended: flush its output, then its status, then
 // tell the live sinks (so a watcher that sees the end finds everything).
-func (s *Service) finish(ctx context.Context, e *execution, o Outcome) {
+// What the repository could not take is left in the job's spool file: the
+// outcome says so (NotStored).
+func (s *Service) finish(ctx context.Context, e *execution, o Outcome) Outcome {
+	ctx = context.WithoutCancel(ctx)
 	e.out.Flush()
 	msg := ""
 	if o.Err != nil {
@@ -578,12 +600,31 @@ func (s *Service) finish(ctx context.Context, e *execution, o Outcome) {
 	if e.grp != nil && !e.merged {
 		// An agent of a group run: the agent that merges records the end.
 		_ = e.out.Close()
-		return
+		return e.closeStore(ctx, o)
 	}
-	if err := s.opts.Repo.Finish(context.WithoutCancel(ctx), e.id, o.Status, msg); err != nil {
+	if _, err := e.store.Finish(ctx, o.Status, msg); err != nil {
 		fmt.Fprintf(s.opts.Warn, "sledge: warning: cannot record the job's end: %v\n", err)
 	}
 	_ = e.out.Close()
+	return e.closeStore(ctx, o)
+}
+
+// closeStore hands in what the job's store kept a last time; what is still
+// kept makes the outcome NotStored. A run whose writes are all in has its
+// series' holes (intervals no one could keep) marked missing.
+func (e *execution) closeStore(ctx context.Context, o Outcome) Outcome {
+	path, why := e.store.Close(ctx)
+	switch {
+	case path != "":
+		o.NotStored = &NotStoredError{Job: e.id, Spool: path, Err: why}
+	case why != nil:
+		fmt.Fprintf(e.s.opts.Warn, "sledge: warning: cannot record job %d's missing intervals: %v\n", e.id, why)
+	case o.NotStored == nil && e.p.spec.Kind == config.KindRun && (e.grp == nil || e.merged):
+		if err := e.repo().MarkSeriesHoles(ctx, e.id, holeReason); err != nil {
+			e.warn("the series' missing intervals", err)
+		}
+	}
+	return o
 }
 
 // leaveGroup forgets that this service runs an agent of run runID.
@@ -648,6 +689,9 @@ type execution struct {
 	// merged says this agent merged the group's result.
 	grp    *group
 	merged bool
+
+	// store is the job's way into the repository (spool.go).
+	store *jobStore
 }
 
 func (e *execution) env() workload.Env {
@@ -873,13 +917,13 @@ func (e *execution) saveRun(ctx context.Context, res *metrics.RunResult, version
 	// Was the window steady? Judged on the series as stored (a run of
 	// several agents: the merged one).
 	if ivs, err := e.repo().Intervals(context.WithoutCancel(ctx), e.id); err == nil {
-		res.Warnings = append(res.Warnings, metrics.SteadinessWarnings(ivs)...)
+		res.Warnings = append(res.Warnings, metrics.SteadinessWarnings(withKept(ivs, e.store.Intervals()))...)
 	}
 	var b bytes.Buffer
 	_ = report.RunResult(&b, e.p.wl.Title(), e.id, e.p.target.String(), version, res, inProcessDB)
 	e.observedBlock(ctx, &b, obs)
 	e.out.Text(b.String())
-	if err := e.repo().SaveRunResult(context.WithoutCancel(ctx), e.id, res); err != nil {
+	if _, err := e.store.SaveRunResult(context.WithoutCancel(ctx), res); err != nil {
 		e.warn("the result", err)
 	}
 }
@@ -898,7 +942,7 @@ func (e *execution) runAnalytic(ctx context.Context, a workload.Analytic) Outcom
 	if res == nil {
 		return failed(ctx, err)
 	}
-	if serr := e.repo().SaveAnalyticResult(context.WithoutCancel(ctx), e.id, res); serr != nil {
+	if _, serr := e.store.SaveAnalyticResult(context.WithoutCancel(ctx), res); serr != nil {
 		e.warn("the result", serr)
 	}
 	var b bytes.Buffer

@@ -375,13 +375,20 @@ func (r *Repo) updateAgent(ctx context.Context, jobID int64, segment, set string
 }
 
 // AddAgentInterval stores one interval of an agent's run, with its
-// histograms, and counts it as a sign of life at seen.
+// histograms, and counts it as a sign of life at seen. An interval the
+// agent has stored already is left as it is: a spool's hand-in may repeat
+// one.
 func (r *Repo) AddAgentInterval(ctx context.Context, jobID int64, segment string, seen time.Time, iv metrics.Interval) error {
 	return r.inTx(ctx, fmt.Sprintf("store interval %d of segment %s of job %d", iv.Seq, segment, jobID), func(tx *repoTx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO job_agent_interval
-			(job_id, segment, seq, phase, elapsed_s, length_s, tpm, nopm, errors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			jobID, segment, iv.Seq, iv.Phase, secs(iv.Elapsed), secs(iv.Length), nullNaN(iv.TPM), nullNaN(iv.NOPM), iv.Errors); err != nil {
+		res, err := tx.ExecContext(ctx, `INSERT INTO job_agent_interval
+			(job_id, segment, seq, phase, elapsed_s, length_s, tpm, nopm, errors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (job_id, segment, seq) DO NOTHING`,
+			jobID, segment, iv.Seq, iv.Phase, secs(iv.Elapsed), secs(iv.Length), nullNaN(iv.TPM), nullNaN(iv.NOPM), iv.Errors)
+		if err != nil {
 			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err // stored before
 		}
 		for i, t := range iv.Tx {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO job_agent_interval_tx
@@ -396,7 +403,7 @@ func (r *Repo) AddAgentInterval(ctx context.Context, jobID int64, segment string
 				return fmt.Errorf("virtual user %d: %w", v.VU, err)
 			}
 		}
-		_, err := tx.ExecContext(ctx, "UPDATE job_agent SET last_seen = ? WHERE job_id = ? AND segment = ?", fmtTime(seen), jobID, segment)
+		_, err = tx.ExecContext(ctx, "UPDATE job_agent SET last_seen = ? WHERE job_id = ? AND segment = ?", fmtTime(seen), jobID, segment)
 		return err
 	})
 }

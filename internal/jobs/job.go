@@ -153,7 +153,7 @@ func (r *Repo) Finish(ctx context.Context, id int64, status string, errText stri
 var childTables = []string{
 	"job_agent_interval_vu", "job_agent_interval_tx", "job_agent_interval", "job_agent", "run_group",
 	"job_wait", "job_statement", "job_counter", "job_observed", "job_setting", "job_observer_note", "job_observer",
-	"job_interval_tx", "job_interval_vu", "job_interval", "job_timing", "job_error", "job_retry", "job_audit", "job_result",
+	"job_interval_tx", "job_interval_vu", "job_interval", "job_interval_missing", "job_timing", "job_error", "job_retry", "job_audit", "job_result",
 	"job_outage_lost", "job_outage", "job_connection_event", "job_idle_interval", "job_monitor_gap", "job_stall", "job_disruption",
 	"job_tproch_query", "job_tproch_refresh", "job_tproch_result",
 	"job_load", "job_stage",

@@ -163,7 +163,8 @@ func (r *Repo) Get(ctx context.Context, id int64) (Job, error) {
 // killed sledge never calls Finish. Jobs of other hosts are left alone, as
 // their processes cannot be checked from here. A pid reused by an unrelated
 // process keeps a dead job "running" until that process ends too; that errs
-// on the side of not declaring a live job dead.
+// on the side of not declaring a live job dead. A job with a spool still to
+// hand in (KeepSpooled) is not abandoned: its hand-in ends it.
 func (r *Repo) reapAbandoned(ctx context.Context, id int64) error {
 	// A group run's job is recorded by its first agent but ended by
 	// whichever merges: it is judged by all its agents (reapGroups).
@@ -188,7 +189,7 @@ func (r *Repo) reapAbandoned(ctx context.Context, id int64) error {
 			rows.Close()
 			return fmt.Errorf("find abandoned jobs: %w", err)
 		}
-		if c.pid != os.Getpid() && !processAlive(c.pid) {
+		if c.pid != os.Getpid() && !processAlive(c.pid) && !r.isSpooled(c.id) {
 			dead = append(dead, c)
 		}
 	}
@@ -249,6 +250,9 @@ func (r *Repo) reapGroups(ctx context.Context, id int64) error {
 		return fmt.Errorf("find abandoned group runs: %w", err)
 	}
 	for _, id := range ids {
+		if r.isSpooled(id) {
+			continue // an agent's spool is still to be handed in
+		}
 		agents, err := r.Agents(ctx, id)
 		if err != nil {
 			return err

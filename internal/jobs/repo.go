@@ -23,6 +23,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -41,6 +42,9 @@ type Repo struct {
 	d    *dialect
 	path string // the SQLite file, or the PostgreSQL URL with its password redacted
 	host string // this machine, to tell our own crashed jobs from other hosts' live ones
+
+	mu      sync.Mutex
+	spooled map[int64]bool // jobs with a spool still to hand in (KeepSpooled): never abandoned
 }
 
 // Path is the repository: its file, or its PostgreSQL URL with the password

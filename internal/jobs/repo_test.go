@@ -503,6 +503,7 @@ func TestDeleteRemovesEverything(t *testing.T) {
 			must(r.AddInterval(ctx, id, metrics.Interval{Seq: 1, Tx: []metrics.IntervalTx{{Name: "a"}},
 				VUs: []metrics.VUInterval{{VU: 1, State: "running", Commits: 3}}}))
 			must(r.SaveRunResult(ctx, id, sampleRunResult()))
+			must(r.MarkIntervalsMissing(ctx, id, []MissingInterval{{Seq: 2, Reason: "lost"}}))
 			must(r.SaveBuildResult(ctx, id, BuildResult{Tables: map[string]int64{"t": 1}}))
 			must(r.SaveCheck(ctx, id, []CheckItem{{Name: "c"}}))
 			must(r.SaveAnalyticResult(ctx, id, sampleAnalyticResult()))

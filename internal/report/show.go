@@ -140,10 +140,17 @@ func Show(ctx context.Context, w io.Writer, s Store, j jobs.Job, section string,
 		if asJSON {
 			return WriteJSON(w, ToIntervals(ivs)) // [] for none: an empty series is still a series
 		}
-		if len(ivs) == 0 {
+		missing, err := missingIntervals(ctx, s, j.ID)
+		if err != nil {
+			return err
+		}
+		if len(ivs) == 0 && len(missing) == 0 {
 			return NoSection(j, "interval series")
 		}
-		return Intervals(w, ivs)
+		if err := Intervals(w, ivs); err != nil {
+			return err
+		}
+		return MissingIntervals(w, missing)
 	case "config", "system":
 		get := s.Config
 		if section == "system" {
@@ -270,6 +277,13 @@ func summary(ctx context.Context, w io.Writer, s Store, j jobs.Job, asJSON bool)
 		if err := ObservedBlock(w, Summarize(obs, ivs)); err != nil {
 			return err
 		}
+		missing, err := missingIntervals(ctx, s, j.ID)
+		if err != nil {
+			return err
+		}
+		if err := MissingIntervals(w, missing); err != nil {
+			return err
+		}
 	}
 	// Analytic starts with its own empty line.
 	if ares != nil {
@@ -288,6 +302,39 @@ func summary(ctx context.Context, w io.Writer, s Store, j jobs.Job, asJSON bool)
 		if err := CheckItems(w, items); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// missingIntervals reads the intervals of a job's series that were never
+// stored, when the store keeps them (the jobs repository does).
+func missingIntervals(ctx context.Context, s Store, id int64) ([]jobs.MissingInterval, error) {
+	ms, ok := s.(interface {
+		MissingIntervals(ctx context.Context, id int64) ([]jobs.MissingInterval, error)
+	})
+	if !ok {
+		return nil, nil
+	}
+	return ms.MissingIntervals(ctx, id)
+}
+
+// MissingIntervals writes the intervals of a series that were never stored,
+// one line per run of intervals missing for one reason: a series never has
+// a silent hole.
+func MissingIntervals(w io.Writer, missing []jobs.MissingInterval) error {
+	for i := 0; i < len(missing); {
+		j := i
+		for j+1 < len(missing) && missing[j+1].Seq == missing[j].Seq+1 && missing[j+1].Reason == missing[i].Reason {
+			j++
+		}
+		which := fmt.Sprintf("interval %d is", missing[i].Seq)
+		if j > i {
+			which = fmt.Sprintf("intervals %d–%d are", missing[i].Seq, missing[j].Seq)
+		}
+		if _, err := fmt.Fprintf(w, "  %s missing from the series: %s\n", which, missing[i].Reason); err != nil {
+			return err
+		}
+		i = j + 1
 	}
 	return nil
 }

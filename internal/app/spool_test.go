@@ -1,0 +1,148 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/spool"
+)
+
+// deadPID is the pid of a process that has ended.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	c := exec.Command("true")
+	if err := c.Run(); err != nil {
+		t.Skipf("no process to end: %v", err)
+	}
+	return c.Process.Pid
+}
+
+// TestRecoverSpool: a process that could not write its job to the
+// repository left a spool (lines, intervals 1, 2 and 4, its result, its
+// end) and died; the job was reaped as abandoned meanwhile. Recover hands
+// it all in: the job is completed with its result and series, interval 3
+// is marked missing with a reason, the file is gone; a second Recover
+// changes nothing. A spool of another repository is left alone.
+func TestRecoverSpool(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	repoPath := filepath.Join(dir, "jobs.db")
+	repo, err := jobs.Open(ctx, repoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	pid := deadPID(t)
+	id, err := repo.Create(ctx, jobs.Job{Kind: jobs.KindRun, Workload: "tprocc", PID: pid}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := repo.Get(ctx, id); j.Status != metrics.StatusAbandoned {
+		t.Fatalf("job of a dead process is %s, want abandoned before the hand-in", j.Status)
+	}
+	spoolDir := SpoolDir(dir)
+	f, err := spool.Create(spoolDir, spool.Header{Repo: repoPath, Job: id, PID: pid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(f.Append(spool.KindLines, 0, []jobs.OutputLine{{At: at, Line: "run job"}, {At: at, Line: "[ 10s] …"}}))
+	for _, seq := range []int{1, 2, 4} {
+		must(f.Append(spool.KindInterval, seq, metrics.Interval{Seq: seq, Phase: metrics.PhaseMeasure, Length: time.Second,
+			TPM: float64(60 * seq), Tx: []metrics.IntervalTx{{Name: "new_order", Count: int64(seq)}}}))
+	}
+	res := &metrics.RunResult{Status: metrics.StatusCompleted, VUs: 2, NOPM: 123, TPM: 456, Commits: 7,
+		Measured: 4 * time.Second, NOPMDBCheck: 0}
+	must(f.Append(spool.KindResult, 0, res))
+	must(f.Append(spool.KindFinish, 0, finishRecord{Status: metrics.StatusCompleted}))
+	f.Close()
+	other, err := spool.Create(spoolDir, spool.Header{Repo: "/elsewhere/jobs.db", Job: id, PID: pid + 1})
+	must(err)
+	other.Close()
+
+	for round := range 2 {
+		rec, err := Recover(ctx, repo, repoPath, spoolDir)
+		must(err)
+		wantFiles := 1
+		if round == 1 {
+			wantFiles = 0
+		}
+		if len(rec.Files) != wantFiles || (wantFiles == 1 && rec.Files[0].Err != nil) {
+			t.Fatalf("round %d: %+v", round, rec.Files)
+		}
+		j, err := repo.Get(ctx, id)
+		must(err)
+		if j.Status != metrics.StatusCompleted || j.Headline == nil || j.Headline.NOPM != 123 {
+			t.Fatalf("round %d: job %s, headline %+v; want completed with NOPM 123", round, j.Status, j.Headline)
+		}
+		ivs, err := repo.Intervals(ctx, id)
+		must(err)
+		var seqs []int
+		for _, iv := range ivs {
+			seqs = append(seqs, iv.Seq)
+		}
+		if !reflect.DeepEqual(seqs, []int{1, 2, 4}) {
+			t.Errorf("round %d: intervals %v, want 1 2 4 once each", round, seqs)
+		}
+		out, _ := repo.Output(ctx, id)
+		if len(out) != 2 {
+			t.Errorf("round %d: %d output lines, want 2", round, len(out))
+		}
+		missing, _ := repo.MissingIntervals(ctx, id)
+		if len(missing) != 1 || missing[0].Seq != 3 || missing[0].Reason == "" {
+			t.Errorf("round %d: missing %v, want interval 3 with a reason", round, missing)
+		}
+	}
+	if _, err := os.Stat(f.Path()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("handed-in spool still there: %v", err)
+	}
+	if _, err := os.Stat(other.Path()); err != nil {
+		t.Errorf("another repository's spool: %v", err)
+	}
+}
+
+// TestRecoverKeepsBusySpool: the spool of a live process is left to it,
+// and its job is not reaped as abandoned while it exists.
+func TestRecoverKeepsBusySpool(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	repoPath := filepath.Join(dir, "jobs.db")
+	repo, err := jobs.Open(ctx, repoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	pid := deadPID(t)
+	id, err := repo.Create(ctx, jobs.Job{Kind: jobs.KindRun, PID: pid}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := spool.Create(SpoolDir(dir), spool.Header{Repo: repoPath, Job: id, PID: pid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := Recover(ctx, repo, repoPath, SpoolDir(dir))
+	if err != nil || len(rec.Files) != 0 {
+		t.Fatalf("%+v %v", rec, err)
+	}
+	if j, _ := repo.Get(ctx, id); j.Status != metrics.StatusRunning {
+		t.Errorf("job with a spool being written is %s, want running", j.Status)
+	}
+}

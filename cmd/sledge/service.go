@@ -147,10 +147,14 @@ func flagErrors(err error) error {
 		msgs[i] = f.Msg
 		if f.Field != "" {
 			// The flag of a spec field is its name with "-" for "_", but
-			// for the confirmation, which --yes gives.
+			// for the confirmation, which --yes gives, and the rates per
+			// type, which --rate takes.
 			name := strings.ReplaceAll(f.Field, "_", "-")
-			if f.Field == "confirm" {
+			switch f.Field {
+			case "confirm":
 				name = "yes"
+			case "rate_by_type":
+				name = "rate"
 			}
 			flag := "--" + name
 			if rest, ok := strings.CutPrefix(f.Msg, f.Field); ok {

@@ -37,7 +37,8 @@ const (
 	DefaultMaxQueue = 100000
 	// MaxMaxQueue bounds MaxQueue (a waiting arrival takes 32 bytes).
 	MaxMaxQueue = 10000000
-	// MaxRate bounds a rate run's transactions per second.
+	// MaxRate bounds a rate run's transactions per second (a total of
+	// rates per type, a stage's target).
 	MaxRate = 1e6
 	// MaxStages bounds the stages of one run.
 	MaxStages = 100
@@ -67,6 +68,34 @@ func (s Spec) LoadModel() string {
 	return LoadClosed
 }
 
+// MinRate is the lowest rate, in transactions per second, a rate run may
+// ask for a window (or a stage) of length d: the rate at which one arrival
+// is expected in it. Below it the window would most likely measure nothing,
+// so such a rate is refused rather than run idle; at it, a window still
+// goes without any arrival by chance (e⁻¹ of the time), which its result
+// says.
+func MinRate(d time.Duration) float64 {
+	if d <= 0 {
+		return math.Inf(1)
+	}
+	return 1 / d.Seconds()
+}
+
+// minRateText is MinRate(d) for a message, rounded up to three significant
+// digits so that the rate it names is allowed.
+func minRateText(d time.Duration) string {
+	r := MinRate(d)
+	if math.IsInf(r, 0) || r <= 0 {
+		return strconv.FormatFloat(r, 'g', -1, 64)
+	}
+	unit := math.Pow(10, math.Floor(math.Log10(r))-2)
+	up := math.Ceil(r/unit) * unit
+	if up < r { // the product rounded below
+		up += unit
+	}
+	return strconv.FormatFloat(up, 'g', 3, 64)
+}
+
 // Stage is one step of a run's load shape: for its duration the run offers
 // Target — VUs, terminals or transactions per second, by the load model.
 type Stage struct {
@@ -82,6 +111,7 @@ func ParseStages(text string) ([]Stage, error) {
 		return nil, nil
 	}
 	var out []Stage
+	var total time.Duration
 	for i, part := range strings.Split(text, ",") {
 		part = strings.TrimSpace(part)
 		d, t, ok := strings.Cut(part, ":")
@@ -96,6 +126,10 @@ func ParseStages(text string) ([]Stage, error) {
 		if err != nil || !(target > 0) || math.IsInf(target, 0) {
 			return nil, fmt.Errorf("step %d %q: the target must be a positive number (VUs, terminals or transactions per second)", i+1, part)
 		}
+		if dur > MaxTime-total {
+			return nil, fmt.Errorf("last more than %s together: at most that", MaxTime)
+		}
+		total += dur
 		out = append(out, Stage{Duration: dur, Target: target})
 	}
 	if len(out) > MaxStages {
@@ -178,7 +212,9 @@ func (s Spec) checkLoad(p *Plan) FieldErrors {
 	add(s.Connections < 0 || s.Connections > MaxVUs, "connections", "must be in 0..%d (got %d)", MaxVUs, s.Connections)
 	add(s.Terminals > 0 && s.Connections > s.Terminals, "connections",
 		"%d is more than the %d terminals: a session no terminal can use is never used", s.Connections, s.Terminals)
-	add(s.Rate < 0 || s.Rate > MaxRate, "rate", "must be in (0, %g] transactions per second (got %g)", float64(MaxRate), s.Rate)
+	// NaN and ±Inf are out of range too (a Go or script caller can give
+	// them): a NaN rate would otherwise read as no rate at all.
+	add(!(s.Rate == 0 || s.Rate > 0 && s.Rate <= MaxRate), "rate", "must be in (0, %g] transactions per second (got %g)", float64(MaxRate), s.Rate)
 	add(s.Rate > 0 && s.RateByType != "", "rate", "give either a total rate or rates per type, not both")
 	if s.RateByType != "" {
 		_, byType, err := ParseRate(s.RateByType)
@@ -190,6 +226,9 @@ func (s Spec) checkLoad(p *Plan) FieldErrors {
 			errs = append(errs, fieldErr("rate_by_type", "%s", msg))
 		}
 		p.RateByType = byType
+		if total := p.TotalRate(); byType != nil && total > MaxRate {
+			errs = append(errs, fieldErr("rate_by_type", "adds up to %g transactions per second: at most %g", total, float64(MaxRate)))
+		}
 	}
 	add(s.MaxQueue < 0 || s.MaxQueue > MaxMaxQueue, "max_queue", "must be in 0..%d (got %d; 0 is the default, %d)", MaxMaxQueue, s.MaxQueue, DefaultMaxQueue)
 	add(!oneOf(s.Between, "", BetweenNone, BetweenVacuum, BetweenCheckpoint, BetweenRebuild), "between",
@@ -224,15 +263,37 @@ func (s Spec) checkLoad(p *Plan) FieldErrors {
 				add(!whole || st.Target > MaxTerminals, "stages", "stage %d: %g terminals: want a whole number up to %d", i+1, st.Target, MaxTerminals)
 			case LoadRate:
 				add(st.Target > MaxRate, "stages", "stage %d: %g transactions per second: at most %g", i+1, st.Target, float64(MaxRate))
+				add(st.Target < MinRate(st.Duration), "stages",
+					"stage %d: %g transactions per second expects %.2g arrivals in its %s: want at least %s per second (one arrival expected in the stage)",
+					i+1, st.Target, st.Target*st.Duration.Seconds(), st.Duration, minRateText(st.Duration))
 			}
 			add(st.Duration < time.Duration(s.Interval) && s.Interval > 0, "stages",
 				"stage %d lasts %s, less than the %s interval: every stage needs an interval of its own", i+1, st.Duration, s.Interval)
 		}
 	}
+	errs = append(errs, s.checkMinRate(p, model, stages)...)
 	if model != LoadClosed || len(stages) > 0 {
 		if !p.Segment.IsWhole() {
 			errs = append(errs, fieldErr("segment", "%s: a run split over several agents runs closed-loop VUs without stages", s.Segment))
 		}
 	}
 	return errs
+}
+
+// checkMinRate refuses an unstaged rate run's rate below MinRate of its
+// window (a staged run's stages are checked one by one).
+func (s Spec) checkMinRate(p *Plan, model string, stages []Stage) FieldErrors {
+	if model != LoadRate || len(stages) > 0 || s.Iterations != 0 || s.Duration <= 0 {
+		return nil
+	}
+	total := p.TotalRate()
+	if !(total > 0 && total <= MaxRate) || total >= MinRate(s.Duration.D()) {
+		return nil // out of range (said above), or enough
+	}
+	want := fmt.Sprintf("expects %.2g arrivals in the %s measured window: want at least %s transactions per second (one arrival expected in the window), or a longer duration",
+		total*s.Duration.D().Seconds(), s.Duration, minRateText(s.Duration.D()))
+	if p.RateByType != nil {
+		return FieldErrors{fieldErr("rate_by_type", "adds up to %g transactions per second, which %s", total, want)}
+	}
+	return FieldErrors{fieldErr("rate", "%g %s", total, want)}
 }

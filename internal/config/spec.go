@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -201,6 +202,11 @@ const (
 	MaxRetriesLimit = 255
 	// MinInterval is the shortest monitor interval.
 	MinInterval = 100 * time.Millisecond
+	// MaxTime bounds the ramp-up, the measured window (a staged one's
+	// stages together) and the interval: a year is beyond any run, and it
+	// keeps every sum of the run's times far from where a time.Duration
+	// overflows (292 years).
+	MaxTime = 365 * 24 * time.Hour
 )
 
 // New returns a spec of the kind with every default filled in: the one
@@ -352,10 +358,13 @@ func (s Spec) check(p *Plan) FieldErrors {
 		add(s.VU < 1, "vu", "must be at least 1 (got %d)", s.VU)
 		add(s.VU > MaxVUs, "vu", "%d is more than %d virtual users", s.VU, MaxVUs)
 		add(s.Rampup < 0, "rampup", "must not be negative (got %s)", s.Rampup)
+		add(s.Rampup.D() > MaxTime, "rampup", "must be at most %s (got %s)", MaxTime, s.Rampup)
 		add(s.Iterations < 0, "iterations", "must not be negative (got %d; 0 is a timed run)", s.Iterations)
 		// An iteration run ends when its VUs are done: no duration is used.
 		add(s.Iterations == 0 && s.Duration <= 0, "duration", "must be positive (got %s)", s.Duration)
+		add(s.Duration.D() > MaxTime, "duration", "must be at most %s (got %s)", MaxTime, s.Duration)
 		add(time.Duration(s.Interval) < MinInterval, "interval", "must be at least %s (got %s)", MinInterval, s.Interval)
+		add(s.Interval.D() > MaxTime, "interval", "must be at most %s (got %s)", MaxTime, s.Interval)
 		add(s.MaxRetries < 0 || s.MaxRetries > MaxRetriesLimit, "max_retries", "must be in 0..%d (got %d)", MaxRetriesLimit, s.MaxRetries)
 		add(s.StallAfter > 0 && time.Duration(s.StallAfter) < MinInterval, "stall_after",
 			"must be at least %s (got %s; 0 is the default, a negative value turns stall detection off)", MinInterval, s.StallAfter)
@@ -469,7 +478,9 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		secs, nerr := strconv.ParseFloat(string(b), 64)
-		if nerr != nil {
+		// From ±292 years on (9.2e9 s) the conversion would overflow into
+		// any value: refused short of it.
+		if nerr != nil || !(math.Abs(secs) < 9e9) {
 			return durationError{string(b)}
 		}
 		*d = Duration(secs * float64(time.Second))

@@ -83,6 +83,14 @@ func (a *arrivals) account(res *metrics.RunResult) {
 	// Poisson arrivals miss their mean by chance: n expected stray by √n.
 	// Warn beyond 5 % or 3.3 standard deviations, whichever is wider.
 	expected := l.AskedRate * res.Measured.Seconds()
+	if l.Scheduled == 0 && expected > 0 {
+		// At the lowest rate allowed (config.MinRate: one arrival
+		// expected), a window goes without any e⁻¹ of the time.
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"no transaction arrived in the measured window: %.2g were expected at %g per second, and a Poisson process can miss so few by chance; nothing was measured (a higher rate or a longer window)",
+			expected, l.AskedRate))
+		return
+	}
 	if expected > 0 && l.AchievedRate < (1-max(0.05, 3.3/math.Sqrt(expected)))*l.AskedRate {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"the achieved rate, %.1f per second, is below the %.1f asked: the sessions could not keep up", l.AchievedRate, l.AskedRate))
@@ -152,7 +160,7 @@ func (a *arrivals) schedule(ctx context.Context, queue chan<- arrival) {
 	for !r.stop.Load() {
 		changed := r.level.watch()
 		rate := r.level.current()
-		next = next.Add(time.Duration(rng.ExpFloat64() / rate * float64(time.Second)))
+		next = next.Add(interArrival(rng.ExpFloat64(), rate))
 		if d := time.Until(next); d > 0 {
 			timer.Reset(d)
 			select {
@@ -189,6 +197,34 @@ func (a *arrivals) schedule(ctx context.Context, queue chan<- arrival) {
 			a.dropped.Add(1)
 		}
 	}
+}
+
+// Bounds of the inter-arrival draw. maxExpDraw caps the unit exponential
+// draw: beyond 40 lies e⁻⁴⁰ of its mass, so the mean gap shrinks by a
+// share of 10⁻¹⁷ — no rate is exceeded by it. maxGap is where a gap
+// saturates: beyond any run (146 years), and small enough that adding it
+// to an instant of the schedule never overflows the clock's nanoseconds.
+const (
+	maxExpDraw = 40.0
+	maxGap     = time.Duration(1 << 62)
+)
+
+// interArrival is the gap before the next arrival of a Poisson process at
+// rate per second, given e, a draw of the unit exponential: e/rate seconds,
+// never negative and saturating at maxGap. A rate that is not a positive
+// finite number schedules nothing (maxGap) rather than arrivals without
+// end: the float-to-Duration conversion of a gap beyond int64 is
+// undefined, and came out as a negative gap — arrivals as fast as the loop
+// turns — for a rate of 1e-12.
+func interArrival(e, rate float64) time.Duration {
+	if !(rate > 0) || math.IsInf(rate, 1) {
+		return maxGap
+	}
+	ns := min(max(e, 0), maxExpDraw) / rate * float64(time.Second)
+	if !(ns < float64(maxGap)) {
+		return maxGap
+	}
+	return time.Duration(math.Round(ns)) // rounded, not truncated: no bias to a faster rate
 }
 
 // worker runs the queued arrivals on one session, taking its terminals'

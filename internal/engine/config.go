@@ -187,6 +187,10 @@ func (c Config) window() time.Duration {
 // Validate reports the first invalid setting.
 func (c Config) Validate() error {
 	switch {
+	case c.Rate != 0 && !(c.Rate > 0 && c.Rate <= config.MaxRate):
+		// NaN, ±Inf and negative rates too, whatever the model: a rate
+		// that is not a number would otherwise read as a closed-loop run.
+		return fmt.Errorf("the rate must be in (0, %g] transactions per second (got %g)", float64(config.MaxRate), c.Rate)
 	case c.model() == modelClosed && c.VUs < 1:
 		return fmt.Errorf("VUs must be at least 1 (got %d)", c.VUs)
 	case c.FirstVU < 0:
@@ -205,8 +209,14 @@ func (c Config) Validate() error {
 		return fmt.Errorf("reporting interval must be at least 100ms (got %s)", c.Interval)
 	case c.MaxRetries < 0 || c.MaxRetries > 255:
 		return fmt.Errorf("max retries must be in 0..255 (got %d)", c.MaxRetries)
-	case c.Pacing < 0 || c.Pacing > 10:
+	case !(c.Pacing >= 0 && c.Pacing <= 10): // NaN too: it would pace by any wait
 		return fmt.Errorf("pacing scale must be in (0, 10] (got %g)", c.Pacing)
+	case c.Rampup > config.MaxTime || c.Duration > config.MaxTime || c.Interval > config.MaxTime:
+		return fmt.Errorf("the ramp-up, duration and interval must each be at most %s (got %s, %s, %s)",
+			config.MaxTime, c.Rampup, c.Duration, c.Interval)
+	}
+	if err := c.validateStages(); err != nil {
+		return err
 	}
 	return c.validateLoad()
 }
@@ -224,6 +234,11 @@ func (c Config) validateLoad() error {
 		return errors.New("a rate run is not paced: its arrivals are its schedule")
 	case m == modelRate && c.Rate <= 0:
 		return fmt.Errorf("the rate must be positive (got %g)", c.Rate)
+	case !ratesInRange(c.RateByType):
+		return fmt.Errorf("a rate per type must be in [0, %g] transactions per second (got %v)", float64(config.MaxRate), c.RateByType)
+	case m == modelRate && len(c.Stages) == 0 && c.Iterations == 0 && c.Rate < config.MinRate(c.Duration):
+		return fmt.Errorf("the rate, %g per second, expects %.2g arrivals in the %s window: at least one must be expected (%g per second)",
+			c.Rate, c.Rate*c.Duration.Seconds(), c.Duration, config.MinRate(c.Duration))
 	case c.MaxQueue < 0 || c.MaxQueue > maxMaxQueue:
 		return fmt.Errorf("the queue bound must be in 0..%d (got %d)", maxMaxQueue, c.MaxQueue)
 	case m == modelRate && len(c.RateByType) > 0 && !hasPositive(c.RateByType):
@@ -238,14 +253,46 @@ func (c Config) validateLoad() error {
 		return errors.New("a run split over several processes has no stages")
 	}
 	for i, st := range c.Stages {
-		if st.Duration <= 0 || !(st.Target > 0) {
-			return fmt.Errorf("stage %d: its duration and target must be positive (got %s, %g)", i+1, st.Duration, st.Target)
-		}
 		if m != modelRate && st.Target != math.Trunc(st.Target) {
 			return fmt.Errorf("stage %d: %g is not a whole number of VUs or terminals", i+1, st.Target)
 		}
+		if m == modelRate && st.Target < config.MinRate(st.Duration) {
+			return fmt.Errorf("stage %d: %g per second expects %.2g arrivals in its %s: at least one must be expected (%g per second)",
+				i+1, st.Target, st.Target*st.Duration.Seconds(), st.Duration, config.MinRate(st.Duration))
+		}
 	}
 	return nil
+}
+
+// validateStages checks the stages' durations and targets before anything
+// derives from them (the largest stage, the window): each positive and
+// bounded, their sum too, so that no sum or conversion of them overflows.
+func (c Config) validateStages() error {
+	var total time.Duration
+	for i, st := range c.Stages {
+		if st.Duration <= 0 || !(st.Target > 0 && st.Target <= config.MaxRate) {
+			return fmt.Errorf("stage %d: its duration must be positive and its target in (0, %g] (got %s, %g)",
+				i+1, float64(config.MaxRate), st.Duration, st.Target)
+		}
+		if st.Duration > config.MaxTime-total {
+			return fmt.Errorf("the stages last more than %s", config.MaxTime)
+		}
+		total += st.Duration
+	}
+	return nil
+}
+
+// ratesInRange reports whether every rate per type is a number in
+// [0, MaxRate], and their sum at most MaxRate.
+func ratesInRange(v []float64) bool {
+	var sum float64
+	for _, x := range v {
+		if !(x >= 0 && x <= config.MaxRate) {
+			return false
+		}
+		sum += x
+	}
+	return sum <= config.MaxRate
 }
 
 func hasPositive(v []float64) bool {

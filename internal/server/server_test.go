@@ -363,6 +363,16 @@ func TestServeRejectsBadRequests(t *testing.T) {
 		{`{"kind":"build","warehouses":-2}`, "warehouses"},
 		{`{"kind":"run","max_retries":1000}`, "max_retries"},
 		{`{"kind":"run","between":"vacuum"}`, "between"}, // one job, no trials to be between
+		// Rates the scheduler cannot honour (issue 24): none expected in
+		// the window, beyond the bound, too large to be a number.
+		{`{"kind":"run","rate":1e-12,"duration":"2s"}`, "rate"},
+		{`{"kind":"run","rate":1e12}`, "rate"},
+		{`{"kind":"run","rate":1e400}`, "rate"},
+		{`{"kind":"run","rate":-1}`, "rate"},
+		{`{"kind":"run","rate_by_type":"new_order=1e-12"}`, "rate_by_type"},
+		{`{"kind":"run","rate_by_type":"new_order=6e5,payment=6e5"}`, "rate_by_type"},
+		{`{"kind":"run","rate":10,"stages":"10s:1e-12"}`, "stages"},
+		{`{"kind":"run","duration":1e300}`, "duration"},
 		{`not json`, ""},
 	} {
 		code, b := c.do("POST", "/api/jobs", tc.body)

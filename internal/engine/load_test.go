@@ -212,10 +212,12 @@ func TestPacedTerminalsOverPool(t *testing.T) {
 		t.Fatalf("%d terminals over %d sessions, want 40 over 4", f.terminalsN.Load(), f.sessions.Load())
 	}
 	// Each terminal: 40 ms keying + ~1 ms + 40 ms mean think ≈ 81 ms a
-	// cycle, 40 terminals ≈ 490 a second.
+	// cycle, 40 terminals ≈ 490 a second — fewer when each wait ends late
+	// (the machine's noise stretches every cycle).
 	tps := float64(res.Commits) / res.Measured.Seconds()
-	if tps < 300 || tps > 600 {
-		t.Errorf("%.0f transactions a second, want about 490 from 40 paced terminals", tps)
+	cycle := noise.bound(81 * time.Millisecond)
+	if low := 0.6 * 40 / cycle.Seconds(); tps < low || tps > 600 {
+		t.Errorf("%.0f transactions a second, want about 490 from 40 paced terminals (at least %.0f with cycles of %s)", tps, low, cycle)
 	}
 	if limit := noise.lagBound(20 * time.Millisecond); res.Load.LagP99 > limit {
 		t.Errorf("lag p99 %s with a pool that has room (limit %s: 20 ms and the machine's noise)", res.Load.LagP99, limit)

@@ -98,6 +98,10 @@ func (w *watchdog) watch(stop <-chan struct{}, detectStalls bool) {
 	defer t.Stop()
 	prev, prevWall := w.clock.now(), time.Now().Round(0)
 	var cur *metrics.Stall // the open stall
+	// The end of the client's last pause: its sessions' silence before
+	// then is the client's, not the database's (the VUs resume some time
+	// after the process does, on a busy machine).
+	var resumed time.Duration
 	for {
 		select {
 		case <-stop:
@@ -117,7 +121,7 @@ func (w *watchdog) watch(stop <-chan struct{}, detectStalls bool) {
 		if late > w.after || asleep > w.after {
 			gap := max(late, asleep)
 			w.notePause(metrics.Pause{Start: now - gap, End: now, Suspended: asleep > late})
-			paused = true
+			paused, resumed = true, now
 		}
 		prev, prevWall = now, wall
 		if !detectStalls {
@@ -142,14 +146,14 @@ func (w *watchdog) watch(stop <-chan struct{}, detectStalls bool) {
 			continue
 		}
 		last := time.Duration(w.lastDone.Load())
-		if now-last <= w.after {
+		if now-max(last, resumed) <= w.after {
 			continue
 		}
 		waiting, oldest := w.waiting()
-		if waiting == 0 || now-oldest <= w.after {
+		if waiting == 0 || now-max(oldest, resumed) <= w.after {
 			continue // nothing waited that long: idle (paced), not stalled
 		}
-		cur = &metrics.Stall{Start: max(last, oldest), VUs: waiting, LongestWait: now - oldest}
+		cur = &metrics.Stall{Start: max(last, oldest, resumed), VUs: waiting, LongestWait: now - oldest}
 		w.firstAfter.Store(0)
 		w.open.Store(true)
 		if again := time.Duration(w.lastDone.Load()); again > last {

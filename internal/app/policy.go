@@ -114,7 +114,8 @@ func ParseNamedTarget(s string) (name, target string, err error) {
 		return "", "", errors.New("want NAME=URL, e.g. pg=postgres://user@host:5432/tpcc")
 	}
 	if !ValidTargetName(name) {
-		return "", "", fmt.Errorf("target name %q: use letters, digits, '.', '_' and '-' (at most 64, no ':' or '/')", name)
+		// (Redacted: NAME= left out, a URL's parameter ends the name.)
+		return "", "", fmt.Errorf("target name %q: use letters, digits, '.', '_' and '-' (at most 64, no ':' or '/')", db.Redact(name))
 	}
 	t, err := db.ParseTarget(target)
 	if err != nil {

@@ -97,9 +97,9 @@ func (e *redactedError) Unwrap() error { return e.err }
 
 // RedactWith is RedactText that also masks the secrets of dsns wherever they
 // appear in s: whole (when at least four bytes long: a shorter one would
-// mask ordinary words) and, for a password holding '@', each piece after an
-// '@' that s shows before an '@' (libpq reads u:p@ss@host as the password p
-// at the host ss@host).
+// mask ordinary words) and, for a password holding '@', its end after the
+// first (or last) '@' where s shows it as a word before an '@' (libpq reads
+// u:p@ss@host as the password p at the host ss@host).
 func RedactWith(s string, dsns ...string) string {
 	// Before RedactText, whose masks could cut a secret the driver quotes
 	// whole (a password holding a space) into pieces no longer found.
@@ -114,10 +114,12 @@ func RedactWith(s string, dsns ...string) string {
 				if len(v) >= 4 {
 					s = strings.ReplaceAll(s, v, Mask)
 				}
-				for i := range len(v) {
-					if v[i] == '@' && i+1 < len(v) {
-						s = maskBeforeAt(s, v[i+1:])
-					}
+				// libpq takes the first '@' for the user info's end.
+				if i := strings.IndexByte(v, '@'); i >= 0 && i+1 < len(v) {
+					s = maskBeforeAt(s, v[i+1:])
+				}
+				if i := strings.LastIndexByte(v, '@'); i >= 0 && i+1 < len(v) {
+					s = maskBeforeAt(s, v[i+1:])
 				}
 			}
 		}
@@ -336,7 +338,11 @@ var mysqlAddr = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9]*\(|/|$)`)
 func keywordSecrets(s string, from, to int, dsn bool) []span {
 	var spans []span
 	text := s[from:to]
+	masked := 0 // the end of the last value masked
 	for _, m := range keywordPair.FindAllStringSubmatchIndex(text, -1) {
+		if m[0] < masked {
+			continue // in a value already masked
+		}
 		var name string
 		if m[2] >= 0 {
 			name = text[m[2]:m[3]]
@@ -356,6 +362,7 @@ func keywordSecrets(s string, from, to int, dsn bool) []span {
 			}
 		}
 		spans = append(spans, span{from + v, from + end})
+		masked = end
 	}
 	return spans
 }

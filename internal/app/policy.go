@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -88,11 +87,7 @@ func (p *TargetPolicy) admitScrape(raw string) error {
 	if p.AllowAny {
 		return nil
 	}
-	shown := raw
-	if u, err := url.Parse(raw); err == nil {
-		shown = u.Redacted()
-	}
-	return &PolicyError{Scrape: shown, Reason: "a server that limits its targets fetches no exporter URL for a job (only one that allows any target does)"}
+	return &PolicyError{Scrape: db.Redact(raw), Reason: "a server that limits its targets fetches no exporter URL for a job (only one that allows any target does)"}
 }
 
 // NamedTarget is a named target as a server lists it: never its URL.
@@ -119,7 +114,8 @@ func ParseNamedTarget(s string) (name, target string, err error) {
 		return "", "", errors.New("want NAME=URL, e.g. pg=postgres://user@host:5432/tpcc")
 	}
 	if !ValidTargetName(name) {
-		return "", "", fmt.Errorf("target name %q: use letters, digits, '.', '_' and '-' (at most 64, no ':' or '/')", name)
+		// (Redacted: NAME= left out, a URL's parameter ends the name.)
+		return "", "", fmt.Errorf("target name %q: use letters, digits, '.', '_' and '-' (at most 64, no ':' or '/')", db.Redact(name))
 	}
 	t, err := db.ParseTarget(target)
 	if err != nil {

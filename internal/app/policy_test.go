@@ -286,6 +286,9 @@ local=sqlite:rel/bench.db
 		{"a/b=postgres://h/x\n", "target name"},
 		{"x=oracle://u:s3cretpw@h/x\n", "targets.txt:1: target x:"},
 		{"x=\n", "want NAME=URL"},
+		// No NAME=: the name is cut at a parameter's '='.
+		{"postgres://u:s3cretpw@h/x?sslmode=disable\n", "target name"},
+		{"x=postgres://h:bad/x?sslpassword=s3cretpw\n", "targets.txt:1: target x:"},
 	} {
 		_, err := ReadTargets(strings.NewReader(tc.in), "targets.txt")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "s3cretpw") {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -386,7 +385,7 @@ func (s Spec) check(p *Plan) FieldErrors {
 	// so a bad one is refused even where it would go unused.
 	if s.Scrape != "" {
 		if err := observe.CheckScrapeURL(s.Scrape); err != nil {
-			errs = append(errs, fieldErr("scrape", "%q: %v (e.g. http://db1:9100/metrics)", redactURL(s.Scrape), err))
+			errs = append(errs, fieldErr("scrape", "%q: %v (e.g. http://db1:9100/metrics)", db.Redact(s.Scrape), err))
 		}
 	}
 	return errs
@@ -492,17 +491,4 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	}
 	*d = Duration(v)
 	return nil
-}
-
-// redactURL is a URL without its password, for messages; a URL that does
-// not parse is shown only up to its first '@' (what follows may be a
-// password's end).
-func redactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return u.Redacted()
-	}
-	if i := strings.LastIndex(raw, "@"); i >= 0 {
-		return "…" + raw[i:]
-	}
-	return raw
 }

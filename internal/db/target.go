@@ -1,11 +1,13 @@
 package db
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -26,18 +28,18 @@ func ParseTarget(s string) (Target, error) {
 	case s == "":
 		return Target{}, fmt.Errorf("no database given (want postgres://user@host:port/dbname, mysql://user@host:port/dbname or sqlite:PATH)")
 	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
-		u, err := url.Parse(s)
+		u, err := ParseURL(s)
 		if err != nil {
-			return Target{}, fmt.Errorf("parse database URL: %w", redactErr(err, s))
+			return Target{}, fmt.Errorf("parse database URL: %w", err)
 		}
 		if u.Host == "" {
 			return Target{}, fmt.Errorf("database %s: no host in URL", Redact(s))
 		}
 		return Target{Kind: Postgres, DSN: s}, nil
 	case strings.HasPrefix(s, "mysql://"), strings.HasPrefix(s, "mariadb://"):
-		u, err := url.Parse(s)
+		u, err := ParseURL(s)
 		if err != nil {
-			return Target{}, fmt.Errorf("parse database URL: %w", redactErr(err, s))
+			return Target{}, fmt.Errorf("parse database URL: %w", err)
 		}
 		if u.Host == "" && u.Query().Get("socket") == "" {
 			return Target{}, fmt.Errorf("database %s: no host in URL (or ?socket=PATH for a Unix socket)", Redact(s))
@@ -50,10 +52,10 @@ func ParseTarget(s string) (Target, error) {
 	if k, path, ok := EmbeddedPath(s); ok {
 		return fileTarget(k, path)
 	}
-	if i := strings.Index(s, "://"); i > 0 {
+	if i := strings.Index(s, "://"); i > 0 && len(scheme.FindString(s)) == i+1 {
 		return Target{}, fmt.Errorf("database %s: unsupported database %q (supported: postgres, mysql, mariadb, sqlite, duckdb)", Redact(s), s[:i])
 	}
-	return Target{}, fmt.Errorf("database %q: not a database URL (postgres://…, mysql://…) or SQLite file (sqlite:PATH, *.db)", redactLoose(s))
+	return Target{}, fmt.Errorf("database %q: not a database URL (postgres://…, mysql://…) or SQLite file (sqlite:PATH, *.db)", Redact(s))
 }
 
 // EmbeddedPath reports whether s names an embedded engine's database file
@@ -162,9 +164,9 @@ func (t Target) serverURL() (*url.URL, url.Values, error) {
 	if t.Kind != Postgres && t.Kind != MySQL {
 		return nil, nil, fmt.Errorf("%s: %s is an embedded engine, not a server with logins", t, t.Kind)
 	}
-	u, err := url.Parse(t.DSN)
+	u, err := ParseURL(t.DSN)
 	if err != nil {
-		return nil, nil, fmt.Errorf("parse %s: %w", Redact(t.DSN), redactErr(err, t.DSN))
+		return nil, nil, err
 	}
 	return u, u.Query(), nil
 }
@@ -177,54 +179,28 @@ func (t Target) String() string {
 	return Redact(t.DSN)
 }
 
-// Redact removes the password from a URL-shaped DSN (user info and
-// password=… query parameters). Anything it cannot parse is returned with
-// everything after the scheme hidden.
-func Redact(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme == "" {
-		if i := strings.Index(dsn, "://"); i >= 0 {
-			return dsn[:i+3] + "…"
-		}
-		return dsn
+// ParseURL is url.Parse whose error (a *url.Error, as url.Parse's) shows
+// raw redacted, and of its detail (a port, an escape) only what the
+// redacted URL shows too: otherwise the detail may be a piece of a password
+// (u:pa/ss@host reads as the host u with the port "pa").
+func ParseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err == nil {
+		return u, nil
 	}
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return nil, RedactError(err, raw)
 	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
-
-// redactLoose hides what looks like a password in something that is not a
-// URL (a mistyped one, a libpq "key=value" string) before it is quoted in an
-// error: the value of every password=… (quoted or not), and the part
-// between ':' and '@' of user:password@host.
-func redactLoose(s string) string {
-	out := passwordParam.ReplaceAllStringFunc(s, func(m string) string {
-		loc := passwordParam.FindStringSubmatchIndex(m)
-		if loc[4] == loc[5] {
-			return m // password= with nothing after it
+	shown := Redact(raw)
+	detail := goQuoted.ReplaceAllStringFunc(ue.Err.Error(), func(q string) string {
+		if v, err := strconv.Unquote(q); err == nil && strings.Contains(shown, v) {
+			return q
 		}
-		return m[:loc[3]] + "xxxxx"
+		return "…"
 	})
-	if at := strings.LastIndexByte(out, '@'); at > 0 {
-		if colon := strings.IndexByte(out[:at], ':'); colon >= 0 {
-			out = out[:colon+1] + "xxxxx" + out[at:]
-		}
-	}
-	return out
+	return nil, &url.Error{Op: ue.Op, URL: shown, Err: errors.New(RedactWith(detail, raw))}
 }
 
-// passwordParam is password=VALUE in a URL query or a libpq string.
-var passwordParam = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&;]*)`)
-
-func redactErr(err error, dsn string) error {
-	msg := strings.ReplaceAll(err.Error(), dsn, Redact(dsn))
-	return fmt.Errorf("%s", msg)
-}
+// goQuoted is a string quoted by %q.
+var goQuoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)

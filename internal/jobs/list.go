@@ -79,6 +79,8 @@ func scanJob(s scanner) (Job, error) {
 		&j.PartOf.Series, &j.PartOf.Trial, &j.PartOf.Profile, &j.PartOf.ProfileVU); err != nil {
 		return Job{}, err
 	}
+	// Stored redacted; again, for a repository an older Sledge wrote.
+	j.Target, j.Error = redactText(j.Target), redactText(j.Error)
 	var err error
 	if j.CreatedAt, err = parseTime(created); err != nil {
 		return Job{}, err

@@ -94,6 +94,7 @@ func (r *Repo) Output(ctx context.Context, id int64) ([]OutputLine, error) {
 			if err := rows.Scan(&l.Seq, &at, &l.Line); err != nil {
 				return err
 			}
+			l.Line = redactText(l.Line) // again, for an older Sledge's lines
 			if l.At, err = parseTime(at); err != nil {
 				return err
 			}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -30,14 +29,14 @@ const pgMigrationLock = 0x736c65646765
 // creating Sledge's tables on first use and migrating an older schema. The
 // database itself must exist.
 func openPostgres(ctx context.Context, url string) (*Repo, error) {
-	// pgx knows the schemes in lower case only.
-	i := strings.Index(url, "://")
-	url = strings.ToLower(url[:i]) + url[i:]
-	shown := db.Redact(url)
-	fail := func(err error) error { return fmt.Errorf("open jobs repository %s: %w", shown, err) }
-	cfg, err := pgx.ParseConfig(url)
+	shown, pgURL := db.Redact(url), db.PostgresURL(url)
+	// Every error below may quote the URL or a piece of it.
+	fail := func(err error) error {
+		return fmt.Errorf("open jobs repository %s: %w", shown, db.RedactError(err, url, pgURL))
+	}
+	cfg, err := pgx.ParseConfig(pgURL)
 	if err != nil {
-		return nil, fail(redactedError{err})
+		return nil, fail(err)
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = pgConnectTimeout
@@ -51,7 +50,7 @@ func openPostgres(ctx context.Context, url string) (*Repo, error) {
 	r := &Repo{db: &repoDB{raw: sqldb, d: postgresDialect}, d: postgresDialect, path: shown, host: host}
 	if err := r.migrate(ctx); err != nil {
 		sqldb.Close()
-		return nil, fail(redactedError{err})
+		return nil, fail(err)
 	}
 	return r, nil
 }
@@ -64,22 +63,15 @@ func connectError(err error) error {
 		switch pgErr.Code {
 		case "3D000": // invalid_catalog_name
 			return fmt.Errorf("%w: create the database first (e.g. createdb); Sledge creates its tables in it, not the database",
-				redactedError{err})
+				err)
 		case "28P01", "28000": // invalid_password, invalid_authorization_specification
 			return fmt.Errorf("%w: check the user and password in the repository URL (or the server's pg_hba.conf)",
-				redactedError{err})
+				err)
 		}
 	}
 	return fmt.Errorf("cannot connect to PostgreSQL: %w: check that the server is running and reachable, "+
-		"and the host, port, user, password and database in the repository URL", redactedError{err})
+		"and the host, port, user, password and database in the repository URL", err)
 }
-
-// redactedError shows err with any password in its text redacted (a
-// driver's message may quote a connection string) and still unwraps to it.
-type redactedError struct{ err error }
-
-func (e redactedError) Error() string { return redactText(e.err.Error()) }
-func (e redactedError) Unwrap() error { return e.err }
 
 // migratePostgres brings a PostgreSQL repository to SchemaVersion: a new one
 // (no sledge_schema table) gets the baseline script, then the PostgreSQL

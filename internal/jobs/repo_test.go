@@ -676,7 +676,7 @@ func TestRedactText(t *testing.T) {
 		{"sqlite:/tmp/x.db", "sqlite:/tmp/x.db"},
 		{"plain text", "plain text"},
 		{"host=h password=pw user=u", "host=h password=xxxxx user=u"},
-		{"PASSWORD='p w'", "PASSWORD=xxxxx"},
+		{"PASSWORD='p w'", "PASSWORD='xxxxx'"},
 		{"a postgres://u:pw@h/db b", "a postgres://u:xxxxx@h/db b"},
 	}
 	for _, tt := range tests {

@@ -76,7 +76,8 @@ func (r *Repo) kv(ctx context.Context, table string, id int64) (map[string]strin
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	// Stored redacted; again, for a repository an older Sledge wrote.
+	return redactConfig(out), nil
 }
 
 // JobsWithSetting lists, oldest first, the jobs whose setting key has value

@@ -212,7 +212,7 @@ func (o *mysqlObserver) Start(ctx context.Context) (Start, error) {
 	cfg.ConnectionAttributes = "program_name:sledge-observer"
 	connector, err := gomysql.NewConnector(cfg)
 	if err != nil {
-		return Start{}, fmt.Errorf("observe %s: %w", db.Redact(o.target.DSN), err)
+		return Start{}, fmt.Errorf("observe %s: %w", db.Redact(o.target.DSN), db.RedactError(err, o.target.DSN))
 	}
 	o.pool = sql.OpenDB(connector)
 	// One connection, never pooled: a connection that is closed after a
@@ -223,7 +223,7 @@ func (o *mysqlObserver) Start(ctx context.Context) (Start, error) {
 	st, err := o.start(ctx)
 	if err != nil {
 		o.release()
-		return Start{}, fmt.Errorf("observe %s: %w", db.Redact(o.target.DSN), err)
+		return Start{}, fmt.Errorf("observe %s: %w", db.Redact(o.target.DSN), db.RedactError(err, o.target.DSN))
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	o.cancel, o.done = cancel, make(chan struct{})

@@ -189,9 +189,11 @@ func (o *pgObserver) Start(ctx context.Context) (Start, error) {
 	if o.cancel != nil {
 		return Start{}, errors.New("PostgreSQL observer started twice")
 	}
-	cfg, err := pgx.ParseConfig(o.target.DSN)
+	// Errors may quote the URL, or (read otherwise) a piece of it.
+	pgURL := db.PostgresURL(o.target.DSN)
+	cfg, err := pgx.ParseConfig(pgURL)
 	if err != nil {
-		return Start{}, fmt.Errorf("parse PostgreSQL URL %s: %w", db.Redact(o.target.DSN), errors.Unwrap(err))
+		return Start{}, fmt.Errorf("parse PostgreSQL URL %s: %w", db.Redact(o.target.DSN), db.RedactError(errors.Unwrap(err), o.target.DSN, pgURL))
 	}
 	cfg.RuntimeParams["application_name"] = pgAppName
 	// Belt and braces: the observer never writes, and never waits long.
@@ -208,7 +210,7 @@ func (o *pgObserver) Start(ctx context.Context) (Start, error) {
 	defer cancel()
 	conn, err := o.dial(sctx)
 	if err != nil {
-		return Start{}, fmt.Errorf("connect to %s: %w", db.Redact(o.target.DSN), err)
+		return Start{}, fmt.Errorf("connect to %s: %w", db.Redact(o.target.DSN), db.RedactError(err, o.target.DSN, pgURL))
 	}
 	o.conn = conn
 	st, err := o.setup(sctx)
@@ -225,7 +227,7 @@ func (o *pgObserver) Start(ctx context.Context) (Start, error) {
 		conn.Close(cctx)
 		ccancel()
 		o.conn = nil
-		return Start{}, fmt.Errorf("observe PostgreSQL at %s: %w", db.Redact(o.target.DSN), err)
+		return Start{}, fmt.Errorf("observe PostgreSQL at %s: %w", db.Redact(o.target.DSN), db.RedactError(err, o.target.DSN, pgURL))
 	}
 	for _, source := range slices.Sorted(maps.Keys(o.base.failed)) {
 		st.Notes = append(st.Notes, fmt.Sprintf("%s cannot be read: %s", source, pgOneLine(o.base.failed[source])))

@@ -18,6 +18,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/sledge-bench/sledge/internal/db"
 )
 
 // ScrapeTimeout bounds one scrape of an exporter: a Cut waits for it, and
@@ -73,7 +75,7 @@ func scrapeClient() *http.Client {
 		Transport: tr,
 		Timeout:   ScrapeTimeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			return fmt.Errorf("redirected to %s: an exporter's metrics page does not redirect", req.URL.Redacted())
+			return fmt.Errorf("redirected to %s: an exporter's metrics page does not redirect", db.Redact(req.URL.String()))
 		},
 	}
 }
@@ -81,9 +83,9 @@ func scrapeClient() *http.Client {
 // CheckScrapeURL reports whether rawURL can be scraped: an absolute http
 // or https URL with a host.
 func CheckScrapeURL(rawURL string) error {
-	u, err := url.Parse(rawURL)
+	u, err := db.ParseURL(rawURL)
 	if err != nil {
-		return err
+		return errors.Unwrap(err) // callers show the URL, redacted
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("want an http or https URL, not %q", u.Scheme+":")
@@ -98,10 +100,7 @@ func (s *scrape) Name() string { return s.name }
 
 // shown is the URL without its password, for notes and gaps.
 func (s *scrape) shown() string {
-	if u, err := url.Parse(s.url); err == nil {
-		return u.Redacted()
-	}
-	return s.url
+	return db.Redact(s.url)
 }
 
 // Start scrapes once for the baseline. An exporter that cannot be reached,

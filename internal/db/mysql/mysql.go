@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -42,7 +41,7 @@ func (Driver) Kind() db.Kind { return db.MySQL }
 // Unix socket instead of TCP. Other query parameters are passed to
 // go-sql-driver/mysql as its DSN parameters (e.g. tls=true).
 func Config(dsn string) (*gomysql.Config, error) {
-	u, err := url.Parse(dsn)
+	u, err := db.ParseURL(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("parse URL %s: %w", db.Redact(dsn), errors.Unwrap(err))
 	}
@@ -74,7 +73,7 @@ func Config(dsn string) (*gomysql.Config, error) {
 		// Let the driver validate its own parameters.
 		parsed, err := gomysql.ParseDSN("/x?" + q.Encode())
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", db.Redact(dsn), err)
+			return nil, fmt.Errorf("%s: %w", db.Redact(dsn), db.RedactError(err, dsn))
 		}
 		cfg.Params, cfg.TLSConfig, cfg.TLS = parsed.Params, parsed.TLSConfig, parsed.TLS
 	}
@@ -148,7 +147,7 @@ func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, 
 	cfg.Logger = driverLog{sink: o.DriverLog}
 	connector, err := gomysql.NewConnector(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", db.Redact(t.DSN), err)
+		return nil, fmt.Errorf("connect to %s: %w", db.Redact(t.DSN), db.RedactError(err, t.DSN))
 	}
 	pool := sql.OpenDB(connector)
 	// One session = one connection: prepared statements and transactions
@@ -157,7 +156,7 @@ func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, 
 	conn, err := pool.Conn(ctx)
 	if err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("connect to %s: %w", db.Redact(t.DSN), err)
+		return nil, fmt.Errorf("connect to %s: %w", db.Redact(t.DSN), db.RedactError(err, t.DSN))
 	}
 	c := &Conn{pool: pool, conn: conn, stmts: map[string]*statement{}}
 	// ANSI_QUOTES: "identifier" quoting as in standard SQL, so that statements

@@ -33,9 +33,11 @@ func (Driver) Kind() db.Kind { return db.Postgres }
 // (default_transaction_isolation) so that it applies equally to client-side
 // transactions and to single-statement calls of server-side routines.
 func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, error) {
-	cfg, err := pgx.ParseConfig(t.DSN)
+	// Errors may quote the URL, or (read otherwise) a piece of it.
+	pgURL := db.PostgresURL(t.DSN)
+	cfg, err := pgx.ParseConfig(pgURL)
 	if err != nil {
-		return nil, fmt.Errorf("parse PostgreSQL URL %s: %w", db.Redact(t.DSN), errors.Unwrap(err))
+		return nil, fmt.Errorf("parse PostgreSQL URL %s: %w", db.Redact(t.DSN), db.RedactError(errors.Unwrap(err), t.DSN, pgURL))
 	}
 	switch o.ExecMode {
 	case db.Simple:
@@ -60,7 +62,7 @@ func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, 
 	}
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", db.Redact(t.DSN), connectError(err))
+		return nil, fmt.Errorf("connect to %s: %w", db.Redact(t.DSN), db.RedactError(connectError(err), t.DSN, pgURL))
 	}
 	conn := &Conn{c: c}
 	if o.ExecMode != db.Simple {

@@ -754,7 +754,7 @@ func testStallMidWindow(t *testing.T, srv *faultServer) {
 	if st, _ := jd["stalls"].([]any); len(st) != 1 || jd["in_window"] != true {
 		t.Errorf("JSON disruption = %v", jd)
 	}
-	if !hasText(f.res.Warnings, "the database stalled: no transaction completed for") {
+	if !hasText(f.res.Warnings, "the database stalled: no transaction ended for") {
 		t.Errorf("warnings %q", f.res.Warnings)
 	}
 }

@@ -58,7 +58,9 @@ func (r *run) transact(ctx context.Context, id, tx int, began time.Time, lag tim
 		retryCls db.ErrorClass
 	)
 	slot := id - r.cfg.FirstVU
-	r.watch.begin(slot, began)
+	// (A scheduled transaction's latency counts from when it was due; its
+	// wait on the database, from now: began + its lag.)
+	r.watch.begin(slot, began.Add(lag))
 	for {
 		err = ex.Execute(ctx)
 		if err == nil || errors.Is(err, workload.ErrRolledBack) {

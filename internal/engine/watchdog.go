@@ -25,10 +25,11 @@ type watchdog struct {
 	clock *clock
 	out   Output
 
-	busy     []busySlot   // per session (slot = id − FirstVU)
-	lastDone atomic.Int64 // run-clock ns of the latest completion
+	busy []busySlot // per session (slot = id − FirstVU)
 	// While a stall is open, completions report: the first stores its end
-	// (ns + 1, so that 0 means none yet).
+	// (ns + 1, so that 0 means none yet). Read on every completion, written
+	// only when a stall opens or closes: a line the sessions share for
+	// reading.
 	open       atomic.Bool
 	firstAfter atomic.Int64
 
@@ -37,12 +38,14 @@ type watchdog struct {
 	pauses []metrics.Pause
 }
 
-// busySlot is one session's transaction in hand: run-clock ns of its start
-// + 1, 0 when the session has none. Padded so that sessions do not share a
-// cache line.
+// busySlot is one session's part: its transaction in hand (run-clock ns of
+// its start + 1, 0 when it has none) and the end of its last one (ns). Each
+// session writes only its own slot, padded to a cache line of its own; the
+// watchdog reads them all.
 type busySlot struct {
-	began atomic.Int64
-	_     [56]byte
+	began    atomic.Int64
+	lastDone atomic.Int64
+	_        [48]byte
 }
 
 // stallAfter is the stall (and pause) threshold of cfg: Config.StallAfter,
@@ -66,15 +69,19 @@ func newWatchdog(cfg Config, c *clock, out Output, sessions int) *watchdog {
 	return &watchdog{after: stallAfter(cfg), clock: c, out: out, busy: make([]busySlot, sessions)}
 }
 
-// begin marks the transaction slot's session starts at began.
-func (w *watchdog) begin(slot int, began time.Time) {
-	w.busy[slot].began.Store(int64(began.Sub(w.clock.t0)) + 1)
+// begin marks that the slot's session sends a transaction now (at, on the
+// wall clock with its monotonic reading): the wait on the database starts
+// here, not at a schedule's due time.
+func (w *watchdog) begin(slot int, at time.Time) {
+	w.busy[slot].began.Store(int64(at.Sub(w.clock.t0)) + 1)
 }
 
-// done marks that slot's transaction ended at end (on the run's clock).
+// done marks that slot's transaction ended at end (on the run's clock),
+// whatever its outcome.
 func (w *watchdog) done(slot int, end time.Duration) {
-	w.busy[slot].began.Store(0)
-	w.lastDone.Store(int64(end))
+	b := &w.busy[slot]
+	b.began.Store(0)
+	b.lastDone.Store(int64(end))
 	if w.open.Load() {
 		w.firstAfter.CompareAndSwap(0, int64(end)+1)
 	}
@@ -96,7 +103,7 @@ func (w *watchdog) watch(stop <-chan struct{}, detectStalls bool) {
 	p := w.period()
 	t := time.NewTicker(p)
 	defer t.Stop()
-	prev, prevWall := w.clock.now(), time.Now().Round(0)
+	prev, prevBoot := w.clock.now(), bootClock()
 	var cur *metrics.Stall // the open stall
 	// The end of the client's last pause: its sessions' silence before
 	// then is the client's, not the database's (the VUs resume some time
@@ -105,85 +112,94 @@ func (w *watchdog) watch(stop <-chan struct{}, detectStalls bool) {
 	for {
 		select {
 		case <-stop:
-			now := w.clock.now()
 			if cur != nil {
-				w.closeStall(cur, now, false)
+				w.closeStall(cur, w.clock.now(), false)
 			}
 			return
 		case <-t.C:
 		}
-		now, wall := w.clock.now(), time.Now().Round(0)
-		// The monotonic clock runs on while a process is stopped (a late
-		// wake), not while the machine sleeps (the wall clock jumps).
-		late := now - prev - p
-		asleep := wall.Sub(prevWall) - (now - prev)
+		now, boot := w.clock.now(), bootClock()
+		// The monotonic clock runs on while a process is stopped (a wake
+		// comes late), not while the machine sleeps (the clock since boot
+		// runs ahead of it).
+		late, slept := now-prev-p, time.Duration(0)
+		if prevBoot > 0 && boot > 0 {
+			slept = (boot - prevBoot) - (now - prev)
+		}
 		paused := false
-		if late > w.after || asleep > w.after {
-			gap := max(late, asleep)
-			w.notePause(metrics.Pause{Start: now - gap, End: now, Suspended: asleep > late})
+		switch {
+		case slept > w.after:
+			w.notePause(metrics.Pause{Start: prev, End: now, Suspended: true, Slept: slept})
+			paused, resumed = true, now
+		case late > w.after:
+			w.notePause(metrics.Pause{Start: now - late, End: now})
 			paused, resumed = true, now
 		}
-		prev, prevWall = now, wall
-		if !detectStalls {
-			continue
+		if detectStalls {
+			cur = w.judge(cur, now, paused, resumed)
 		}
-		if cur != nil {
-			if first := w.firstAfter.Load(); first > 0 {
-				w.closeStall(cur, time.Duration(first-1), true)
-				cur = nil
-			} else {
-				waiting, oldest := w.waiting()
-				cur.VUs = max(cur.VUs, waiting)
-				if waiting > 0 {
-					cur.LongestWait = max(cur.LongestWait, now-oldest)
-				}
-			}
-			continue
-		}
-		if paused {
-			// The client did not run: its sessions' silence is its own,
-			// not the database's. Judge again at the next wake.
-			continue
-		}
-		last := time.Duration(w.lastDone.Load())
-		if now-max(last, resumed) <= w.after {
-			continue
-		}
-		waiting, oldest := w.waiting()
-		if waiting == 0 || now-max(oldest, resumed) <= w.after {
-			continue // nothing waited that long: idle (paced), not stalled
-		}
-		cur = &metrics.Stall{Start: max(last, oldest, resumed), VUs: waiting, LongestWait: now - oldest}
-		w.firstAfter.Store(0)
-		w.open.Store(true)
-		if again := time.Duration(w.lastDone.Load()); again > last {
-			// A transaction completed between the reads, before the
-			// completions reported to the open stall: it ended there.
-			w.closeStall(cur, again, true)
-			cur = nil
-			continue
-		}
-		w.out.Logf("stall: no transaction has completed for %.1f s while %d sessions wait on the database (since %.1f s)",
-			(now - cur.Start).Seconds(), waiting, cur.Start.Seconds())
+		// After the work of this wake (a log line may block on a slow
+		// sink): the next wake's lateness is the process's, not ours.
+		prev, prevBoot = w.clock.now(), bootClock()
 	}
 }
 
-// waiting counts the sessions with a transaction in hand and returns the
-// oldest one's start.
-func (w *watchdog) waiting() (n int, oldest time.Duration) {
+// judge opens or closes a stall at this wake (now): it returns the stall
+// still open, nil for none.
+func (w *watchdog) judge(cur *metrics.Stall, now time.Duration, paused bool, resumed time.Duration) *metrics.Stall {
+	if cur != nil {
+		if first := w.firstAfter.Load(); first > 0 {
+			w.closeStall(cur, time.Duration(first-1), true)
+			return nil
+		}
+		waiting, oldest, _ := w.scan()
+		cur.VUs = max(cur.VUs, waiting)
+		if waiting > 0 {
+			cur.LongestWait = max(cur.LongestWait, now-oldest)
+		}
+		return cur
+	}
+	if paused {
+		// The client did not run: its sessions' silence is its own, not
+		// the database's. Judge again at the next wake.
+		return nil
+	}
+	waiting, oldest, last := w.scan()
+	if waiting == 0 || now-max(last, resumed) <= w.after || now-max(oldest, resumed) <= w.after {
+		return nil // something completed lately, or nothing waited that long (paced: thinking)
+	}
+	cur = &metrics.Stall{Start: max(last, oldest, resumed), VUs: waiting, LongestWait: now - oldest}
+	w.firstAfter.Store(0)
+	w.open.Store(true)
+	if _, _, again := w.scan(); again > last {
+		// A transaction ended between the scans, before the completions
+		// reported to the open stall: the stall ended there.
+		w.closeStall(cur, again, true)
+		return nil
+	}
+	w.out.Logf("stall: no transaction has ended for %.1f s while %d sessions wait on the database (since %.1f s)",
+		(now - cur.Start).Seconds(), waiting, cur.Start.Seconds())
+	return cur
+}
+
+// scan counts the sessions with a transaction in hand, and returns the
+// oldest one's start and the latest end of any session's last transaction.
+func (w *watchdog) scan() (waiting int, oldest, lastDone time.Duration) {
 	for i := range w.busy {
-		if b := w.busy[i].began.Load(); b > 0 {
-			at := time.Duration(b - 1)
-			if n == 0 || at < oldest {
+		b := &w.busy[i]
+		lastDone = max(lastDone, time.Duration(b.lastDone.Load()))
+		if v := b.began.Load(); v > 0 {
+			at := time.Duration(v - 1)
+			if waiting == 0 || at < oldest {
 				oldest = at
 			}
-			n++
+			waiting++
 		}
 	}
-	return n, oldest
+	return waiting, oldest, lastDone
 }
 
-// closeStall ends stall s at end: when a transaction completed (ended), or
+// closeStall ends stall s at end: when a transaction ended (ended), or
 // when the run stopped with the stall still on.
 func (w *watchdog) closeStall(s *metrics.Stall, end time.Duration, ended bool) {
 	w.open.Store(false)
@@ -196,9 +212,9 @@ func (w *watchdog) closeStall(s *metrics.Stall, end time.Duration, ended bool) {
 	w.stalls = append(w.stalls, *s)
 	w.mu.Unlock()
 	if ended {
-		w.out.Logf("stall: transactions complete again at %.1f s, after %.1f s without one", end.Seconds(), s.Duration().Seconds())
+		w.out.Logf("stall: a transaction ended again at %.1f s, after %.1f s without one", end.Seconds(), s.Duration().Seconds())
 	} else {
-		w.out.Logf("stall: still no transaction completing when the run stopped at %.1f s (%.1f s without one)", end.Seconds(), s.Duration().Seconds())
+		w.out.Logf("stall: still no transaction ending when the run stopped at %.1f s (%.1f s without one)", end.Seconds(), s.Duration().Seconds())
 	}
 }
 
@@ -206,11 +222,11 @@ func (w *watchdog) notePause(p metrics.Pause) {
 	w.mu.Lock()
 	w.pauses = append(w.pauses, p)
 	w.mu.Unlock()
-	how := "did not run"
 	if p.Suspended {
-		how = "was suspended (the machine slept)"
+		w.out.Logf("pause: this client's machine slept for %.1f s, at %.1f s: the database may have run on unmeasured", p.Slept.Seconds(), p.End.Seconds())
+		return
 	}
-	w.out.Logf("pause: this client %s for %.1f s, from %.1f s: the numbers include it", how, p.Duration().Seconds(), p.Start.Seconds())
+	w.out.Logf("pause: this client did not run for %.1f s, from %.1f s: the numbers include it", p.Duration().Seconds(), p.Start.Seconds())
 }
 
 // account returns the stalls and pauses noted so far; a stall still open is

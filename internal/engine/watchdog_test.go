@@ -97,7 +97,7 @@ func TestStallInWindow(t *testing.T) {
 	if s.VUs != 3 || s.LongestWait < s.Duration() || d.Sessions != 3 || d.StallAfter != cfg.StallAfter {
 		t.Errorf("stall %+v in %+v: want 3 of 3 sessions waiting, the longest wait at least the stall", s, d)
 	}
-	if !hasWarning(res, "the database stalled: no transaction completed for") || hasWarning(res, "out of service") {
+	if !hasWarning(res, "the database stalled: no transaction ended for") || hasWarning(res, "out of service") {
 		t.Errorf("warnings %q", res.Warnings)
 	}
 	if len(d.Pauses) != 0 {
@@ -193,7 +193,7 @@ func TestDisruptionWarnings(t *testing.T) {
 		{"every session", metrics.Disruption{Sessions: 4, Outages: []metrics.Outage{outage(4)}, Connections: lost(4)},
 			[]string{"the database was out of service during the measured window: all 4 sessions lost their connection (first at 5.0 s), service resumed after 1.5 s"}},
 		{"stall", metrics.Disruption{Sessions: 4, Stalls: []metrics.Stall{{Start: s(3), End: s(13.25), Ended: true, VUs: 4, LongestWait: s(10.5)}}},
-			[]string{"the database stalled: no transaction completed for 10.2 s from 3.0 s while 4 of 4 sessions waited on it (the longest wait 10.5 s)"}},
+			[]string{"the database stalled: no transaction ended for 10.2 s from 3.0 s while 4 of 4 sessions waited on it (the longest wait 10.5 s)"}},
 		{"pause", metrics.Disruption{Sessions: 4, Pauses: []metrics.Pause{{Start: s(20), End: s(40)}}},
 			[]string{"the client was paused for 20.0 s at 20.0 s"}},
 		{"outside the window", metrics.Disruption{Sessions: 4, Pauses: []metrics.Pause{{Start: s(61), End: s(70)}}}, nil},

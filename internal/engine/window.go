@@ -232,7 +232,9 @@ func (r *run) disruption() *metrics.Disruption {
 		return nil
 	}
 	d.Sessions = r.x.sessions()
-	d.StallAfter = r.watch.after
+	if r.cfg.StallAfter >= 0 {
+		d.StallAfter = r.watch.after // (0: stall detection was off)
+	}
 	d.MonitorGaps = w.gaps
 	d.IdleIntervals = w.idle
 	if w.open {
@@ -250,7 +252,7 @@ func disruptionWarnings(d *metrics.Disruption) []string {
 		out = append(out, outageWarning(d))
 	}
 	for _, s := range d.StallsInWindow() {
-		msg := fmt.Sprintf("the database stalled: no transaction completed for %.1f s from %.1f s while %d of %d sessions waited on it (the longest wait %.1f s)",
+		msg := fmt.Sprintf("the database stalled: no transaction ended for %.1f s from %.1f s while %d of %d sessions waited on it (the longest wait %.1f s)",
 			s.Duration().Seconds(), s.Start.Seconds(), s.VUs, d.Sessions, s.LongestWait.Seconds())
 		if !s.Ended {
 			msg += ", and it had not ended when the run stopped"
@@ -258,12 +260,13 @@ func disruptionWarnings(d *metrics.Disruption) []string {
 		out = append(out, msg+": the numbers are not those of a healthy database")
 	}
 	for _, p := range d.PausesInWindow() {
-		how := "the client was paused"
 		if p.Suspended {
-			how = "the client's machine was suspended"
+			out = append(out, fmt.Sprintf("the client's machine slept for %.1f s at %.1f s: the database may have run on meanwhile, unmeasured, and the window's clock stood still",
+				p.Duration().Seconds(), p.End.Seconds()))
+			continue
 		}
-		out = append(out, fmt.Sprintf("%s for %.1f s at %.1f s (this process did not run): the window's numbers include the pause",
-			how, p.Duration().Seconds(), p.Start.Seconds()))
+		out = append(out, fmt.Sprintf("the client was paused for %.1f s at %.1f s (this process did not run): the window's numbers include the pause",
+			p.Duration().Seconds(), p.Start.Seconds()))
 	}
 	return out
 }

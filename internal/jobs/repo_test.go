@@ -246,7 +246,7 @@ func sampleDisruption() *metrics.Disruption {
 			{Start: s(12.5), End: s(22.625), Ended: true, VUs: 8, LongestWait: s(10.25)},
 			{Start: s(68), End: s(70.375), VUs: 3, LongestWait: s(2.5)},
 		},
-		Pauses: []metrics.Pause{{Start: s(45), End: s(65.5)}, {Start: s(66), End: s(67.25), Suspended: true}},
+		Pauses: []metrics.Pause{{Start: s(45), End: s(65.5)}, {Start: s(66), End: s(66.25), Suspended: true, Slept: s(3600.5)}},
 	}
 }
 

@@ -387,7 +387,7 @@ func saveDisruption(ctx context.Context, tx *repoTx, id int64, d *metrics.Disrup
 	}
 	for i, p := range d.Pauses {
 		if _, err := tx.ExecContext(ctx, insertStall, id, "pause", i, secs(p.Start), secs(p.End), 0, boolInt(p.Suspended),
-			0, 0.0); err != nil {
+			0, secs(p.Slept)); err != nil {
 			return fmt.Errorf("pause %d: %w", i+1, err)
 		}
 	}
@@ -539,7 +539,8 @@ func readDisruption(ctx context.Context, tx *repoTx, id int64) (*metrics.Disrupt
 				return err
 			}
 			if kind == "pause" {
-				d.Pauses = append(d.Pauses, metrics.Pause{Start: fromSecs(st), End: fromSecs(en), Suspended: suspended != 0})
+				d.Pauses = append(d.Pauses, metrics.Pause{Start: fromSecs(st), End: fromSecs(en), Suspended: suspended != 0,
+					Slept: fromSecs(longest)})
 			} else {
 				d.Stalls = append(d.Stalls, metrics.Stall{Start: fromSecs(st), End: fromSecs(en), Ended: ended != 0,
 					VUs: vus, LongestWait: fromSecs(longest)})

@@ -16,6 +16,6 @@ CREATE TABLE job_stall (
     ended          INTEGER NOT NULL, -- stall: a transaction completed at end_s (0: the run stopped first)
     suspended      INTEGER NOT NULL, -- pause: the machine slept (0: the process was stopped)
     vus            INTEGER NOT NULL, -- stall: sessions waiting, at most at once
-    longest_wait_s REAL    NOT NULL, -- stall: the longest wait seen
+    longest_wait_s REAL    NOT NULL, -- stall: the longest wait seen; pause: how long the machine slept (suspended)
     PRIMARY KEY (job_id, kind, ord)
 ) STRICT;

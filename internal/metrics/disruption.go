@@ -106,15 +106,25 @@ type Stall struct {
 func (s Stall) Duration() time.Duration { return s.End - s.Start }
 
 // Pause is a span in which the client process did not run (stopped, a
-// paused VM) or the machine slept (Suspended): the database may have run
-// on, but nothing the client measured covers it.
+// paused VM), or in which the machine slept (Suspended): the database may
+// have run on, but nothing the client measured covers it.
 type Pause struct {
+	// Start and End are on the run's clock. The run's clock stops while the
+	// machine sleeps: a suspend's span is the watchdog's wake that saw it,
+	// and Slept says how long the machine slept.
 	Start, End time.Duration
 	Suspended  bool
+	Slept      time.Duration
 }
 
-// Duration is End − Start.
-func (p Pause) Duration() time.Duration { return p.End - p.Start }
+// Duration is how long the client stood still: End − Start, or the time
+// slept.
+func (p Pause) Duration() time.Duration {
+	if p.Suspended {
+		return p.Slept
+	}
+	return p.End - p.Start
+}
 
 // TouchesWindow reports whether the span [start, end) touched the measured
 // window.

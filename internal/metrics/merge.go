@@ -495,28 +495,39 @@ func mergeDBCheck(m *RunResult, parts []*RunResult) {
 	}
 }
 
-// unionStalls merges the stalls that overlap: the parts of a run see one
-// hung database each from its own sessions. The union spans them all, with
-// the waiting sessions added up.
-func unionStalls(ss []Stall) []Stall {
-	slices.SortStableFunc(ss, func(a, b Stall) int { return cmp.Compare(a.Start, b.Start) })
-	var out []Stall
-	for _, s := range ss {
-		if n := len(out); n > 0 && s.Start <= out[n-1].End {
-			u := &out[n-1]
-			switch {
-			case s.End > u.End:
-				u.End, u.Ended = s.End, s.Ended
-			case s.End == u.End:
-				u.Ended = u.Ended && s.Ended
-			}
-			u.VUs += s.VUs
-			u.LongestWait = max(u.LongestWait, s.LongestWait)
+// commonStalls are the spans in which every part stood still: a stall of
+// the job is one in which no process's transaction ended (one part's own
+// stall — its network, its machine — is in that part's warnings). The
+// sessions waiting add up, one count per part.
+func commonStalls(parts []*RunResult) []Stall {
+	var common []Stall
+	for i, p := range parts {
+		var own []Stall
+		if p.Disruption != nil {
+			own = p.Disruption.Stalls
+		}
+		if i == 0 {
+			common = slices.Clone(own)
 			continue
 		}
-		out = append(out, s)
+		var next []Stall
+		for _, c := range common {
+			for _, s := range own {
+				start, end := max(c.Start, s.Start), min(c.End, s.End)
+				if start >= end {
+					continue
+				}
+				ended := c.Ended
+				if s.End < c.End {
+					ended = s.Ended
+				}
+				next = append(next, Stall{Start: start, End: end, Ended: ended, VUs: c.VUs + s.VUs,
+					LongestWait: max(min(c.LongestWait, end-c.Start), min(s.LongestWait, end-s.Start), end-start)})
+			}
+		}
+		common = next
 	}
-	return out
+	return common
 }
 
 // mergeDisruption puts the parts' disruption accounts together; nil when no
@@ -526,7 +537,6 @@ func mergeDisruption(parts []*RunResult) *Disruption {
 	var outages [][]Outage
 	var conns [][]ConnectionEvent
 	var gaps [][]MonitorGap
-	var stalls [][]Stall
 	var pauses [][]Pause
 	sessions := 0
 	for _, p := range parts {
@@ -542,14 +552,13 @@ func mergeDisruption(parts []*RunResult) *Disruption {
 		outages = append(outages, d.Outages)
 		conns = append(conns, d.Connections)
 		gaps = append(gaps, d.MonitorGaps)
-		stalls = append(stalls, d.Stalls)
 		pauses = append(pauses, d.Pauses)
 	}
 	if m == nil {
 		return nil
 	}
 	m.Sessions = sessions
-	m.Stalls = unionStalls(concat(stalls...))
+	m.Stalls = commonStalls(parts)
 	// A pause is one process's: the others ran on.
 	m.Pauses = concat(pauses...)
 	slices.SortStableFunc(m.Pauses, func(a, b Pause) int { return cmp.Compare(a.Start, b.Start) })

@@ -680,3 +680,42 @@ func TestMergeRunResultsWarnings(t *testing.T) {
 		t.Errorf("warnings %q\nwant %q", m.Warnings, want)
 	}
 }
+
+// TestCommonStalls: the job's stalls are the spans in which every part
+// stood still; one part's stall alone is none of the job's, and the
+// sessions waiting add up across the parts.
+func TestCommonStalls(t *testing.T) {
+	t.Parallel()
+	s := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+	part := func(stalls ...Stall) *RunResult {
+		if stalls == nil {
+			return &RunResult{VUs: 2}
+		}
+		return &RunResult{VUs: 2, Disruption: &Disruption{Sessions: 2, Stalls: stalls}}
+	}
+	for _, tc := range []struct {
+		name  string
+		parts []*RunResult
+		want  []Stall
+	}{
+		{"one part", []*RunResult{part(Stall{Start: s(10), End: s(20), Ended: true, VUs: 2, LongestWait: s(10)})},
+			[]Stall{{Start: s(10), End: s(20), Ended: true, VUs: 2, LongestWait: s(10)}}},
+		{"overlapping", []*RunResult{
+			part(Stall{Start: s(10), End: s(20), Ended: true, VUs: 2, LongestWait: s(10)}),
+			part(Stall{Start: s(15), End: s(25), Ended: true, VUs: 1, LongestWait: s(10)}),
+		}, []Stall{{Start: s(15), End: s(20), Ended: true, VUs: 3, LongestWait: s(10)}}},
+		{"one part alone", []*RunResult{
+			part(Stall{Start: s(10), End: s(20), Ended: true, VUs: 2, LongestWait: s(10)}),
+			part(),
+		}, nil},
+		{"apart", []*RunResult{
+			part(Stall{Start: s(10), End: s(20), Ended: true, VUs: 2}),
+			part(Stall{Start: s(30), End: s(40), Ended: true, VUs: 2}),
+		}, nil},
+	} {
+		got := commonStalls(tc.parts)
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -134,19 +134,22 @@ func disruptionBlock(w io.Writer, d *metrics.Disruption) error {
 		fmt.Fprintf(tw, "    \t%s lost their sessions; failed meanwhile: %s\n", Plural(o.VUs, "VU"), lostText(o.Lost))
 	}
 	for i, st := range d.Stalls {
-		end := fmt.Sprintf("a transaction completed at %s", secs(st.End))
+		end := fmt.Sprintf("a transaction ended at %s", secs(st.End))
 		if !st.Ended {
 			end = fmt.Sprintf("still none at the run's stop at %s", secs(st.End))
 		}
-		fmt.Fprintf(tw, "    stall %d	no transaction completed from %s for %s (%s); %d of %d sessions waited, the longest %s\n",
+		fmt.Fprintf(tw, "    stall %d\tno transaction ended from %s for %s (%s); %d of %d sessions waited, the longest %s\n",
 			i+1, secs(st.Start), secs(st.Duration()), end, st.VUs, d.Sessions, secs(st.LongestWait))
 	}
 	for i, p := range d.Pauses {
-		how := "the client did not run"
+		what := fmt.Sprintf("the client did not run from %s for %s", secs(p.Start), secs(p.Duration()))
 		if p.Suspended {
-			how = "the client's machine was suspended"
+			what = fmt.Sprintf("the client's machine slept for %s at %s (the run's clock stood still)", secs(p.Duration()), secs(p.End))
 		}
-		fmt.Fprintf(tw, "    pause %d	%s from %s for %s: the numbers include it\n", i+1, how, secs(p.Start), secs(p.Duration()))
+		if d.TouchesWindow(p.Start, p.End) {
+			what += ": in the measured window"
+		}
+		fmt.Fprintf(tw, "    pause %d\t%s\n", i+1, what)
 	}
 	if n := len(d.IdleIntervals); n > 0 {
 		// Runs of consecutive intervals as ranges: #13–#32 #40.

@@ -56,6 +56,7 @@ var migrations = [...]migration{
 	{sqlite: "schema_v8.sql"},
 	{sqlite: "schema_v9.sql", postgres: "schema_pg_v9.sql"},
 	{sqlite: "schema_v10.sql", postgres: "schema_pg_v10.sql"},
+	{sqlite: "schema_v11.sql", postgres: "schema_pg_v11.sql"},
 }
 
 // migration names one version's script per dialect.

@@ -464,7 +464,22 @@ func (r *Repo) AddAgentInterval(ctx context.Context, jobID int64, segment string
 // seq's in segment order; seq 0 returns all, else only that one.
 func (r *Repo) AgentIntervals(ctx context.Context, jobID int64, seq int) (map[int][]metrics.Interval, error) {
 	out := map[int][]metrics.Interval{}
-	err := r.readTx(ctx, fmt.Sprintf("read the agents' intervals of job %d", jobID), func(tx *repoTx) error {
+	err := r.agentIntervals(ctx, jobID, seq, func(_ string, iv metrics.Interval) { out[iv.Seq] = append(out[iv.Seq], iv) })
+	return out, err
+}
+
+// AgentSeries returns the agents' intervals of job jobID by segment, each
+// segment's in seq order.
+func (r *Repo) AgentSeries(ctx context.Context, jobID int64) (map[string][]metrics.Interval, error) {
+	out := map[string][]metrics.Interval{}
+	err := r.agentIntervals(ctx, jobID, 0, func(segment string, iv metrics.Interval) { out[segment] = append(out[segment], iv) })
+	return out, err
+}
+
+// agentIntervals reads the agents' intervals of job jobID (seq 0: all,
+// else only that one) and hands each to add, in seq order, then segment.
+func (r *Repo) agentIntervals(ctx context.Context, jobID int64, seq int, add func(segment string, iv metrics.Interval)) error {
+	return r.readTx(ctx, fmt.Sprintf("read the agents' intervals of job %d", jobID), func(tx *repoTx) error {
 		where, args := "job_id = ?", []any{jobID}
 		if seq != 0 {
 			where, args = where+" AND seq = ?", append(args, seq)
@@ -525,11 +540,10 @@ func (r *Repo) AgentIntervals(ctx context.Context, jobID int64, seq int) (map[in
 			return err
 		}
 		for _, k := range order {
-			out[k.seq] = append(out[k.seq], *index[k])
+			add(k.segment, *index[k])
 		}
 		return nil
 	})
-	return out, err
 }
 
 // eachRowArgs runs query with args in tx and calls scan for every row.

@@ -94,6 +94,10 @@ func TestGroupRunLifecycle(t *testing.T) {
 		if all, err := r.AgentIntervals(ctx, g0.JobID, 0); err != nil || len(all) != 2 {
 			t.Errorf("AgentIntervals(all): %d seqs, %v", len(all), err)
 		}
+		if series, err := r.AgentSeries(ctx, g0.JobID); err != nil || len(series) != 2 || len(series["1/2"]) != 2 ||
+			series["1/2"][1].Seq != 2 || series["1/2"][1].Tx[0].Count != 11 || series["0/2"][0].Tx[0].Count != 10 {
+			t.Errorf("AgentSeries: %+v, %v", series, err)
+		}
 
 		res := &metrics.RunResult{Status: metrics.StatusCompleted, VUs: 2, NOPM: 123.5, NewOrders: 42,
 			Tx: []metrics.TxSummary{{Name: "new_order", Count: 42, Histogram: []byte("H"), Errors: map[string]int64{"deadlock": 1}}}}

@@ -491,6 +491,11 @@ func (g *group) finish(ctx context.Context, res *metrics.RunResult, runErr error
 	} else if err := g.repo.SaveAgentResult(ctx, g.jobID, g.name, g.now(), res); err != nil {
 		return nil, err
 	}
+	if run, err := g.repo.RunGroup(ctx, g.runID); err == nil && run.MergedBy != "" && run.JobStatus != metrics.StatusRunning {
+		// Back after the others counted it lost and ended the job.
+		logf("warning: the other agents counted this one lost and ended the job (%s) without it: its part is kept in its own record (sledge jobs show %d agents), not in the job's numbers",
+			run.JobStatus, g.jobID)
+	}
 	var agents []jobs.Agent
 	for {
 		all, err := g.agentsNow(ctx, logf)

@@ -543,7 +543,7 @@ func storeGroupRun(t *testing.T, repo *jobs.Repo) int64 {
 	if err := repo.SaveAgentResult(ctx, id, "0/2", now, part); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := repo.MarkAgentLost(ctx, id, "1/2", now.Add(-time.Minute)); err != nil {
+	if _, err := repo.MarkAgentLost(ctx, id, "1/2", now.Add(-time.Minute), now.Add(-time.Minute), now.Add(-50*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	merged := *part

@@ -19,6 +19,12 @@ package app
 // claims it — merges the results into the job's (metrics.MergeRunResults:
 // counts add, histograms merge, percentiles come from the merged
 // histograms) and records how the job ended.
+//
+// The agents watch each other all along (heartbeat, agentsNow): one that
+// shows no sign of life, or while the run's intervals are due hands in
+// none, for lostAfter is counted lost — dead or frozen alike. One that
+// comes back is at work again: the others wait for its result, and the
+// merge keeps its numbers but says they include its silence (degraded).
 
 import (
 	"bytes"
@@ -31,6 +37,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/config"
@@ -62,9 +69,11 @@ type group struct {
 	// Set by waitStart.
 	start  time.Time    // the shared start on this host's clock
 	agents []jobs.Agent // the agents that started together, by segment
-	// lostAfter is how long an agent may go without a sign of life (an
-	// interval stored, a state change) before the others count it lost.
-	lostAfter time.Duration
+	// startedAt is the shared start on the repository's clock (UnixNano; 0
+	// until waitStart has it), read by the heartbeat's goroutine too.
+	startedAt atomic.Int64
+	// live judges when an agent has been silent too long.
+	live liveness
 	// joinWait is how long the agents wait for each other
 	// (config.Spec.AgentWait).
 	joinWait time.Duration
@@ -90,21 +99,25 @@ func (g *group) repoBack() {
 	g.mu.Unlock()
 }
 
-// seenSince is the later of an agent's last sign of life and the moment the
-// repository came back for this agent.
-func (g *group) seenSince(a jobs.Agent) time.Time {
+// sinceBack is agent a as the liveness judgement takes it: its last sign
+// of life and of progress no earlier than the moment the repository came
+// back for this agent (nothing could be handed in while it was down).
+func (g *group) sinceBack(a jobs.Agent) jobs.Agent {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.back.After(a.LastSeen) {
-		return g.back
+		a.LastSeen = g.back
 	}
-	return a.LastSeen
+	if g.back.After(a.LastProgress) {
+		a.LastProgress = g.back
+	}
+	return a
 }
 
 // storeWait is how long an agent tries to hand in its part and merge when
 // the repository cannot be written at its end: as long as the agents wait
 // for each other (--agent-wait), and at least twice lostAfter.
-func (g *group) storeWait() time.Duration { return max(g.joinWait, 2*g.lostAfter) }
+func (g *group) storeWait() time.Duration { return max(g.joinWait, 2*g.live.lostAfter) }
 
 // label prefixes an agent's lines in the job's shared output.
 func (g *group) label() string { return "[" + g.name + "] " }
@@ -175,7 +188,58 @@ func (s *Service) joinGroup(ctx context.Context, p *plan, kv map[string]string) 
 		return nil, false, err
 	}
 	return &group{repo: repo, runID: p.spec.RunID, seg: seg, name: me.Segment, jobID: run.JobID, offset: offset,
-		lostAfter: max(10*time.Second, 5*p.spec.Interval.D()), joinWait: p.spec.AgentWait.D()}, created, nil
+		live:     liveness{lostAfter: max(10*time.Second, 5*p.spec.Interval.D()), length: p.spec.Rampup.D() + p.spec.Duration.D()},
+		joinWait: p.spec.AgentWait.D()}, created, nil
+}
+
+// liveness is how the agents of a group judge each other: by their signs
+// of life and, while the run's intervals are due, by their progress — an
+// agent alive but handing in nothing (its engine stuck, its writes failing)
+// leaves the same hole in the merged numbers as a dead one.
+type liveness struct {
+	// lostAfter is how long an agent may go without a sign of life (a
+	// heartbeat, an interval stored, a state change), or of progress, before
+	// the others count it lost.
+	lostAfter time.Duration
+	// length is the run's ramp-up and duration: its intervals are due from
+	// the shared start until that much after it.
+	length time.Duration
+}
+
+// silentSince reports since when agent a, at work, has been silent at now
+// (the repository's clock): without a sign of life for lostAfter, or —
+// running, in a run that started at start (zero: not started, or a build:
+// no intervals) — without handing in an interval that was due for
+// lostAfter. It returns the zero time when a is not silent, and what it
+// has not shown.
+func (l liveness) silentSince(a jobs.Agent, start, now time.Time) (time.Time, string) {
+	if now.Sub(a.LastSeen) > l.lostAfter {
+		return a.LastSeen, "gave no sign of life"
+	}
+	if a.State != jobs.AgentRunning || start.IsZero() || l.length <= 0 {
+		return time.Time{}, ""
+	}
+	progress := a.LastProgress
+	if progress.Before(start) {
+		progress = start // its first interval is due an interval after the start
+	}
+	due := now
+	if end := start.Add(l.length); due.After(end) {
+		due = end // its last interval is due at the run's end: none after
+	}
+	if due.Sub(progress) > l.lostAfter {
+		return progress, "handed in no interval"
+	}
+	return time.Time{}, ""
+}
+
+// runStart is the shared start on the repository's clock; zero before it
+// is fixed (and in a build).
+func (g *group) runStart() time.Time {
+	if n := g.startedAt.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
 }
 
 // settingsDiffer lists the settings two agents of one run disagree on,
@@ -306,6 +370,7 @@ func (g *group) waitStart(ctx context.Context, logf func(string, ...any)) error 
 				g.agents = append(g.agents, jobs.Agent{Segment: g.name}) // late: its intervals count all the same
 			}
 			g.start = run.StartAt.Add(g.offset)
+			g.startedAt.Store(run.StartAt.UnixNano())
 			logf("run %s: %d agent(s) (segments %s), starting together at %s",
 				g.runID, len(g.agents), segmentNames(g.agents), g.start.Local().Format("15:04:05.000"))
 			for _, a := range g.agents {
@@ -336,26 +401,33 @@ func atWork(a jobs.Agent) bool {
 }
 
 // agentsNow reads the group's agents, in segment order, first counting lost
-// those at work that gave no sign of life for lostAfter (an agent that
-// ended meanwhile keeps its state: it is read again).
+// those at work that have been silent too long (liveness.silentSince; an
+// agent that ended or showed life meanwhile keeps its state: it is read
+// again). The time it was counted lost is recorded with it.
 func (g *group) agentsNow(ctx context.Context, logf func(string, ...any)) ([]jobs.Agent, error) {
 	for {
 		agents, err := g.repo.Agents(ctx, g.jobID)
 		if err != nil {
 			return nil, err
 		}
-		now, again := g.now(), false
+		now, start, again := g.now(), g.runStart(), false
 		for _, a := range agents {
-			if a.Segment == g.name || !atWork(a) || now.Sub(g.seenSince(a)) <= g.lostAfter {
+			if a.Segment == g.name || !atWork(a) {
 				continue
 			}
-			lost, err := g.repo.MarkAgentLost(ctx, g.jobID, a.Segment, a.LastSeen)
+			// (Nothing could be handed in while the repository was down:
+			// silence counts from when it came back.)
+			since, what := g.live.silentSince(g.sinceBack(a), start, now)
+			if since.IsZero() {
+				continue
+			}
+			lost, err := g.repo.MarkAgentLost(ctx, g.jobID, a.Segment, a.LastSeen, since, now)
 			if err != nil {
 				return nil, err
 			}
 			if lost {
-				logf("agent %s (segment %s, pid %d) gave no sign of life since %s: counted lost",
-					a.Host, a.Segment, a.PID, a.LastSeen.Local().Format(time.TimeOnly))
+				logf("warning: agent %s (%s, pid %d) %s since %s (%s): counted lost",
+					a.Segment, a.Host, a.PID, what, since.Local().Format("15:04:05.0"), now.Sub(since).Round(100*time.Millisecond))
 			}
 			again = true
 		}
@@ -366,11 +438,15 @@ func (g *group) agentsNow(ctx context.Context, logf func(string, ...any)) ([]job
 }
 
 // heartbeat tells the other agents this one is alive, every second until
-// ctx ends: they count an agent lost when its signs of life stop.
+// ctx ends, and watches them: an agent silent too long is counted lost
+// while the others are still running, not only when they wait for it at
+// the end (a frozen agent that comes back before then would otherwise go
+// unnoticed). It says so when the others counted this agent lost.
 func (g *group) heartbeat(ctx context.Context, logf func(string, ...any)) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	failing := false
+	var noted time.Time // when this agent was counted lost, as last said
 	for {
 		select {
 		case <-ctx.Done():
@@ -380,11 +456,25 @@ func (g *group) heartbeat(ctx context.Context, logf func(string, ...any)) {
 		err := g.repo.TouchAgent(ctx, g.jobID, g.name, g.now())
 		switch {
 		case err != nil && !failing && ctx.Err() == nil:
-			logf("warning: cannot reach the jobs repository: %v (the other agents count this one lost after %s)", err, g.lostAfter)
+			logf("warning: cannot reach the jobs repository: %v (the other agents count this one lost after %s)", err, g.live.lostAfter)
 		case err == nil && failing:
 			logf("the jobs repository is reachable again")
 		}
 		failing = err != nil
+		if err != nil {
+			continue
+		}
+		agents, err := g.agentsNow(ctx, logf)
+		if err != nil {
+			continue // the next beat tries again
+		}
+		if i := slices.IndexFunc(agents, func(a jobs.Agent) bool { return a.Segment == g.name }); i >= 0 {
+			if me := agents[i]; !me.LostAt.IsZero() && !me.LostAt.Equal(noted) {
+				noted = me.LostAt
+				logf("warning: the other agents counted this one lost at %s, silent since %s: what it hands in from now on is kept but marked late, and the job will be degraded",
+					me.LostAt.Local().Format("15:04:05.0"), me.SilentFrom.Local().Format("15:04:05.0"))
+			}
+		}
 	}
 }
 
@@ -475,6 +565,11 @@ func (g *group) finish(ctx context.Context, res *metrics.RunResult, runErr error
 // settle waits for the other agents to end (or counts them lost), claims
 // the merge and merges (see finish).
 func (g *group) settle(ctx context.Context, stopped <-chan struct{}, leave bool, logf func(string, ...any)) (*metrics.RunResult, error) {
+	if run, err := g.repo.RunGroup(ctx, g.runID); err == nil && run.MergedBy != "" && run.JobStatus != metrics.StatusRunning {
+		// Back after the others counted it lost and ended the job.
+		logf("warning: the other agents counted this one lost and ended the job (%s) without it: its part is kept in its own record (sledge jobs show %d agents), not in the job's numbers",
+			run.JobStatus, g.jobID)
+	}
 	var agents []jobs.Agent
 	for {
 		all, err := g.agentsNow(ctx, logf)
@@ -509,7 +604,10 @@ func (g *group) settle(ctx context.Context, stopped <-chan struct{}, leave bool,
 
 // merge makes the job's result and series from the agents' and stores
 // them. What the agents that failed or were lost would have added is
-// missing: the result says which segments it covers and is degraded.
+// missing: the result says which segments it covers and is degraded. An
+// agent that was counted lost and came back is in it, and the result says
+// that its numbers include its silence (degraded too). Whether the window
+// was steady is judged here (groupSteadiness), not on the stored series.
 func (g *group) merge(ctx context.Context, agents []jobs.Agent) (*metrics.RunResult, error) {
 	var parts []*metrics.RunResult
 	var covered, missing []jobs.Agent
@@ -538,6 +636,13 @@ func (g *group) merge(ctx context.Context, agents []jobs.Agent) (*metrics.RunRes
 		merged.DBNewOrders, merged.NOPMDBCheck, merged.DBCheckAllowance = 0, 0, 0
 		merged.DBCheckUnavailable = "part of the run's virtual users are not in the merged numbers, but the database counted their New-Orders too"
 	}
+	start := g.runStart()
+	if late := lateWarnings(covered, start); len(late) > 0 {
+		if merged.Status == metrics.StatusCompleted {
+			merged.Status = metrics.StatusDegraded
+		}
+		merged.Warnings = append(merged.Warnings, late...)
+	}
 	if !whole {
 		if merged.Status == metrics.StatusCompleted {
 			merged.Status = metrics.StatusDegraded
@@ -554,22 +659,100 @@ func (g *group) merge(ctx context.Context, agents []jobs.Agent) (*metrics.RunRes
 			"the merged numbers cover segments %s only (%d virtual users): %s",
 			segmentNames(covered), coveredVUs, why))
 	}
-	series, err := g.repo.AgentIntervals(ctx, g.jobID, 0)
+	series, err := g.repo.AgentSeries(ctx, g.jobID)
 	if err != nil {
 		return nil, err
 	}
-	var ivs []metrics.Interval
-	for _, seq := range sortedKeys(series) {
-		iv, err := metrics.MergeInterval(series[seq]...)
-		if err != nil {
-			return nil, fmt.Errorf("merge interval %d: %w", seq, err)
-		}
-		ivs = append(ivs, iv)
+	// The job's series is every agent's, a lost one's too (its fall shows
+	// when it went); the steadiness is of the merged numbers only.
+	ivs, err := mergeSeries(series, agents, func(jobs.Agent, metrics.Interval) bool { return true })
+	if err != nil {
+		return nil, err
 	}
 	if err := g.repo.ReplaceIntervals(ctx, g.jobID, ivs); err != nil {
 		return nil, err
 	}
+	steady, err := groupSteadiness(series, covered, start)
+	if err != nil {
+		return nil, err
+	}
+	merged.Warnings = append(merged.Warnings, steady...)
 	return merged, nil
+}
+
+// lateWarnings words, for each agent of covered (those whose numbers are
+// merged) that was counted lost during the run started at start (the
+// repository's clock) and came back, how long it was silent and from when.
+func lateWarnings(covered []jobs.Agent, start time.Time) []string {
+	var out []string
+	for _, a := range covered {
+		if !a.Late() || (!start.IsZero() && !a.BackAt.After(start)) {
+			continue // back before the run started: nothing of it is in its numbers
+		}
+		from := "before the start"
+		if at := a.SilentFrom.Sub(start); !start.IsZero() && at >= 0 {
+			from = fmt.Sprintf("%.1f s", at.Seconds())
+		}
+		out = append(out, fmt.Sprintf("agent %s (%s, pid %d) was silent for %.0f s from %s: its numbers are kept but include the pause",
+			a.Segment, a.Host, a.PID, a.Silence().Seconds(), from))
+	}
+	return out
+}
+
+// mergeSeries merges the agents' intervals (series, by segment) seq by seq,
+// in the agents' order, taking those keep accepts; a seq of which it keeps
+// none is left out.
+func mergeSeries(series map[string][]metrics.Interval, agents []jobs.Agent, keep func(jobs.Agent, metrics.Interval) bool) ([]metrics.Interval, error) {
+	bySeq := map[int][]metrics.Interval{}
+	for _, a := range agents {
+		for _, iv := range series[a.Segment] {
+			if keep(a, iv) {
+				bySeq[iv.Seq] = append(bySeq[iv.Seq], iv)
+			}
+		}
+	}
+	var out []metrics.Interval
+	for _, seq := range sortedKeys(bySeq) {
+		iv, err := metrics.MergeInterval(bySeq[seq]...)
+		if err != nil {
+			return nil, fmt.Errorf("merge interval %d: %w", seq, err)
+		}
+		out = append(out, iv)
+	}
+	return out, nil
+}
+
+// groupSteadiness judges whether the merged numbers' window was steady
+// (metrics.SteadinessWarnings) on the intervals that every agent whose
+// numbers are merged (covered) handed in, leaving out those in which one
+// of them was silent (from SilentFrom until BackAt; start is the run's
+// start on the repository's clock): a lost agent's missing intervals and
+// a frozen agent's pause are not the database's rate changing, and the
+// warnings already say what they are.
+func groupSteadiness(series map[string][]metrics.Interval, covered []jobs.Agent, start time.Time) ([]string, error) {
+	if len(covered) == 0 {
+		return nil, nil
+	}
+	count := map[int]int{}
+	silent := map[int]bool{}
+	for _, a := range covered {
+		for _, iv := range series[a.Segment] {
+			count[iv.Seq]++
+			if a.Late() && !start.IsZero() {
+				from, to := start.Add(iv.Elapsed-iv.Length), start.Add(iv.Elapsed)
+				if from.Before(a.BackAt) && to.After(a.SilentFrom) {
+					silent[iv.Seq] = true
+				}
+			}
+		}
+	}
+	ivs, err := mergeSeries(series, covered, func(_ jobs.Agent, iv metrics.Interval) bool {
+		return count[iv.Seq] == len(covered) && !silent[iv.Seq]
+	})
+	if err != nil {
+		return nil, err
+	}
+	return metrics.SteadinessWarnings(ivs), nil
 }
 
 // agentStates words how the agents that are not in the result ended.
@@ -578,7 +761,8 @@ func agentStates(agents []jobs.Agent) string {
 	for _, a := range agents {
 		switch a.State {
 		case jobs.AgentLost:
-			out = append(out, fmt.Sprintf("segment %s (%s, pid %d) was lost at %s", a.Segment, a.Host, a.PID, a.LastSeen.Local().Format(time.TimeOnly)))
+			out = append(out, fmt.Sprintf("segment %s (%s, pid %d) was lost at %s, silent since %s", a.Segment, a.Host, a.PID,
+				cmp.Or(a.LostAt, a.LastSeen).Local().Format(time.TimeOnly), cmp.Or(a.SilentFrom, a.LastSeen).Local().Format(time.TimeOnly)))
 		case jobs.AgentFailed:
 			out = append(out, fmt.Sprintf("segment %s (%s, pid %d) failed: %s", a.Segment, a.Host, a.PID, a.Error))
 		default:

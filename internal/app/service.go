@@ -914,10 +914,13 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 // saveRun prints a run's result, with what its observers saw, and stores
 // it.
 func (e *execution) saveRun(ctx context.Context, res *metrics.RunResult, version string, inProcessDB bool, obs *observation) {
-	// Was the window steady? Judged on the series as stored (a run of
-	// several agents: the merged one).
-	if ivs, err := e.repo().Intervals(context.WithoutCancel(ctx), e.id); err == nil {
-		res.Warnings = append(res.Warnings, metrics.SteadinessWarnings(withKept(ivs, e.store.Intervals()))...)
+	// Was the window steady? Judged on the series as stored (and what the
+	// spool keeps); a run of several agents' by its merge, on the intervals
+	// of the agents merged (groupSteadiness).
+	if e.grp == nil {
+		if ivs, err := e.repo().Intervals(context.WithoutCancel(ctx), e.id); err == nil {
+			res.Warnings = append(res.Warnings, metrics.SteadinessWarnings(withKept(ivs, e.store.Intervals()))...)
+		}
 	}
 	var b bytes.Buffer
 	_ = report.RunResult(&b, e.p.wl.Title(), e.id, e.p.target.String(), version, res, inProcessDB)

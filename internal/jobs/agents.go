@@ -22,7 +22,7 @@ const (
 	AgentRunning = "running" // its run has started
 	AgentDone    = "done"    // its result is stored
 	AgentFailed  = "failed"  // its run failed (Error says why)
-	AgentLost    = "lost"    // gave no sign of life: counted out by another agent
+	AgentLost    = "lost"    // gave no sign of life, or of progress: counted out by another agent
 )
 
 // RunGroup is a group run: one job driven by several agents (sledge
@@ -57,12 +57,39 @@ type Agent struct {
 	State       string
 	JoinedAt    time.Time
 	LastSeen    time.Time
-	Error       string
+	// LastProgress is when it last handed in an interval of its run (zero
+	// before its first): an agent alive but not progressing is silent too.
+	LastProgress time.Time
+	// SilentFrom is its last sign of life (or of progress) before another
+	// agent counted it lost, at LostAt; both zero when it never was.
+	SilentFrom, LostAt time.Time
+	// BackAt is its first sign after it was counted lost (zero when it did
+	// not come back): it is at work again, and what it hands in from then
+	// on is late — kept, but marked.
+	BackAt time.Time
+	Error  string
 	// Result is the agent's own result of a run, once it is done.
 	Result *metrics.RunResult
 	// Built is what the agent loaded of a build split over several, once
 	// it is done.
 	Built *BuildResult
+}
+
+// Late reports whether the agent came back after it was counted lost:
+// its numbers are kept but include its silence.
+func (a Agent) Late() bool { return !a.BackAt.IsZero() }
+
+// Silence is how long the agent that was counted lost was silent: until it
+// came back, else (lost for good) until it was counted lost. 0 when it
+// never was.
+func (a Agent) Silence() time.Duration {
+	switch {
+	case a.SilentFrom.IsZero():
+		return 0
+	case a.Late():
+		return a.BackAt.Sub(a.SilentFrom)
+	}
+	return a.LostAt.Sub(a.SilentFrom)
 }
 
 // agentResult is what job_agent.result holds, as JSON: one of the two.
@@ -240,7 +267,8 @@ func (r *Repo) ClaimMerge(ctx context.Context, runID, segment string) (bool, err
 	return won, err
 }
 
-const agentColumns = `segment, host, pid, first_vu, vus, clock_offset_us, state, joined_at, last_seen, error, result`
+const agentColumns = `segment, host, pid, first_vu, vus, clock_offset_us, state, joined_at, last_seen, error, result,
+	last_progress, silent_from, lost_at, back_at`
 
 func agentsOf(ctx context.Context, tx *repoTx, jobID int64) ([]Agent, error) {
 	rows, err := tx.QueryContext(ctx, "SELECT "+agentColumns+" FROM job_agent WHERE job_id = ? ORDER BY joined_at, segment", jobID)
@@ -251,13 +279,25 @@ func agentsOf(ctx context.Context, tx *repoTx, jobID int64) ([]Agent, error) {
 	var out []Agent
 	for rows.Next() {
 		var (
-			a            Agent
-			offsetUS     int64
-			joined, seen string
-			result       sql.NullString
+			a                            Agent
+			offsetUS                     int64
+			joined, seen                 string
+			result                       sql.NullString
+			progress, silent, lost, back sql.NullString
 		)
-		if err := rows.Scan(&a.Segment, &a.Host, &a.PID, &a.FirstVU, &a.VUs, &offsetUS, &a.State, &joined, &seen, &a.Error, &result); err != nil {
+		if err := rows.Scan(&a.Segment, &a.Host, &a.PID, &a.FirstVU, &a.VUs, &offsetUS, &a.State, &joined, &seen, &a.Error, &result,
+			&progress, &silent, &lost, &back); err != nil {
 			return nil, err
+		}
+		for _, t := range []struct {
+			s  sql.NullString
+			to *time.Time
+		}{{progress, &a.LastProgress}, {silent, &a.SilentFrom}, {lost, &a.LostAt}, {back, &a.BackAt}} {
+			if t.s.Valid {
+				if *t.to, err = parseTime(t.s.String); err != nil {
+					return nil, err
+				}
+			}
 		}
 		a.ClockOffset = time.Duration(offsetUS) * time.Microsecond
 		if a.JoinedAt, err = parseTime(joined); err != nil {
@@ -304,24 +344,38 @@ func segmentStart(s string) *big.Rat {
 // (0 when the stored segment does not parse).
 func (a Agent) SegmentStart() *big.Rat { return segmentStart(a.Segment) }
 
+// comeBack is the assignment that records, at a state change or progress
+// of an agent (its one argument: the time, formatted), that an agent
+// counted lost came back. (The right-hand sides of an UPDATE read the row
+// as it was.)
+const comeBack = "back_at = CASE WHEN state = '" + AgentLost + "' THEN ? ELSE back_at END"
+
 // SetAgentState records the agent's state at seen (the repository's clock),
-// with what went wrong when it failed.
+// with what went wrong when it failed. An agent counted lost that records
+// a state has come back.
 func (r *Repo) SetAgentState(ctx context.Context, jobID int64, segment, state string, seen time.Time, errText string) error {
-	return r.updateAgent(ctx, jobID, segment, "state = ?, last_seen = ?, error = ?", state, fmtTime(seen), redactText(errText))
+	at := fmtTime(seen)
+	return r.updateAgent(ctx, jobID, segment, comeBack+", state = ?, last_seen = ?, error = ?", at, state, at, redactText(errText))
 }
 
 // TouchAgent records a sign of life of the agent at seen (the repository's
-// clock).
+// clock). It does not bring back an agent counted lost: a heartbeat is
+// life, not progress (an agent counted lost for handing in no interval
+// comes back with its next one, or with its result).
 func (r *Repo) TouchAgent(ctx context.Context, jobID int64, segment string, seen time.Time) error {
 	return r.updateAgent(ctx, jobID, segment, "last_seen = ?", fmtTime(seen))
 }
 
-// MarkAgentLost counts an agent at work (joined, ready or running) out, if
-// its last sign of life is still lastSeen, and reports whether it did: an
-// agent that ended or showed life meanwhile keeps its state.
-func (r *Repo) MarkAgentLost(ctx context.Context, jobID int64, segment string, lastSeen time.Time) (bool, error) {
-	res, err := r.db.ExecContext(ctx, `UPDATE job_agent SET state = ? WHERE job_id = ? AND segment = ? AND last_seen = ?
-		AND state IN (?, ?, ?)`, AgentLost, jobID, segment, fmtTime(lastSeen), AgentJoined, AgentReady, AgentRunning)
+// MarkAgentLost counts an agent at work (joined, ready or running) out at
+// at (the repository's clock), silent since silentFrom (its last sign of
+// life or of progress), if its last sign of life is still lastSeen, and
+// reports whether it did: an agent that ended or showed life meanwhile
+// keeps its state. An earlier silence it came back from is forgotten: the
+// record keeps the last.
+func (r *Repo) MarkAgentLost(ctx context.Context, jobID int64, segment string, lastSeen, silentFrom, at time.Time) (bool, error) {
+	res, err := r.db.ExecContext(ctx, `UPDATE job_agent SET state = ?, silent_from = ?, lost_at = ?, back_at = NULL
+		WHERE job_id = ? AND segment = ? AND last_seen = ? AND state IN (?, ?, ?)`,
+		AgentLost, fmtTime(silentFrom), fmtTime(at), jobID, segment, fmtTime(lastSeen), AgentJoined, AgentReady, AgentRunning)
 	if err != nil {
 		return false, fmt.Errorf("count segment %s of job %d lost: %w", segment, jobID, err)
 	}
@@ -357,7 +411,8 @@ func (r *Repo) saveAgentResult(ctx context.Context, jobID int64, segment string,
 	if err != nil {
 		return fmt.Errorf("encode the result of segment %s: %w", segment, err)
 	}
-	return r.updateAgent(ctx, jobID, segment, "state = ?, last_seen = ?, result = ?", AgentDone, fmtTime(seen), string(b))
+	at := fmtTime(seen)
+	return r.updateAgent(ctx, jobID, segment, comeBack+", state = ?, last_seen = ?, result = ?", at, AgentDone, at, string(b))
 }
 
 func (r *Repo) updateAgent(ctx context.Context, jobID int64, segment, set string, args ...any) error {
@@ -375,7 +430,8 @@ func (r *Repo) updateAgent(ctx context.Context, jobID int64, segment, set string
 }
 
 // AddAgentInterval stores one interval of an agent's run, with its
-// histograms, and counts it as a sign of life at seen. An interval the
+// histograms, and counts it as a sign of life and of progress at seen: an
+// agent counted lost is running again, and came back. An interval the
 // agent has stored already is left as it is: a spool's hand-in may repeat
 // one.
 func (r *Repo) AddAgentInterval(ctx context.Context, jobID int64, segment string, seen time.Time, iv metrics.Interval) error {
@@ -403,7 +459,10 @@ func (r *Repo) AddAgentInterval(ctx context.Context, jobID int64, segment string
 				return fmt.Errorf("virtual user %d: %w", v.VU, err)
 			}
 		}
-		_, err = tx.ExecContext(ctx, "UPDATE job_agent SET last_seen = ? WHERE job_id = ? AND segment = ?", fmtTime(seen), jobID, segment)
+		at := fmtTime(seen)
+		_, err = tx.ExecContext(ctx, "UPDATE job_agent SET "+comeBack+`,
+			state = CASE WHEN state = ? THEN ? ELSE state END, last_seen = ?, last_progress = ? WHERE job_id = ? AND segment = ?`,
+			at, AgentLost, AgentRunning, at, at, jobID, segment)
 		return err
 	})
 }
@@ -412,7 +471,22 @@ func (r *Repo) AddAgentInterval(ctx context.Context, jobID int64, segment string
 // seq's in segment order; seq 0 returns all, else only that one.
 func (r *Repo) AgentIntervals(ctx context.Context, jobID int64, seq int) (map[int][]metrics.Interval, error) {
 	out := map[int][]metrics.Interval{}
-	err := r.readTx(ctx, fmt.Sprintf("read the agents' intervals of job %d", jobID), func(tx *repoTx) error {
+	err := r.agentIntervals(ctx, jobID, seq, func(_ string, iv metrics.Interval) { out[iv.Seq] = append(out[iv.Seq], iv) })
+	return out, err
+}
+
+// AgentSeries returns the agents' intervals of job jobID by segment, each
+// segment's in seq order.
+func (r *Repo) AgentSeries(ctx context.Context, jobID int64) (map[string][]metrics.Interval, error) {
+	out := map[string][]metrics.Interval{}
+	err := r.agentIntervals(ctx, jobID, 0, func(segment string, iv metrics.Interval) { out[segment] = append(out[segment], iv) })
+	return out, err
+}
+
+// agentIntervals reads the agents' intervals of job jobID (seq 0: all,
+// else only that one) and hands each to add, in seq order, then segment.
+func (r *Repo) agentIntervals(ctx context.Context, jobID int64, seq int, add func(segment string, iv metrics.Interval)) error {
+	return r.readTx(ctx, fmt.Sprintf("read the agents' intervals of job %d", jobID), func(tx *repoTx) error {
 		where, args := "job_id = ?", []any{jobID}
 		if seq != 0 {
 			where, args = where+" AND seq = ?", append(args, seq)
@@ -473,11 +547,10 @@ func (r *Repo) AgentIntervals(ctx context.Context, jobID int64, seq int) (map[in
 			return err
 		}
 		for _, k := range order {
-			out[k.seq] = append(out[k.seq], *index[k])
+			add(k.segment, *index[k])
 		}
 		return nil
 	})
-	return out, err
 }
 
 // eachRowArgs runs query with args in tx and calls scan for every row.

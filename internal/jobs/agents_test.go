@@ -94,19 +94,24 @@ func TestGroupRunLifecycle(t *testing.T) {
 		if all, err := r.AgentIntervals(ctx, g0.JobID, 0); err != nil || len(all) != 2 {
 			t.Errorf("AgentIntervals(all): %d seqs, %v", len(all), err)
 		}
+		if series, err := r.AgentSeries(ctx, g0.JobID); err != nil || len(series) != 2 || len(series["1/2"]) != 2 ||
+			series["1/2"][1].Seq != 2 || series["1/2"][1].Tx[0].Count != 11 || series["0/2"][0].Tx[0].Count != 10 {
+			t.Errorf("AgentSeries: %+v, %v", series, err)
+		}
 
 		res := &metrics.RunResult{Status: metrics.StatusCompleted, VUs: 2, NOPM: 123.5, NewOrders: 42,
 			Tx: []metrics.TxSummary{{Name: "new_order", Count: 42, Histogram: []byte("H"), Errors: map[string]int64{"deadlock": 1}}}}
 		if err := r.SaveAgentResult(ctx, g0.JobID, "0/2", now.Add(5*time.Second), res); err != nil {
 			t.Fatal(err)
 		}
-		if lost, err := r.MarkAgentLost(ctx, g0.JobID, "0/2", now.Add(5*time.Second)); err != nil || lost {
+		at := now.Add(20 * time.Second)
+		if lost, err := r.MarkAgentLost(ctx, g0.JobID, "0/2", now.Add(5*time.Second), now.Add(5*time.Second), at); err != nil || lost {
 			t.Errorf("a done agent counted lost: %v %v", lost, err)
 		}
-		if lost, err := r.MarkAgentLost(ctx, g0.JobID, "1/2", now); err != nil || lost {
+		if lost, err := r.MarkAgentLost(ctx, g0.JobID, "1/2", now, now, at); err != nil || lost {
 			t.Errorf("an agent seen since counted lost: %v %v", lost, err)
 		}
-		if lost, err := r.MarkAgentLost(ctx, g0.JobID, "1/2", now.Add(2*time.Second)); err != nil || !lost {
+		if lost, err := r.MarkAgentLost(ctx, g0.JobID, "1/2", now.Add(2*time.Second), now.Add(2*time.Second), at); err != nil || !lost {
 			t.Errorf("a silent agent not counted lost: %v %v", lost, err)
 		}
 		agents, err := r.Agents(ctx, g0.JobID)
@@ -118,8 +123,12 @@ func TestGroupRunLifecycle(t *testing.T) {
 			!a0.LastSeen.Equal(now.Add(5*time.Second)) {
 			t.Errorf("the done agent: %+v (result %+v)", a0, a0.Result)
 		}
-		if a1.State != AgentLost || a1.Result != nil || !a1.LastSeen.Equal(now.Add(2*time.Second)) {
+		if a1.State != AgentLost || a1.Result != nil || !a1.LastSeen.Equal(now.Add(2*time.Second)) ||
+			!a1.SilentFrom.Equal(now.Add(2*time.Second)) || !a1.LostAt.Equal(at) || a1.Late() || a1.Silence() != 18*time.Second {
 			t.Errorf("the lost agent: %+v", a1)
+		}
+		if !a1.LastProgress.Equal(now.Add(2*time.Second)) || !a0.LastProgress.Equal(now.Add(2*time.Second)) {
+			t.Errorf("last progress %s and %s, want the last interval's hand-in %s", a0.LastProgress, a1.LastProgress, now.Add(2*time.Second))
 		}
 
 		won, err := r.ClaimMerge(ctx, "nightly", "1/2")
@@ -128,6 +137,90 @@ func TestGroupRunLifecycle(t *testing.T) {
 		}
 		if won, err := r.ClaimMerge(ctx, "nightly", "0/2"); err != nil || won {
 			t.Errorf("second claim won %v, %v", won, err)
+		}
+	})
+}
+
+// TestAgentComesBack: an agent counted lost is not brought back by a
+// heartbeat (life is not progress) but by an interval, a state or its
+// result: it is at work again, and its record keeps when it fell silent,
+// when it was counted lost and when it came back. A second loss records
+// the new silence.
+func TestAgentComesBack(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		t0 := time.Now().UTC().Truncate(time.Microsecond)
+		sec := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Second) }
+		g, _, err := r.JoinRun(ctx, "back", Job{Kind: KindRun}, nil, Agent{Segment: "0/1", Host: "h", PID: 1, VUs: 1, JoinedAt: t0}, noCheck)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one := func() Agent {
+			t.Helper()
+			agents, err := r.Agents(ctx, g.JobID)
+			if err != nil || len(agents) != 1 {
+				t.Fatalf("agents %v, %v", agents, err)
+			}
+			return agents[0]
+		}
+		if err := r.SetAgentState(ctx, g.JobID, "0/1", AgentRunning, sec(1), ""); err != nil {
+			t.Fatal(err)
+		}
+		iv := func(seq int) metrics.Interval {
+			return metrics.Interval{Seq: seq, Phase: metrics.PhaseMeasure, Elapsed: time.Duration(seq) * time.Second, Length: time.Second}
+		}
+		if err := r.AddAgentInterval(ctx, g.JobID, "0/1", sec(2), iv(1)); err != nil {
+			t.Fatal(err)
+		}
+		if lost, err := r.MarkAgentLost(ctx, g.JobID, "0/1", sec(2), sec(2), sec(13)); err != nil || !lost {
+			t.Fatalf("counted lost: %v %v", lost, err)
+		}
+		if err := r.TouchAgent(ctx, g.JobID, "0/1", sec(40)); err != nil {
+			t.Fatal(err)
+		}
+		if a := one(); a.State != AgentLost || a.Late() || !a.LastSeen.Equal(sec(40)) {
+			t.Errorf("after a heartbeat: state %s, back %s, last seen %s: want still lost", a.State, a.BackAt, a.LastSeen)
+		}
+		if err := r.AddAgentInterval(ctx, g.JobID, "0/1", sec(43), iv(2)); err != nil {
+			t.Fatal(err)
+		}
+		a := one()
+		if a.State != AgentRunning || !a.Late() || !a.BackAt.Equal(sec(43)) || !a.SilentFrom.Equal(sec(2)) || !a.LostAt.Equal(sec(13)) ||
+			a.Silence() != 41*time.Second || !a.LastProgress.Equal(sec(43)) {
+			t.Errorf("after an interval: %+v, silence %s; want running, back at +43 s, silent 41 s from +2 s", a, a.Silence())
+		}
+		// A later state change keeps the first return.
+		if err := r.AddAgentInterval(ctx, g.JobID, "0/1", sec(44), iv(3)); err != nil {
+			t.Fatal(err)
+		}
+		if a := one(); !a.BackAt.Equal(sec(43)) {
+			t.Errorf("back at %s after a second interval, want +43 s", a.BackAt)
+		}
+		// Lost again, back with its result.
+		if lost, err := r.MarkAgentLost(ctx, g.JobID, "0/1", sec(44), sec(44), sec(60)); err != nil || !lost {
+			t.Fatalf("counted lost again: %v %v", lost, err)
+		}
+		if a := one(); a.Late() || !a.SilentFrom.Equal(sec(44)) {
+			t.Errorf("lost again: %+v", a)
+		}
+		if err := r.SaveAgentResult(ctx, g.JobID, "0/1", sec(70), &metrics.RunResult{Status: metrics.StatusCompleted}); err != nil {
+			t.Fatal(err)
+		}
+		if a := one(); a.State != AgentDone || a.Result == nil || !a.BackAt.Equal(sec(70)) || a.Silence() != 26*time.Second {
+			t.Errorf("back with its result: %+v, silence %s", a, a.Silence())
+		}
+		// A state recorded by an agent that was not lost marks nothing.
+		g2, _, err := r.JoinRun(ctx, "never-lost", Job{Kind: KindRun}, nil, Agent{Segment: "0/1", Host: "h", PID: 2, VUs: 1, JoinedAt: t0}, noCheck)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.SetAgentState(ctx, g2.JobID, "0/1", AgentFailed, sec(3), "boom"); err != nil {
+			t.Fatal(err)
+		}
+		if agents, err := r.Agents(ctx, g2.JobID); err != nil || agents[0].Late() || !agents[0].SilentFrom.IsZero() || agents[0].Silence() != 0 {
+			t.Errorf("an agent never lost: %+v %v", agents, err)
 		}
 	})
 }

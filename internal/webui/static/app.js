@@ -877,7 +877,9 @@
           h('td', null, `${a.host} (pid ${a.pid})`),
           h('td', null, a.vus ? `${a.vus} (${a.first_vu}–${a.first_vu + a.vus - 1})` : '0'),
           h('td', null, h('span', { class: `badge badge-${a.state === 'done' ? 'completed' : a.state === 'running' || a.state === 'joined' ? 'running' : 'failed'}` }, a.state),
-            a.error ? h('span', { class: 'muted' }, ' ' + a.error) : null),
+            a.error ? h('span', { class: 'muted' }, ' ' + a.error) : null,
+            // Counted lost and back: its numbers are kept but include the silence.
+            a.late ? h('span', null, ' ', h('span', { class: 'badge badge-degraded', testid: 'agent-late' }, `late: silent ${num(a.silent_s, 0)} s`)) : null),
           h('td', { class: 'num' }, num(a.nopm)),
           // Units in the cells: the headers are upper-cased, and µ would read as M.
           h('td', { class: 'num' }, isNum(a.client_cpu_per_tx_us) ? fmtNum(a.client_cpu_per_tx_us, 1) + ' µs' : '—'),

@@ -25,6 +25,12 @@ const pgConnectTimeout = 15 * time.Second
 // the schema, the others find it made.
 const pgMigrationLock = 0x736c65646765
 
+// pgIdleInTransaction ends a repository transaction whose process stopped
+// in the middle of it: shorter than the time after which agents count
+// each other lost (10 s at the least), far longer than any transaction of
+// a running process waits between its statements.
+const pgIdleInTransaction = "8s"
+
 // openPostgres opens the repository in the PostgreSQL database at url,
 // creating Sledge's tables on first use and migrating an older schema. The
 // database itself must exist.
@@ -40,6 +46,15 @@ func openPostgres(ctx context.Context, url string) (*Repo, error) {
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = pgConnectTimeout
+	}
+	if _, set := cfg.RuntimeParams["idle_in_transaction_session_timeout"]; !set {
+		// A process stopped (SIGSTOP, a paused VM) in the middle of one of
+		// its repository transactions would hold its row locks for as long
+		// as it is stopped, and every other agent's write to those rows —
+		// counting it lost among them — would wait as long. The server ends
+		// such a transaction instead; the stopped process, back, finds its
+		// write failed and keeps it in its spool.
+		cfg.RuntimeParams["idle_in_transaction_session_timeout"] = pgIdleInTransaction
 	}
 	sqldb := stdlib.OpenDB(*cfg)
 	if err := sqldb.PingContext(ctx); err != nil {

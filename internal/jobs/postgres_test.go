@@ -542,3 +542,26 @@ func TestPostgresVersionAfterWaitingForAnotherMigration(t *testing.T) {
 		t.Errorf("version read under the lock after another session created the schema: %d, %v; want 7", r.v, r.err)
 	}
 }
+
+// TestPostgresEndsStoppedTransactions: the repository's sessions have the
+// server end a transaction left idle by a stopped process (its locks would
+// hold every other agent's writes), unless the URL sets it otherwise.
+func TestPostgresEndsStoppedTransactions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	loc := testdb.Postgres(t)
+	for _, tc := range []struct{ url, want string }{
+		{loc, pgIdleInTransaction},
+		{loc + "&idle_in_transaction_session_timeout=1min", "1min"},
+	} {
+		r, err := Open(ctx, tc.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		if err := r.db.QueryRowContext(ctx, "SHOW idle_in_transaction_session_timeout").Scan(&got); err != nil || got != tc.want {
+			t.Errorf("idle_in_transaction_session_timeout %q (%v), want %q", got, err, tc.want)
+		}
+		r.Close()
+	}
+}

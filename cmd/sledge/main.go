@@ -31,7 +31,12 @@ func main() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	gs := newGlobalState()
-	go interrupts(ctx, cancel, gs.stderr)
+	// Registered here, before any command runs: one that ignores SIGINT
+	// (the sledge> prompt, for its tclsh) must find this registration
+	// made, not have it made after its own by a goroutine started late.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go interrupts(ctx, cancel, sigs, gs.stderr)
 	err := newRootCmd(gs).ExecuteContext(ctx)
 	if err != nil {
 		var exit interface{ ExitCode() int }
@@ -51,9 +56,7 @@ func main() {
 // ends the process at once on the second — whatever the disposition of
 // SIGINT this process inherited, and however long the first stop waits on
 // a database that hangs.
-func interrupts(ctx context.Context, cancel context.CancelFunc, stderr io.Writer) {
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+func interrupts(ctx context.Context, cancel context.CancelFunc, sigs <-chan os.Signal, stderr io.Writer) {
 	select {
 	case <-sigs:
 	case <-ctx.Done():

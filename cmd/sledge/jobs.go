@@ -287,7 +287,7 @@ func newJobsRecoverCmd(gs *globalState) *cobra.Command {
 				fmt.Fprintf(w, "nothing to hand in: no spool files of %s in %s\n", repo.Path(), dir)
 				return nil
 			}
-			reportRecovery(w, rec, err)
+			rec.Report(w, err)
 			for _, f := range rec.Files {
 				if f.Err != nil {
 					return exitError{code: exitNotStored}

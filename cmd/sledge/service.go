@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -74,28 +73,7 @@ func (gs *globalState) spoolDir() string {
 func (gs *globalState) recoverSpools(ctx context.Context, repo *jobs.Repo) {
 	if dir := gs.spoolDir(); dir != "" {
 		rec, err := app.Recover(ctx, repo, gs.repoName(repo), dir)
-		reportRecovery(gs.stderr, rec, err)
-	}
-}
-
-// reportRecovery says what Recover did.
-func reportRecovery(w io.Writer, rec app.Recovery, err error) {
-	for _, f := range rec.Files {
-		what := fmt.Sprintf("job %d", f.Job)
-		if f.Segment != "" {
-			what += " (segment " + f.Segment + ")"
-		}
-		if f.Err != nil {
-			fmt.Fprintf(w, "sledge: %s: cannot hand in %s yet: %v\n", what, f.Path, f.Err)
-			continue
-		}
-		fmt.Fprintf(w, "sledge: %s: handed in what it kept in %s\n", what, f.Path)
-	}
-	for _, id := range rec.Merged {
-		fmt.Fprintf(w, "sledge: job %d: merged the agents' results and ended the job\n", id)
-	}
-	if err != nil {
-		fmt.Fprintf(w, "sledge: warning: hand in spooled jobs: %v\n", err)
+		rec.Report(gs.stderr, err)
 	}
 }
 

@@ -405,6 +405,28 @@ type Recovery struct {
 	Merged []int64
 }
 
+// Report says what Recover did (rec, and err, what it returned), one line
+// each.
+func (rec Recovery) Report(w io.Writer, err error) {
+	for _, f := range rec.Files {
+		what := fmt.Sprintf("job %d", f.Job)
+		if f.Segment != "" {
+			what += " (segment " + f.Segment + ")"
+		}
+		if f.Err != nil {
+			fmt.Fprintf(w, "sledge: %s: cannot hand in %s yet: %v\n", what, f.Path, f.Err)
+			continue
+		}
+		fmt.Fprintf(w, "sledge: %s: handed in what it kept in %s\n", what, f.Path)
+	}
+	for _, id := range rec.Merged {
+		fmt.Fprintf(w, "sledge: job %d: merged the agents' results and ended the job\n", id)
+	}
+	if err != nil {
+		fmt.Fprintf(w, "sledge: warning: hand in spooled jobs: %v\n", err)
+	}
+}
+
 // Recover hands in the spool files in dir that were kept for repository
 // repo (named repoName, as Options.RepoName), oldest job first, removing
 // each once it is in, and then ends the group runs whose agents have all

@@ -78,8 +78,8 @@ func (r *run) transact(ctx context.Context, id, tx int, began time.Time, lag tim
 		r.watch.release(slot)
 		return metrics.Event{}, txCancelled // cancelled at stop: outside the window, not a result
 	}
-	r.watch.done(slot, end.Sub(r.clock.t0))
 	e := metrics.Event{End: end.Sub(r.clock.t0), Latency: end.Sub(began), Lag: lag, Tx: uint8(tx), Retries: uint8(retries), RetryClass: retryCls}
+	r.watch.done(slot, e.End)
 	switch {
 	case err == nil:
 		e.Outcome = metrics.Committed

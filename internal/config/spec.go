@@ -65,14 +65,19 @@ type Spec struct {
 	Seed uint64 `json:"seed,omitempty"`
 
 	// Run.
-	VU         int      `json:"vu"`
-	Rampup     Duration `json:"rampup"`
-	Duration   Duration `json:"duration"`
-	Interval   Duration `json:"interval"`
-	Mode       string   `json:"mode"`
-	Isolation  string   `json:"isolation,omitempty"`
-	ExecMode   string   `json:"exec_mode"`
-	MaxRetries int      `json:"max_retries,omitempty"`
+	VU        int      `json:"vu"`
+	Rampup    Duration `json:"rampup"`
+	Duration  Duration `json:"duration"`
+	Interval  Duration `json:"interval"`
+	Mode      string   `json:"mode"`
+	Isolation string   `json:"isolation,omitempty"`
+	// SnapshotIsolation is what TPROC-C sessions do with MariaDB's
+	// innodb_snapshot_isolation: server (leave it), on or off (set it for
+	// the session where the server has the variable). Off by default, as
+	// HammerDB 6's TPROC-C sessions do.
+	SnapshotIsolation string `json:"snapshot_isolation,omitempty"`
+	ExecMode          string `json:"exec_mode"`
+	MaxRetries        int    `json:"max_retries,omitempty"`
 	// StallAfter is how long a run may go with sessions waiting on the
 	// database and no transaction completing before that is reported as a
 	// stall (and how late the client's own watchdog may wake before that
@@ -185,8 +190,11 @@ const (
 	DefaultPacingScale = 1.0
 	DefaultMode        = "auto"
 	DefaultExecMode    = "prepared"
-	DefaultPacing      = "off"
-	DefaultMetrics     = "on"
+	// DefaultSnapshotIsolation is HammerDB 6's choice: its MariaDB TPROC-C
+	// sessions switch innodb_snapshot_isolation off where it exists.
+	DefaultSnapshotIsolation = "off"
+	DefaultPacing            = "off"
+	DefaultMetrics           = "on"
 	// DefaultMetricsRate is observe.DefaultRate.
 	DefaultMetricsRate = observe.DefaultRate
 	// MaxMetricsRate bounds MetricsRate: faster sampling costs the server
@@ -212,22 +220,23 @@ const (
 // place Sledge's defaults are written.
 func New(kind string) Spec {
 	return Spec{
-		Kind:        kind,
-		Workload:    DefaultWorkload,
-		Warehouses:  DefaultWarehouses,
-		Scale:       DefaultScale,
-		VU:          DefaultVUs,
-		Rampup:      Duration(DefaultRampup),
-		Duration:    Duration(DefaultDuration),
-		Interval:    Duration(DefaultInterval),
-		Mode:        DefaultMode,
-		ExecMode:    DefaultExecMode,
-		Pacing:      DefaultPacing,
-		PacingScale: DefaultPacingScale,
-		QuerySets:   DefaultQuerySets,
-		Metrics:     DefaultMetrics,
-		MetricsRate: DefaultMetricsRate,
-		AgentWait:   Duration(DefaultAgentWait),
+		Kind:              kind,
+		Workload:          DefaultWorkload,
+		Warehouses:        DefaultWarehouses,
+		Scale:             DefaultScale,
+		VU:                DefaultVUs,
+		Rampup:            Duration(DefaultRampup),
+		Duration:          Duration(DefaultDuration),
+		Interval:          Duration(DefaultInterval),
+		Mode:              DefaultMode,
+		ExecMode:          DefaultExecMode,
+		SnapshotIsolation: DefaultSnapshotIsolation,
+		Pacing:            DefaultPacing,
+		PacingScale:       DefaultPacingScale,
+		QuerySets:         DefaultQuerySets,
+		Metrics:           DefaultMetrics,
+		MetricsRate:       DefaultMetricsRate,
+		AgentWait:         Duration(DefaultAgentWait),
 	}
 }
 
@@ -369,6 +378,8 @@ func (s Spec) check(p *Plan) FieldErrors {
 			"must be at least %s (got %s; 0 is the default, a negative value turns stall detection off)", MinInterval, s.StallAfter)
 		_, err := db.ParseIsolation(s.Isolation)
 		add(err != nil, "isolation", "%q: want read-committed, repeatable-read or serializable", s.Isolation)
+		_, err = db.ParseSnapshotIsolation(s.SnapshotIsolation)
+		add(err != nil, "snapshot_isolation", "%q: want server, on or off", s.SnapshotIsolation)
 		_, err = db.ParseExecMode(s.ExecMode)
 		add(err != nil, "exec_mode", "%q: want prepared or simple", s.ExecMode)
 		add(!oneOf(s.Pacing, "off", "spec"), "pacing", "%q: want off or spec", s.Pacing)

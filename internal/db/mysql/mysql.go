@@ -176,13 +176,61 @@ func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, 
 		// not look up every secondary index entry while loading.
 		setup = append(setup, "SET SESSION unique_checks = 0, foreign_key_checks = 0")
 	}
+	if s := snapshotSetting(o.SnapshotIsolation); s != "" {
+		setup = append(setup, s)
+	}
 	for _, s := range setup {
 		if _, err := conn.ExecContext(ctx, s); err != nil {
+			if isUnknownVariable(err) && strings.Contains(s, snapshotVariable) {
+				continue // MySQL, or a MariaDB before the variable: nothing to set
+			}
 			c.Close(ctx)
 			return nil, fmt.Errorf("%s: %w", s, wrap(err))
 		}
 	}
 	return c, nil
+}
+
+// snapshotVariable is MariaDB's InnoDB snapshot isolation switch.
+const snapshotVariable = "innodb_snapshot_isolation"
+
+// snapshotSetting is the statement that gives a session the snapshot
+// isolation asked for, or "" to leave the server's setting.
+func snapshotSetting(si db.SnapshotIsolation) string {
+	switch si {
+	case db.SnapshotOn:
+		return "SET SESSION " + snapshotVariable + " = ON"
+	case db.SnapshotOff:
+		return "SET SESSION " + snapshotVariable + " = OFF"
+	}
+	return ""
+}
+
+// isUnknownVariable reports ER_UNKNOWN_SYSTEM_VARIABLE.
+func isUnknownVariable(err error) bool {
+	var me *gomysql.MySQLError
+	return errors.As(err, &me) && me.Number == erUnknownSystemVariable
+}
+
+// SnapshotIsolation reads the session's innodb_snapshot_isolation ("ON" or
+// "OFF"); ok is false on a server without the variable (MySQL, MariaDB
+// before 10.6.18).
+func (c *Conn) SnapshotIsolation(ctx context.Context) (value string, ok bool, err error) {
+	var v string
+	err = c.conn.QueryRowContext(ctx, "SELECT @@SESSION."+snapshotVariable).Scan(&v)
+	switch {
+	case isUnknownVariable(err):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("read %s: %w", snapshotVariable, wrap(err))
+	}
+	switch v {
+	case "1":
+		v = "ON"
+	case "0":
+		v = "OFF"
+	}
+	return v, true, nil
 }
 
 // MySQL error numbers Sledge classifies (see the servers' error references).
@@ -223,6 +271,8 @@ const (
 	erUnknownComError   = 1047
 	erLockAbortedOnKill = 1689
 	erBadDB             = 1049
+
+	erUnknownSystemVariable = 1193
 )
 
 // Classify maps server error numbers, then SQLSTATE, then common failures.

@@ -313,6 +313,13 @@ func (Driver) Classify(err error) db.ErrorClass {
 	return db.ClassOther
 }
 
+// LockTimeout reports a lock wait timeout (1205) or a NOWAIT lock refused
+// (3572): a wait on another session's lock, not a statement time limit.
+func (Driver) LockTimeout(err error) bool {
+	var me *gomysql.MySQLError
+	return errors.As(err, &me) && (me.Number == erLockWaitTimeout || me.Number == erLockNowait)
+}
+
 // MissingDatabase reports whether err says the database a session was to
 // connect to does not exist (ER_BAD_DB_ERROR, "Unknown database").
 func (Driver) MissingDatabase(err error) bool {

@@ -65,19 +65,19 @@ type Spec struct {
 	Seed uint64 `json:"seed,omitempty"`
 
 	// Run.
-	VU        int      `json:"vu"`
-	Rampup    Duration `json:"rampup"`
-	Duration  Duration `json:"duration"`
-	Interval  Duration `json:"interval"`
-	Mode      string   `json:"mode"`
-	Isolation string   `json:"isolation,omitempty"`
+	VU         int      `json:"vu"`
+	Rampup     Duration `json:"rampup"`
+	Duration   Duration `json:"duration"`
+	Interval   Duration `json:"interval"`
+	Mode       string   `json:"mode"`
+	Isolation  string   `json:"isolation,omitempty"`
+	ExecMode   string   `json:"exec_mode"`
+	MaxRetries int      `json:"max_retries,omitempty"`
 	// SnapshotIsolation is what TPROC-C sessions do with MariaDB's
 	// innodb_snapshot_isolation: server (leave it), on or off (set it for
 	// the session where the server has the variable). Off by default, as
 	// HammerDB 6's TPROC-C sessions do.
 	SnapshotIsolation string `json:"snapshot_isolation,omitempty"`
-	ExecMode          string `json:"exec_mode"`
-	MaxRetries        int    `json:"max_retries,omitempty"`
 	// StallAfter is how long a run may go with sessions waiting on the
 	// database and no transaction completing before that is reported as a
 	// stall (and how late the client's own watchdog may wake before that
@@ -190,13 +190,13 @@ const (
 	DefaultPacingScale = 1.0
 	DefaultMode        = "auto"
 	DefaultExecMode    = "prepared"
+	DefaultPacing      = "off"
+	DefaultMetrics     = "on"
+	// DefaultMetricsRate is observe.DefaultRate.
+	DefaultMetricsRate = observe.DefaultRate
 	// DefaultSnapshotIsolation is HammerDB 6's choice: its MariaDB TPROC-C
 	// sessions switch innodb_snapshot_isolation off where it exists.
 	DefaultSnapshotIsolation = "off"
-	DefaultPacing            = "off"
-	DefaultMetrics           = "on"
-	// DefaultMetricsRate is observe.DefaultRate.
-	DefaultMetricsRate = observe.DefaultRate
 	// MaxMetricsRate bounds MetricsRate: faster sampling costs the server
 	// more than it tells.
 	MaxMetricsRate = 100

@@ -163,3 +163,26 @@ func isExit(err error, code int) bool {
 	var e exitError
 	return errors.As(err, &e) && e.code == code
 }
+
+func TestSandboxPostgresVersionRefused(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		version, want string
+	}{
+		{"14", "the fetchable versions are 16, 17, 18"},
+		{"seventeen", `PostgreSQL version "seventeen": want a major version (16, 17, 18)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			_, errOut, err := runSandboxCLI(t, "postgres", "--version", tt.version, "--dir", dir)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("--version %s: %v, want an error saying %q\n%s", tt.version, err, tt.want, errOut)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("a refused version left %d entries in the sandbox directory", len(entries))
+			}
+		})
+	}
+}

@@ -148,7 +148,7 @@ func runSandbox(cmd *cobra.Command, gs *globalState, e sandbox.Engine, f *sandbo
 // fetchServer returns the binaries directory of the engine's version,
 // fetching the server into the cache directory first if need be.
 func fetchServer(cmd *cobra.Command, gs *globalState, e sandbox.Engine, version string) (string, error) {
-	cache, err := gs.configEnv().CacheDir(gs.root)
+	cache, err := sandbox.CacheDir(gs.getenv("XDG_CACHE_HOME"), gs.userHome, gs.root)
 	if err != nil {
 		return "", err
 	}

@@ -69,7 +69,7 @@ func (gs *globalState) abs(path string) string {
 // files live.
 func (gs *globalState) configEnv() config.Env {
 	return config.Env{SledgeHome: gs.getenv("SLEDGE_HOME"), XDGDataHome: gs.getenv("XDG_DATA_HOME"),
-		UserHome: gs.userHome, Repo: gs.getenv("SLEDGE_REPO"), XDGCacheHome: gs.getenv("XDG_CACHE_HOME")}
+		UserHome: gs.userHome, Repo: gs.getenv("SLEDGE_REPO")}
 }
 
 // serviceOptions are the job service's options this process decides: the

@@ -16,28 +16,6 @@ type Env struct {
 	XDGDataHome string // $XDG_DATA_HOME
 	UserHome    string // the user's home directory ("" when unknown)
 	Repo        string // $SLEDGE_REPO: the jobs repository
-	// XDGCacheHome is $XDG_CACHE_HOME.
-	XDGCacheHome string
-}
-
-// RootCacheDir is root's cache directory unless $XDG_CACHE_HOME says
-// otherwise: the database servers Sledge unpacks there do not run as root
-// and cannot enter root's private home.
-const RootCacheDir = "/var/cache/sledge"
-
-// CacheDir is where Sledge keeps what it downloads and can download again
-// (database servers): $XDG_CACHE_HOME/sledge, else for root RootCacheDir,
-// else ~/.cache/sledge.
-func (e Env) CacheDir(root bool) (string, error) {
-	switch {
-	case e.XDGCacheHome != "":
-		return filepath.Join(e.XDGCacheHome, "sledge"), nil
-	case root:
-		return RootCacheDir, nil
-	case e.UserHome != "":
-		return filepath.Join(e.UserHome, ".cache", "sledge"), nil
-	}
-	return "", errors.New("find a cache directory: no home directory (set XDG_CACHE_HOME)")
 }
 
 // DataDir is where Sledge keeps its own files: $SLEDGE_HOME, else

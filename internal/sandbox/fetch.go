@@ -38,6 +38,27 @@ func pgReleases() map[int]pgRelease {
 	}
 }
 
+// RootCacheDir is root's cache directory unless $XDG_CACHE_HOME says
+// otherwise: the servers unpacked there do not run as root and cannot enter
+// root's private home.
+const RootCacheDir = "/var/cache/sledge"
+
+// CacheDir is where Sledge keeps what it downloads and can download again
+// (database servers), given $XDG_CACHE_HOME, the user's home directory and
+// whether the process runs as root: $XDG_CACHE_HOME/sledge, else for root
+// RootCacheDir, else ~/.cache/sledge.
+func CacheDir(xdgCacheHome, userHome string, root bool) (string, error) {
+	switch {
+	case xdgCacheHome != "":
+		return filepath.Join(xdgCacheHome, "sledge"), nil
+	case root:
+		return RootCacheDir, nil
+	case userHome != "":
+		return filepath.Join(userHome, ".cache", "sledge"), nil
+	}
+	return "", errors.New("find a cache directory: no home directory (set XDG_CACHE_HOME)")
+}
+
 // PostgresMajors lists the major versions FetchPostgres can fetch, in order.
 func PostgresMajors() []int {
 	return slices.Sorted(func(yield func(int) bool) {

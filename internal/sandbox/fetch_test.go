@@ -123,3 +123,34 @@ func TestFetchPostgresReusesTheCache(t *testing.T) {
 		t.Fatalf("FetchPostgres = %q, %v; want %q", got, err, bin)
 	}
 }
+
+func TestCacheDir(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		xdg, home string
+		root      bool
+		want      string // "" for an error
+	}{
+		{"XDG_CACHE_HOME", "/x", "/home/u", false, "/x/sledge"},
+		{"XDG_CACHE_HOME for root too", "/x", "/root", true, "/x/sledge"},
+		{"the home directory", "", "/home/u", false, "/home/u/.cache/sledge"},
+		{"root: out of its private home", "", "/root", true, RootCacheDir},
+		{"nothing to go by", "", "", false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := CacheDir(tt.xdg, tt.home, tt.root)
+			if tt.want == "" {
+				if err == nil {
+					t.Fatalf("CacheDir = %q, want an error", got)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("CacheDir = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}

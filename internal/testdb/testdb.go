@@ -32,7 +32,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/sandbox"
 )
 
@@ -258,11 +257,11 @@ func startVersion(major int) (*sandbox.Postgres, string, func() error, error) {
 }
 
 // CacheDir is the cache directory of the sledge command
-// (config.Env.CacheDir): the tests fetch servers where users' commands
-// find them, and the other way round.
+// (sandbox.CacheDir): the tests fetch servers where users' commands find
+// them, and the other way round.
 func CacheDir() (string, error) {
 	home, _ := os.UserHomeDir()
-	return config.Env{XDGCacheHome: os.Getenv("XDG_CACHE_HOME"), UserHome: home}.CacheDir(os.Geteuid() == 0)
+	return sandbox.CacheDir(os.Getenv("XDG_CACHE_HOME"), home, os.Geteuid() == 0)
 }
 
 // MariaDB creates a new, empty database for this test on the binary's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -53,16 +54,16 @@ func TestPostgresVersions(t *testing.T) {
 			if want := fmt.Sprintf("PostgreSQL %d.", tt.major); tt.major != 0 && !strings.HasPrefix(version, want) {
 				t.Fatalf("the build's db_version is %q, want %s…", version, want)
 			}
-			run := func(mode, metrics string) string {
+			run := func(mode, metrics string) (id, out string) {
 				t.Helper()
-				out := e.ok("run", "--db", url, "--vu", "2", "--rampup", "1s", "--duration", "3s",
+				out = e.ok("run", "--db", url, "--vu", "2", "--rampup", "1s", "--duration", "3s",
 					"--mode", mode, "--interval", "1s", "--metrics", metrics)
 				if !strings.Contains(out, "mode "+mode) {
 					t.Errorf("%s run output:\n%s", mode, out)
 				}
-				id := jobID(e.latest(jobs.KindRun))
+				id = jobID(e.latest(jobs.KindRun))
 				e.requireRunResult(id, 2)
-				return id
+				return id, out
 			}
 			run("procs", "off")
 			// The observed run: checkpoints asked for all along, so that the
@@ -70,10 +71,15 @@ func TestPostgresVersions(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() { done <- checkpointUntil(ctx, url) }()
-			id := run("sql", "on")
+			id, out := run("sql", "on")
 			cancel()
 			if err := <-done; err != nil {
 				t.Fatal(err)
+			}
+			// The summary reads the checkpointer's counters wherever this
+			// version keeps them.
+			if m := checkpointsBegun.FindStringSubmatch(out); m == nil || m[1] == "0" {
+				t.Errorf("the observed run's summary counts no checkpoint begun: %q\n%s", m, out)
 			}
 			sums := observedDeltas(t, e, id)
 			for _, want := range tt.deltas {
@@ -93,6 +99,9 @@ func TestPostgresVersions(t *testing.T) {
 		})
 	}
 }
+
+// checkpointsBegun is the count in a run summary's statistics line.
+var checkpointsBegun = regexp.MustCompile(`(\d+) checkpoints? begun`)
 
 // checkpointUntil asks for a checkpoint on url's server every half second
 // until ctx ends (the error is only of a failed CHECKPOINT).

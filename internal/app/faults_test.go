@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -135,12 +136,17 @@ func startPostgres(t *testing.T) *faultServer {
 	}
 }
 
-func startMariaDB(t *testing.T) *faultServer {
+func startMariaDB(t *testing.T) *faultServer { return startMariaDBWith(t, nil) }
+
+// startMariaDBWith starts a private MariaDB with extra server settings
+// (mariadbd option names and values).
+func startMariaDBWith(t *testing.T, settings map[string]string) *faultServer {
 	t.Helper()
 	_, err := sandbox.EnsureMariaDB(t.Context(), testdb.MariaDBBin(), t.Logf)
 	needServer(t, err)
 	dir := serverDir(t)
 	opts := sandbox.Options{Settings: map[string]string{"innodb-buffer-pool-size": "128M"}}
+	maps.Copy(opts.Settings, settings)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	m, err := sandbox.StartMariaDB(ctx, dir, opts)

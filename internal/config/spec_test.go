@@ -10,7 +10,7 @@ func TestNewFillsDefaults(t *testing.T) {
 	s := New(KindRun)
 	want := Spec{Kind: KindRun, Workload: "tprocc", Warehouses: 1, Scale: 1, VU: 4,
 		Rampup: Duration(10 * time.Second), Duration: Duration(time.Minute), Interval: Duration(10 * time.Second),
-		Mode: "auto", ExecMode: "prepared", Pacing: "off", PacingScale: 1, QuerySets: 1,
+		Mode: "auto", SnapshotIsolation: "off", ExecMode: "prepared", Pacing: "off", PacingScale: 1, QuerySets: 1,
 		Metrics: "on", MetricsRate: 10, AgentWait: Duration(2 * time.Minute)}
 	if s != want {
 		t.Errorf("New(run) = %+v\nwant %+v", s, want)
@@ -59,6 +59,7 @@ func TestValidateFieldErrors(t *testing.T) {
 		{"max_retries", KindRun, func(s *Spec) { s.MaxRetries = 1000 }, "max_retries", "0..255"},
 		{"isolation", KindRun, func(s *Spec) { s.Isolation = "chaos" }, "isolation", "serializable"},
 		{"exec_mode", KindRun, func(s *Spec) { s.ExecMode = "fast" }, "exec_mode", "prepared or simple"},
+		{"snapshot_isolation", KindRun, func(s *Spec) { s.SnapshotIsolation = "maybe" }, "snapshot_isolation", "server, on or off"},
 		{"pacing", KindRun, func(s *Spec) { s.Pacing = "slow" }, "pacing", "off or spec"},
 		{"pacing_scale", KindRun, func(s *Spec) { s.PacingScale = 11 }, "pacing_scale", "(0, 10]"},
 		{"client_cpus", KindRun, func(s *Spec) { s.ClientCPUs = -2 }, "client_cpus", "negative"},

@@ -83,6 +83,33 @@ func ParseIsolation(s string) (Isolation, error) {
 	return "", errors.New("unknown isolation level " + quote(s) + " (want read-committed, repeatable-read or serializable)")
 }
 
+// SnapshotIsolation is what a session does with MariaDB's
+// innodb_snapshot_isolation (10.6.18/10.11.8/11.4+; on by default from
+// 11.6.2): with it on, a REPEATABLE READ transaction that would modify or
+// lock a row changed after its read view fails with error 1020 instead of
+// working on the newest version.
+type SnapshotIsolation string
+
+const (
+	// SnapshotServer leaves the server's setting alone.
+	SnapshotServer SnapshotIsolation = "server"
+	// SnapshotOn and SnapshotOff set it for the session, on servers that
+	// have the variable; elsewhere nothing is set.
+	SnapshotOn  SnapshotIsolation = "on"
+	SnapshotOff SnapshotIsolation = "off"
+)
+
+// ParseSnapshotIsolation accepts server, on or off ("" is server).
+func ParseSnapshotIsolation(s string) (SnapshotIsolation, error) {
+	switch s {
+	case "", "server":
+		return SnapshotServer, nil
+	case "on", "off":
+		return SnapshotIsolation(s), nil
+	}
+	return "", errors.New("unknown snapshot isolation " + quote(s) + " (want server, on or off)")
+}
+
 // ExecMode selects how statements travel to the server (pgx's execution modes).
 type ExecMode string
 
@@ -108,7 +135,10 @@ func ParseExecMode(s string) (ExecMode, error) {
 // Options tune a session.
 type Options struct {
 	Isolation Isolation
-	ExecMode  ExecMode
+	// SnapshotIsolation: MariaDB's innodb_snapshot_isolation for the
+	// session; "" is SnapshotServer. Other databases ignore it.
+	SnapshotIsolation SnapshotIsolation
+	ExecMode          ExecMode
 	// AppName shows up in the server's session list (e.g. pg_stat_activity).
 	AppName string
 	// Bulk marks a session used for loading data: drivers may relax durability

@@ -31,7 +31,9 @@ func (c ErrorClass) String() string {
 }
 
 // Retryable reports whether running the same transaction again may succeed
-// (the pgbench rule: serialization failures and deadlocks).
+// (the pgbench rule: serialization failures — snapshot conflicts among them —
+// and deadlocks). A timeout is not retried: the time is already spent, and a
+// retry would hide a stall the run should report.
 func (c ErrorClass) Retryable() bool { return c == ClassSerialization || c == ClassDeadlock }
 
 // ClassifySQLState maps a five-character SQLSTATE to a class. Several
@@ -39,16 +41,24 @@ func (c ErrorClass) Retryable() bool { return c == ClassSerialization || c == Cl
 func ClassifySQLState(state string) ErrorClass {
 	switch {
 	case state == "40001":
+		// serialization_failure (PostgreSQL SSI and REPEATABLE READ
+		// update conflicts)
 		return ClassSerialization
 	case state == "40P01":
 		return ClassDeadlock
-	case strings.HasPrefix(state, "23"):
+	case strings.HasPrefix(state, "23"), state == "40002":
+		// integrity constraint violations, also when deferred to COMMIT
 		return ClassConstraint
-	case strings.HasPrefix(state, "08"), strings.HasPrefix(state, "57P"), state == "53300":
-		// connection exceptions; admin/crash shutdown; too many connections
+	case strings.HasPrefix(state, "08"), strings.HasPrefix(state, "57P"), state == "53300",
+		state == "25P03", state == "25P04":
+		// connection exceptions; admin/crash shutdown, cannot connect now,
+		// idle session timeout; too many connections; the idle-in-transaction
+		// and transaction timeouts, which end the session (FATAL): it must
+		// be re-opened, so they are connection losses, not statement timeouts
 		return ClassConnection
-	case state == "57014", state == "55P03", state == "25P03":
-		// query canceled (statement_timeout); lock not available; idle-in-transaction timeout
+	case state == "57014", state == "55P03":
+		// query canceled (statement_timeout, a cancel request); lock not
+		// available (lock_timeout, NOWAIT)
 		return ClassTimeout
 	}
 	return ClassOther

@@ -23,6 +23,12 @@ func TestClassifySQLState(t *testing.T) {
 		{"53300", ClassConnection},
 		{"57014", ClassTimeout},
 		{"55P03", ClassTimeout},
+		{"25P03", ClassConnection}, // idle_in_transaction_session_timeout ends the session
+		{"25P04", ClassConnection}, // transaction_timeout (17+) ends the session
+		{"57P05", ClassConnection}, // idle_session_timeout
+		{"57P03", ClassConnection}, // cannot_connect_now
+		{"40002", ClassConstraint},
+		{"53100", ClassOther}, // disk full: not the transaction's fault, not a lost session
 		{"42P01", ClassOther},
 		{"P0001", ClassOther},
 		{"", ClassOther},

@@ -39,7 +39,7 @@ var mysqlSettings = []string{
 	"innodb_thread_concurrency", "innodb_lock_wait_timeout", "innodb_deadlock_detect", "innodb_file_per_table",
 	"sync_binlog", "log_bin", "binlog_format",
 	"max_connections", "thread_handling", "thread_pool_size", "thread_cache_size",
-	"transaction_isolation", "tx_isolation",
+	"transaction_isolation", "tx_isolation", "innodb_snapshot_isolation",
 	"performance_schema", "table_open_cache", "table_definition_cache",
 	"tmp_table_size", "max_heap_table_size", "sort_buffer_size", "join_buffer_size",
 	"query_cache_type", "query_cache_size", "skip_name_resolve",

@@ -443,6 +443,12 @@ func (h *hammer) oltpSpec(s *config.Spec) error {
 	if truthy(h.value("keyandthink")) {
 		s.Pacing, s.PacingScale = "spec", 1
 	}
+	// HammerDB 6's MariaDB TPROC-C sessions switch innodb_snapshot_isolation
+	// off where the server has it (Sledge's default); its MySQL driver
+	// leaves the server's setting alone, also on a MariaDB.
+	if h.prefix == "mysql_" {
+		s.SnapshotIsolation = "server"
+	}
 	if err := h.asyncSpec(s); err != nil {
 		return err
 	}

@@ -176,8 +176,14 @@ func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, 
 		// not look up every secondary index entry while loading.
 		setup = append(setup, "SET SESSION unique_checks = 0, foreign_key_checks = 0")
 	}
+	if s := snapshotSetting(o.SnapshotIsolation); s != "" {
+		setup = append(setup, s)
+	}
 	for _, s := range setup {
 		if _, err := conn.ExecContext(ctx, s); err != nil {
+			if isUnknownVariable(err) && strings.Contains(s, snapshotVariable) {
+				continue // MySQL, or a MariaDB before the variable: nothing to set
+			}
 			c.Close(ctx)
 			return nil, fmt.Errorf("%s: %w", s, wrap(err))
 		}
@@ -185,44 +191,114 @@ func (Driver) Connect(ctx context.Context, t db.Target, o db.Options) (db.Conn, 
 	return c, nil
 }
 
-// MySQL error numbers Sledge classifies (see the server's error reference).
+// snapshotVariable is MariaDB's InnoDB snapshot isolation switch.
+const snapshotVariable = "innodb_snapshot_isolation"
+
+// snapshotSetting is the statement that gives a session the snapshot
+// isolation asked for, or "" to leave the server's setting.
+func snapshotSetting(si db.SnapshotIsolation) string {
+	switch si {
+	case db.SnapshotOn:
+		return "SET SESSION " + snapshotVariable + " = ON"
+	case db.SnapshotOff:
+		return "SET SESSION " + snapshotVariable + " = OFF"
+	}
+	return ""
+}
+
+// isUnknownVariable reports ER_UNKNOWN_SYSTEM_VARIABLE.
+func isUnknownVariable(err error) bool {
+	var me *gomysql.MySQLError
+	return errors.As(err, &me) && me.Number == erUnknownSystemVariable
+}
+
+// SnapshotIsolation reads the session's innodb_snapshot_isolation ("ON" or
+// "OFF"); ok is false on a server without the variable (MySQL, MariaDB
+// before 10.6.18).
+func (c *Conn) SnapshotIsolation(ctx context.Context) (value string, ok bool, err error) {
+	var v string
+	err = c.conn.QueryRowContext(ctx, "SELECT @@SESSION."+snapshotVariable).Scan(&v)
+	switch {
+	case isUnknownVariable(err):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("read %s: %w", snapshotVariable, wrap(err))
+	}
+	switch v {
+	case "1":
+		v = "ON"
+	case "0":
+		v = "OFF"
+	}
+	return v, true, nil
+}
+
+// MySQL error numbers Sledge classifies (see the servers' error references).
 const (
+	erCheckRead         = 1020 // "Record has changed since last read": MariaDB innodb_snapshot_isolation
 	erLockWaitTimeout   = 1205
 	erLockDeadlock      = 1213
+	erLockNowait        = 3572 // MySQL 8 NOWAIT
 	erDupEntry          = 1062
-	erNoReferencedRow   = 1452
-	erRowIsReferenced   = 1451
+	erDupKeyName        = 1586
+	erDupUnique         = 1169
+	erForeignDupKey     = 1557
+	erNoReferencedRow   = 1216
+	erRowIsReferenced   = 1217
+	erNoReferencedRow2  = 1452
+	erRowIsReferenced2  = 1451
 	erBadNull           = 1048
+	erCheckViolated     = 3819 // MySQL CHECK constraint
+	erConstraintFailed  = 4025 // MariaDB CHECK constraint
 	erQueryInterrupted  = 1317
 	erConnectionKilled  = 1927
 	erServerShutdown    = 1053
 	erTooManyConns      = 1040
+	erAbortingConn      = 1152
+	erNetReadError      = 1158
+	erNetReadInterrupt  = 1159
+	erNetWriteError     = 1160
+	erNetWriteInterrupt = 1161
+	erNewAbortingConn   = 1184
+	erClientIdleTimeout = 4031 // MySQL 8: disconnected for inactivity
 	erStatementTimeout  = 1969 // MariaDB max_statement_time
 	erMySQLExecTimeout  = 3024 // MySQL max_execution_time
 	crServerGone        = 2006
 	crServerLost        = 2013
+	crServerLostExt     = 2055
 	crConnectionError   = 2002
 	crConnHostError     = 2003
 	erUnknownComError   = 1047
 	erLockAbortedOnKill = 1689
 	erBadDB             = 1049
+
+	erUnknownSystemVariable = 1193
 )
 
 // Classify maps server error numbers, then SQLSTATE, then common failures.
 // InnoDB reports conflicts between serializable transactions as deadlocks
-// (1213, SQLSTATE 40001): they are retried like serialization failures.
+// (1213, SQLSTATE 40001), and MariaDB's snapshot isolation a row changed
+// after the transaction's read view as 1020 (SQLSTATE HY000, which says
+// nothing): both are conflicts, retried under --max-retries like
+// serialization failures. A lock wait timeout (1205) is a timeout: the
+// transaction waited innodb_lock_wait_timeout, and a retry would hide that.
 func (Driver) Classify(err error) db.ErrorClass {
 	var me *gomysql.MySQLError
 	if errors.As(err, &me) {
 		switch me.Number {
+		case erCheckRead:
+			return db.ClassSerialization
 		case erLockDeadlock:
 			return db.ClassDeadlock
-		case erLockWaitTimeout, erQueryInterrupted, erStatementTimeout, erMySQLExecTimeout:
+		case erLockWaitTimeout, erLockNowait, erQueryInterrupted, erStatementTimeout, erMySQLExecTimeout:
 			return db.ClassTimeout
-		case erDupEntry, erNoReferencedRow, erRowIsReferenced, erBadNull:
+		case erDupEntry, erDupKeyName, erDupUnique, erForeignDupKey, erNoReferencedRow, erRowIsReferenced,
+			erNoReferencedRow2, erRowIsReferenced2, erBadNull, erCheckViolated, erConstraintFailed:
 			return db.ClassConstraint
-		case erConnectionKilled, erServerShutdown, erTooManyConns, crServerGone, crServerLost,
-			crConnectionError, crConnHostError, erUnknownComError, erLockAbortedOnKill:
+		case erConnectionKilled, erServerShutdown, erTooManyConns, erAbortingConn, erNetReadError,
+			erNetReadInterrupt, erNetWriteError, erNetWriteInterrupt, erNewAbortingConn, erClientIdleTimeout,
+			crServerGone, crServerLost, crServerLostExt, crConnectionError, crConnHostError,
+			erUnknownComError, erLockAbortedOnKill:
 			return db.ClassConnection
 		}
 		return db.ClassifySQLState(string(me.SQLState[:]))
@@ -235,6 +311,13 @@ func (Driver) Classify(err error) db.ErrorClass {
 		return db.ClassConnection
 	}
 	return db.ClassOther
+}
+
+// LockTimeout reports a lock wait timeout (1205) or a NOWAIT lock refused
+// (3572): a wait on another session's lock, not a statement time limit.
+func (Driver) LockTimeout(err error) bool {
+	var me *gomysql.MySQLError
+	return errors.As(err, &me) && (me.Number == erLockWaitTimeout || me.Number == erLockNowait)
 }
 
 // MissingDatabase reports whether err says the database a session was to

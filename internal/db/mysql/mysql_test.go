@@ -113,12 +113,37 @@ func TestClassify(t *testing.T) {
 		err  error
 		want db.ErrorClass
 	}{
+		// conflicts: retried
+		{mk(1020, "HY000"), db.ClassSerialization}, // innodb_snapshot_isolation
 		{mk(1213, "40001"), db.ClassDeadlock},
+		{mk(9999, "40001"), db.ClassSerialization}, // unknown number: SQLSTATE decides
+		// timeouts and cancels: not retried
 		{mk(1205, "HY000"), db.ClassTimeout},
+		{mk(3572, "HY000"), db.ClassTimeout},
+		{mk(1317, "70100"), db.ClassTimeout},
+		{mk(1969, "70100"), db.ClassTimeout},
+		{mk(3024, "HY000"), db.ClassTimeout},
+		// constraints
 		{mk(1062, "23000"), db.ClassConstraint},
+		{mk(1586, "23000"), db.ClassConstraint},
+		{mk(1452, "23000"), db.ClassConstraint},
+		{mk(1451, "23000"), db.ClassConstraint},
+		{mk(1216, "23000"), db.ClassConstraint},
+		{mk(1048, "23000"), db.ClassConstraint},
+		{mk(4025, "23000"), db.ClassConstraint},
+		{mk(3819, "HY000"), db.ClassConstraint},
+		// connection loss
 		{mk(2013, "HY000"), db.ClassConnection},
+		{mk(2006, "HY000"), db.ClassConnection},
 		{mk(1927, "70100"), db.ClassConnection},
+		{mk(1053, "08S01"), db.ClassConnection},
+		{mk(1158, "08S01"), db.ClassConnection},
+		{mk(4031, "HY000"), db.ClassConnection},
+		{mk(1040, "08004"), db.ClassConnection},
+		// the designed New-Order rollback is told apart by the workload
+		// (workload.ErrRolledBack); to the driver it is another error
 		{mk(1644, "SLIIV"), db.ClassOther},
+		{mk(1146, "42S02"), db.ClassOther},
 		{gomysql.ErrInvalidConn, db.ClassConnection},
 		{errors.New("x"), db.ClassOther},
 	}
@@ -126,6 +151,9 @@ func TestClassify(t *testing.T) {
 		if got := (Driver{}).Classify(c.err); got != c.want {
 			t.Errorf("Classify(%v) = %s, want %s", c.err, got, c.want)
 		}
+	}
+	if !(Driver{}).Classify(mk(1020, "HY000")).Retryable() {
+		t.Error("1020 (snapshot conflict) is not retried")
 	}
 	if s := db.SQLState(mk(1644, "SLIIV")); s != "SLIIV" {
 		t.Errorf("SQLState = %q, want SLIIV", s)

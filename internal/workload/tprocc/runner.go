@@ -41,7 +41,9 @@ func ParseMode(s string) (Mode, error) {
 type RunOptions struct {
 	Mode      Mode
 	Isolation db.Isolation
-	ExecMode  db.ExecMode
+	// SnapshotIsolation is given to every session (VUs and monitor).
+	SnapshotIsolation db.SnapshotIsolation
+	ExecMode          db.ExecMode
 	// RandomHome gives each VU a random home warehouse (HammerDB's behaviour)
 	// instead of spreading the VUs evenly over the warehouses.
 	RandomHome bool
@@ -113,6 +115,9 @@ type Runner struct {
 	session uint64
 
 	place placement
+	// snapshotValue is the sessions' innodb_snapshot_isolation (ON, OFF),
+	// "" where the server has no such variable.
+	snapshotValue string
 
 	mu        sync.Mutex
 	terminals []*terminal
@@ -136,11 +141,23 @@ func NewRunner(ctx context.Context, drv db.Driver, t db.Target, o RunOptions) (*
 	case mode == ModeProcs && !q.hasProcs():
 		return nil, config.FieldError{Field: "mode", Msg: fmt.Sprintf("mode procs: %s has no server-side routines in Sledge; run in sql mode", drv.Kind())}
 	}
-	mon, err := drv.Connect(ctx, t, db.Options{AppName: "sledge monitor"})
+	// The monitor's session is set up as the VUs' are, so that what it
+	// reads of the session (snapshotValue) is what they run with.
+	mon, err := drv.Connect(ctx, t, db.Options{AppName: "sledge monitor", SnapshotIsolation: o.SnapshotIsolation})
 	if err != nil {
 		return nil, err
 	}
 	r := &Runner{drv: drv, target: t, opts: o, mode: mode, q: q, monitor: mon, session: 1}
+	if sv, ok := mon.(snapshotReader); ok {
+		v, has, err := sv.SnapshotIsolation(ctx)
+		if err != nil {
+			mon.Close(ctx)
+			return nil, err
+		}
+		if has {
+			r.snapshotValue = v
+		}
+	}
 	if r.meta, err = ReadMeta(ctx, mon); err != nil {
 		mon.Close(ctx)
 		return nil, err
@@ -169,6 +186,16 @@ func NewRunner(ctx context.Context, drv db.Driver, t db.Target, o RunOptions) (*
 	}
 	return r, nil
 }
+
+// snapshotReader is a session that can say its MariaDB
+// innodb_snapshot_isolation (internal/db/mysql).
+type snapshotReader interface {
+	SnapshotIsolation(ctx context.Context) (value string, ok bool, err error)
+}
+
+// SnapshotValue is the sessions' innodb_snapshot_isolation as the server
+// reports it (ON or OFF), "" where the server has no such variable.
+func (r *Runner) SnapshotValue() string { return r.snapshotValue }
 
 // Mode is the execution mode the run uses (auto resolved).
 func (r *Runner) Mode() Mode { return r.mode }
@@ -319,9 +346,10 @@ func (r *Runner) newSession(ctx context.Context) (*session, error) {
 
 func (s *session) connect(ctx context.Context) error {
 	c, err := s.r.drv.Connect(ctx, s.r.target, db.Options{
-		Isolation: s.r.opts.Isolation,
-		ExecMode:  s.r.opts.ExecMode,
-		AppName:   "sledge vu",
+		Isolation:         s.r.opts.Isolation,
+		SnapshotIsolation: s.r.opts.SnapshotIsolation,
+		ExecMode:          s.r.opts.ExecMode,
+		AppName:           "sledge vu",
 	})
 	if err != nil {
 		return err

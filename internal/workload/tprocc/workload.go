@@ -258,8 +258,12 @@ func (Workload) PrepareRun(ctx context.Context, env workload.Env, s config.Plan)
 	if err != nil {
 		return nil, err
 	}
+	snap, err := db.ParseSnapshotIsolation(s.SnapshotIsolation)
+	if err != nil {
+		return nil, err
+	}
 	r, err := NewRunner(ctx, env.Driver, env.Target, RunOptions{
-		Mode: mode, Isolation: iso, ExecMode: execMode, RandomHome: s.RandomHome, Seed: s.Seed,
+		Mode: mode, Isolation: iso, SnapshotIsolation: snap, ExecMode: execMode, RandomHome: s.RandomHome, Seed: s.Seed,
 		Segment: s.Segment, VUs: s.VU,
 	})
 	if err != nil {
@@ -290,6 +294,14 @@ func (r *oltpRun) Settings() map[string]string {
 		"random_home": strconv.FormatBool(r.spec.RandomHome), "seed": strconv.FormatUint(r.Seed(), 10),
 		"warehouses": strconv.Itoa(r.Warehouses()), "c_load": strconv.Itoa(r.CLoad()),
 		"c_run_last": strconv.Itoa(c.CLast), "c_id": strconv.Itoa(c.CID), "c_ol_i_id": strconv.Itoa(c.OLIID),
+	}
+	// The session settings Sledge chooses: asked for, and, on a server
+	// that has it, what the sessions run with.
+	if r.drv.Kind() == db.MySQL && r.opts.SnapshotIsolation != "" {
+		kv["snapshot_isolation"] = string(r.opts.SnapshotIsolation)
+	}
+	if v := r.SnapshotValue(); v != "" {
+		kv["innodb_snapshot_isolation"] = v
 	}
 	addSegmentSettings(kv, r.spec)
 	return kv

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +47,9 @@ type BuildReport struct {
 	Tables   map[string]int64
 	Duration time.Duration // the whole database load test: schema, load, keys, statistics
 	Version  string        // the database's product and version
+	// LoadRetries counts table parts loaded again after a transient
+	// conflict between the parallel loaders (deadlock, lock wait timeout).
+	LoadRetries int64
 	// FinishedAt is the end of the load, which seeds the queries' parameters
 	// by default (spec 2.1.3.3).
 	FinishedAt time.Time
@@ -94,6 +98,7 @@ func Build(ctx context.Context, drv db.Driver, t db.Target, o BuildOptions) (Bui
 	defer b.prog.stop()
 	defer b.closeConns()
 	err = b.run(ctx, &rep)
+	rep.LoadRetries = b.retries.Load()
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 		err = fmt.Errorf("%w (%v)", ctx.Err(), err)
 	}
@@ -111,6 +116,7 @@ type builder struct {
 	g       *Generator
 	prog    *progress
 	conns   []db.Conn
+	retries atomic.Int64 // table parts loaded again (loadRetry)
 }
 
 func (b *builder) closeConns() {
@@ -302,12 +308,56 @@ func (b *builder) loadUnit(ctx context.Context, c db.Conn, u unit, count *atomic
 		count.Add(w.rows % 1024)
 		return w.rows, app.Close()
 	case db.TextCopier:
-		r := &countingReader{r: NewReader(ctx, src, FormatCopy), count: count}
 		copySQL := "COPY " + u.t.String() + " (" + joinColumns(u.t) + ") FROM STDIN"
-		n, err := c.CopyText(ctx, copySQL, r)
-		return n, err
+		lt, _ := b.drv.(lockTimeouter)
+		for attempt := 1; ; attempt++ {
+			r := &countingReader{r: NewReader(ctx, src, FormatCopy), count: count}
+			n, err := c.CopyText(ctx, copySQL, r)
+			if err == nil {
+				return n, nil
+			}
+			wait, again := loadRetry(b.drv.Classify(err), lt != nil && lt.LockTimeout(err), attempt, ctx.Err() != nil)
+			if !again {
+				return n, err
+			}
+			// The failed statement was rolled back whole (a COPY, or a
+			// LOAD DATA in its own transaction): its rows go again.
+			count.Add(-r.rows)
+			b.retries.Add(1)
+			select {
+			case <-ctx.Done():
+				return 0, err
+			case <-time.After(wait):
+			}
+			if src, err = b.g.Source(u.t, u.part, u.parts); err != nil {
+				return 0, err
+			}
+		}
 	}
 	return 0, fmt.Errorf("the %s driver has no bulk load path", b.kind)
+}
+
+// lockTimeouter tells a lock wait timeout (MariaDB/MySQL 1205, PostgreSQL
+// 55P03) from the other timeouts, which a build does not retry.
+type lockTimeouter interface{ LockTimeout(err error) bool }
+
+// maxLoadAttempts bounds how often one table part is loaded.
+const maxLoadAttempts = 5
+
+// loadRetry decides whether a table part whose bulk load failed (attempt
+// 1 the first) is loaded again, and after how long. Parallel loaders into
+// one InnoDB table can deadlock (1213) or time out on each other's locks
+// (1205) now and then: that is no reason to fail a build, and the failed
+// statement left nothing behind. Anything else — and a load cut off by
+// the build's own cancellation — fails the build. The wait doubles from
+// 100 ms, jittered by up to half so that the two sides of a deadlock do
+// not meet again, and stays under 5 s.
+func loadRetry(cls db.ErrorClass, lockTimeout bool, attempt int, cancelled bool) (time.Duration, bool) {
+	if cancelled || attempt >= maxLoadAttempts || !(cls.Retryable() || lockTimeout) {
+		return 0, false
+	}
+	base := min(100*time.Millisecond<<(attempt-1), 5*time.Second)
+	return base + rand.N(base/2), true
 }
 
 func joinColumns(t Table) string { return strings.Join(t.Columns(), ", ") }
@@ -317,11 +367,14 @@ func joinColumns(t Table) string { return strings.Join(t.Columns(), ", ") }
 type countingReader struct {
 	r     io.Reader
 	count *atomic.Int64
+	rows  int64 // counted by this reader (taken back when its load is retried)
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.count.Add(int64(bytes.Count(p[:n], []byte{'\n'})))
+	rows := int64(bytes.Count(p[:n], []byte{'\n'}))
+	c.rows += rows
+	c.count.Add(rows)
 	return n, err
 }
 

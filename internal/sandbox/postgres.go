@@ -132,11 +132,24 @@ func start(ctx context.Context, dir string, opts Options) (*Postgres, error) {
 	p := &Postgres{dir: dir}
 	version := p.clusterVersion()
 	if p.binDir = opts.BinDir; p.binDir == "" {
-		if p.binDir, err = findBinaries("", version); err != nil {
+		// The server that ran the cluster last, when it is still there
+		// (one fetched into a cache, typically, which no search finds).
+		if prev := p.previousBinDir(); version != "" && prev != "" && hasBinaries(prev) {
+			p.binDir = prev
+		} else if p.binDir, err = findBinaries("", version); err != nil {
 			return nil, err
 		}
 	} else if p.binDir, err = FindBinaries(p.binDir); err != nil {
 		return nil, err // (made absolute: the state file keeps it for later stops)
+	}
+	if version != "" {
+		// A chosen server of another major version would fail to start
+		// with "database files are incompatible with server", deep in the
+		// log: say so first.
+		if bin, err := binariesMajor(ctx, p.binDir); err == nil && bin != version {
+			return nil, fmt.Errorf("the cluster in %s is PostgreSQL %s's, and the server in %s is PostgreSQL %s: use another sandbox directory for it",
+				p.DataDir(), version, p.binDir, bin)
+		}
 	}
 	// Checked before creating anything, so that a refused directory leaves no
 	// trace.
@@ -351,6 +364,47 @@ func (p *Postgres) StopOnExit(removeDir bool) (stopNow func() error, err error) 
 		}
 		return nil
 	}, nil
+}
+
+// previousBinDir is the binaries directory the state file records, "" if
+// none.
+func (p *Postgres) previousBinDir() string {
+	b, err := os.ReadFile(filepath.Join(p.dir, stateName))
+	if err != nil {
+		return ""
+	}
+	var st state
+	if json.Unmarshal(b, &st) != nil {
+		return ""
+	}
+	return st.BinDir
+}
+
+// binariesMajor is the major version of the server in binDir, as
+// PG_VERSION writes it ("9.6" before PostgreSQL 10, else "17").
+func binariesMajor(ctx context.Context, binDir string) (string, error) {
+	out, err := exec.CommandContext(ctx, filepath.Join(binDir, "postgres"), "--version").Output()
+	if err != nil {
+		return "", err
+	}
+	// "postgres (PostgreSQL) 17.11", "postgres (PostgreSQL) 18beta1", "… 9.6.24"
+	fields := strings.Fields(string(out))
+	if len(fields) == 0 {
+		return "", fmt.Errorf("postgres --version: %q", out)
+	}
+	v := fields[len(fields)-1]
+	if i := slices.Index(fields, "(PostgreSQL)"); i >= 0 && i+1 < len(fields) {
+		v = fields[i+1] // not a packager's suffix: "(Debian 15.14-0+deb12u1)"
+	}
+	end := strings.IndexFunc(v, func(r rune) bool { return r != '.' && (r < '0' || r > '9') })
+	if end >= 0 {
+		v = v[:end]
+	}
+	parts := strings.Split(v, ".")
+	if n, _ := strconv.Atoi(parts[0]); n < 10 && len(parts) > 1 {
+		return parts[0] + "." + parts[1], nil
+	}
+	return parts[0], nil
 }
 
 // clusterVersion is the major version of the cluster in DataDir, "" if there

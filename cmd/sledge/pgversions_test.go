@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/testdb"
+)
+
+// TestPostgresVersions is the version matrix: the system's PostgreSQL and
+// the fetched 16, 17 and 18 (testdb.PostgresVersion), each through the
+// real path — build, a run in each mode, check, drop — and an observed run
+// whose version-specific statistics must move. A short smoke per version:
+// the servers start and run at the same time.
+func TestPostgresVersions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		major int // 0: the system's server (testdb.Postgres)
+		// The statistics that must show a non-zero delta over the observed
+		// run, as source/name (pg_stat_io's names are backend type.column).
+		deltas []string
+	}{
+		{"system", 0, []string{"pg_stat_database/xact_commit", "pg_stat_wal/wal_records"}},
+		{"16", 16, []string{"pg_stat_database/xact_commit", "pg_stat_wal/wal_records",
+			"pg_stat_bgwriter/checkpoints_req", "pg_stat_io/checkpointer.writes"}},
+		{"17", 17, []string{"pg_stat_database/xact_commit", "pg_stat_wal/wal_write",
+			"pg_stat_checkpointer/num_requested", "pg_stat_checkpointer/buffers_written", "pg_stat_io/checkpointer.writes"}},
+		{"18", 18, []string{"pg_stat_database/xact_commit", "pg_stat_wal/wal_records",
+			"pg_stat_checkpointer/num_requested", "pg_stat_checkpointer/buffers_written", "pg_stat_io/checkpointer.writes"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			began := time.Now()
+			var url string
+			if tt.major == 0 {
+				url = testdb.Postgres(t)
+			} else {
+				url = testdb.PostgresVersion(t, tt.major)
+			}
+			started := time.Now()
+			e := newEnv(t)
+			e.ok("build", "--db", url, "--warehouses", "1", "--workers", "1")
+			version := fmt.Sprint(e.latest(jobs.KindBuild)["db_version"])
+			if want := fmt.Sprintf("PostgreSQL %d.", tt.major); tt.major != 0 && !strings.HasPrefix(version, want) {
+				t.Fatalf("the build's db_version is %q, want %s…", version, want)
+			}
+			run := func(mode, metrics string) (id, out string) {
+				t.Helper()
+				out = e.ok("run", "--db", url, "--vu", "2", "--rampup", "1s", "--duration", "3s",
+					"--mode", mode, "--interval", "1s", "--metrics", metrics)
+				if !strings.Contains(out, "mode "+mode) {
+					t.Errorf("%s run output:\n%s", mode, out)
+				}
+				id = jobID(e.latest(jobs.KindRun))
+				e.requireRunResult(id, 2)
+				return id, out
+			}
+			run("procs", "off")
+			// The observed run: checkpoints asked for all along, so that the
+			// checkpointer's statistics move within a short run.
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- checkpointUntil(ctx, url) }()
+			id, out := run("sql", "on")
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			// The summary reads the checkpointer's counters wherever this
+			// version keeps them.
+			if m := checkpointsBegun.FindStringSubmatch(out); m == nil || m[1] == "0" {
+				t.Errorf("the observed run's summary counts no checkpoint begun: %q\n%s", m, out)
+			}
+			sums := observedDeltas(t, e, id)
+			for _, want := range tt.deltas {
+				if sums[want] <= 0 {
+					t.Errorf("%s: delta %v over the observed run, want > 0; the deltas: %v", want, sums[want], sums)
+				}
+			}
+			if out := e.ok("check", "--db", url); !strings.Contains(out, "all conditions hold") {
+				t.Fatalf("check after the runs:\n%s", out)
+			}
+			e.ok("drop", "--db", url, "--yes")
+			if _, err := e.run("check", "--db", url); err == nil {
+				t.Fatal("check after drop succeeded")
+			}
+			t.Logf("%s: server ready in %.1fs, build → runs → check → drop in %.1fs",
+				version, started.Sub(began).Seconds(), time.Since(started).Seconds())
+		})
+	}
+}
+
+// checkpointsBegun is the count in a run summary's statistics line.
+var checkpointsBegun = regexp.MustCompile(`(\d+) checkpoints? begun`)
+
+// checkpointUntil asks for a checkpoint on url's server every half second
+// until ctx ends (the error is only of a failed CHECKPOINT).
+func checkpointUntil(ctx context.Context, url string) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil && ctx.Err() == nil {
+			return fmt.Errorf("CHECKPOINT: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// observedDeltas sums the delta counters the database's observer recorded
+// for run id over its intervals, by source/name.
+func observedDeltas(t *testing.T, e *testEnv, id string) map[string]float64 {
+	t.Helper()
+	var observers []struct {
+		Server    string `json:"server"`
+		Intervals []struct {
+			Counters []struct {
+				Source string  `json:"source"`
+				Name   string  `json:"name"`
+				Kind   string  `json:"kind"`
+				Value  float64 `json:"value"`
+			} `json:"counters"`
+		} `json:"intervals"`
+	}
+	if err := json.Unmarshal([]byte(e.ok("jobs", "show", id, "metrics", "--format", "json")), &observers); err != nil {
+		t.Fatal(err)
+	}
+	sums := map[string]float64{}
+	for _, o := range observers {
+		if !strings.HasPrefix(o.Server, "PostgreSQL") {
+			continue // the host's
+		}
+		for _, iv := range o.Intervals {
+			for _, c := range iv.Counters {
+				if c.Kind == "delta" {
+					sums[c.Source+"/"+c.Name] += c.Value
+				}
+			}
+		}
+	}
+	if len(sums) == 0 {
+		t.Fatalf("run %s: no PostgreSQL observer's deltas", id)
+	}
+	return sums
+}

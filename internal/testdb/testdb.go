@@ -60,6 +60,10 @@ var (
 	mariaStopNow func() error
 	mariaDir     string
 	mariaErr     error
+
+	// The servers of fetched MariaDB versions (MariaDBVersion).
+	mariaVersionsMu sync.Mutex
+	mariaVersions   = map[string]*mariaVersionServer{}
 )
 
 // Main runs the tests, then stops and removes the cluster if one was
@@ -282,7 +286,11 @@ func startMariaDB(t testing.TB) *sandbox.MariaDB {
 		// Without Main nothing would stop the server after the tests.
 		t.Fatal("testdb: call testdb.Main(m) from the package's TestMain to use testdb.MariaDB")
 	}
-	mariaOnce.Do(func() { maria, mariaErr = startMariaDBServer(t) })
+	mariaOnce.Do(func() {
+		if _, mariaErr = sandbox.EnsureMariaDB(context.Background(), MariaDBBin(), t.Logf); mariaErr == nil {
+			maria, mariaDir, mariaStopNow, mariaErr = startMariaDBServer(MariaDBBin(), "")
+		}
+	})
 	if errors.Is(mariaErr, sandbox.ErrNotInstalled) {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("testdb: $CI is set, so MariaDB integration tests must run, but: %v", mariaErr)
@@ -295,38 +303,95 @@ func startMariaDB(t testing.TB) *sandbox.MariaDB {
 	return maria
 }
 
-func startMariaDBServer(t testing.TB) (*sandbox.MariaDB, error) {
-	if _, err := sandbox.EnsureMariaDB(context.Background(), MariaDBBin(), t.Logf); err != nil {
-		return nil, err
+// mariaVersionServer is the binary's server of one fetched MariaDB version.
+type mariaVersionServer struct {
+	once sync.Once
+	m    *sandbox.MariaDB
+	dir  string
+	stop func() error
+	err  error
+}
+
+// MariaDBVersion creates a new, empty database for this test on the
+// binary's server of MariaDB version series version (one of
+// sandbox.MariaDBVersions, e.g. "11.4"), and returns its URL; the database
+// is dropped when the test ends. The server is fetched into Sledge's cache
+// directory (CacheDir) on first use, as PostgresVersion's are; it starts
+// when a test first asks for it, and Main stops it after the tests. When it
+// cannot be fetched (no network) the test is skipped with the reason, unless
+// $CI is set: there it fails.
+func MariaDBVersion(t testing.TB, version string) string {
+	t.Helper()
+	if !mainCalled.Load() {
+		t.Fatal("testdb: call testdb.Main(m) from the package's TestMain to use testdb.MariaDBVersion")
 	}
+	mariaVersionsMu.Lock()
+	v := mariaVersions[version]
+	if v == nil {
+		v = &mariaVersionServer{}
+		mariaVersions[version] = v
+	}
+	mariaVersionsMu.Unlock()
+	v.once.Do(func() { v.m, v.dir, v.stop, v.err = startMariaDBVersion(version) })
+	if errors.Is(v.err, sandbox.ErrFetch) {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("testdb: $CI is set, so the MariaDB %s tests must run, but: %v", version, v.err)
+		}
+		t.Skipf("testdb: skipping the MariaDB %s test: %v", version, v.err)
+	}
+	if v.err != nil {
+		t.Fatalf("testdb: MariaDB %s: %v", version, v.err)
+	}
+	return ownDatabase(t, v.m, time.Minute, v.m.CreateDatabase)
+}
+
+func startMariaDBVersion(version string) (*sandbox.MariaDB, string, func() error, error) {
+	cache, err := CacheDir()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	bin, err := sandbox.FetchMariaDB(ctx, cache, version)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return startMariaDBServer(bin, version+"-")
+}
+
+// startMariaDBServer starts a MariaDB server of the binaries in binDir
+// ("" to search) in a new directory named with label, and returns it and
+// the directory (also on failure, for shutdown to remove) and its exit
+// watchdog's stopNow.
+func startMariaDBServer(binDir, label string) (*sandbox.MariaDB, string, func() error, error) {
 	// Not t.TempDir, which is removed by the first test's cleanup, and
 	// private (0700), closed to the mysql user that runs the server when the
 	// tests run as root.
-	dir, err := os.MkdirTemp("", "sledge-testdb-mariadb-")
+	dir, err := os.MkdirTemp("", "sledge-testdb-mariadb-"+label)
 	if err != nil {
-		return nil, fmt.Errorf("create the test server's directory: %w", err)
+		return nil, "", nil, fmt.Errorf("create the test server's directory: %w", err)
 	}
-	mariaDir = dir
 	if err := os.Chmod(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create the test server's directory: %w", err)
+		return nil, dir, nil, fmt.Errorf("create the test server's directory: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	m, err := sandbox.StartMariaDB(ctx, dir, sandbox.Options{
-		BinDir: MariaDBBin(),
+		BinDir: binDir,
 		// Many test binaries may each run a server at once.
 		Settings: map[string]string{"innodb-buffer-pool-size": "128M"},
 	})
 	if err != nil {
-		return nil, err
+		return nil, dir, nil, err
 	}
 	// Should the test binary die without reaching the end of Main (a -timeout
 	// panic, a signal), the watchdog still stops the server and removes dir.
-	if mariaStopNow, err = m.StopOnExit(true); err != nil {
+	stopNow, err := m.StopOnExit(true)
+	if err != nil {
 		m.Stop(context.Background())
-		return nil, err
+		return nil, dir, nil, err
 	}
-	return m, nil
+	return m, dir, stopNow, nil
 }
 
 func shutdown() error {
@@ -365,6 +430,19 @@ func shutdown() error {
 	}
 	if mariaDir != "" {
 		errs = append(errs, os.RemoveAll(mariaDir))
+	}
+	for _, v := range mariaVersions {
+		if v.m != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			errs = append(errs, v.m.Stop(ctx))
+			cancel()
+		}
+		if v.stop != nil {
+			errs = append(errs, v.stop())
+		}
+		if v.dir != "" {
+			errs = append(errs, os.RemoveAll(v.dir))
+		}
 	}
 	return errors.Join(errs...)
 }

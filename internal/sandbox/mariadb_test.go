@@ -121,7 +121,7 @@ func TestMariaDBStartStopRestart(t *testing.T) {
 		"innodb_buffer_pool_size": strconv.Itoa(256 << 20), "innodb_log_file_size": strconv.Itoa(256 << 20),
 		"max_connections": "500", "local_infile": "1", "character_set_server": "utf8mb4",
 		"datadir": m.DataDir() + "/", "log_error": m.LogFile(), "pid_file": filepath.Join(dir, "mariadb.pid"),
-		"socket": filepath.Join(dir, "mariadb.sock"),
+		"socket": filepath.Join(dir, "mariadb.sock"), "have_ssl": "DISABLED",
 	} {
 		var got string
 		if err := db.QueryRowContext(ctx, "SELECT @@GLOBAL."+name).Scan(&got); err != nil {

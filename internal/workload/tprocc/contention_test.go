@@ -28,7 +28,7 @@ func contentionRun(t *testing.T, drv db.Driver, tg db.Target, mode Mode, vus, ma
 	}
 	defer r.Close(ctx)
 	out := &logOutput{t: t}
-	cfg := engine.Config{VUs: vus, Rampup: time.Second, Duration: 10 * time.Second, Interval: 2 * time.Second, MaxRetries: maxRetries}
+	cfg := engine.Config{VUs: vus, Rampup: time.Second, Duration: 10 * time.Second, Interval: 2 * time.Second, MaxRetries: maxRetries, StallAfter: runStallAfter}
 	release := windowSlot()
 	res, err := engine.Run(ctx, r, cfg, out)
 	release()

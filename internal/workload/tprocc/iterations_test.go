@@ -28,7 +28,7 @@ func runIterations(t *testing.T, drv db.Driver, tg db.Target, vus, n int) *metri
 	defer r.Close(ctx)
 	out := &logOutput{t: t}
 	began := time.Now()
-	res, err := engine.Run(ctx, r, engine.Config{VUs: vus, Iterations: n, Interval: 200 * time.Millisecond, MaxRetries: 5}, out)
+	res, err := engine.Run(ctx, r, engine.Config{VUs: vus, Iterations: n, Interval: 200 * time.Millisecond, MaxRetries: 5, StallAfter: runStallAfter}, out)
 	if err != nil {
 		t.Fatal(err)
 	}

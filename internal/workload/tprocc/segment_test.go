@@ -360,7 +360,7 @@ func TestSegmentRunSQLite(t *testing.T) {
 			t.Errorf("%q: settings segment %q run id %q", c.segment, kv["segment"], kv["run_id"])
 		}
 		out := &logOutput{t: t}
-		res, err := engine.Run(ctx, run, engine.Config{VUs: count, FirstVU: first, Iterations: 20, Interval: 200 * time.Millisecond, MaxRetries: 5,
+		res, err := engine.Run(ctx, run, engine.Config{VUs: count, FirstVU: first, Iterations: 20, Interval: 200 * time.Millisecond, MaxRetries: 5, StallAfter: runStallAfter,
 			Partial: !plan.Segment.IsWhole()}, out)
 		if err != nil {
 			t.Fatal(err)

@@ -83,7 +83,8 @@ type BuildReport struct {
 	Tables     map[string]int64
 	Duration   time.Duration
 	Version    string // the database's product and version
-	// Note qualifies the build's time (what it includes), or is empty.
+	// Note qualifies the build's time (what it includes) and says what the
+	// build met on the way (table parts loaded again), or is empty.
 	Note string
 }
 

@@ -313,6 +313,10 @@ func (Driver) Classify(err error) db.ErrorClass {
 	return db.ClassOther
 }
 
+// A bulk load retries a part that waited too long on another loader's
+// locks (db.RetryLoad).
+var _ db.LockTimeouter = Driver{}
+
 // LockTimeout reports a lock wait timeout (1205) or a NOWAIT lock refused
 // (3572): a wait on another session's lock, not a statement time limit.
 func (Driver) LockTimeout(err error) bool {

@@ -121,6 +121,10 @@ func (e *reportedConnectError) Unwrap() error { return e.err }
 // connect to does not exist (SQLSTATE 3D000).
 func (Driver) MissingDatabase(err error) bool { return db.SQLState(err) == "3D000" }
 
+// A bulk load retries a part that waited too long on another loader's
+// locks (db.RetryLoad).
+var _ db.LockTimeouter = Driver{}
+
 // LockTimeout reports lock_not_available (55P03: lock_timeout, NOWAIT): a
 // wait on another session's lock, not a statement time limit.
 func (Driver) LockTimeout(err error) bool { return db.SQLState(err) == "55P03" }

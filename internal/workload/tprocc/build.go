@@ -103,6 +103,10 @@ type BuildReport struct {
 	// Version is the server's product and version ("MariaDB 10.11.19"),
 	// when it could be read.
 	Version string
+	// LoadRetries is the number of units (a table for one warehouse, or
+	// ITEM) loaded again after a deadlock or lock wait timeout between the
+	// loaders.
+	LoadRetries int64
 }
 
 // Loaders.
@@ -341,6 +345,7 @@ func (b *builder) load(ctx context.Context, main db.Conn, rep *BuildReport) erro
 		err = loadSQLite(ctx, main, b.g, now, units, b.opts.Workers, ctr)
 	}
 	b.prog.watch(nil)
+	rep.LoadRetries = ctr.retries.Load()
 	if err != nil {
 		return err
 	}
@@ -496,7 +501,7 @@ func (b *builder) loadStreams(ctx context.Context, now string, units []unit, ctr
 			}
 			enc := NewCopyEncoder(now)
 			for u := range queue {
-				if _, err := copyUnit(ctx, c, b.g, enc, u, ctr); err != nil {
+				if _, err := copyUnit(ctx, b.drv, c, b.g, enc, u, ctr); err != nil {
 					return err
 				}
 			}

@@ -34,6 +34,9 @@ type loadCounters struct {
 	rows  [numTables]atomic.Int64
 	total atomic.Int64
 	last  atomic.Uint32 // the table most recently worked on, for progress
+	// retries counts the units loaded again after a transient conflict
+	// between the loaders (copyUnit).
+	retries atomic.Int64
 }
 
 func (c *loadCounters) add(t Table, n int64) {
@@ -101,15 +104,32 @@ func (r *copyReader) Read(p []byte) (int, error) {
 }
 
 // copyUnit loads one table scope with COPY. enc is the worker's encoder,
-// reused from unit to unit.
-func copyUnit(ctx context.Context, c db.TextCopier, g *Generator, enc *CopyEncoder, u unit, ctr *loadCounters) (int64, error) {
-	src, err := g.source(u.t, u.w)
-	if err != nil {
-		return 0, err
-	}
-	enc.Reset()
-	rd := &copyReader{ctx: ctx, src: src, enc: enc, t: u.t, ctr: ctr}
-	n, err := c.CopyText(ctx, copyStatement(u.t), rd)
+// reused from unit to unit. A unit whose load failed on a transient
+// conflict with another loader (a deadlock, a lock wait timeout:
+// db.RetryLoad) is loaded again from its first row: the failed statement
+// (a COPY, or a LOAD DATA in its own transaction) was rolled back whole,
+// and the unit's source makes the same rows again (its random streams
+// depend only on the seed, the table, the warehouse and the district; the
+// load timestamp is the encoder's). The rows the failed attempt counted
+// are taken back, and the retry is counted.
+func copyUnit(ctx context.Context, drv db.Driver, c db.TextCopier, g *Generator, enc *CopyEncoder, u unit, ctr *loadCounters) (int64, error) {
+	var (
+		n  int64
+		rd *copyReader
+	)
+	err := db.RetryLoad(ctx, drv, func() error {
+		src, err := g.source(u.t, u.w)
+		if err != nil {
+			return err
+		}
+		enc.Reset()
+		rd = &copyReader{ctx: ctx, src: src, enc: enc, t: u.t, ctr: ctr}
+		n, err = c.CopyText(ctx, copyStatement(u.t), rd)
+		return err
+	}, func() {
+		ctr.add(u.t, -rd.rows)
+		ctr.retries.Add(1)
+	})
 	if err != nil {
 		if ctx.Err() != nil {
 			err = ctx.Err()

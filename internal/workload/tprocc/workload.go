@@ -163,8 +163,12 @@ func (Workload) BuildPart(ctx context.Context, env workload.Env, s config.Plan, 
 		size = fmt.Sprintf("%s of %d (segment %s)", warehouseRange(o.LoadFirst, o.LoadCount), s.Warehouses, s.Segment)
 	}
 	rep, err := Build(ctx, env.Driver, env.Target, o)
+	note := ""
+	if rep.LoadRetries > 0 {
+		note = fmt.Sprintf("%d table part(s) loaded again after a deadlock or lock wait timeout between the loaders", rep.LoadRetries)
+	}
 	return workload.BuildReport{Size: size, Warehouses: rep.Warehouses,
-		Workers: rep.Workers, Rows: rep.Rows, Tables: rep.Tables, Duration: rep.Duration, Version: rep.Version}, err
+		Workers: rep.Workers, Rows: rep.Rows, Tables: rep.Tables, Duration: rep.Duration, Version: rep.Version, Note: note}, err
 }
 
 // warehouseRange names count warehouses from first: "warehouse 3",

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,7 +115,7 @@ type builder struct {
 	g       *Generator
 	prog    *progress
 	conns   []db.Conn
-	retries atomic.Int64 // table parts loaded again (loadRetry)
+	retries atomic.Int64 // table parts loaded again (db.RetryLoad)
 }
 
 func (b *builder) closeConns() {
@@ -280,12 +279,12 @@ func loadTotal(g *Generator, exact bool) int64 {
 
 // loadUnit streams one unit through the session's fastest path.
 func (b *builder) loadUnit(ctx context.Context, c db.Conn, u unit, count *atomic.Int64) (int64, error) {
-	src, err := b.g.Source(u.t, u.part, u.parts)
-	if err != nil {
-		return 0, err
-	}
 	switch c := c.(type) {
 	case db.BulkAppender:
+		src, err := b.g.Source(u.t, u.part, u.parts)
+		if err != nil {
+			return 0, err
+		}
 		app, err := c.Appender(ctx, u.t.String())
 		if err != nil {
 			return 0, err
@@ -309,55 +308,28 @@ func (b *builder) loadUnit(ctx context.Context, c db.Conn, u unit, count *atomic
 		return w.rows, app.Close()
 	case db.TextCopier:
 		copySQL := "COPY " + u.t.String() + " (" + joinColumns(u.t) + ") FROM STDIN"
-		lt, _ := b.drv.(lockTimeouter)
-		for attempt := 1; ; attempt++ {
-			r := &countingReader{r: NewReader(ctx, src, FormatCopy), count: count}
-			n, err := c.CopyText(ctx, copySQL, r)
-			if err == nil {
-				return n, nil
+		var (
+			n int64
+			r *countingReader
+		)
+		err := db.RetryLoad(ctx, b.drv, func() error {
+			// Every attempt from the part's first row: a failed statement
+			// (a COPY, or a LOAD DATA in its own transaction) was rolled
+			// back whole.
+			src, err := b.g.Source(u.t, u.part, u.parts)
+			if err != nil {
+				return err
 			}
-			wait, again := loadRetry(b.drv.Classify(err), lt != nil && lt.LockTimeout(err), attempt, ctx.Err() != nil)
-			if !again {
-				return n, err
-			}
-			// The failed statement was rolled back whole (a COPY, or a
-			// LOAD DATA in its own transaction): its rows go again.
+			r = &countingReader{r: NewReader(ctx, src, FormatCopy), count: count}
+			n, err = c.CopyText(ctx, copySQL, r)
+			return err
+		}, func() {
 			count.Add(-r.rows)
 			b.retries.Add(1)
-			select {
-			case <-ctx.Done():
-				return 0, err
-			case <-time.After(wait):
-			}
-			if src, err = b.g.Source(u.t, u.part, u.parts); err != nil {
-				return 0, err
-			}
-		}
+		})
+		return n, err
 	}
 	return 0, fmt.Errorf("the %s driver has no bulk load path", b.kind)
-}
-
-// lockTimeouter tells a lock wait timeout (MariaDB/MySQL 1205, PostgreSQL
-// 55P03) from the other timeouts, which a build does not retry.
-type lockTimeouter interface{ LockTimeout(err error) bool }
-
-// maxLoadAttempts bounds how often one table part is loaded.
-const maxLoadAttempts = 5
-
-// loadRetry decides whether a table part whose bulk load failed (attempt
-// 1 the first) is loaded again, and after how long. Parallel loaders into
-// one InnoDB table can deadlock (1213) or time out on each other's locks
-// (1205) now and then: that is no reason to fail a build, and the failed
-// statement left nothing behind. Anything else — and a load cut off by
-// the build's own cancellation — fails the build. The wait doubles from
-// 100 ms, jittered by up to half so that the two sides of a deadlock do
-// not meet again, and stays under 5 s.
-func loadRetry(cls db.ErrorClass, lockTimeout bool, attempt int, cancelled bool) (time.Duration, bool) {
-	if cancelled || attempt >= maxLoadAttempts || !(cls.Retryable() || lockTimeout) {
-		return 0, false
-	}
-	base := min(100*time.Millisecond<<(attempt-1), 5*time.Second)
-	return base + rand.N(base/2), true
 }
 
 func joinColumns(t Table) string { return strings.Join(t.Columns(), ", ") }

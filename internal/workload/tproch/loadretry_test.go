@@ -6,56 +6,12 @@ import (
 	"io"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/db/mysql"
 )
-
-func TestLoadRetry(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name        string
-		cls         db.ErrorClass
-		lockTimeout bool
-		attempt     int
-		cancelled   bool
-		again       bool
-	}{
-		{"deadlock", db.ClassDeadlock, false, 1, false, true},
-		{"serialization", db.ClassSerialization, false, 2, false, true},
-		{"lock wait timeout", db.ClassTimeout, true, 1, false, true},
-		{"statement timeout", db.ClassTimeout, false, 1, false, false},
-		{"constraint", db.ClassConstraint, false, 1, false, false},
-		{"connection lost", db.ClassConnection, false, 1, false, false},
-		{"other", db.ClassOther, false, 1, false, false},
-		{"the build cancelled", db.ClassDeadlock, false, 1, true, false},
-		{"last attempt", db.ClassDeadlock, false, maxLoadAttempts, false, false},
-		{"one before the last", db.ClassDeadlock, false, maxLoadAttempts - 1, false, true},
-	}
-	for _, c := range cases {
-		wait, again := loadRetry(c.cls, c.lockTimeout, c.attempt, c.cancelled)
-		if again != c.again {
-			t.Errorf("%s: again %v, want %v", c.name, again, c.again)
-		}
-		if !again && wait != 0 {
-			t.Errorf("%s: no retry but a wait of %s", c.name, wait)
-		}
-	}
-	// The wait grows with the attempts, jittered within half of its base,
-	// and is bounded.
-	prev := time.Duration(0)
-	for a := 1; a < maxLoadAttempts; a++ {
-		base := min(100*time.Millisecond<<(a-1), 5*time.Second)
-		wait, _ := loadRetry(db.ClassDeadlock, false, a, false)
-		if wait < base || wait >= base+base/2 || wait < prev {
-			t.Errorf("attempt %d: wait %s, want in [%s, %s) and not below %s", a, wait, base, base+base/2, prev)
-		}
-		prev = base
-	}
-}
 
 // flakyCopier is a loading session whose first loads fail with the given
 // server errors after reading their whole input, as a LOAD DATA that the

@@ -27,24 +27,24 @@ func buildPostgres(t *testing.T, svc *Service, warehouses int) string {
 	return url
 }
 
-// TestPacedTerminalsOverPoolPostgres: 200 paced terminals (10 per warehouse
-// on 20 warehouses, the default) over 10 connections, with the keying and
+// TestPacedTerminalsOverPoolPostgres: 100 paced terminals (10 per warehouse
+// on 10 warehouses, the default) over 5 connections, with the keying and
 // think times scaled down. The run reaches the paced ceiling's efficiency,
 // its New-Orders agree with the database's, every terminal is homed on a
 // district of its own, and the schedule is kept.
 func TestPacedTerminalsOverPoolPostgres(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds 20 warehouses on PostgreSQL")
+		t.Skip("builds 10 warehouses on PostgreSQL")
 	}
 	t.Parallel()
 	svc, repo := newService(t)
-	url := buildPostgres(t, svc, 20)
+	url := buildPostgres(t, svc, 10)
 	// The schedule kept and the efficiency reached are the machine's; the
 	// package's other tests, saturating its CPUs with unpaced runs, would
 	// make them theirs.
 	alone(t)
 	run := config.New(config.KindRun)
-	run.DB, run.Connections, run.Pacing, run.PacingScale = url, 10, "spec", 0.05
+	run.DB, run.Connections, run.Pacing, run.PacingScale = url, 5, "spec", 0.05
 	// A terminal's cycle is about 1.5 s scaled: the ramp-up lets every
 	// terminal key its first transaction before the window.
 	run.Rampup, run.Duration, run.Interval = config.Duration(4*time.Second), config.Duration(20*time.Second), config.Duration(2*time.Second)
@@ -54,14 +54,14 @@ func TestPacedTerminalsOverPoolPostgres(t *testing.T) {
 		t.Fatalf("run: %+v %v\n%s", o, err, out.String())
 	}
 	res := o.Run
-	if res.Load == nil || res.Load.Model != metrics.LoadTerminals || res.Load.Terminals != 200 || res.Load.Connections != 10 {
-		t.Fatalf("load %+v, want 200 terminals over 10 connections", res.Load)
+	if res.Load == nil || res.Load.Model != metrics.LoadTerminals || res.Load.Terminals != 100 || res.Load.Connections != 5 {
+		t.Fatalf("load %+v, want 100 terminals over 5 connections", res.Load)
 	}
 	// The ceiling: 12.86 NOPM per warehouse, ÷ 0.05 for the scaled times.
-	// The deck gives 12.605 (98 %); a 20 s window of 200 terminals holds
-	// about 1,700 New-Orders, whose count varies by a few percent.
+	// The deck gives 12.605 (98 %); a 20 s window of 100 terminals holds
+	// about 850 New-Orders, whose count varies by a few percent.
 	eff := res.NOPM / res.PacedCeiling
-	if math.Abs(res.PacedCeiling-12.86*20/0.05) > 0.01 || eff < 0.85 || eff > 1.06 {
+	if math.Abs(res.PacedCeiling-12.86*10/0.05) > 0.01 || eff < 0.85 || eff > 1.06 {
 		t.Errorf("efficiency %.1f%% (NOPM %.0f, ceiling %.0f), want 85–106%%\n%s", 100*eff, res.NOPM, res.PacedCeiling, out.String())
 	}
 	if !res.HasDBCheck || !res.DBCheckAgree {
@@ -71,19 +71,19 @@ func TestPacedTerminalsOverPoolPostgres(t *testing.T) {
 	// A queue (too few sessions) grows the lag by seconds over the window;
 	// a busy machine stalls a session for a tenth of a second now and then.
 	if res.Load.LagP99 > 500*time.Millisecond {
-		t.Errorf("lag p99 %s: ten sessions should serve 200 paced terminals without a queue", res.Load.LagP99)
+		t.Errorf("lag p99 %s: five sessions should serve 100 paced terminals without a queue", res.Load.LagP99)
 	}
-	for _, want := range []string{"200 terminals over 10 connections", "schedule lag", "efficiency"} {
+	for _, want := range []string{"100 terminals over 5 connections", "schedule lag", "efficiency"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("console lacks %q:\n%s", want, out.String())
 		}
 	}
 	stored, err := repo.RunResult(context.Background(), o.ID)
-	if err != nil || stored.Load == nil || stored.Load.Terminals != 200 || stored.Load.LagP99 != res.Load.LagP99 {
+	if err != nil || stored.Load == nil || stored.Load.Terminals != 100 || stored.Load.LagP99 != res.Load.LagP99 {
 		t.Fatalf("stored load %+v, %v", stored.Load, err)
 	}
 	settings, err := repo.Config(context.Background(), o.ID)
-	if err != nil || settings["load_model"] != "terminals" || settings["terminals"] != "200" || settings["connections"] != "10" {
+	if err != nil || settings["load_model"] != "terminals" || settings["terminals"] != "100" || settings["connections"] != "5" {
 		t.Errorf("settings %v, %v", settings, err)
 	}
 	for _, a := range res.Audit {

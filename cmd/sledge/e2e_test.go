@@ -127,7 +127,7 @@ func TestEndToEndMariaDB(t *testing.T) {
 // the CLI, and reads the jobs back from the repository.
 func endToEndServer(e *testEnv, url, product string) {
 	t := e.t
-	e.ok("build", "--db", url, "--warehouses", "2", "--workers", "2")
+	e.ok("build", "--db", url, "--warehouses", "1", "--workers", "2")
 	if b := e.latest(jobs.KindBuild); !strings.HasPrefix(fmt.Sprint(b["db_version"]), product) {
 		t.Errorf("build job's db_version %v, want %s…", b["db_version"], product)
 	}

@@ -266,32 +266,17 @@ func newJobsRecoverCmd(gs *globalState) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, w := cmd.Context(), cmd.OutOrStdout()
-			dir := gs.spoolDir()
-			if dir == "" {
+			if gs.spoolDir() == "" {
 				_, err := gs.configEnv().DataDir()
 				return fmt.Errorf("no data directory, so no spool files: %w", err)
 			}
-			path, err := gs.configEnv().RepoPath(gs.flags.repo)
+			p, err := gs.repoPlace()
 			if err != nil {
 				return err
 			}
-			// Opened without openExistingRepo's own hand-in: this command
-			// reports it.
-			repo, err := jobs.OpenExisting(ctx, path)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			rec, err := app.Recover(ctx, repo, gs.repoName(repo), dir)
-			if len(rec.Files) == 0 && len(rec.Merged) == 0 && err == nil {
-				fmt.Fprintf(w, "nothing to hand in: no spool files of %s in %s\n", repo.Path(), dir)
-				return nil
-			}
-			rec.Report(w, err)
-			for _, f := range rec.Files {
-				if f.Err != nil {
-					return exitError{code: exitNotStored}
-				}
+			failed, err := app.HandIn(ctx, p, w)
+			if failed {
+				return exitError{code: exitNotStored}
 			}
 			return err
 		},

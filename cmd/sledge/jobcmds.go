@@ -178,16 +178,8 @@ func bindRunFlags(fl *pflag.FlagSet, s *config.Spec) *runSpecFlags {
 func (f *runSpecFlags) parse() error {
 	s := f.s
 	s.Confirm = false
-	if f.rate() == "" {
-		return nil
-	}
-	total, byType, err := config.ParseRate(f.rate())
-	if err != nil {
+	if err := s.SetRate(f.rate()); err != nil {
 		return fmt.Errorf("--rate: %w", err)
-	}
-	s.Rate, s.RateByType = total, ""
-	if byType != nil {
-		s.RateByType = config.FormatRateByType(byType)
 	}
 	return nil
 }

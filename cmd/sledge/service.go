@@ -94,29 +94,20 @@ func flagErrors(err error) error {
 	if fields == nil {
 		return err
 	}
-	msgs := make([]string, len(fields))
-	for i, f := range fields {
-		msgs[i] = f.Msg
-		if f.Field != "" {
-			// The flag of a spec field is its name with "-" for "_", but
-			// for the confirmation, which --yes gives, and the rates per
-			// type, which --rate takes.
-			name := strings.ReplaceAll(f.Field, "_", "-")
-			switch f.Field {
-			case "confirm":
-				name = "yes"
-			case "rate_by_type":
-				name = "rate"
-			}
-			flag := "--" + name
-			if rest, ok := strings.CutPrefix(f.Msg, f.Field); ok {
-				msgs[i] = flag + rest
-			} else {
-				msgs[i] = flag + ": " + f.Msg
-			}
-		}
+	return errors.New(fields.Worded(flagName))
+}
+
+// flagName is the flag of a spec field: its name with "-" for "_", but for
+// the confirmation, which --yes gives, and the rates per type, which --rate
+// takes.
+func flagName(field string) string {
+	switch field {
+	case "confirm":
+		return "--yes"
+	case "rate_by_type":
+		return "--rate"
 	}
-	return errors.New(strings.Join(msgs, "\n"))
+	return "--" + strings.ReplaceAll(field, "_", "-")
 }
 
 // schemaAdvice says which command deals with what a job found about its

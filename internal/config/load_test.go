@@ -126,10 +126,10 @@ func TestDurationJSONOverflow(t *testing.T) {
 func TestSetRate(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		text     string
-		rate     float64
-		byType   string
-		wantErr  bool
+		text      string
+		rate      float64
+		byType    string
+		wantErr   bool
 		unchanged bool // the spec keeps its rate
 	}{
 		{text: "", rate: 7, unchanged: true},

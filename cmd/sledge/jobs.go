@@ -101,10 +101,7 @@ func runJobsList(cmd *cobra.Command, gs *globalState, f *listFlags) error {
 		if err != nil {
 			return err
 		}
-		if f.format == formatJSON {
-			return report.WriteJSON(w, list)
-		}
-		return report.JobsJSONTable(w, list)
+		return report.RemoteJobList(w, list, f.format == formatJSON)
 	}
 	err := readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
 		list, err := repo.List(ctx, filter)

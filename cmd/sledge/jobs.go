@@ -14,7 +14,6 @@ import (
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/jobs"
-	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/report"
 )
 
@@ -242,7 +241,12 @@ func newJobsDeleteCmd(gs *globalState) *cobra.Command {
 			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
 				var errs []error
 				for _, id := range ids {
-					if err := deleteJob(ctx, repo, id, force); err != nil {
+					err := repo.DeleteStopped(ctx, id, force)
+					var running *jobs.RunningError
+					if errors.As(err, &running) {
+						err = fmt.Errorf("%w; use --force to delete it anyway", err)
+					}
+					if err != nil {
 						errs = append(errs, err)
 						continue
 					}
@@ -278,15 +282,4 @@ func newJobsRecoverCmd(gs *globalState) *cobra.Command {
 			return err
 		},
 	})
-}
-
-func deleteJob(ctx context.Context, repo *jobs.Repo, id int64, force bool) error {
-	j, err := repo.Get(ctx, id) // also turns a dead process's job into abandoned
-	if err != nil {
-		return err
-	}
-	if j.Status == metrics.StatusRunning && !force {
-		return fmt.Errorf("job %d is still running (pid %d on %s); use --force to delete it anyway", id, j.PID, j.Host)
-	}
-	return repo.Delete(ctx, id)
 }

@@ -215,12 +215,8 @@ func runSeriesCmd(cmd *cobra.Command, gs *globalState, s config.Spec, n int) err
 		if err != nil && len(outs) == 0 {
 			return flagErrors(err)
 		}
-		var trials []report.SeriesTrial
-		for _, o := range outs {
-			trials = append(trials, report.SeriesTrial{JobID: o.ID, Run: o.Run})
-		}
 		fmt.Fprintln(w)
-		if err := report.Series(w, trials); err != nil {
+		if err := report.Series(w, app.Trials(outs)); err != nil {
 			return err
 		}
 		return groupEnd(cmd, "series", "trial", outs, n, err)

@@ -215,8 +215,9 @@ func newJobsHlogCmd(gs *globalState) *cobra.Command {
 					return err
 				}
 				err = report.IntervalLog(ctx, cmd.OutOrStdout(), repo, j, tx)
-				if err != nil && strings.HasPrefix(err.Error(), "transaction type ") {
-					return fmt.Errorf("--tx %s", strings.TrimPrefix(err.Error(), "transaction type "))
+				var unknown *report.UnknownTxError
+				if errors.As(err, &unknown) {
+					return fmt.Errorf("--tx %s: %s", unknown.Tx, unknown.Why())
 				}
 				return err
 			})

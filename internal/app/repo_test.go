@@ -48,6 +48,21 @@ func spoolEndedJob(ctx context.Context, t *testing.T, repo *jobs.Repo, repoName,
 	return id
 }
 
+// makeRepo creates the repository at path and, with spool, a job of it
+// that a spool file in spoolDir ends (spoolEndedJob), whose id it returns.
+func makeRepo(ctx context.Context, t *testing.T, path, spoolDir string, spool bool) int64 {
+	t.Helper()
+	repo, err := jobs.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	if !spool {
+		return 0
+	}
+	return spoolEndedJob(ctx, t, repo, path, spoolDir)
+}
+
 // TestOpenRepo: OpenRepo creates a repository only when not asked for an
 // existing one, and hands in the spool files kept for it (named by its
 // path), saying so; a process without a spool directory hands in nothing.
@@ -74,14 +89,7 @@ func TestOpenRepo(t *testing.T) {
 			path := filepath.Join(dir, "jobs.db")
 			var id int64
 			if tc.create {
-				repo, err := jobs.Open(ctx, path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if tc.spool {
-					id = spoolEndedJob(ctx, t, repo, path, SpoolDir(dir))
-				}
-				repo.Close()
+				id = makeRepo(ctx, t, path, SpoolDir(dir), tc.spool)
 			}
 			p := RepoPlace{Path: path, WorkDir: "/elsewhere"}
 			if tc.spool {
@@ -137,14 +145,7 @@ func TestHandIn(t *testing.T) {
 			path := filepath.Join(dir, "jobs.db")
 			sd := SpoolDir(dir)
 			if tc.create {
-				repo, err := jobs.Open(ctx, path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if tc.spool {
-					spoolEndedJob(ctx, t, repo, path, sd)
-				}
-				repo.Close()
+				makeRepo(ctx, t, path, sd, tc.spool)
 			}
 			if tc.corrupt {
 				if err := os.MkdirAll(sd, 0o755); err != nil {

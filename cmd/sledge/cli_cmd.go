@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"os/exec"
 
 	"github.com/spf13/cobra"
@@ -46,12 +43,12 @@ func newCLICmd(gs *globalState) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var st script.State
-			if err := json.NewDecoder(cmd.InOrStdin()).Decode(&st); err != nil {
-				return fmt.Errorf("cli do: state on stdin: %w", err)
+			st, err := script.ReadState(cmd.InOrStdin())
+			if err != nil {
+				return err
 			}
 			return withService(cmd.Context(), gs, func(svc *app.Service) error {
-				return script.Do(cmd.Context(), cmd.OutOrStdout(), svc, gs.scriptEnv(), args[0], &st)
+				return script.Do(cmd.Context(), cmd.OutOrStdout(), svc, gs.scriptEnv(), args[0], st)
 			})
 		},
 	}
@@ -61,9 +58,9 @@ func newCLICmd(gs *globalState) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			spec, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), 1<<20))
+			spec, err := script.ReadSpec(cmd.InOrStdin())
 			if err != nil {
-				return fmt.Errorf("cli job: spec on stdin: %w", err)
+				return err
 			}
 			return withService(cmd.Context(), gs, func(svc *app.Service) error {
 				return script.Job(cmd.Context(), cmd.OutOrStdout(), svc, spec)
@@ -86,16 +83,7 @@ func newCLIKeysCmd() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if tcl {
-				_, err := io.WriteString(cmd.OutOrStdout(), script.TclKeys())
-				return err
-			}
-			b, err := script.KeysJSON()
-			if err != nil {
-				return err
-			}
-			_, err = cmd.OutOrStdout().Write(b)
-			return err
+			return script.WriteKeys(cmd.OutOrStdout(), tcl)
 		},
 	}
 	cmd.Flags().BoolVar(&tcl, "tcl", false, "print the table as Tcl source")

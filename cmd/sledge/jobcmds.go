@@ -178,16 +178,8 @@ func bindRunFlags(fl *pflag.FlagSet, s *config.Spec) *runSpecFlags {
 func (f *runSpecFlags) parse() error {
 	s := f.s
 	s.Confirm = false
-	if f.rate() == "" {
-		return nil
-	}
-	total, byType, err := config.ParseRate(f.rate())
-	if err != nil {
+	if err := s.SetRate(f.rate()); err != nil {
 		return fmt.Errorf("--rate: %w", err)
-	}
-	s.Rate, s.RateByType = total, ""
-	if byType != nil {
-		s.RateByType = config.FormatRateByType(byType)
 	}
 	return nil
 }
@@ -371,12 +363,8 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, progressJSON 
 // remoteJob runs a spec on a server and follows it to its end.
 func remoteJob(ctx context.Context, w io.Writer, c *server.Client, s config.Spec, opts server.RunOptions) error {
 	status, err := c.RunJob(ctx, w, s, opts)
-	var refused *server.APIError
-	if errors.As(err, &refused) && refused.Field != "" {
-		// The server names the spec's field: word it as our flag.
-		return flagErrors(config.FieldErrors{{Field: refused.Field, Msg: refused.Message}})
-	}
 	if err != nil {
+		// A field the server names (server.APIError) is worded as our flag.
 		return flagErrors(err)
 	}
 	switch status {

@@ -14,7 +14,6 @@ import (
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/jobs"
-	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/report"
 )
 
@@ -101,10 +100,7 @@ func runJobsList(cmd *cobra.Command, gs *globalState, f *listFlags) error {
 		if err != nil {
 			return err
 		}
-		if f.format == formatJSON {
-			return report.WriteJSON(w, list)
-		}
-		return report.JobsJSONTable(w, list)
+		return report.RemoteJobList(w, list, f.format == formatJSON)
 	}
 	err := readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
 		list, err := repo.List(ctx, filter)
@@ -219,8 +215,9 @@ func newJobsHlogCmd(gs *globalState) *cobra.Command {
 					return err
 				}
 				err = report.IntervalLog(ctx, cmd.OutOrStdout(), repo, j, tx)
-				if err != nil && strings.HasPrefix(err.Error(), "transaction type ") {
-					return fmt.Errorf("--tx %s", strings.TrimPrefix(err.Error(), "transaction type "))
+				var unknown *report.UnknownTxError
+				if errors.As(err, &unknown) {
+					return fmt.Errorf("--tx %s: %s", unknown.Tx, unknown.Why())
 				}
 				return err
 			})
@@ -245,7 +242,12 @@ func newJobsDeleteCmd(gs *globalState) *cobra.Command {
 			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
 				var errs []error
 				for _, id := range ids {
-					if err := deleteJob(ctx, repo, id, force); err != nil {
+					err := repo.DeleteStopped(ctx, id, force)
+					var running *jobs.RunningError
+					if errors.As(err, &running) {
+						err = fmt.Errorf("%w; use --force to delete it anyway", err)
+					}
+					if err != nil {
 						errs = append(errs, err)
 						continue
 					}
@@ -266,45 +268,19 @@ func newJobsRecoverCmd(gs *globalState) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, w := cmd.Context(), cmd.OutOrStdout()
-			dir := gs.spoolDir()
-			if dir == "" {
+			if gs.spoolDir() == "" {
 				_, err := gs.configEnv().DataDir()
 				return fmt.Errorf("no data directory, so no spool files: %w", err)
 			}
-			path, err := gs.configEnv().RepoPath(gs.flags.repo)
+			p, err := gs.repoPlace()
 			if err != nil {
 				return err
 			}
-			// Opened without openExistingRepo's own hand-in: this command
-			// reports it.
-			repo, err := jobs.OpenExisting(ctx, path)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			rec, err := app.Recover(ctx, repo, gs.repoName(repo), dir)
-			if len(rec.Files) == 0 && len(rec.Merged) == 0 && err == nil {
-				fmt.Fprintf(w, "nothing to hand in: no spool files of %s in %s\n", repo.Path(), dir)
-				return nil
-			}
-			rec.Report(w, err)
-			for _, f := range rec.Files {
-				if f.Err != nil {
-					return exitError{code: exitNotStored}
-				}
+			failed, err := app.HandIn(ctx, p, w)
+			if failed {
+				return exitError{code: exitNotStored}
 			}
 			return err
 		},
 	})
-}
-
-func deleteJob(ctx context.Context, repo *jobs.Repo, id int64, force bool) error {
-	j, err := repo.Get(ctx, id) // also turns a dead process's job into abandoned
-	if err != nil {
-		return err
-	}
-	if j.Status == metrics.StatusRunning && !force {
-		return fmt.Errorf("job %d is still running (pid %d on %s); use --force to delete it anyway", id, j.PID, j.Host)
-	}
-	return repo.Delete(ctx, id)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -109,14 +108,7 @@ func runProfileCmd(cmd *cobra.Command, gs *globalState, s config.Spec, vus []int
 
 // writeHTMLFile writes a report to path (--html).
 func writeHTMLFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err == nil {
-		err = write(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
+	if err := report.WriteFile(path, write); err != nil {
 		return fmt.Errorf("--html: %w", err)
 	}
 	return nil
@@ -146,10 +138,7 @@ func newProfileShowCmd(gs *globalState) *cobra.Command {
 						return err
 					}
 				}
-				if format == formatJSON {
-					return report.WriteJSON(cmd.OutOrStdout(), report.ToProfile(p))
-				}
-				return report.ProfileText(cmd.OutOrStdout(), p)
+				return report.ProfileShow(cmd.OutOrStdout(), p, format == formatJSON)
 			})
 		},
 	})
@@ -170,14 +159,7 @@ func newProfileListCmd(gs *globalState) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if format == formatJSON {
-					return report.WriteJSON(cmd.OutOrStdout(), report.ToProfiles(ps))
-				}
-				if len(ps) == 0 {
-					fmt.Fprintln(cmd.OutOrStdout(), "No profiles in the repository (run one with sledge profile --vu LIST).")
-					return nil
-				}
-				return report.ProfilesText(cmd.OutOrStdout(), ps)
+				return report.ProfileList(cmd.OutOrStdout(), ps, format == formatJSON)
 			})
 		},
 	})
@@ -212,10 +194,7 @@ func newCompareCmd(gs *globalState) *cobra.Command {
 						return err
 					}
 				}
-				if format == formatJSON {
-					return report.WriteJSON(w, report.ToProfileCompare(a, b))
-				}
-				return report.ProfileCompareText(w, a, b)
+				return report.ProfileCompare(w, a, b, format == formatJSON)
 			})
 		},
 	})
@@ -236,12 +215,8 @@ func runSeriesCmd(cmd *cobra.Command, gs *globalState, s config.Spec, n int) err
 		if err != nil && len(outs) == 0 {
 			return flagErrors(err)
 		}
-		var trials []report.SeriesTrial
-		for _, o := range outs {
-			trials = append(trials, report.SeriesTrial{JobID: o.ID, Run: o.Run})
-		}
 		fmt.Fprintln(w)
-		if err := report.Series(w, trials); err != nil {
+		if err := report.Series(w, app.Trials(outs)); err != nil {
 			return err
 		}
 		return groupEnd(cmd, "series", "trial", outs, n, err)

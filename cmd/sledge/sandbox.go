@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sledge-bench/sledge/internal/sandbox"
+	"github.com/sledge-bench/sledge/internal/shell"
 )
 
 // sandboxExitNotRunning is the exit status of --status for a sandbox that is not
@@ -88,28 +88,21 @@ func runSandbox(cmd *cobra.Command, gs *globalState, e sandbox.Engine, f *sandbo
 	dir = gs.abs(dir)
 
 	if f.stop || f.status {
-		s, err := e.Open(dir)
-		if errors.Is(err, sandbox.ErrNoSandbox) {
-			fmt.Fprintf(stderr, "sledge: no %s sandbox in %s\n", e.Product, dir)
-			return sandboxNotRunning(f)
+		var s sandbox.Server
+		var err error
+		if f.status {
+			s, err = e.StatusDir(dir, stderr)
+		} else {
+			_, err = e.StopDir(ctx, dir, stderr)
 		}
-		if err != nil {
-			return err
-		}
-		st := s.Status()
 		switch {
-		case !st.Running:
-			fmt.Fprintf(stderr, "sledge: the %s sandbox in %s is not running\n", e.Product, dir)
-			return sandboxNotRunning(f)
-		case f.status:
-			fmt.Fprintf(stderr, "sledge: the %s sandbox in %s is running (pid %d, port %d, log %s)\n", e.Product, dir, st.PID, st.Port, st.LogFile)
-			fmt.Fprintln(stdout, s.URL(sandbox.Database))
-			return nil
-		}
-		if err := s.Stop(ctx); err != nil {
+		case err != nil:
 			return err
+		case f.status && s == nil:
+			return exitError{code: sandboxExitNotRunning}
+		case f.status:
+			fmt.Fprintln(stdout, s.URL(sandbox.Database))
 		}
-		fmt.Fprintf(stderr, "sledge: stopped the %s sandbox in %s\n", e.Product, dir)
 		return nil
 	}
 
@@ -121,14 +114,7 @@ func runSandbox(cmd *cobra.Command, gs *globalState, e sandbox.Engine, f *sandbo
 			return err
 		}
 	}
-	wasRunning := false
-	if s, err := e.Open(dir); err == nil {
-		wasRunning = s.Running()
-	}
-	if !wasRunning {
-		fmt.Fprintf(stderr, "sledge: starting the %s sandbox in %s\n", e.Product, dir)
-	}
-	s, err := e.Start(ctx, dir, sandbox.Options{Port: f.port, BinDir: binDir})
+	s, started, err := e.Up(ctx, dir, sandbox.Options{Port: f.port, BinDir: binDir}, stderr)
 	if errors.Is(err, sandbox.ErrUnreachable) && f.dir == "" {
 		// Typically root, whose home directory is private: say which knob to turn.
 		return fmt.Errorf("%w\n(choose the sandbox directory with --dir, e.g. --dir %s)", err, filepath.Join(gs.tempDir, "sledge-"+e.Name))
@@ -136,9 +122,7 @@ func runSandbox(cmd *cobra.Command, gs *globalState, e sandbox.Engine, f *sandbo
 	if err != nil {
 		return err
 	}
-	if wasRunning {
-		fmt.Fprintf(stderr, "sledge: the %s sandbox in %s is already running (port %d)\n", e.Product, dir, s.Port())
-	} else {
+	if started {
 		fmt.Fprintf(stderr, "sledge: started; stop it with: sledge sandbox %s --stop%s%s\n", e.Name, versionFlag(f), sandboxDirFlag(f.dir, dir))
 	}
 	fmt.Fprintln(stdout, s.URL(sandbox.Database))
@@ -152,15 +136,11 @@ func fetchServer(cmd *cobra.Command, gs *globalState, e sandbox.Engine, version 
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s %s's server from %s (fetched on first use)\n", e.Product, version, cache)
-	bin, err := e.Fetch(cmd.Context(), cache, version)
-	if errors.Is(err, sandbox.ErrFetch) {
-		return "", fmt.Errorf("%w\n(it needs %s; or put the server's binaries in a directory and set %s to it)", err, e.FetchNeeds, e.BinEnv)
-	}
-	if err != nil {
+	bin, err := e.FetchServer(cmd.Context(), cache, version, cmd.ErrOrStderr())
+	if err != nil && !errors.Is(err, sandbox.ErrFetch) {
 		return "", fmt.Errorf("--version: %w", err)
 	}
-	return bin, nil
+	return bin, err
 }
 
 // versionFlag repeats --version in a suggested command line: it chooses
@@ -172,25 +152,11 @@ func versionFlag(f *sandboxFlags) string {
 	return " --version " + f.version
 }
 
-// sandboxNotRunning is the outcome of --stop (success: nothing to do) or --status
-// (exit status 3) for a sandbox that is not running.
-func sandboxNotRunning(f *sandboxFlags) error {
-	if f.status {
-		return exitError{code: sandboxExitNotRunning}
-	}
-	return nil
-}
-
 // sandboxDirFlag repeats --dir in a suggested command line, when one was
 // given, quoted for a POSIX shell if it needs it.
 func sandboxDirFlag(flag, abs string) string {
 	if flag == "" {
 		return ""
 	}
-	for _, r := range abs {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '/' || r == '.' || r == '-' || r == '_') {
-			return " --dir '" + strings.ReplaceAll(abs, "'", `'\''`) + "'"
-		}
-	}
-	return " --dir " + abs
+	return " --dir " + shell.Quote(abs)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"runtime"
 
 	"github.com/spf13/cobra"
@@ -74,13 +73,11 @@ func targetPolicy(gs *globalState, targets, files []string, allowAny bool) (*app
 	if err != nil {
 		return nil, err
 	}
-	dir = gs.abs(dir)
 	repoPath, err := gs.configEnv().RepoPath(gs.flags.repo)
 	if err != nil {
 		return nil, err
 	}
-	return &app.TargetPolicy{Named: named, DataDir: dir, AllowAny: allowAny,
-		Reserved: []string{repoPath, filepath.Join(dir, "sandbox")}}, nil
+	return app.ServerPolicy(named, gs.abs(dir), repoPath, allowAny), nil
 }
 
 func newAgentCmd() *cobra.Command {

@@ -16,45 +16,29 @@ import (
 )
 
 // openRepo opens the jobs repository named by --repo (else $SLEDGE_REPO, else
-// the data directory's jobs.db), creating it on first use: a SQLite file (and
-// its directory), or Sledge's tables in the database of a postgres:// URL.
-// jobs.Open tells the two apart; nothing here treats a URL as a path.
+// the data directory's jobs.db), creating it on first use, and hands in
+// what jobs spooled for it, saying so on stderr (app.OpenRepo).
 func openRepo(ctx context.Context, gs *globalState) (*jobs.Repo, error) {
-	path, err := gs.configEnv().RepoPath(gs.flags.repo)
+	return gs.openRepo(ctx, false)
+}
+
+// openRepo opens the jobs repository as the function openRepo does; with
+// existing, for commands that read it or delete from it, it creates no
+// file, and an error matching jobs.ErrNoRepository says "no jobs repository
+// at PATH" (a reachable postgres:// URL is an existing repository).
+func (gs *globalState) openRepo(ctx context.Context, existing bool) (*jobs.Repo, error) {
+	p, err := gs.repoPlace()
 	if err != nil {
 		return nil, err
 	}
-	repo, err := jobs.Open(ctx, path)
-	if err == nil {
-		gs.recoverSpools(ctx, repo)
-	}
-	return repo, err
+	return app.OpenRepo(ctx, p, existing, gs.stderr)
 }
 
-// openExistingRepo opens the jobs repository as openRepo does, for commands
-// that read it or delete from it: it creates no file, and an error matching
-// jobs.ErrNoRepository says "no jobs repository at PATH". A postgres:// URL
-// opens as by openRepo (a reachable database is an existing repository).
-func openExistingRepo(ctx context.Context, gs *globalState) (*jobs.Repo, error) {
+// repoPlace is where the jobs repository is (--repo, else $SLEDGE_REPO,
+// else the data directory's jobs.db) and this process's spool files.
+func (gs *globalState) repoPlace() (app.RepoPlace, error) {
 	path, err := gs.configEnv().RepoPath(gs.flags.repo)
-	if err != nil {
-		return nil, err
-	}
-	repo, err := jobs.OpenExisting(ctx, path)
-	if err == nil {
-		gs.recoverSpools(ctx, repo)
-	}
-	return repo, err
-}
-
-// repoName names an open repository as its spool files do
-// (app.Options.RepoName): a file by its absolute path, a PostgreSQL
-// repository by its redacted URL.
-func (gs *globalState) repoName(repo *jobs.Repo) string {
-	if jobs.IsPostgresURL(repo.Path()) {
-		return repo.Path()
-	}
-	return gs.abs(repo.Path())
+	return app.RepoPlace{Path: path, WorkDir: gs.workDir, SpoolDir: gs.spoolDir()}, err
 }
 
 // spoolDir is where this process keeps what a job could not store, ""
@@ -65,16 +49,6 @@ func (gs *globalState) spoolDir() string {
 		return ""
 	}
 	return app.SpoolDir(dir)
-}
-
-// recoverSpools hands in what jobs kept in spool files while repo could
-// not be written, as every command that opens it does first, and says so
-// on stderr (nothing when there is nothing to hand in).
-func (gs *globalState) recoverSpools(ctx context.Context, repo *jobs.Repo) {
-	if dir := gs.spoolDir(); dir != "" {
-		rec, err := app.Recover(ctx, repo, gs.repoName(repo), dir)
-		rec.Report(gs.stderr, err)
-	}
 }
 
 // withService opens the repository and runs fn with a job service that owns
@@ -120,29 +94,20 @@ func flagErrors(err error) error {
 	if fields == nil {
 		return err
 	}
-	msgs := make([]string, len(fields))
-	for i, f := range fields {
-		msgs[i] = f.Msg
-		if f.Field != "" {
-			// The flag of a spec field is its name with "-" for "_", but
-			// for the confirmation, which --yes gives, and the rates per
-			// type, which --rate takes.
-			name := strings.ReplaceAll(f.Field, "_", "-")
-			switch f.Field {
-			case "confirm":
-				name = "yes"
-			case "rate_by_type":
-				name = "rate"
-			}
-			flag := "--" + name
-			if rest, ok := strings.CutPrefix(f.Msg, f.Field); ok {
-				msgs[i] = flag + rest
-			} else {
-				msgs[i] = flag + ": " + f.Msg
-			}
-		}
+	return errors.New(fields.Worded(flagName))
+}
+
+// flagName is the flag of a spec field: its name with "-" for "_", but for
+// the confirmation, which --yes gives, and the rates per type, which --rate
+// takes.
+func flagName(field string) string {
+	switch field {
+	case "confirm":
+		return "--yes"
+	case "rate_by_type":
+		return "--rate"
 	}
-	return errors.New(strings.Join(msgs, "\n"))
+	return "--" + strings.ReplaceAll(field, "_", "-")
 }
 
 // schemaAdvice says which command deals with what a job found about its
@@ -178,10 +143,10 @@ func workloadFlagHelp() string {
 	return "workload: " + strings.Join(names, " or ")
 }
 
-// readRepo runs fn on the existing jobs repository (openExistingRepo), for
-// the commands that read it or delete from it.
+// readRepo runs fn on the existing jobs repository (gs.openRepo), for the
+// commands that read it or delete from it.
 func readRepo(cmd *cobra.Command, gs *globalState, fn func(context.Context, *jobs.Repo) error) error {
-	repo, err := openExistingRepo(cmd.Context(), gs)
+	repo, err := gs.openRepo(cmd.Context(), true)
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,7 @@ func (gs *globalState) serviceOptions(o app.Options) app.Options {
 	o.DataDir, o.NoDataDir = gs.configEnv().DataDir() // none: a spec must name its target, and is told why
 	o.Warn = gs.stderr
 	if o.Repo != nil && o.RepoName == "" {
-		o.RepoName = gs.repoName(o.Repo) // what it cannot store is spooled in the data directory
+		o.RepoName = app.RepoName(o.Repo.Path(), gs.workDir) // what it cannot store is spooled in the data directory
 	}
 	return o
 }

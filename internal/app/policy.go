@@ -50,6 +50,15 @@ type TargetPolicy struct {
 	AllowAny bool
 }
 
+// ServerPolicy is the target policy of a server (`sledge serve`): the
+// named targets, embedded databases in its data directory dataDir
+// (absolute), and its own files there reserved: its jobs repository at
+// repoPath and the sandboxes' data (dataDir/sandbox).
+func ServerPolicy(named map[string]string, dataDir, repoPath string, allowAny bool) *TargetPolicy {
+	return &TargetPolicy{Named: named, DataDir: dataDir, AllowAny: allowAny,
+		Reserved: []string{repoPath, filepath.Join(dataDir, "sandbox")}}
+}
+
 // PolicyError is a target the service's TargetPolicy does not allow. The
 // HTTP API answers it with 403 naming the field "db".
 type PolicyError struct {

@@ -54,8 +54,7 @@ func policyService(t *testing.T, named map[string]string, allowAny bool) (*Servi
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { repo.Close() })
-	policy := &TargetPolicy{Named: named, DataDir: dataDir, AllowAny: allowAny,
-		Reserved: []string{repoPath, filepath.Join(dataDir, "sandbox")}}
+	policy := ServerPolicy(named, dataDir, repoPath, allowAny)
 	return New(Options{Repo: repo, Version: "test", Hub: output.NewHub(), Targets: policy, DataDir: dataDir}), repo, dataDir
 }
 

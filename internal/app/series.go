@@ -7,6 +7,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/report"
 )
 
 // RunSeries runs req's spec n times, one job after the other, as a series
@@ -70,4 +71,14 @@ func (s *Service) RunSeries(ctx context.Context, req Request, n int) ([]Outcome,
 		}
 	}
 	return out, nil
+}
+
+// Trials are the outcomes of a series' trials (RunSeries) as report.Series
+// writes them: each job with its run's result.
+func Trials(outs []Outcome) []report.SeriesTrial {
+	trials := make([]report.SeriesTrial, len(outs))
+	for i, o := range outs {
+		trials[i] = report.SeriesTrial{JobID: o.ID, Run: o.Run}
+	}
+	return trials
 }

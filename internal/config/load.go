@@ -184,6 +184,24 @@ func ParseRate(text string) (total float64, byType map[string]float64, err error
 	return 0, byType, nil
 }
 
+// SetRate sets the spec's rate from text as ParseRate reads it: a total
+// rate (Rate) or rates per type (RateByType); text "" sets neither and
+// keeps what the spec has.
+func (s *Spec) SetRate(text string) error {
+	if text == "" {
+		return nil
+	}
+	total, byType, err := ParseRate(text)
+	if err != nil {
+		return err
+	}
+	s.Rate, s.RateByType = total, ""
+	if byType != nil {
+		s.RateByType = FormatRateByType(byType)
+	}
+	return nil
+}
+
 // FormatRateByType writes a per-type rate as ParseRate reads it, the types
 // sorted.
 func FormatRateByType(byType map[string]float64) string {

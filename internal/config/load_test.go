@@ -122,3 +122,33 @@ func TestDurationJSONOverflow(t *testing.T) {
 		t.Errorf("duration 1e8 s: %v, %v", err, f)
 	}
 }
+
+func TestSetRate(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text      string
+		rate      float64
+		byType    string
+		wantErr   bool
+		unchanged bool // the spec keeps its rate
+	}{
+		{text: "", rate: 7, unchanged: true},
+		{text: "500", rate: 500},
+		{text: "payment=20, new_order=20.5", byType: "new_order=20.5,payment=20"},
+		{text: "-3", wantErr: true, unchanged: true},
+		{text: "new_order=", wantErr: true, unchanged: true},
+	} {
+		s := New(KindRun)
+		s.Rate = 7
+		err := s.SetRate(tc.text)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("SetRate(%q): %v, want error %v", tc.text, err, tc.wantErr)
+		}
+		if tc.unchanged {
+			tc.rate = 7
+		}
+		if s.Rate != tc.rate || s.RateByType != tc.byType {
+			t.Errorf("SetRate(%q): rate %g, by type %q; want %g, %q", tc.text, s.Rate, s.RateByType, tc.rate, tc.byType)
+		}
+	}
+}

@@ -319,6 +319,27 @@ func (es FieldErrors) Error() string {
 	return strings.Join(msgs, "; ")
 }
 
+// Worded is the messages, one a line, each with its field named as a front
+// end names it (name("max_retries") might be "--max-retries"): a message
+// that starts with its field's name starts with the front end's name
+// instead, another is prefixed with it ("NAME: MESSAGE"); a message of no
+// field is as it is.
+func (es FieldErrors) Worded(name func(field string) string) string {
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.Msg
+		if e.Field == "" {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(e.Msg, e.Field); ok {
+			msgs[i] = name(e.Field) + rest
+		} else {
+			msgs[i] = name(e.Field) + ": " + e.Msg
+		}
+	}
+	return strings.Join(msgs, "\n")
+}
+
 // Fields returns the field errors in err (nil when it has none).
 func Fields(err error) FieldErrors {
 	var fe FieldErrors

@@ -319,3 +319,21 @@ func TestValidateSegment(t *testing.T) {
 		t.Error("a segment or run id by default")
 	}
 }
+
+func TestFieldErrorsWorded(t *testing.T) {
+	t.Parallel()
+	flag := func(f string) string { return "--" + strings.ReplaceAll(f, "_", "-") }
+	for _, tc := range []struct {
+		errs FieldErrors
+		want string
+	}{
+		{FieldErrors{{Field: "vu", Msg: "vu must be in 1..10000 (got 0)"}}, "--vu must be in 1..10000 (got 0)"},
+		{FieldErrors{{Field: "max_retries", Msg: "at most 100"}}, "--max-retries: at most 100"},
+		{FieldErrors{{Msg: "body: unexpected EOF"}, {Field: "rate", Msg: "rate give one"}}, "body: unexpected EOF\n--rate give one"},
+		{nil, ""},
+	} {
+		if got := tc.errs.Worded(flag); got != tc.want {
+			t.Errorf("%v worded %q, want %q", tc.errs, got, tc.want)
+		}
+	}
+}

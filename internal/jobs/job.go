@@ -160,6 +160,31 @@ var childTables = []string{
 	"job_build_table", "job_build", "job_check", "job_output", "job_system", "job_config",
 }
 
+// RunningError is a running job that DeleteStopped would not delete.
+type RunningError struct {
+	ID   int64
+	PID  int
+	Host string
+}
+
+func (e *RunningError) Error() string {
+	return fmt.Sprintf("job %d is still running (pid %d on %s)", e.ID, e.PID, e.Host)
+}
+
+// DeleteStopped deletes a job as Delete does, unless it is still running
+// (a *RunningError) and not forced. Its status is read first (Get), which
+// turns the job of a process that has died into an abandoned one, deleted.
+func (r *Repo) DeleteStopped(ctx context.Context, id int64, force bool) error {
+	j, err := r.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if j.Status == metrics.StatusRunning && !force {
+		return &RunningError{ID: id, PID: j.PID, Host: j.Host}
+	}
+	return r.Delete(ctx, id)
+}
+
 // Delete removes a job and everything recorded with it.
 func (r *Repo) Delete(ctx context.Context, id int64) error {
 	return r.inTx(ctx, fmt.Sprintf("delete job %d", id), func(tx *repoTx) error {

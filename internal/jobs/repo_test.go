@@ -810,3 +810,67 @@ func TestListPlacesJobsInTheirGroups(t *testing.T) {
 		}
 	})
 }
+
+// TestDeleteStopped: a running job is deleted only when forced; a stopped
+// one, or the job of a process that has died (reaped as abandoned first),
+// is deleted; a job that does not exist is ErrNotFound.
+func TestDeleteStopped(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skipf("no process to end: %v", err)
+	}
+	for _, tc := range []struct {
+		name        string
+		pid         int // 0: this process
+		finish      bool
+		force       bool
+		wantRunning bool // a *RunningError
+	}{
+		{name: "running", wantRunning: true},
+		{name: "running, forced", force: true},
+		{name: "completed", finish: true},
+		{name: "dead process", pid: dead.Process.Pid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r, err := Open(ctx, filepath.Join(t.TempDir(), "jobs.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			id, err := r.Create(ctx, Job{Kind: KindRun, PID: tc.pid}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.finish {
+				if err := r.Finish(ctx, id, metrics.StatusCompleted, ""); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err = r.DeleteStopped(ctx, id, tc.force)
+			var running *RunningError
+			if errors.As(err, &running) != tc.wantRunning || (err != nil) != tc.wantRunning {
+				t.Fatalf("DeleteStopped: %v, want a running error %v", err, tc.wantRunning)
+			}
+			if tc.wantRunning {
+				want := fmt.Sprintf("job %d is still running (pid %d on %s)", id, os.Getpid(), r.host)
+				if err.Error() != want {
+					t.Errorf("error %q, want %q", err, want)
+				}
+			}
+			if _, err := r.Get(ctx, id); errors.Is(err, ErrNotFound) == tc.wantRunning {
+				t.Errorf("after DeleteStopped, Get: %v (running job kept: %v)", err, tc.wantRunning)
+			}
+		})
+	}
+	r, err := Open(ctx, filepath.Join(t.TempDir(), "jobs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.DeleteStopped(ctx, 99, false); !errors.Is(err, ErrNotFound) {
+		t.Errorf("DeleteStopped of no job: %v, want ErrNotFound", err)
+	}
+}

@@ -17,10 +17,26 @@ type IntervalLogStore interface {
 	GroupOfJob(ctx context.Context, id int64) (jobs.RunGroup, bool, error)
 }
 
+// UnknownTxError is a transaction type a job has no intervals of
+// (IntervalLog); Has are the types it has.
+type UnknownTxError struct {
+	Tx  string
+	Job int64
+	Has []string
+}
+
+func (e *UnknownTxError) Error() string { return "transaction type " + e.Tx + ": " + e.Why() }
+
+// Why says what is wrong without naming the type, for a front end that
+// names it its own way (the CLI's --tx).
+func (e *UnknownTxError) Why() string {
+	return fmt.Sprintf("job %d has no such transaction type (it has %s)", e.Job, strings.Join(e.Has, ", "))
+}
+
 // IntervalLog writes the latency histograms of transaction type tx of run
 // j, one per interval, as an HdrHistogram interval log. A job without a
-// series, without that type or without its histograms is an error saying
-// which.
+// series, without that type (an *UnknownTxError) or without its
+// histograms is an error saying which.
 func IntervalLog(ctx context.Context, w io.Writer, s IntervalLogStore, j jobs.Job, tx string) error {
 	ivs, err := s.Intervals(ctx, j.ID)
 	if err != nil {
@@ -40,7 +56,7 @@ func IntervalLog(ctx context.Context, w io.Writer, s IntervalLogStore, j jobs.Jo
 	case len(ivs) == 0:
 		return fmt.Errorf("job %d (%s) has no interval series", j.ID, j.Kind)
 	case !slices.Contains(names, tx):
-		return fmt.Errorf("transaction type %s: job %d has no such transaction type (it has %s)", tx, j.ID, strings.Join(names, ", "))
+		return &UnknownTxError{Tx: tx, Job: j.ID, Has: names}
 	case !has:
 		return fmt.Errorf("job %d has no interval histograms of %s (recorded before Sledge kept them, or none completed)", j.ID, tx)
 	}

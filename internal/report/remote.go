@@ -18,6 +18,15 @@ func JobsJSONTable(w io.Writer, list []JobJSON) error {
 	return JobsTable(w, recs)
 }
 
+// RemoteJobList writes jobs as a server's API returned them as `sledge
+// jobs --server` lists them: JobsJSONTable, or (asJSON) the list as it came.
+func RemoteJobList(w io.Writer, list []JobJSON, asJSON bool) error {
+	if asJSON {
+		return WriteJSON(w, list)
+	}
+	return JobsJSONTable(w, list)
+}
+
 // FromJob is the job record a JobJSON describes (ToJob's inverse for what
 // a listing shows; a time that does not parse stays zero).
 func FromJob(j JobJSON) jobs.Job {

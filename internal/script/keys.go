@@ -3,6 +3,7 @@ package script
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -170,6 +171,21 @@ func KeysJSON() ([]byte, error) {
 		return nil, fmt.Errorf("key table: %w", err)
 	}
 	return append(b, '\n'), nil
+}
+
+// WriteKeys writes the table as `sledge cli keys` prints it: as JSON
+// (KeysJSON) for the Python front end, or (tcl) as Tcl (TclKeys).
+func WriteKeys(w io.Writer, tcl bool) error {
+	if tcl {
+		_, err := io.WriteString(w, TclKeys())
+		return err
+	}
+	b, err := KeysJSON()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }
 
 // TclKeys is Tcl source that defines the table for the Tcl prelude (each

@@ -18,6 +18,7 @@ package script
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -46,6 +47,29 @@ type State struct {
 	// ProfileID is the performance profile (jobs profileid N) that runs are
 	// recorded under; 0 for none.
 	ProfileID int `json:"profileid"`
+}
+
+// ReadState reads the State a front end hands to `sledge cli do` (JSON).
+func ReadState(r io.Reader) (*State, error) {
+	var st State
+	if err := json.NewDecoder(r).Decode(&st); err != nil {
+		return nil, fmt.Errorf("cli do: state on stdin: %w", err)
+	}
+	return &st, nil
+}
+
+// maxSpec bounds the spec `sledge cli job` reads (ReadSpec): a spec is a
+// few hundred bytes.
+const maxSpec = 1 << 20
+
+// ReadSpec reads the spec the Python API hands to `sledge cli job` (Job's
+// specJSON), at most maxSpec bytes of it.
+func ReadSpec(r io.Reader) ([]byte, error) {
+	spec, err := io.ReadAll(io.LimitReader(r, maxSpec))
+	if err != nil {
+		return nil, fmt.Errorf("cli job: spec on stdin: %w", err)
+	}
+	return spec, nil
 }
 
 // ExitError ends the process with Code after the command printed its own

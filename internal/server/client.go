@@ -45,6 +45,15 @@ type APIError struct {
 
 func (e *APIError) Error() string { return "server: " + e.Message }
 
+// Unwrap is the field error the server named (config.Fields finds it, so
+// that a front end words it as its own setting), nil when it named none.
+func (e *APIError) Unwrap() error {
+	if e.Field == "" {
+		return nil
+	}
+	return config.FieldErrors{{Field: e.Field, Msg: e.Message}}
+}
+
 // call sends a request and decodes a JSON answer into out (if not nil). An
 // error answer becomes an *APIError carrying the server's message.
 func (c *Client) call(ctx context.Context, method, path string, body any, out any) error {

@@ -1,0 +1,84 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/sledge-bench/sledge/internal/jobs"
+)
+
+// RepoPlace is where a front end's jobs repository is, and what goes with
+// opening it: every command that opens the repository first hands in what
+// jobs kept in spool files while it could not be written.
+type RepoPlace struct {
+	// Path is the repository: a SQLite file (relative to WorkDir, or
+	// absolute) or a postgres:// URL; jobs.Open tells the two apart.
+	Path string
+	// WorkDir is the directory a relative file path is taken against when
+	// the repository is named as its spool files name it (RepoName).
+	WorkDir string
+	// SpoolDir is where this process's spool files are (SpoolDir of the
+	// data directory), "" without a data directory: nothing to hand in.
+	SpoolDir string
+}
+
+// OpenRepo opens the repository at p.Path, creating it on first use (a
+// SQLite file and its directory, or Sledge's tables in a PostgreSQL
+// database) or, with existing, creating nothing (an error matching
+// jobs.ErrNoRepository when there is none). Once open, it hands in the
+// spool files kept for it (Recover) and says so on w, nothing when there
+// is nothing to hand in.
+func OpenRepo(ctx context.Context, p RepoPlace, existing bool, w io.Writer) (*jobs.Repo, error) {
+	open := jobs.Open
+	if existing {
+		open = jobs.OpenExisting
+	}
+	repo, err := open(ctx, p.Path)
+	if err == nil && p.SpoolDir != "" {
+		rec, err := Recover(ctx, repo, RepoName(repo.Path(), p.WorkDir), p.SpoolDir)
+		rec.Report(w, err)
+	}
+	return repo, err
+}
+
+// HandIn is what `jobs recover` does: it opens the existing repository at
+// p.Path (without OpenRepo's own hand-in), hands in the spool files in
+// p.SpoolDir kept for it and reports each on w, or that there was nothing
+// to hand in. failed says a spool file could not be handed in (it is kept);
+// err is why the repository did not open, or why the spool directory could
+// not be read (reported on w as well).
+func HandIn(ctx context.Context, p RepoPlace, w io.Writer) (failed bool, err error) {
+	repo, err := jobs.OpenExisting(ctx, p.Path)
+	if err != nil {
+		return false, err
+	}
+	defer repo.Close()
+	rec, err := Recover(ctx, repo, RepoName(repo.Path(), p.WorkDir), p.SpoolDir)
+	if len(rec.Files) == 0 && len(rec.Merged) == 0 && err == nil {
+		fmt.Fprintf(w, "nothing to hand in: no spool files of %s in %s\n", repo.Path(), p.SpoolDir)
+		return false, nil
+	}
+	rec.Report(w, err)
+	for _, f := range rec.Files {
+		if f.Err != nil {
+			return true, err
+		}
+	}
+	return false, err
+}
+
+// RepoName names an open repository by its path (jobs.Repo.Path) as its
+// spool files do (Options.RepoName): a file by its absolute path (a
+// relative one taken against workDir), a PostgreSQL repository by its
+// redacted URL.
+func RepoName(path, workDir string) string {
+	switch {
+	case jobs.IsPostgresURL(path):
+		return path
+	case filepath.IsAbs(path):
+		return filepath.Clean(path)
+	}
+	return filepath.Join(workDir, path)
+}

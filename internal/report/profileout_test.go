@@ -1,0 +1,65 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestProfileWriters: each profile command's writer gives the text form,
+// or JSON that parses; an empty list says how to run a profile, as text,
+// and is [] as JSON.
+func TestProfileWriters(t *testing.T) {
+	t.Parallel()
+	a := testProfile(10, []int{1, 2}, [][]float64{{1000}, {2000}})
+	b := testProfile(20, []int{1, 2}, [][]float64{{1100}, {2100}})
+	for _, tc := range []struct {
+		name     string
+		write    func(w *bytes.Buffer, asJSON bool) error
+		wantText string
+		wantJSON string
+	}{
+		{"show", func(w *bytes.Buffer, j bool) error { return ProfileShow(w, a, j) }, "Profile 10: ", `"steps"`},
+		{"list", func(w *bytes.Buffer, j bool) error { return ProfileList(w, []Profile{a, b}, j) }, "20 ", `"id": "20"`},
+		{"list, none", func(w *bytes.Buffer, j bool) error { return ProfileList(w, nil, j) },
+			"No profiles in the repository (run one with sledge profile --vu LIST).\n", "[]"},
+		{"compare", func(w *bytes.Buffer, j bool) error { return ProfileCompare(w, a, b, j) }, "Profile 10", `"steps"`},
+		{"remote jobs", func(w *bytes.Buffer, j bool) error {
+			return RemoteJobList(w, []JobJSON{{ID: 7, Kind: "run", Status: "completed"}}, j)
+		}, "7 ", `"id": 7`},
+	} {
+		var text, js bytes.Buffer
+		if err := tc.write(&text, false); err != nil || !strings.Contains(text.String(), tc.wantText) {
+			t.Errorf("%s: text %q (%v), want it to hold %q", tc.name, text.String(), err, tc.wantText)
+		}
+		if err := tc.write(&js, true); err != nil || !json.Valid(js.Bytes()) || !strings.Contains(js.String(), tc.wantJSON) {
+			t.Errorf("%s: JSON %q (%v), want valid JSON holding %q", tc.name, js.String(), err, tc.wantJSON)
+		}
+	}
+}
+
+func TestWriteFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.html")
+	p := testProfile(10, []int{1, 2}, [][]float64{{1000}, {2000}})
+	for range 2 { // the second write truncates the first
+		if err := WriteFile(path, func(w io.Writer) error { return ProfileHTML(w, p) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want bytes.Buffer
+	if err := ProfileHTML(&want, p); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("the file holds %d bytes (%v), want the page's %d", len(got), err, want.Len())
+	}
+	if err := WriteFile(filepath.Join(dir, "no", "such", "dir.html"), func(io.Writer) error { return nil }); err == nil {
+		t.Error("WriteFile into a missing directory: no error")
+	}
+}

@@ -43,14 +43,28 @@ func (e *testEnv) requireRunResult(id string, vus int) map[string]any {
 		t.Errorf("NOPM cross-check does not agree: %v vs %v", nopm, check)
 	}
 	txs := res["transactions"].(map[string]any)
-	for _, name := range []string{"new_order", "payment", "order_status", "delivery", "stock_level"} {
+	names := []string{"new_order", "payment", "order_status", "delivery", "stock_level"}
+	var total float64
+	for _, name := range names {
+		if tx, ok := txs[name].(map[string]any); ok {
+			n, _ := tx["count"].(float64)
+			total += n
+		}
+	}
+	// Each VU deals its transactions from a deck of 23 cards with one
+	// Order-Status, Delivery and Stock-Level each: a window is sure to hold
+	// every type only once each VU has gone through two decks (it may
+	// begin just after a type's card). A short run on a busy machine may
+	// not get so far.
+	everyType := total >= float64(2*23*vus)
+	for _, name := range names {
 		tx, ok := txs[name].(map[string]any)
 		if !ok {
 			t.Fatalf("no transaction %s in %v", name, txs)
 		}
 		requireKeys(t, name, tx, "count", "p50_ms", "p95_ms", "p99_ms", "errors")
-		if tx["count"].(float64) <= 0 {
-			t.Errorf("%s count %v", name, tx["count"])
+		if tx["count"].(float64) <= 0 && (everyType || name == "new_order" || name == "payment") {
+			t.Errorf("%s count %v (%v transactions in all)", name, tx["count"], total)
 		}
 		if tx["errors"].(float64) != 0 {
 			t.Errorf("%s errors %v", name, tx["errors"])

@@ -275,10 +275,15 @@ func buildOne(t *testing.T, svc *Service, url string) {
 	t.Logf("built 1 warehouse in %s", time.Since(start).Round(100*time.Millisecond))
 }
 
-// runSpec is a run of 4 VUs with 1 s intervals.
+// runSpec is a run of 4 VUs with 1 s intervals, paced: keying and think
+// times at 1 % of the specification's, about 13 transactions a second. The
+// faults need a steady flow of transactions to interrupt, not the most the
+// machine can do: ten unpaced runs at once would each take all the CPU
+// they can get, from one another and from the rest of the suite.
 func runSpec(url string, rampup, duration time.Duration) config.Spec {
 	spec := config.New(config.KindRun)
 	spec.DB, spec.VU = url, 4
+	spec.Pacing, spec.PacingScale = "spec", 0.01
 	spec.Rampup, spec.Duration, spec.Interval = config.Duration(rampup), config.Duration(duration), config.Duration(time.Second)
 	return spec
 }

@@ -54,12 +54,16 @@ func sharedRepo(t *testing.T) string {
 }
 
 // agents starts n agents of one run, each with segment i/n of the same
-// settings.
+// settings. Their VUs are paced (keying and think times at 1 % of the
+// specification's): a group's coordination needs a flow of transactions,
+// and several agents' unpaced VUs would take all the CPU they could get
+// from one another and from the rest of the suite.
 func (g groupEnv) agents(n int, runID string, args ...string) []*bgSledge {
 	g.t.Helper()
 	var ps []*bgSledge
 	for i := range n {
-		a := append([]string{"--repo", g.repo, "run", "--db", g.db, "--segment", fmt.Sprintf("%d/%d", i, n), "--run-id", runID}, args...)
+		a := append([]string{"--repo", g.repo, "run", "--db", g.db, "--segment", fmt.Sprintf("%d/%d", i, n), "--run-id", runID,
+			"--pacing", "spec", "--pacing-scale", "0.01"}, args...)
 		ps = append(ps, g.start(a...))
 	}
 	return ps

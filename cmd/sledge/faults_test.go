@@ -27,7 +27,7 @@ func TestClientPauseIsReported(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.tpcc()
-	p := e.start("run", "--vu", "2", "--rampup", "1s", "--duration", "14s", "--interval", "1s")
+	p := e.start("run", "--vu", "2", "--rampup", "1s", "--duration", "14s", "--interval", "1s", "--pacing", "spec", "--pacing-scale", "0.01")
 	p.waitFor(t, `measure +TPM`)
 	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	ctx := t.Context()
 	url := tpcctest.Postgres(t, tpcctest.Options{})
 	e := newEnv(t)
-	p := e.start("run", "--db", url, "--vu", "2", "--rampup", "0s", "--duration", "1h", "--interval", "1s")
+	p := e.start("run", "--db", url, "--vu", "2", "--rampup", "0s", "--duration", "1h", "--interval", "1s", "--pacing", "spec", "--pacing-scale", "0.01")
 	p.waitFor(t, `measure +TPM`)
 	locker, err := pgx.Connect(ctx, url)
 	if err != nil {

@@ -458,7 +458,7 @@ func TestMariaDBDriverMessagesAreCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	name, _, _, _ := tg.Login()
-	p := e.start("run", "--db", target, "--vu", "3", "--rampup", "0s", "--duration", "10s", "--interval", "1s")
+	p := e.start("run", "--db", target, "--vu", "3", "--rampup", "0s", "--duration", "10s", "--interval", "1s", "--pacing", "spec", "--pacing-scale", "0.01")
 	p.waitFor(t, `measure +TPM`)
 
 	ctx := context.Background()

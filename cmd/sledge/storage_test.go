@@ -184,7 +184,7 @@ func TestRunRepositoryDiskFull(t *testing.T) {
 	e := newEnv(t)
 	e.tpcc()
 	repo := filepath.Join(mnt, "jobs.db")
-	p := e.start("--repo", repo, "run", "--vu", "2", "--rampup", "0s", "--duration", "8s", "--interval", "1s")
+	p := e.start("--repo", repo, "run", "--vu", "2", "--rampup", "0s", "--duration", "8s", "--interval", "1s", "--pacing", "spec", "--pacing-scale", "0.01")
 	p.waitFor(t, `\[\s+2s\] measure`)
 	fill := filepath.Join(mnt, "fill")
 	fillUp(t, fill)

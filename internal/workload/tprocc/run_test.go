@@ -111,7 +111,7 @@ func runWindow(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isol
 	defer r.Close(ctx)
 	out := &logOutput{t: t}
 	release := windowSlot()
-	res, err := engine.Run(ctx, r, engine.Config{VUs: vus, Rampup: 2 * time.Second, Duration: d, Interval: 5 * time.Second, MaxRetries: 5, StallAfter: runStallAfter}, out)
+	res, err := engine.Run(ctx, r, engine.Config{VUs: vus, Rampup: 2 * time.Second, Duration: d, Interval: 2 * time.Second, MaxRetries: 5, StallAfter: runStallAfter}, out)
 	release()
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func runWindow(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isol
 
 func TestRunPostgresBothModes(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and runs for 40 s")
+		t.Skip("builds and runs")
 	}
 	t.Parallel()
 	drv := postgres.Driver{}
@@ -157,9 +157,9 @@ func TestRunPostgresBothModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	requireConsistent(t, drv, tg, "after the build")
-	runFor(t, drv, tg, ModeProcs, db.DefaultIsolation, 4, 20*time.Second)
+	runFor(t, drv, tg, ModeProcs, db.DefaultIsolation, 4, 6*time.Second)
 	requireConsistent(t, drv, tg, "after the procs run")
-	runFor(t, drv, tg, ModeSQL, db.DefaultIsolation, 4, 20*time.Second)
+	runFor(t, drv, tg, ModeSQL, db.DefaultIsolation, 4, 6*time.Second)
 	rep := requireConsistent(t, drv, tg, "after the sql run")
 	for _, c := range rep.Conditions {
 		if c.Name == "C11" && !c.Skipped {
@@ -179,7 +179,7 @@ func TestRunSQLite(t *testing.T) {
 	if _, err := NewRunner(context.Background(), drv, tg, RunOptions{Mode: ModeProcs}); err == nil {
 		t.Fatal("procs mode accepted on SQLite")
 	}
-	runFor(t, drv, tg, ModeAuto, db.DefaultIsolation, 3, 15*time.Second)
+	runFor(t, drv, tg, ModeAuto, db.DefaultIsolation, 3, 10*time.Second)
 	requireConsistent(t, drv, tg, "after the run")
 }
 

@@ -125,9 +125,9 @@ func TestRunMariaDBBothModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	requireConsistent(t, drv, tg, "after the build")
-	runFor(t, drv, tg, ModeProcs, db.DefaultIsolation, 4, 15*time.Second)
+	runFor(t, drv, tg, ModeProcs, db.DefaultIsolation, 4, 6*time.Second)
 	requireConsistent(t, drv, tg, "after the procs run")
-	runFor(t, drv, tg, ModeSQL, db.DefaultIsolation, 4, 15*time.Second)
+	runFor(t, drv, tg, ModeSQL, db.DefaultIsolation, 4, 6*time.Second)
 	requireConsistent(t, drv, tg, "after the sql run")
 }
 

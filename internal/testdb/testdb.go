@@ -50,9 +50,10 @@ var (
 	startErr   error
 	seq        atomic.Int64 // numbers the databases of this binary
 
-	// The servers of other PostgreSQL major versions (PostgresVersion).
-	versionsMu sync.Mutex
-	versions   = map[int]*versionServer{}
+	// The servers of fetched releases (PostgresVersion, MariaDBVersion),
+	// by product and version.
+	fetchedMu sync.Mutex
+	fetched   = map[string]*fetchedServer{}
 
 	// The same for the MariaDB server.
 	mariaOnce    sync.Once
@@ -60,10 +61,6 @@ var (
 	mariaStopNow func() error
 	mariaDir     string
 	mariaErr     error
-
-	// The servers of fetched MariaDB versions (MariaDBVersion).
-	mariaVersionsMu sync.Mutex
-	mariaVersions   = map[string]*mariaVersionServer{}
 )
 
 // Main runs the tests, then stops and removes the cluster if one was
@@ -202,13 +199,49 @@ func startPostgresServer(binDir, label string) (*sandbox.Postgres, string, func(
 	return p, dir, stop, nil
 }
 
-// versionServer is the binary's server of one PostgreSQL major version.
-type versionServer struct {
+// fetchedServer is the binary's server of one fetched release.
+type fetchedServer struct {
 	once sync.Once
-	p    *sandbox.Postgres
+	s    sandboxServer // nil until started
 	dir  string
 	stop func() error
 	err  error
+}
+
+// sandboxServer is what the tests and Main need of a fetched server.
+type sandboxServer interface {
+	server
+	CreateDatabase(ctx context.Context, name string) error
+	Stop(ctx context.Context) error
+}
+
+// fetchedDatabase creates a new, empty database for this test on the
+// binary's server of release (e.g. "PostgreSQL 17"), started by start when
+// a test first asks for it, and returns its URL. When the server cannot be
+// fetched the test is skipped with the reason, unless $CI is set: there it
+// fails.
+func fetchedDatabase(t testing.TB, release string, start func() (sandboxServer, string, func() error, error)) string {
+	t.Helper()
+	fetchedMu.Lock()
+	f := fetched[release]
+	if f == nil {
+		f = &fetchedServer{}
+		fetched[release] = f
+	}
+	fetchedMu.Unlock()
+	// Each release starts under its own once: the servers of a matrix's
+	// parallel tests fetch and start at the same time.
+	f.once.Do(func() { f.s, f.dir, f.stop, f.err = start() })
+	if errors.Is(f.err, sandbox.ErrFetch) {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("testdb: $CI is set, so the %s tests must run, but: %v", release, f.err)
+		}
+		t.Skipf("testdb: skipping the %s test: %v", release, f.err)
+	}
+	if f.err != nil {
+		t.Fatalf("testdb: %s: %v", release, f.err)
+	}
+	return ownDatabase(t, f.s, time.Minute, f.s.CreateDatabase)
 }
 
 // PostgresVersion creates a new, empty database for this test on the
@@ -224,26 +257,13 @@ func PostgresVersion(t testing.TB, major int) string {
 	if !mainCalled.Load() {
 		t.Fatal("testdb: call testdb.Main(m) from the package's TestMain to use testdb.PostgresVersion")
 	}
-	versionsMu.Lock()
-	v := versions[major]
-	if v == nil {
-		v = &versionServer{}
-		versions[major] = v
-	}
-	versionsMu.Unlock()
-	// Each version starts under its own once: the servers of a matrix's
-	// parallel tests fetch and start at the same time.
-	v.once.Do(func() { v.p, v.dir, v.stop, v.err = startVersion(major) })
-	if errors.Is(v.err, sandbox.ErrFetch) {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("testdb: $CI is set, so the PostgreSQL %d tests must run, but: %v", major, v.err)
+	return fetchedDatabase(t, fmt.Sprintf("PostgreSQL %d", major), func() (sandboxServer, string, func() error, error) {
+		p, dir, stop, err := startVersion(major)
+		if p == nil { // not a nil *Postgres in the interface
+			return nil, dir, stop, err
 		}
-		t.Skipf("testdb: skipping the PostgreSQL %d test: %v", major, v.err)
-	}
-	if v.err != nil {
-		t.Fatalf("testdb: PostgreSQL %d: %v", major, v.err)
-	}
-	return ownDatabase(t, v.p, time.Minute, v.p.CreateDatabase)
+		return p, dir, stop, err
+	})
 }
 
 func startVersion(major int) (*sandbox.Postgres, string, func() error, error) {
@@ -303,15 +323,6 @@ func startMariaDB(t testing.TB) *sandbox.MariaDB {
 	return maria
 }
 
-// mariaVersionServer is the binary's server of one fetched MariaDB version.
-type mariaVersionServer struct {
-	once sync.Once
-	m    *sandbox.MariaDB
-	dir  string
-	stop func() error
-	err  error
-}
-
 // MariaDBVersion creates a new, empty database for this test on the
 // binary's server of MariaDB version series version (one of
 // sandbox.MariaDBVersions, e.g. "11.4"), and returns its URL; the database
@@ -325,24 +336,13 @@ func MariaDBVersion(t testing.TB, version string) string {
 	if !mainCalled.Load() {
 		t.Fatal("testdb: call testdb.Main(m) from the package's TestMain to use testdb.MariaDBVersion")
 	}
-	mariaVersionsMu.Lock()
-	v := mariaVersions[version]
-	if v == nil {
-		v = &mariaVersionServer{}
-		mariaVersions[version] = v
-	}
-	mariaVersionsMu.Unlock()
-	v.once.Do(func() { v.m, v.dir, v.stop, v.err = startMariaDBVersion(version) })
-	if errors.Is(v.err, sandbox.ErrFetch) {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("testdb: $CI is set, so the MariaDB %s tests must run, but: %v", version, v.err)
+	return fetchedDatabase(t, "MariaDB "+version, func() (sandboxServer, string, func() error, error) {
+		m, dir, stop, err := startMariaDBVersion(version)
+		if m == nil { // not a nil *MariaDB in the interface
+			return nil, dir, stop, err
 		}
-		t.Skipf("testdb: skipping the MariaDB %s test: %v", version, v.err)
-	}
-	if v.err != nil {
-		t.Fatalf("testdb: MariaDB %s: %v", version, v.err)
-	}
-	return ownDatabase(t, v.m, time.Minute, v.m.CreateDatabase)
+		return m, dir, stop, err
+	})
 }
 
 func startMariaDBVersion(version string) (*sandbox.MariaDB, string, func() error, error) {
@@ -407,17 +407,17 @@ func shutdown() error {
 	if clusterDir != "" {
 		errs = append(errs, os.RemoveAll(clusterDir))
 	}
-	for _, v := range versions {
-		if v.p != nil {
+	for _, f := range fetched {
+		if f.s != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			errs = append(errs, v.p.Stop(ctx))
+			errs = append(errs, f.s.Stop(ctx))
 			cancel()
 		}
-		if v.stop != nil {
-			errs = append(errs, v.stop())
+		if f.stop != nil {
+			errs = append(errs, f.stop())
 		}
-		if v.dir != "" {
-			errs = append(errs, os.RemoveAll(v.dir))
+		if f.dir != "" {
+			errs = append(errs, os.RemoveAll(f.dir))
 		}
 	}
 	if maria != nil {
@@ -430,19 +430,6 @@ func shutdown() error {
 	}
 	if mariaDir != "" {
 		errs = append(errs, os.RemoveAll(mariaDir))
-	}
-	for _, v := range mariaVersions {
-		if v.m != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			errs = append(errs, v.m.Stop(ctx))
-			cancel()
-		}
-		if v.stop != nil {
-			errs = append(errs, v.stop())
-		}
-		if v.dir != "" {
-			errs = append(errs, os.RemoveAll(v.dir))
-		}
 	}
 	return errors.Join(errs...)
 }

@@ -39,7 +39,7 @@ var hammerdb6Commands = []string{
 	"vucomplete", "vucreate", "vudestroy", "vurun", "vuset", "vustatus", "wsport", "wsstart", "wsstatus", "wsstop",
 	// Not in the index: deprecated in 6 but still defined, an alias, and
 	// what the sample scripts call.
-	"runtimer", "waittocomplete", "job", "numberOfCPUs",
+	"runtimer", "waittocomplete", "job", "numberOfCPUs", "numberOfWHs",
 }
 
 // tkinterWorks says whether python3 can start a Tcl interpreter (tclpy).

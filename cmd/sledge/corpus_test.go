@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -201,6 +202,7 @@ func corpusTcl(t *testing.T, db, product string, newDB func(testing.TB) string) 
 	if !strings.Contains(out, "built 2 warehouses") {
 		t.Errorf("buildschema.tcl: no word of the build:\n%s", out)
 	}
+	checkSizing(t, "buildschema.tcl", out)
 	out = e.corpusRun(db, "run_profile.tcl", values)
 	countResults(t, testResult, "run_profile.tcl", out, 2)
 	for _, cmd := range []string{"metstart", "metstatus", "metstop"} {
@@ -214,6 +216,12 @@ func corpusTcl(t *testing.T, db, product string, newDB func(testing.TB) string) 
 	}
 	out = e.corpusRun(db, "run_single.tcl", values)
 	countResults(t, testResult, "run_single.tcl", out, 1)
+	// pg_vacuum and maria_purge true: HammerDB's steps after the result.
+	after := map[string]string{"pg": `(?s)TEST RESULT .*\nVuser 1:Checkpoint and Vacuum\nVuser 1:Checkpoint and Vacuum Complete\n`,
+		"maria": `(?s)TEST RESULT .*\nVuser 1:(History list is 0 or cannot be queried, not purging|Starting purge: history list length \d+\n(Vuser 1:history list length \d+ has not reduced in 10 seconds, ending purge\n)?Vuser 1:Purge complete in 0 hrs:\d\d mins:\d\d secs)\n`}[db]
+	if !regexp.MustCompile(after).MatchString(out) {
+		t.Errorf("run_single.tcl: no %s step after the result:\n%s", map[string]string{"pg": "vacuum", "maria": "purge"}[db], out)
+	}
 	single := jobIDsIn(t, filepath.Join(tmp, db+"_tprocc"))[0]
 	out = e.corpusRun(db, "blog_loop.tcl", values)
 	countResults(t, testResult, "blog_loop.tcl", out, 2)
@@ -246,6 +254,8 @@ func corpusPython(t *testing.T, db, product string, newDB func(testing.TB) strin
 	values := connectionValues(t, newDB(t))
 	if out := e.corpusRun(db, "buildschema.py", values); !strings.Contains(out, "built 2 warehouses") {
 		t.Errorf("buildschema.py: no word of the build:\n%s", out)
+	} else {
+		checkSizing(t, "buildschema.py", out)
 	}
 	out := e.corpusRun(db, "run.py", values)
 	countResults(t, testResult, "run.py", out, 3)
@@ -271,6 +281,32 @@ func corpusPython(t *testing.T, db, product string, newDB func(testing.TB) strin
 		t.Errorf("result.py: no TEST RESULT in the captured file:\n%s", captured)
 	}
 	e.completedJobs(map[string]int{"build": 1, "drop": 1, "run": 4})
+}
+
+// checkSizing checks what a build script sized its schema at, with
+// HammerDB's numberOfCPUs and numberOfWHs: the processors /proc/cpuinfo
+// lists, 8 warehouses each (rounded up to 10s up to 100, at most 4000),
+// said by numberOfWHs and returned to the script.
+func checkSizing(t *testing.T, name, out string) {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^numberOfWHs: (\d+) warehouses for (\d+) CPUs \(HammerDB's sizing: .*\)\n` +
+		`SIZED: (\d+) WAREHOUSES FOR (\d+) CPUS$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Errorf("%s: numberOfWHs said nothing, or the script did not print its answer:\n%s", name, out)
+		return
+	}
+	cpus := runtime.NumCPU()
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		cpus = len(regexp.MustCompile(`(?m)^processor\s`).FindAll(b, -1))
+	}
+	want := cpus * 8
+	if want <= 100 {
+		want = (want + 9) / 10 * 10
+	}
+	want = min(want, 4000)
+	if m[1] != strconv.Itoa(want) || m[3] != m[1] || m[2] != strconv.Itoa(cpus) || m[4] != m[2] {
+		t.Errorf("%s: numberOfWHs said %s for %s CPUs, the script got %s for %s; want %d for %d", name, m[1], m[2], m[3], m[4], want, cpus)
+	}
 }
 
 // checkIterations checks an iteration-count run: every virtual user ran

@@ -92,6 +92,7 @@ func (h *hammer) job(ctx context.Context, w io.Writer, svc *app.Service, action 
 	o, err := svc.Run(ctx, app.Request{Spec: spec, Console: out, Settings: settings})
 	if o.ID != 0 && h.running() && o.Run != nil {
 		h.closeRun(ctx, w, svc, out, o)
+		h.afterRun(ctx, svc, spec, out)
 	}
 	out.finish(cmp.Or(o.Status, metrics.StatusFailed))
 	return o, err

@@ -752,9 +752,134 @@ proc cistop {} { ::sledge::noci cistop }
 proc cireset {} { ::sledge::noci cireset }
 proc cipush {args} { ::sledge::noci cipush }
 
+# HammerDB's helpers: the procedures its CLI defines besides the commands
+# of its help index, which scripts call (its build scripts start with
+# `set warehouse [ numberOfWHs ]`). Its other procedures are the GUI's, its
+# virtual-user threads', its CI pipelines' and its data generator's
+# internals, which no script calls.
+
+# numberOfCPUs is the machine's CPU count as HammerDB counts it: the
+# processors /proc/cpuinfo lists (every one the machine has, whatever this
+# process may use); elsewhere the system's count; 1 if none is found.
 proc numberOfCPUs {} {
-    if {![catch {exec nproc} n]} { return $n }
+    if {![catch {open /proc/cpuinfo} f]} {
+        set n [regexp -all -line {^processor\s} [read $f]]
+        close $f
+        if {$n > 0} { return $n }
+    }
+    foreach cmd {{nproc --all} {sysctl -n hw.ncpu}} {
+        if {![catch {exec {*}$cmd 2>/dev/null} n] && [string is integer -strict $n] && $n > 0} { return $n }
+    }
     return 1
+}
+
+# ::sledge::warehouses is HammerDB's schema size for a machine of cpus CPUs:
+# 8 warehouses a CPU, rounded up to a multiple of 10 while that is 100 or
+# fewer, at most limit.
+proc ::sledge::warehouses {cpus limit} {
+    set wh [expr {$cpus * 8}]
+    if {$wh <= 100} { set wh [expr {($wh + 9) / 10 * 10}] }
+    return [expr {min($wh, $limit)}]
+}
+
+# numberOfWHs sizes a TPROC-C schema for this machine as HammerDB does and
+# says what it chose. HammerDB's limit of 4000 can be lowered only in its CI
+# configuration, which Sledge does not have.
+proc numberOfWHs {} {
+    set cpus [numberOfCPUs]
+    set wh [::sledge::warehouses $cpus 4000]
+    puts "numberOfWHs: $wh warehouses for $cpus CPUs (HammerDB's sizing: 8 a CPU, rounded up to a multiple of 10 up to 100, at most 4000)"
+    return $wh
+}
+
+proc putscli {output} { puts $output }
+proc even {x} { expr {$x % 2 == 0} }
+proc odd {x} { expr {$x % 2 != 0} }
+
+# pdict prints a dictionary one key a line, nested dictionaries indented,
+# as HammerDB's pdict does: pdict ?maxlevel? DICT ?pattern ...? (patterns
+# select keys by level).
+proc pdict {args} {
+    set max 0
+    if {[llength $args] > 1 && [string is integer -strict [lindex $args 0]]} {
+        set max [lindex $args 0]
+        set args [lrange $args 1 end]
+    }
+    if {[llength $args] < 1} {
+        puts "usage: pdict ?maxlevel? dictionaryValue ?globPattern?..."
+        return
+    }
+    ::sledge::pdict1 [lindex $args 0] $max 1 "" [lrange $args 1 end]
+}
+proc ::sledge::pdict1 {d max level indent patterns} {
+    if {[catch {dict size $d}]} { return }
+    set pattern [expr {[llength $patterns] ? [lindex $patterns 0] : "*"}]
+    set keys [dict keys $d $pattern]
+    set width 0
+    foreach k $keys { set width [expr {max($width, [string length $k])}] }
+    foreach k $keys {
+        set v [dict get $d $k]
+        set nested [expr {($max == 0 || $level < $max) && [llength $v] > 1 && [llength $v] % 2 == 0 && ![catch {dict size $v}]}]
+        if {$nested} {
+            puts "$indent[format %-*s $width $k] \{"
+            ::sledge::pdict1 $v $max [expr {$level + 1}] "$indent    " [lrange $patterns 1 end]
+            puts "$indent\}"
+        } else {
+            puts "$indent[format %-*s $width $k] = $v"
+        }
+    }
+}
+
+# findakey names the dictionary (connection, tpcc, tpch) of the current
+# database that holds key, as HammerDB's does for its config dictionaries;
+# "" when none does. HammerDB's second argument names its own config
+# variable; when the script has such a dictionary it is searched instead.
+proc findakey {key {dictname ""}} {
+    if {$dictname ne "" && [info exists ::$dictname] && ![catch {dict size [set ::$dictname]}]} {
+        set d [set ::$dictname]
+    } else {
+        set d [::sledge::dbdicts]
+    }
+    dict for {name keys} $d {
+        if {![catch {dict exists $keys $key} has] && $has} { return $name }
+    }
+    return ""
+}
+
+# keepalive, _runtimer and _waittocomplete kept HammerDB's main thread
+# alive while its virtual users ran: vurun returns when its run has ended.
+proc keepalive {} { return }
+proc _runtimer {args} { return }
+proc _waittocomplete {} { return }
+
+# loadtpcc and loadtpch load HammerDB's driver script for a benchmark;
+# build_schema, check_schema, delete_schema and run_datagen are what its
+# schema and datagen commands run.
+proc loadtpcc {} { loadscript }
+proc loadtpch {} { loadscript }
+proc build_schema {} { return [buildschema] }
+proc check_schema {} { return [checkschema] }
+proc delete_schema {} { return [deleteschema] }
+proc run_datagen {} { return [datagenrun] }
+
+proc get_ws_port {} { return [::sledge::generic webservice ws_port] }
+proc strip_html {html} { regsub -all {<[^>]+>} $html "" text; return $text }
+
+# string insert, which HammerDB adds to Tcl 8.6 (Tcl 8.7 and 9 have it).
+if {[catch {string insert ab 1 x}]} {
+    proc ::sledge::stringinsert {s index insert} {
+        set n [string length $s]
+        if {[regexp {^end(?:([+-])(\d+))?$} $index -> op k]} {
+            set i [expr {$op eq "" ? $n : ($op eq "+" ? $n + $k : $n - $k)}]
+        } elseif {[regexp {^\s*([+-]?\d+)(?:([+-])([+-]?\d+))?\s*$} $index -> m op k]} {
+            set i [expr {$op eq "" ? $m : ($op eq "+" ? $m + $k : $m - $k)}]
+        } else {
+            return -code error "bad index \"$index\": must be integer?\[+-\]integer? or end?\[+-\]integer?"
+        }
+        return "[string range $s 0 [expr {$i - 1}]]$insert[string range $s $i end]"
+    }
+    namespace ensemble configure string -map [dict replace \
+        [namespace ensemble configure string -map] insert ::sledge::stringinsert]
 }
 
 # jobs: HammerDB's jobs command, answered by `sledge cli jobs` from Sledge's
@@ -824,7 +949,8 @@ set ::sledge::help {
     metstart {metstart} {notice: every run observes the server and this host (jobs ID metrics)}
     metstatus {metstatus} {notice: every run observes the server and this host (jobs ID metrics)}
     metstop {metstop} {notice: no metrics agent to stop; the script goes on}
-    numberOfCPUs {numberOfCPUs} {the number of CPUs (what vuset vu vcpu uses)}
+    numberOfCPUs {numberOfCPUs} {the number of CPUs, as HammerDB counts them (what vuset vu vcpu uses)}
+    numberOfWHs {numberOfWHs} {HammerDB's warehouse count for this machine (8 a CPU, rounded up to 10s up to 100, at most 4000), said when chosen}
     pipe {pipe ?pipeid?} {notice: Sledge has no CI pipeline service}
     pipes {pipes ?pipeid?} {notice: Sledge has no CI pipeline service}
     print {print [db|bm|ci|dict|generic|script|vuconf|vucreated|vustatus|vucomplete|datagen|tcconf]} {print the settings}

@@ -373,7 +373,7 @@ var dbTreatments = map[string]treatment{
 	"pass":          {Maps, Always, passMaps},
 	"dbase":         {Maps, Always, dbaseMaps},
 	"tspace":        {Notice, Build, defaultTablespace},
-	"vacuum":        {Notice, Run, "no checkpoint or VACUUM is run when the workload completes"},
+	"vacuum":        {Maps, Run, "true, driver timed: when the run has printed its result, CHECKPOINT, then VACUUM (ANALYZE) of each TPROC-C table, between HammerDB's lines Checkpoint and Vacuum … Complete"},
 	"dritasnap":     {Notice, Run, "DRITA snapshots (EDB Postgres Advanced Server) are not taken"},
 	"oracompat":     {Notice, Always, "the EDB Oracle-compatible schema is neither built nor driven: Sledge's PostgreSQL schema and functions are used"},
 	"cituscompat":   {Notice, Build, "the Citus-distributed schema is not built: plain PostgreSQL tables"},
@@ -401,7 +401,7 @@ var dbTreatments = map[string]treatment{
 	"prepared":        {NoEffect, Run, "statements are always prepared on the server, as with true"},
 	"no_stored_procs": {Maps, Run, "true: mode sql (the transactions' statements sent by the client); false: mode procs (stored procedures)"},
 	"history_pk":      {Notice, Build, "the history table is built without a primary key"},
-	"purge":           {Notice, Run, "no purge is run when the workload completes"},
+	"purge":           {Maps, Run, "true, driver timed: when the run has printed its result, a wait until InnoDB's history list is empty or has not shrunk for 10 s, with HammerDB's lines (Starting purge … Purge complete in …); HammerDB's raised innodb_purge_threads and innodb_purge_batch_size for the wait are not set"},
 
 	// tpch
 	"scale_fact":          {Maps, Build, "scale: the scale factor"},

@@ -371,8 +371,9 @@ func TestKeyNotices(t *testing.T) {
 			"Notice: diset tpcc maria_partition true: the tables are not partitioned\n" +
 				"Notice: diset tpcc maria_history_pk true: the history table is built without a primary key\n"},
 		{"run keys at vurun", state("maria", "TPROC-C", "1", "connection.maria_host", "db1", "tpcc.maria_partition", "true",
-			"tpcc.maria_purge", "true"), "vurun",
-			"Notice: diset tpcc maria_purge true: no purge is run when the workload completes\n"},
+			"tpcc.maria_purge", "true", "tpcc.maria_raiseerror", "true"), "vurun",
+			"Notice: diset tpcc maria_raiseerror true: a VU does not stop on an error: errors are counted by class and the VU carries on\n"},
+		{"vacuum and purge take effect: no notice", state("pg", "TPROC-C", "1", "tpcc.pg_vacuum", "true"), "vurun", ""},
 		{"the other benchmark's keys are not used", state("pg", "TPROC-C", "1", "tpch.pg_verbose", "true"), "vurun", ""},
 		{"total_iterations in a timed run", state("pg", "TPROC-C", "1", "tpcc.pg_total_iterations", "1000"), "vurun",
 			"Notice: diset tpcc pg_total_iterations 1000: a timed run ends at its duration: VUs do not stop after 1000 transactions " +

@@ -38,7 +38,7 @@ __all__ = [
     "wsport", "wsstart", "wsstatus", "wsstop",
     "pipes", "pipe", "ci", "citmp", "cifix", "ciset", "cilisten", "cistatus", "cistop", "cireset", "cipush",
     "runtimer", "waittocomplete", "jobs", "job", "librarycheck", "datagenrun",
-    "numberOfCPUs", "quit", "tclpy",
+    "numberOfCPUs", "numberOfWHs", "quit", "tclpy",
 ]
 
 _default = Session()
@@ -284,7 +284,43 @@ def datagenrun():
 
 
 def numberOfCPUs():  # noqa: N802 - HammerDB's name
+    """The machine's CPUs, as HammerDB counts them."""
     return Session.numberOfCPUs()
+
+
+def numberOfWHs():  # noqa: N802 - HammerDB's name
+    """HammerDB's warehouse count for this machine (8 a CPU, rounded up to a
+    multiple of 10 up to 100, at most 4000); prints what it chose."""
+    return _default.numberOfWHs()
+
+
+# HammerDB's helpers besides the commands of its help index, as Tcl
+# commands for tclpy.eval (HammerDB's Python scripts reach them that way).
+# pdict and string insert need a Tcl interpreter (_TCL_SETUP).
+def _findakey(key, dictname=""):
+    for name, keys in _default._db_dicts().items():
+        if key in keys:
+            return name
+    return ""
+
+
+def _helpers():
+    def done(*a):
+        return ""
+    return {
+        "putscli": lambda text: _default._notice(text),
+        "even": lambda x: int(int(x) % 2 == 0),
+        "odd": lambda x: int(int(x) % 2 != 0),
+        "findakey": _findakey,
+        # HammerDB's main thread waited on its virtual users; vurun returns
+        # when its run has ended.
+        "keepalive": done, "_runtimer": done, "_waittocomplete": done,
+        "loadtpcc": lambda: loadscript(), "loadtpch": lambda: loadscript(),
+        "build_schema": lambda: buildschema(), "check_schema": lambda: checkschema(),
+        "delete_schema": lambda: deleteschema(), "run_datagen": lambda: datagenrun(),
+        "get_ws_port": lambda: _default._ws_port(),
+        "strip_html": lambda html: re.sub(r"<[^>]+>", "", html),
+    }
 
 
 def quit(code=0):  # noqa: A001 - HammerDB's name
@@ -355,7 +391,9 @@ HELP = (
     ('metstop', 'metstop',
      'notice: no metrics agent to stop; the script goes on'),
     ('numberOfCPUs', 'numberOfCPUs',
-     'the number of CPUs (what vuset vu vcpu uses)'),
+     'the number of CPUs, as HammerDB counts them (what vuset vu vcpu uses)'),
+    ('numberOfWHs', 'numberOfWHs',
+     "HammerDB's warehouse count for this machine (8 a CPU, rounded up to 10s up to 100, at most 4000), said when chosen"),
     ('pipe', 'pipe ?pipeid?',
      'notice: Sledge has no CI pipeline service'),
     ('pipes', 'pipes ?pipeid?',
@@ -486,6 +524,7 @@ def _tcl_commands():
         vucomplete=lambda: "true" if vucomplete() else "false",
         quit=lambda *a: quit(),
     )
+    cmds.update(_helpers())
     return cmds
 
 
@@ -522,6 +561,49 @@ proc ::puts {args} {
     return [::sledge::tclputs {*}$args]
 }
 proc ::exit {{code 0}} { ::sledge::pyexit $code; return -code error "exit $code" }
+# HammerDB's pdict: a dictionary one key a line, nested ones indented.
+proc ::pdict {args} {
+    set max 0
+    if {[llength $args] > 1 && [string is integer -strict [lindex $args 0]]} {
+        set max [lindex $args 0]
+        set args [lrange $args 1 end]
+    }
+    if {[llength $args] < 1} { puts "usage: pdict ?maxlevel? dictionaryValue ?globPattern?..."; return }
+    ::sledge::pdict1 [lindex $args 0] $max 1 "" [lrange $args 1 end]
+}
+proc ::sledge::pdict1 {d max level indent patterns} {
+    if {[catch {dict size $d}]} { return }
+    set pattern [expr {[llength $patterns] ? [lindex $patterns 0] : "*"}]
+    set keys [dict keys $d $pattern]
+    set width 0
+    foreach k $keys { set width [expr {max($width, [string length $k])}] }
+    foreach k $keys {
+        set v [dict get $d $k]
+        if {($max == 0 || $level < $max) && [llength $v] > 1 && [llength $v] % 2 == 0 && ![catch {dict size $v}]} {
+            puts "$indent[format %-*s $width $k] \{"
+            ::sledge::pdict1 $v $max [expr {$level + 1}] "$indent    " [lrange $patterns 1 end]
+            puts "$indent\}"
+        } else {
+            puts "$indent[format %-*s $width $k] = $v"
+        }
+    }
+}
+# string insert, which HammerDB adds to Tcl 8.6 (Tcl 8.7 and 9 have it).
+if {[catch {string insert ab 1 x}]} {
+    proc ::sledge::stringinsert {s index insert} {
+        set n [string length $s]
+        if {[regexp {^end(?:([+-])(\d+))?$} $index -> op k]} {
+            set i [expr {$op eq "" ? $n : ($op eq "+" ? $n + $k : $n - $k)}]
+        } elseif {[regexp {^\s*([+-]?\d+)(?:([+-])([+-]?\d+))?\s*$} $index -> m op k]} {
+            set i [expr {$op eq "" ? $m : ($op eq "+" ? $m + $k : $m - $k)}]
+        } else {
+            return -code error "bad index \"$index\": must be integer?\[+-\]integer? or end?\[+-\]integer?"
+        }
+        return "[string range $s 0 [expr {$i - 1}]]$insert[string range $s $i end]"
+    }
+    namespace ensemble configure string -map [dict replace \
+        [namespace ensemble configure string -map] insert ::sledge::stringinsert]
+}
 """
 
 

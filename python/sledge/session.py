@@ -771,11 +771,39 @@ class Session:
 
     @staticmethod
     def numberOfCPUs():  # noqa: N802 - HammerDB's name
-        """The CPUs this process may use (what vuset('vu', 'vcpu') takes)."""
+        """The machine's CPUs as HammerDB counts them: the processors
+        /proc/cpuinfo lists (every one, whatever this process may use),
+        elsewhere the system's count (what vuset('vu', 'vcpu') takes)."""
         try:
-            return len(os.sched_getaffinity(0))
-        except (AttributeError, OSError):
-            return os.cpu_count() or 1
+            with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+                n = len(re.findall(r"(?m)^processor\s", f.read()))
+            if n > 0:
+                return n
+        except OSError:
+            pass
+        return os.cpu_count() or 1
+
+    # HammerDB's most warehouses numberOfWHs chooses (lowered only in its CI
+    # configuration, which Sledge does not have).
+    WAREHOUSE_LIMIT = 4000
+
+    @staticmethod
+    def warehouses(cpus, limit=WAREHOUSE_LIMIT):
+        """HammerDB's schema size for a machine of CPUS CPUs: 8 warehouses a
+        CPU, rounded up to a multiple of 10 while that is 100 or fewer, at
+        most LIMIT."""
+        wh = cpus * 8
+        if wh <= 100:
+            wh = (wh + 9) // 10 * 10
+        return min(wh, limit)
+
+    def numberOfWHs(self):  # noqa: N802 - HammerDB's name
+        """HammerDB's warehouse count for this machine; says what it chose."""
+        cpus = self.numberOfCPUs()
+        wh = self.warehouses(cpus)
+        self._notice("numberOfWHs: %d warehouses for %d CPUs (HammerDB's sizing: 8 a CPU, rounded up to a multiple "
+                     "of 10 up to 100, at most %d)" % (wh, cpus, self.WAREHOUSE_LIMIT))
+        return wh
 
     # ------------------------------------------------- transaction counter
 

@@ -424,11 +424,11 @@ def test_star_import_exports_exactly_the_commands():
     exec("from sledge.hammerdb import *", ns)
     names = {k for k in ns if k != "__builtins__"}
     # HammerDB 6's commands (help's index, runtimer, waittocomplete, job,
-    # numberOfCPUs) and tclpy; print and help would shadow Python's.
+    # numberOfCPUs, numberOfWHs) and tclpy; print and help would shadow Python's.
     assert names == {
         "dbset", "diset", "giset", "vuset", "dgset", "print_", "buildschema", "checkschema", "deleteschema",
         "vucreate", "vurun", "vudestroy", "vustatus", "vucomplete", "tcstart", "tcstop", "tcstatus", "tcset",
-        "runtimer", "waittocomplete", "jobs", "job", "librarycheck", "datagenrun", "numberOfCPUs", "loadscript",
+        "runtimer", "waittocomplete", "jobs", "job", "librarycheck", "datagenrun", "numberOfCPUs", "numberOfWHs", "loadscript",
         "quit", "clearscript", "customscript", "custommonitor", "savescript", "distributescript", "switchmode",
         "steprun", "metset", "metstart", "metstatus", "metstop", "wsport", "wsstart", "wsstatus", "wsstop",
         "pipes", "pipe", "ci", "citmp", "cifix", "ciset", "cilisten", "cistatus", "cistop", "cireset", "cipush",
@@ -1066,3 +1066,53 @@ def test_help_and_hammerdb_print_in_scripts(fake, capsys):
         "Virtual Users = 1\nUser Delay(ms) = 500\nRepeat Delay(ms) = 500\nIterations = 1\nShow Output = 1\n"
         "Log Output = 0\nUnique Log Name = 0\nNo Log Buffer = 0\nLog Timestamps = 0\na line\nplain words\n")
     assert ns["os"] is os and ns["sys"] is sys
+
+
+@pytest.mark.parametrize("cpus,limit,want", [
+    (1, 4000, 10), (2, 4000, 20), (3, 4000, 30), (12, 4000, 100), (13, 4000, 104), (64, 4000, 512),
+    (500, 4000, 4000), (16, 100, 100),
+])
+def test_warehouse_sizing(cpus, limit, want):
+    # HammerDB's: 8 a CPU, rounded up to a multiple of 10 up to 100, at most the limit.
+    assert sledge.Session.warehouses(cpus, limit) == want
+
+
+def test_number_of_whs_says_what_it_chose(fake, capsys, monkeypatch):
+    monkeypatch.setattr(sledge.Session, "numberOfCPUs", staticmethod(lambda: 3))
+    monkeypatch.setattr(h.TclPy, "_make_interp", staticmethod(lambda: None))
+    assert h.numberOfWHs() == 30
+    # HammerDB's Python scripts: warehouse = int(tclpy.eval('numberOfWHs')).
+    assert int(h.TclPy().eval("numberOfWHs")) == 30
+    assert capsys.readouterr().out == (
+        "numberOfWHs: 30 warehouses for 3 CPUs (HammerDB's sizing: 8 a CPU, rounded up to a multiple of 10 up to 100, "
+        "at most 4000)\n") * 2
+
+
+def test_number_of_cpus_counts_as_hammerdb():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            want = len(re.findall(r"(?m)^processor\s", f.read()))
+    except OSError:
+        want = 0
+    assert h.numberOfCPUs() == (want or os.cpu_count() or 1)
+
+
+@pytest.mark.parametrize("script,want", [
+    ("even 4", "1"), ("even 3", "0"), ("odd 3", "1"), ("findakey pg_count_ware configpostgresql", "tpcc"),
+    ("findakey pg_host", "connection"), ("findakey pg_nosuchkey", ""), ("keepalive", ""), ("_runtimer 60", ""),
+    ("_waittocomplete", ""), ("strip_html {<p>a <b>b</b></p>}", "a b"),
+])
+def test_tclpy_helpers_without_tkinter(fake, monkeypatch, script, want):
+    monkeypatch.setattr(h.TclPy, "_make_interp", staticmethod(lambda: None))
+    assert h.TclPy().eval(script) == want
+
+
+def test_tclpy_helpers_in_tcl(tcl, fake, capsys):
+    _need_tkinter()
+    fake.rules([KEYS_GENERIC_RULE])
+    assert tcl.eval("string insert abc 1 X") + tcl.eval("string insert abc end-1 Z") == "aXbcabZc"
+    assert tcl.eval("expr {[even 2] && [odd 1]}") == "1"
+    assert tcl.eval("get_ws_port") == "8080"
+    tcl.eval("pdict {a 1 bb {c 2 d 3}}")
+    tcl.eval("putscli done")
+    assert capsys.readouterr().out == "a  = 1\nbb {\n    c = 2\n    d = 3\n}\ndone\n"

@@ -16,6 +16,7 @@ diset tpcc maria_driver timed
 diset tpcc maria_rampup 0.01
 diset tpcc maria_duration 0.05
 diset tpcc maria_timeprofile true
+diset tpcc maria_purge true ;# wait for the purge of the run's undo once the result is printed
 
 loadscript
 puts "TEST STARTED"

@@ -15,6 +15,7 @@ diset tpcc pg_driver timed
 diset tpcc pg_rampup 0.01
 diset tpcc pg_duration 0.05
 diset tpcc pg_timeprofile true
+diset tpcc pg_vacuum true ;# checkpoint and vacuum once the result is printed
 
 loadscript
 puts "TEST STARTED"

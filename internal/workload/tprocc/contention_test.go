@@ -12,7 +12,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/metrics"
 )
 
-// Deliberate contention at SERIALIZABLE: 8 or more VUs on 1 warehouse. With retries,
+// Deliberate contention at SERIALIZABLE: 8 or more VUs on 2 warehouses. With retries,
 // conflicts are retried and accounted; without, they are counted as failures
 // and the run goes on. Either way no VU dies, only commits count, and NOPM
 // agrees with the database's own count of New-Orders.
@@ -28,7 +28,7 @@ func contentionRun(t *testing.T, drv db.Driver, tg db.Target, mode Mode, vus, ma
 	}
 	defer r.Close(ctx)
 	out := &logOutput{t: t}
-	cfg := engine.Config{VUs: vus, Rampup: time.Second, Duration: 5 * time.Second, Interval: time.Second, MaxRetries: maxRetries, StallAfter: runStallAfter}
+	cfg := engine.Config{VUs: vus, Rampup: time.Second, Duration: 6 * time.Second, Interval: 2 * time.Second, MaxRetries: maxRetries, StallAfter: runStallAfter}
 	release := windowSlot()
 	res, err := engine.Run(ctx, r, cfg, out)
 	release()
@@ -96,7 +96,7 @@ func contentionRun(t *testing.T, drv db.Driver, tg db.Target, mode Mode, vus, ma
 // come readily (requireConflicts) it needs to see them both ways: retried
 // with retries allowed, failed and counted without.
 func testSerializableContention(t *testing.T, drv db.Driver, tg db.Target, mode Mode, vus int, requireConflicts bool) {
-	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 1, Workers: 2, Seed: 11}); err != nil {
+	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 2, Workers: 2, Seed: 11}); err != nil {
 		t.Fatal(err)
 	}
 	if retries, _ := contentionRun(t, drv, tg, mode, vus, 10); requireConflicts && retries == 0 {
@@ -124,7 +124,7 @@ func TestSerializableContentionMariaDB(t *testing.T) {
 	t.Parallel()
 	// InnoDB turns SERIALIZABLE reads into shared locks; Sledge's locking
 	// order (district and warehouse rows first, items sorted) keeps deadlocks
-	// rare: 0 or 1 in a 5 s window of 16 VUs on one warehouse, procs or sql
+	// rare: 0 or 1 in a 5 s window of 16 VUs even on one warehouse, procs or sql
 	// mode alike. So this test checks the accounting of SERIALIZABLE runs
 	// on MariaDB without requiring a conflict; MariaDB's conflicts retried
 	// and counted are TestMariaDBVersions' (internal/app), where snapshot

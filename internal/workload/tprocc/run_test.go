@@ -59,9 +59,10 @@ func runFor(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isolati
 	t.Helper()
 	// Every transaction type commits and 1 % of New-Orders roll back by
 	// design: with 700 New-Orders none would be a 0.1 % chance. A machine
-	// too busy to reach that many in one window runs another (up to
-	// six), so that these say something about Sledge, not the machine.
-	const enoughNewOrders, maxWindows = 700, 6
+	// too busy to reach that many in one window runs another (up to 20:
+	// two minutes of 6 s windows), so that these say something about
+	// Sledge, not the machine.
+	const enoughNewOrders, maxWindows = 700, 20
 	var (
 		res        *metrics.RunResult
 		committed  = map[string]int64{}

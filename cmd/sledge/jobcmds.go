@@ -57,6 +57,7 @@ func newBuildCmd(gs *globalState) *cobra.Command {
 	fl.IntVarP(&s.Warehouses, "warehouses", "w", s.Warehouses, "TPROC-C warehouses (each adds about 500,000 rows, ~80 MB)")
 	fl.Float64Var(&s.Scale, "scale", s.Scale, "TPROC-H scale factor: 1, 10, 30, 100, … (fractional ones such as 0.01 or 0.1 for tests, labelled as such)")
 	fl.IntVar(&s.Workers, "workers", s.Workers, "parallel loading sessions (default: number of CPUs; TPROC-C: at most --warehouses)")
+	fl.BoolVar(&s.PerVUTiming, "per-vu-timing", s.PerVUTiming, "TPROC-C: keep each VU's latency histograms per transaction type with the job, besides the run's (sledge jobs ID timing VUID; HammerDB's timeprofile)")
 	fl.Uint64Var(&s.Seed, "seed", config.DefaultBuildSeed, "seed of the TPROC-C data generator")
 	fl.BoolVar(&s.Force, "force", s.Force, "drop an existing schema of the workload first")
 	fl.StringVar(&s.Engine, "engine", s.Engine, "MariaDB/MySQL storage engine of the tables (default InnoDB)")

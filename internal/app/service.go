@@ -838,6 +838,9 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 		delete(settings, "segment") // each agent's is in its own record
 	}
 	addLoadSettings(settings, sp, run)
+	if sp.PerVUTiming {
+		settings["per_vu_timing"] = "true"
+	}
 	if err := e.repo().AddConfig(ctx, e.id, settings); err != nil {
 		e.warn("the run's settings", err)
 	}
@@ -853,7 +856,8 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 		e.out.Logf("note: %s", n)
 	}
 	cfg := engine.Config{VUs: sp.VU, Rampup: sp.Rampup.D(), Duration: sp.Duration.D(), Interval: sp.Interval.D(),
-		MaxRetries: sp.MaxRetries, StallAfter: sp.StallAfter.D(), Pacing: sp.PacingFactor(), InProcessDB: e.p.target.Kind == db.SQLite}
+		MaxRetries: sp.MaxRetries, StallAfter: sp.StallAfter.D(), Pacing: sp.PacingFactor(), InProcessDB: e.p.target.Kind == db.SQLite,
+		PerVUTiming: sp.PerVUTiming}
 	if sp.Iterations > 0 {
 		// The spec's ramp-up and duration are not used (config.Spec.Iterations).
 		cfg.Iterations, cfg.Rampup, cfg.Duration = sp.Iterations, 0, 0

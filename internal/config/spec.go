@@ -87,6 +87,11 @@ type Spec struct {
 	Pacing      string   `json:"pacing"`
 	PacingScale float64  `json:"pacing_scale"`
 	RandomHome  bool     `json:"random_home,omitempty"`
+	// PerVUTiming keeps each VU's latency histograms per transaction type
+	// with the job besides the run's (HammerDB's time profile: jobs ID
+	// timing VUID). Off by default: it costs the monitor a histogram set
+	// per VU; the VUs' recording is the same.
+	PerVUTiming bool `json:"per_vu_timing,omitempty"`
 	// Iterations makes the run an iteration run (HammerDB's test driver
 	// with total_iterations): each VU runs this many transactions, then
 	// stops, and the run ends when every VU is done; its result is the

@@ -44,6 +44,11 @@ type Config struct {
 	// are still watched, at the default threshold), for workloads whose
 	// transactions may rightly run that long.
 	StallAfter time.Duration
+	// PerVUTiming keeps each VU's latencies per transaction type over the
+	// window besides the run's (RunResult.VUTiming). The VUs record as
+	// always; the monitor sorts their events by VU as it takes them in, into
+	// one set of histograms per VU.
+	PerVUTiming bool
 	// InProcessDB says the database engine runs inside this process (SQLite):
 	// its work is then part of the client CPU and no warning is given for it.
 	InProcessDB bool

@@ -236,6 +236,9 @@ func newRun(wl workload.Runner, cfg Config, out Output) *run {
 	if len(cfg.Stages) > 0 {
 		r.col.TrackStages()
 	}
+	if cfg.PerVUTiming {
+		r.col.TrackVUs()
+	}
 	return r
 }
 

@@ -74,6 +74,7 @@ func (r *run) nothingMeasured(status string) *metrics.RunResult {
 // process's CPU time over the window.
 func (r *run) fill(res *metrics.RunResult, cpu time.Duration) {
 	res.Tx = r.col.Summaries()
+	res.VUTiming = r.col.VUTimings(r.cfg.FirstVU)
 	headline := -1
 	if p, ok := r.wl.(workload.Prober); ok {
 		headline = p.HeadlineTx()

@@ -59,6 +59,7 @@ var migrations = [...]migration{
 	{sqlite: "schema_v11.sql", postgres: "schema_pg_v11.sql"},
 	{sqlite: "schema_v12.sql", postgres: "schema_pg_v12.sql"},
 	{sqlite: "schema_v13.sql", postgres: "schema_pg_v13.sql"},
+	{sqlite: "schema_v14.sql", postgres: "schema_pg_v14.sql"},
 }
 
 // migration names one version's script per dialect.

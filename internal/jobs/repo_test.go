@@ -290,6 +290,67 @@ func TestRunResultRoundTrip(t *testing.T) {
 	})
 }
 
+// sampleVUTiming is two VUs' timings of sampleRunResult's types, VU 2's
+// first and in another order than the workload's, as a merge of agents
+// could hand them in.
+func sampleVUTiming() []metrics.VUTiming {
+	return []metrics.VUTiming{
+		{VU: 2, Tx: "payment", Calls: 7, Total: 7*time.Millisecond + 1001, Histogram: []byte("HISTFAAAApay2")},
+		{VU: 2, Tx: "new_order", Calls: 9, Total: 20 * time.Millisecond, Histogram: []byte("HISTFAAAAno2")},
+		{VU: 1, Tx: "stock_level", Calls: 1, Total: 123 * time.Microsecond, Histogram: []byte("HISTFAAAAsl1")},
+	}
+}
+
+// Per-VU timings are stored with the result and read per VU (in the
+// workload's order of types) or all; RunResult leaves them out, and a
+// result saved again without them has none.
+func TestVUTimingRoundTrip(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+		if got, err := r.VUTiming(ctx, id, 1); err != nil || got != nil {
+			t.Fatalf("before saving: %+v, %v; want none", got, err)
+		}
+		res := sampleRunResult()
+		res.VUTiming = sampleVUTiming()
+		if err := r.SaveRunResult(ctx, id, res); err != nil {
+			t.Fatal(err)
+		}
+		vt := sampleVUTiming()
+		for _, c := range []struct {
+			vu   int
+			want []metrics.VUTiming
+		}{
+			{0, []metrics.VUTiming{vt[2], vt[1], vt[0]}},
+			{1, vt[2:]},
+			{2, []metrics.VUTiming{vt[1], vt[0]}},
+			{3, nil},
+		} {
+			got, err := r.VUTiming(ctx, id, c.vu)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("VU %d:\n got %+v\nwant %+v", c.vu, got, c.want)
+			}
+		}
+		if got, err := r.RunResult(ctx, id); err != nil || got.VUTiming != nil {
+			t.Errorf("RunResult: %+v, %v; want no per-VU timing", got.VUTiming, err)
+		}
+		if err := r.SaveRunResult(ctx, id, sampleRunResult()); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := r.VUTiming(ctx, id, 0); err != nil || got != nil {
+			t.Errorf("after saving a result without them: %+v, %v", got, err)
+		}
+		if _, err := r.VUTiming(ctx, id+1, 1); !errors.Is(err, ErrNotFound) {
+			t.Errorf("a job that does not exist: %v, want ErrNotFound", err)
+		}
+	})
+}
+
 func TestIntervalsRoundTrip(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
@@ -502,7 +563,9 @@ func TestDeleteRemovesEverything(t *testing.T) {
 			must(r.AppendOutput(ctx, id, "hello"))
 			must(r.AddInterval(ctx, id, metrics.Interval{Seq: 1, Tx: []metrics.IntervalTx{{Name: "a"}},
 				VUs: []metrics.VUInterval{{VU: 1, State: "running", Commits: 3}}}))
-			must(r.SaveRunResult(ctx, id, sampleRunResult()))
+			res := sampleRunResult()
+			res.VUTiming = sampleVUTiming()
+			must(r.SaveRunResult(ctx, id, res))
 			must(r.MarkIntervalsMissing(ctx, id, []MissingInterval{{Seq: 2, Reason: "lost"}}))
 			must(r.SaveBuildResult(ctx, id, BuildResult{Tables: map[string]int64{"t": 1}}))
 			must(r.SaveCheck(ctx, id, []CheckItem{{Name: "c"}}))

@@ -228,7 +228,7 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 		}
 		for _, t := range []string{"job_result", "job_timing", "job_error", "job_retry", "job_audit",
 			"job_disruption", "job_outage", "job_outage_lost", "job_connection_event", "job_idle_interval", "job_monitor_gap", "job_stall",
-			"job_load", "job_stage"} {
+			"job_load", "job_stage", "job_vu_timing"} {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE job_id = ?", id); err != nil {
 				return err
 			}
@@ -285,6 +285,12 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 					VALUES (?, ?, ?, ?)`, id, t.Name, class, n); err != nil {
 					return fmt.Errorf("retries of %s: %w", t.Name, err)
 				}
+			}
+		}
+		for _, t := range res.VUTiming {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO job_vu_timing (job_id, vu, tx, calls, total_us, histogram)
+				VALUES (?, ?, ?, ?, ?, ?)`, id, t.VU, t.Tx, t.Calls, us(t.Total), t.Histogram); err != nil {
+				return fmt.Errorf("timing of VU %d's %s: %w", t.VU, t.Tx, err)
 			}
 		}
 		for i, a := range res.Audit {
@@ -625,6 +631,40 @@ func readTiming(ctx context.Context, tx *repoTx, id int64) ([]metrics.TxSummary,
 		}
 	}
 	return out, rows.Err()
+}
+
+// VUTiming returns VU vu's timing per transaction type (in the workload's
+// order of types), or every VU's in VU order when vu is 0; nil when the job
+// kept none (its run did not ask for per-VU timing) or has none for vu.
+// RunResult leaves it out: the summaries need only the run's.
+func (r *Repo) VUTiming(ctx context.Context, id int64, vu int) ([]metrics.VUTiming, error) {
+	var out []metrics.VUTiming
+	err := r.readTx(ctx, fmt.Sprintf("read per-VU timing of job %d", id), func(tx *repoTx) error {
+		if err := requireJob(ctx, tx, id); err != nil {
+			return err
+		}
+		// job_timing's ord is the workload's order of types.
+		rows, err := tx.QueryContext(ctx, `SELECT v.vu, v.tx, v.calls, v.total_us, v.histogram
+			FROM job_vu_timing v LEFT JOIN job_timing t ON t.job_id = v.job_id AND t.tx = v.tx
+			WHERE v.job_id = ? AND (? = 0 OR v.vu = ?) ORDER BY v.vu, t.ord, v.tx`, id, vu, vu)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				t     metrics.VUTiming
+				total float64
+			)
+			if err := rows.Scan(&t.VU, &t.Tx, &t.Calls, &total, &t.Histogram); err != nil {
+				return err
+			}
+			t.Total = fromUS(total)
+			out = append(out, t)
+		}
+		return rows.Err()
+	})
+	return out, err
 }
 
 func readAudit(ctx context.Context, tx *repoTx, id int64) ([]metrics.AuditItem, error) {

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/sledge-bench/sledge/internal/db"
 )
 
@@ -121,5 +123,80 @@ func TestEdgeBand(t *testing.T) {
 	c.Drain()
 	if n := b.Count(); n != 4 {
 		t.Errorf("band counted %d, want 4 (90, 100, 110 held over, 130 drained)", n)
+	}
+}
+
+// TestVUTimings: with TrackVUs each VU's window timings per type add up to
+// the run's — calls to the completed count, histograms to the window's
+// count, the exact sums to the events' — and leave out what the window
+// does not count (failures, events outside it); without it there are none.
+func TestVUTimings(t *testing.T) {
+	t.Parallel()
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	for _, track := range []bool{true, false} {
+		c := NewCollector([]string{"a", "b"}, 0)
+		if track {
+			c.TrackVUs()
+		}
+		recs := []*Recorder{c.NewRecorder(), c.NewRecorder(), c.NewRecorder()}
+		c.StartWindow(ms(100))
+		var want [3][2]time.Duration // exact sums per VU and type
+		var calls [3][2]int64
+		for i := range 300 {
+			vu, tx := i%2, i%3%2 // VU 3 (index 2) completes nothing
+			e := Event{End: ms(50 + i), Latency: time.Duration(1+i*37%1000) * 13 * time.Microsecond, Tx: uint8(tx)}
+			switch i % 7 {
+			case 3:
+				e.Outcome = RolledBack
+			case 5:
+				e.Outcome = Failed(db.ClassDeadlock)
+			}
+			recs[vu].Record(e)
+			if e.End >= ms(100) && e.End <= ms(300) && e.Outcome != Failed(db.ClassDeadlock) {
+				want[vu][tx] += e.Latency
+				calls[vu][tx]++
+			}
+			if i == 150 {
+				c.Tick(ms(180), PhaseMeasure) // an event held over, the rest drained
+			}
+		}
+		recs[2].Record(Event{End: ms(200), Latency: ms(1), Outcome: Failed(db.ClassDeadlock)})
+		c.EndWindow(ms(300))
+		c.Drain()
+		got := c.VUTimings(10)
+		if !track {
+			if got != nil {
+				t.Fatalf("timings kept without TrackVUs: %+v", got)
+			}
+			continue
+		}
+		if len(got) != 4 {
+			t.Fatalf("%d timings, want 4 (two VUs, two types; the third VU completed none): %+v", len(got), got)
+		}
+		completed, _ := c.Completed()
+		var sumCalls [2]int64
+		for i, vt := range got {
+			vu, tx := i/2, i%2
+			if vt.VU != 11+vu || vt.Tx != []string{"a", "b"}[tx] {
+				t.Errorf("timing %d is VU %d %s, want VU %d (numbered after the first 10) %s", i, vt.VU, vt.Tx, 11+vu, []string{"a", "b"}[tx])
+			}
+			h, err := hdrhistogram.Decode(vt.Histogram)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if vt.Calls != calls[vu][tx] || h.TotalCount() != vt.Calls || vt.Total != want[vu][tx] {
+				t.Errorf("VU %d %s: %d calls (histogram %d), total %s; want %d, %s", vt.VU, vt.Tx, vt.Calls, h.TotalCount(), vt.Total, calls[vu][tx], want[vu][tx])
+			}
+			sumCalls[tx] += vt.Calls
+		}
+		for tx, s := range c.Summaries() {
+			h, err := hdrhistogram.Decode(s.Histogram)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sumCalls[tx] != completed[tx] || sumCalls[tx] != h.TotalCount() {
+				t.Errorf("%s: the VUs' calls add up to %d, the run completed %d (histogram %d)", s.Name, sumCalls[tx], completed[tx], h.TotalCount())
+			}
+		}
 	}
 }

@@ -338,6 +338,8 @@ var statusRank = map[string]int{
 //     together, each in time order (times are on each agent's run clock: the
 //     agents start together, to within clock skew); idle intervals are
 //     those idle in every part; the window is the first account's.
+//   - VUTiming: the parts' together, in VU order (each agent numbers its
+//     VUs as the run does, so they do not collide).
 func MergeRunResults(parts ...*RunResult) (*RunResult, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("merge of no run results")
@@ -386,10 +388,25 @@ func MergeRunResults(parts ...*RunResult) (*RunResult, error) {
 		return nil, err
 	}
 	m.Audit = MergeAudit(audits...)
+	m.VUTiming = mergeVUTiming(parts)
 	mergeDBCheck(m, parts)
 	m.Warnings = mergeWarnings(m, parts)
 	m.Disruption = mergeDisruption(parts)
 	return m, nil
+}
+
+// mergeVUTiming is the parts' per-VU timings together, in VU order,
+// sharing nothing with them; nil when no part has any.
+func mergeVUTiming(parts []*RunResult) []VUTiming {
+	var out []VUTiming
+	for _, p := range parts {
+		for _, t := range p.VUTiming {
+			t.Histogram = slices.Clone(t.Histogram)
+			out = append(out, t)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b VUTiming) int { return a.VU - b.VU })
+	return out
 }
 
 // mergeWarnings gives the first part's warnings, then the others' not

@@ -425,6 +425,9 @@ func TestMergeAudit(t *testing.T) {
 func randomResult(r *rand.Rand) *RunResult {
 	c := NewCollector(txNames3, 0)
 	vus := 1 + r.IntN(8)
+	if r.IntN(2) == 0 {
+		c.TrackVUs()
+	}
 	var recs []*Recorder
 	for range vus {
 		recs = append(recs, c.NewRecorder())
@@ -440,6 +443,7 @@ func randomResult(r *rand.Rand) *RunResult {
 		Pacing: 0.5, PacedCeiling: 1234.5, Rampup: time.Minute, Duration: 5 * time.Minute,
 		Measured: 5*time.Minute + time.Duration(r.Int64N(int64(time.Second))),
 		Tx:       c.Summaries(),
+		VUTiming: c.VUTimings(0),
 	}
 	// The engine's fill.
 	var completed int64
@@ -514,6 +518,9 @@ func TestMergeRunResultsOfOneIsIdentity(t *testing.T) {
 		got.Tx[0].Histogram[0] = 'x'
 		got.Audit[0].Value = -1
 		got.Warnings[0] = "changed"
+		if len(got.VUTiming) > 0 {
+			got.VUTiming[0].Histogram[0] = 'x'
+		}
 		if got.Disruption != nil {
 			got.Disruption.Outages[0].Lost["connection"]++
 			got.Disruption.IdleIntervals[0].Seq = -1
@@ -717,5 +724,24 @@ func TestCommonStalls(t *testing.T) {
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// The agents' per-VU timings together, in VU order, none lost; none when no
+// part kept any.
+func TestMergeRunResultsVUTiming(t *testing.T) {
+	t.Parallel()
+	a := &RunResult{VUTiming: []VUTiming{{VU: 3, Tx: "a", Calls: 1}, {VU: 3, Tx: "b", Calls: 2}, {VU: 4, Tx: "a", Calls: 3}}}
+	b := &RunResult{VUTiming: []VUTiming{{VU: 1, Tx: "a", Calls: 4}, {VU: 2, Tx: "b", Calls: 5}}}
+	m, err := MergeRunResults(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []VUTiming{{VU: 1, Tx: "a", Calls: 4}, {VU: 2, Tx: "b", Calls: 5}, {VU: 3, Tx: "a", Calls: 1}, {VU: 3, Tx: "b", Calls: 2}, {VU: 4, Tx: "a", Calls: 3}}
+	if !reflect.DeepEqual(m.VUTiming, want) {
+		t.Errorf("merged %+v, want %+v", m.VUTiming, want)
+	}
+	if m, err := MergeRunResults(&RunResult{}, &RunResult{}); err != nil || m.VUTiming != nil {
+		t.Errorf("merge of parts without per-VU timing: %+v, %v", m.VUTiming, err)
 	}
 }

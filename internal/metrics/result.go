@@ -61,6 +61,21 @@ func (t TxSummary) ErrorCount() int64 {
 	return n
 }
 
+// VUTiming is one virtual user's completed transactions (commits and
+// designed rollbacks) of one type over the measured window, kept when the
+// run asks for per-VU timing (HammerDB's time profile).
+type VUTiming struct {
+	VU    int // 1-based, the run's numbering (VUInterval.VU)
+	Tx    string
+	Calls int64
+	// Total is the sum of their latencies, exact.
+	Total time.Duration
+	// Histogram is their latencies' HDR histogram in microseconds, encoded
+	// like TxSummary.Histogram, at two significant digits (the run's
+	// histograms have three).
+	Histogram []byte
+}
+
 // IntervalTx is one transaction type within one interval.
 type IntervalTx struct {
 	Name   string
@@ -256,6 +271,10 @@ type RunResult struct {
 
 	Tx    []TxSummary
 	Audit []AuditItem
+	// VUTiming is each VU's timing per transaction type, in VU then type
+	// order; nil unless the run kept it (config.Spec.PerVUTiming). Tx is
+	// the run's totals whether or not.
+	VUTiming []VUTiming
 
 	// Load is how the run offered its load, with the schedule's figures
 	// for terminal and rate runs; nil for a closed-loop run of VUs.

@@ -453,6 +453,9 @@ func (h *hammer) oltpSpec(s *config.Spec) error {
 	if err := h.asyncSpec(s); err != nil {
 		return err
 	}
+	// HammerDB's time profiler (xtprof) times every VU's transactions;
+	// Sledge keeps the run's histograms always, each VU's with timeprofile.
+	s.PerVUTiming = truthy(h.value("timeprofile"))
 	// HammerDB gives each VU a random home warehouse unless allwarehouse.
 	s.RandomHome = !truthy(h.value("allwarehouse"))
 	if !s.RandomHome {
@@ -549,6 +552,8 @@ func (h *hammer) setting(field string) string {
 		return h.diset("total_iterations")
 	case "random_home":
 		return h.diset("allwarehouse")
+	case "per_vu_timing":
+		return h.diset("timeprofile")
 	case "engine":
 		return h.diset("storage_engine")
 	}

@@ -117,6 +117,11 @@ func TestSpecMapping(t *testing.T) {
 			s.VU, s.Rampup, s.Duration, s.Mode, s.RandomHome = 4, 0, minutes(1), "sql", true
 			s.SnapshotIsolation = "off" // as HammerDB 6's MariaDB driver sets it (Sledge's default too)
 		}},
+		{"maria_timeprofile true: per-VU timing", state("maria", "TPROC-C", "2", "tpcc.maria_timeprofile", "true"), "vurun", config.KindRun, func(s *config.Spec) {
+			s.DB = "mysql://root:maria@127.0.0.1:3306/tpcc"
+			s.VU, s.Rampup, s.Duration, s.Mode, s.RandomHome, s.PerVUTiming = 2, minutes(2), minutes(5), "procs", true, true
+			s.SnapshotIsolation = "off"
+		}},
 		{"pg_no_stored_procs is not PostgreSQL's", state("pg", "TPROC-C", "1", "tpcc.pg_no_stored_procs", "true"), "vurun", config.KindRun, func(s *config.Spec) {
 			s.DB = "postgres://tpcc:tpcc@localhost:5432/tpcc?sslmode=prefer"
 			s.VU, s.Rampup, s.Duration = 1, minutes(2), minutes(5)

@@ -43,6 +43,8 @@ type Repository interface {
 	Output(ctx context.Context, id int64) ([]jobs.OutputLine, error)
 	Intervals(ctx context.Context, id int64) ([]metrics.Interval, error)
 	RunResult(ctx context.Context, id int64) (*metrics.RunResult, error)
+	// VUTiming is the per-VU timing a run kept (jobs.Repo.VUTiming).
+	VUTiming(ctx context.Context, id int64, vu int) ([]metrics.VUTiming, error)
 	AnalyticResult(ctx context.Context, id int64) (*metrics.AnalyticResult, error)
 	Delete(ctx context.Context, id int64) error
 }
@@ -186,10 +188,7 @@ func (r *run) dispatch(args []string) error {
 				r.println("Error: Usage: jobs jobid timing | jobs jobid timing vuid | jobs jobid timing vu=n")
 				return nil
 			}
-			// HammerDB answers from its timing table alone: an unknown job
-			// has no timing data either.
-			r.vuTiming(args[0], n)
-			return nil
+			return r.vuTiming(args[0], n)
 		case "getchart":
 			// For profile charts the first argument is a profile id.
 			if k := strings.ToLower(args[2]); k == "profile" || strings.HasPrefix(k, "diff:") {

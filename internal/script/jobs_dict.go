@@ -208,6 +208,9 @@ func derivedDict(j jobs.Job, cfg map[string]string) map[string]map[string]string
 			// allwarehouse true is the nearest to Sledge's even spread.
 			bench[prefix+"allwarehouse"] = strconv.FormatBool(!v)
 		}
+		if cfg["per_vu_timing"] == "true" {
+			bench[prefix+"timeprofile"] = "true"
+		}
 	}
 	name := "tpcc"
 	if tpch {

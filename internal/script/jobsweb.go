@@ -110,16 +110,26 @@ func (r *run) web(q url.Values) (WebAnswer, error) {
 		return refusal("delete"), nil
 	case has("timing") && (has("vu") || has("vuid")):
 		// HammerDB 4.8 to 5.x answer a VU's timing here (6 shows the VU's
-		// output, its vu form being matched first). Sledge keeps timings for
-		// all VUs together: HammerDB's answer for a VU without timing data.
+		// output, its vu form being matched first): jobs ID timing N's rows,
+		// from the per-VU timing the run kept.
 		n := q.Get("vu")
 		if !has("vu") {
 			n = q.Get("vuid")
 		}
-		if _, err := strconv.Atoi(n); err != nil {
+		vu, err := strconv.Atoi(n)
+		if err != nil || vu < 0 {
 			return webError(http.StatusBadRequest, "Jobs Three Parameter Usage: jobs?jobid=JOBID&timing&vu=VUID"), nil
 		}
-		return webError(http.StatusNotFound, fmt.Sprintf("No Timing Data for VU %s for JOB %d: jobs?jobid=JOBID&timing&vu=VUID", n, j.ID)), nil
+		var o object
+		if j.Kind == jobs.KindRun && j.Workload != "tproch" {
+			if o, _, err = r.vuTimingObject(j, vu); err != nil {
+				return WebAnswer{}, err
+			}
+		}
+		if o == nil {
+			return webError(http.StatusNotFound, fmt.Sprintf("No Timing Data for VU %d for JOB %d: jobs?jobid=JOBID&timing&vu=VUID", vu, j.ID)), nil
+		}
+		return webJSON(http.StatusOK, o), nil
 	case has("vu"):
 		n, err := strconv.Atoi(q.Get("vu"))
 		if err != nil || n < 0 {

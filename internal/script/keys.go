@@ -388,7 +388,7 @@ var dbTreatments = map[string]treatment{
 	"rampup":       {Maps, Run, "rampup, in minutes (decimals allowed); driver timed"},
 	"duration":     {Maps, Run, "duration, in minutes (decimals allowed); driver timed"},
 	"allwarehouse": {Maps, Run, "false: random_home (each VU keeps a random home warehouse, as in HammerDB); true: VUs spread evenly over the warehouses, with a notice (no warehouse per transaction)"},
-	"timeprofile":  {NoEffect, Run, "latency is always recorded per transaction type (jobs ID timing)"},
+	"timeprofile":  {Maps, Run, "true: per_vu_timing (each VU's latency histograms per transaction type kept with the job: jobs ID timing VUID); the run's are always kept (jobs ID timing)"},
 	"async_scale": {Maps, Run, "true, with {p}keyandthink true and driver timed: terminals over a pool (load model terminals): " +
 		"vu × {p}async_client paced terminals over vu sessions, a due terminal waiting for a free session as HammerDB's client waits for its VU; " +
 		"HammerDB holds a session per client, the pool one per VU (a notice says so); with {p}keyandthink false nothing runs " +
@@ -483,7 +483,7 @@ var genericKeys = []struct {
 		"HammerDB's GUI: results are not submitted"},
 	{"timeprofile", []keyDefault{{"", "profiler", "xtprof"}, {"", "xt_unique_log_name", "0"}, {"", "xt_gather_timeout", "60"},
 		{"", "xt_job_storage", "1"}, {"", "xt_reservoir", "10000"}}, NoEffect,
-		"latency is always recorded per transaction type, in histograms stored with the job (jobs ID timing)"},
+		"latency is always recorded per transaction type, in histograms stored with the job (jobs ID timing); each VU's too with diset tpcc <db>_timeprofile true (jobs ID timing VUID)"},
 }
 
 // KeysMarkdown is the README's compatibility table of HammerDB's keys,

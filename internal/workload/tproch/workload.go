@@ -63,6 +63,12 @@ func (Workload) Validate(s config.Plan) config.FieldErrors {
 		return config.FieldErrors{{Field: "iterations",
 			Msg: "iterations applies to TPROC-C runs only: a TPROC-H run is a power test and, with streams, a throughput test of query_sets each"}}
 	}
+	// Per-VU timing keeps the engine's per-VU histograms of OLTP
+	// transactions; a stream's query times are kept with every run.
+	if s.Kind == config.KindRun && s.PerVUTiming {
+		return config.FieldErrors{{Field: "per_vu_timing",
+			Msg: "per_vu_timing applies to TPROC-C runs only: a TPROC-H run keeps every stream's query times (jobs ID N)"}}
+	}
 	if s.Kind == config.KindRun {
 		field := ""
 		switch {

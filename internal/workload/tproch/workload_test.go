@@ -77,3 +77,17 @@ func TestAnalyticSettingsSeed(t *testing.T) {
 		t.Errorf("given seed 7: spec %d, recorded %q", s.Seed, kv["seed"])
 	}
 }
+
+// TestValidateRefusesPerVUTiming: per-VU timing is the OLTP engine's; a
+// TPROC-H run refuses it by its field, a build does not look at it.
+func TestValidateRefusesPerVUTiming(t *testing.T) {
+	t.Parallel()
+	run := config.Plan{Spec: config.Spec{Kind: config.KindRun, PerVUTiming: true}}
+	if errs := (Workload{}).Validate(run); len(errs) != 1 || errs[0].Field != "per_vu_timing" {
+		t.Errorf("run with per_vu_timing: %v, want one error for per_vu_timing", errs)
+	}
+	run.PerVUTiming = false
+	if errs := (Workload{}).Validate(run); len(errs) != 0 {
+		t.Errorf("run without: %v", errs)
+	}
+}

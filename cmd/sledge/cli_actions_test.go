@@ -29,12 +29,13 @@ func (e *testEnv) runTclScript(script string) (string, error) {
 }
 
 // buildTwice is a build script printing buildschema's answer (BUILD …),
-// then a second buildschema whose refusal the script catches (whether or
-// not a failed action raises a Tcl error), and a line that shows the
-// script carried on.
+// then a second buildschema whose failure the script catches, a line that
+// shows the script carried on, and a third, uncaught, followed by the line
+// HammerDB's published build scripts print after buildschema.
 func buildTwice(setup string) string {
 	return setup + "puts \"BUILD [buildschema]\"\nputs FIRST-DONE\n" +
-		"if {[catch {buildschema} msg]} {puts \"CAUGHT $msg\"}\nputs SCRIPT-CONTINUES\n"
+		"if {[catch {buildschema} msg]} {puts \"CAUGHT $msg\"}\nputs SCRIPT-CONTINUES\n" +
+		"buildschema\nputs \"SCHEMA BUILD COMPLETED\"\n"
 }
 
 // checkFirstBuild checks the first build's answer: HammerDB's "Schema
@@ -47,14 +48,22 @@ func checkFirstBuild(t *testing.T, first string) {
 }
 
 // checkRefusal checks the second build's refusal: HammerDB's commands and
-// settings, never a CLI flag.
-func checkRefusal(t *testing.T, out, prefix string) {
+// settings, never a CLI flag, shown as HammerDB shows a virtual user's
+// error, before the FINISHED lines. A failed build raises a Tcl error: the
+// script that caught it carries on; the third build's stops the script
+// (err, its exit status) before its "SCHEMA BUILD COMPLETED".
+func checkRefusal(t *testing.T, out string, err error, prefix string) {
 	t.Helper()
 	_, second, ok := strings.Cut(out, "FIRST-DONE\n")
-	want := "Error: build: database already holds a TPROC-C schema (1 warehouse): run deleteschema first to drop it, or diset tpcc " +
-		prefix + "dbase a new or empty database\n"
-	if !ok || !strings.Contains(second, want) || strings.Contains(second, "--force") || !strings.Contains(second, "SCRIPT-CONTINUES") {
-		t.Errorf("second buildschema: want %q and the script carrying on:\n%s", want, out)
+	want := "Error in Virtual User 1: build: database already holds a TPROC-C schema (1 warehouse): run deleteschema first to drop it, or diset tpcc " +
+		prefix + "dbase a new or empty database\nVuser 1:FINISHED FAILED\nALL VIRTUAL USERS COMPLETE\n"
+	caught := regexp.MustCompile(`(?m)^CAUGHT buildschema: Schema Build jobid=\d+ ended FAILED: the script stops here\nSCRIPT-CONTINUES\n`)
+	_, third, _ := strings.Cut(second, "SCRIPT-CONTINUES\n")
+	if !ok || !strings.Contains(second, want) || strings.Contains(second, "--force") || !caught.MatchString(second) {
+		t.Errorf("second buildschema: want %q, then the caught error and the script carrying on:\n%s", want, out)
+	}
+	if !strings.Contains(third, want) || strings.Contains(out, "SCHEMA BUILD COMPLETED") || err == nil {
+		t.Errorf("third buildschema: want %q and the script stopped before SCHEMA BUILD COMPLETED (exit status: %v):\n%s", want, err, out)
 	}
 }
 
@@ -80,14 +89,14 @@ func TestCLIBuildIntoDBACreatedDatabasePostgres(t *testing.T) {
 		"diset connection pg_host " + u.Hostname() + "\ndiset connection pg_port " + u.Port() + "\n" +
 		"diset tpcc pg_superuser " + u.User.Username() + "\ndiset tpcc pg_defaultdbase " + strings.TrimPrefix(u.Path, "/") + "\n" +
 		"diset tpcc pg_user dba_bench\ndiset tpcc pg_pass {bench pw}\ndiset tpcc pg_dbase dba_made\ndiset tpcc pg_count_ware 1\n"
-	out, _ := e.runTclScript(buildTwice(setup))
+	out, err := e.runTclScript(buildTwice(setup))
 	first, _, _ := strings.Cut(out, "FIRST-DONE\n")
 	if !strings.Contains(first, "Vuser 1:using the existing database dba_made (created role dba_bench, made dba_bench its owner)\n") ||
 		!strings.Contains(first, "Vuser 1:built 1 warehouse") || strings.Contains(first, "created database") || strings.Contains(first, "Error") {
 		t.Fatalf("buildschema into the DBA's database:\n%s", out)
 	}
 	checkFirstBuild(t, first)
-	checkRefusal(t, out, "pg_")
+	checkRefusal(t, out, err, "pg_")
 }
 
 // MariaDB: an empty database a DBA created is used as it is (nothing is
@@ -102,15 +111,15 @@ func TestCLIBuildIntoDBACreatedDatabaseMariaDB(t *testing.T) {
 	dbURL := testdb.MariaDB(t) // an empty database, made by the server's administrator
 	setup := "dbset db maria\ndbset bm TPROC-C\n" + strings.Join(hammerConnection(t, dbURL, "maria_"), "\n") +
 		"\ndiset tpcc maria_count_ware 1\n"
-	out, _ := e.runTclScript(buildTwice(setup))
+	out, err := e.runTclScript(buildTwice(setup))
 	first, _, _ := strings.Cut(out, "FIRST-DONE\n")
 	if !strings.Contains(first, "Vuser 1:built 1 warehouse") || strings.Contains(first, "created database") || strings.Contains(first, "Error") {
 		t.Fatalf("buildschema into the DBA's database:\n%s", out)
 	}
 	checkFirstBuild(t, first)
-	checkRefusal(t, out, "maria_")
+	checkRefusal(t, out, err, "maria_")
 	// The same refusal from `sledge build` says what its user can do.
-	_, err := e.run("build", "--db", dbURL, "--warehouses", "1")
+	_, err = e.run("build", "--db", dbURL, "--warehouses", "1")
 	if err == nil || !strings.Contains(err.Error(), "database already holds a TPROC-C schema (1 warehouse): use --force") ||
 		!strings.Contains(err.Error(), "`sledge drop`") {
 		t.Errorf("sledge build over the schema: %v", err)

@@ -117,6 +117,9 @@ type Request struct {
 	// Settings are recorded with the job besides the spec's (e.g. the
 	// HammerDB settings a script gave).
 	Settings map[string]string
+	// Queries receives each query of an analytic run as it ends, called
+	// concurrently by the query streams (nil: none).
+	Queries func(metrics.AnalyticQuery)
 }
 
 // TargetError is a target that cannot be used: a URL Sledge cannot parse,
@@ -695,7 +698,8 @@ type execution struct {
 }
 
 func (e *execution) env() workload.Env {
-	return workload.Env{Driver: e.driver(), Target: e.p.target, Logf: e.out.Logf, Progress: func(workload.Progress) {}}
+	return workload.Env{Driver: e.driver(), Target: e.p.target, Logf: e.out.Logf, Progress: func(workload.Progress) {},
+		Query: e.p.req.Queries}
 }
 
 func (e *execution) repo() *jobs.Repo { return e.s.opts.Repo }

@@ -185,7 +185,7 @@ func (r *run) resultChart(j jobs.Job) (chartPart, error) {
 		return chartPart{}, err
 	}
 	return chartPart{fmt.Sprintf("Job %d: TPROC-C on %s %s, %d virtual users", j.ID, product, version, res.VUs),
-		barChart([]string{"NOPM", "TPM"}, []series{{"result", []float64{res.NOPM, res.TPM}}}, "per minute")}, nil
+		barChart([]string{"NOPM", "TPM"}, []series{{"result", []float64{res.NOPM, hammerTPM(res)}}}, "per minute")}, nil
 }
 
 func (r *run) timingChart(j jobs.Job) (chartPart, error) {

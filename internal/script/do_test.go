@@ -62,15 +62,16 @@ func testDoBuildAndRun(t *testing.T, raw, dbset, prefix, product string) {
 
 	// The database exists now: a second build is refused by the schema
 	// check, not by creating the database again, saying what a script can
-	// do about it (never a CLI flag).
+	// do about it (never a CLI flag), as HammerDB shows a virtual user's
+	// error: before the FINISHED lines, which end the job's lines.
 	out.Reset()
 	err := Do(ctx, &out, svc, Env{}, "buildschema", st)
 	t.Logf("second buildschema:\n%s", out.String())
-	refusal := "Error: build: database already holds a TPROC-C schema (1 warehouse): " +
+	refusal := "Error in Virtual User 1: build: database already holds a TPROC-C schema (1 warehouse): " +
 		"run deleteschema first to drop it, or diset tpcc " + prefix + "dbase a new or empty database\n"
-	if err == nil || strings.Contains(out.String(), "created database") || !jobLineRE.MatchString(out.String()) ||
-		!strings.HasSuffix(out.String(), " failed\n") || !strings.Contains(out.String(), "Vuser 1:FINISHED FAILED\nALL VIRTUAL USERS COMPLETE\n"+refusal) ||
-		strings.Contains(out.String(), "--") {
+	if err == nil || strings.Contains(out.String(), "created database") ||
+		!regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(refusal+"Vuser 1:FINISHED FAILED\nALL VIRTUAL USERS COMPLETE\n")+`SLEDGE-JOB [1-9]\d* failed\n\z`).MatchString(out.String()) ||
+		strings.Contains(out.String(), "--") || strings.Contains(out.String(), "Error: ") {
 		t.Errorf("second buildschema: %v\n%s", err, out.String())
 	}
 
@@ -100,6 +101,15 @@ func testDoBuildAndRun(t *testing.T, raw, dbset, prefix, product string) {
 	j, err := repo.Get(ctx, id)
 	if err != nil || j.Kind != jobs.KindRun || j.Status != metrics.StatusCompleted {
 		t.Errorf("job %d: %+v, %v", id, j, err)
+	}
+	// The TEST RESULT line's TPM is HammerDB's: the server-wide counter
+	// (both servers measure it), not the client-counted TPM.
+	res, err := repo.RunResult(ctx, id)
+	if err != nil || res == nil || !res.HasServerTPM {
+		t.Fatalf("run result: %+v, %v", res, err)
+	}
+	if want := fmt.Sprintf("Vuser 1:TEST RESULT : System achieved %.0f NOPM from %.0f %s TPM\n", res.NOPM, res.ServerTPM, product); !strings.Contains(out.String(), want) {
+		t.Errorf("vurun: want %q (client-counted TPM %.0f):\n%s", want, res.TPM, out.String())
 	}
 	cfg, err := repo.Config(ctx, id)
 	if err != nil {
@@ -178,5 +188,87 @@ func TestLibrarycheckFallback(t *testing.T) {
 	err := Do(context.Background(), &out, svc, Env{}, "librarycheck", st)
 	if ee, ok := err.(ExitError); !ok || ee.Code != 1 || !strings.Contains(out.String(), "Error: cannot reach the MySQL server") {
 		t.Errorf("unreachable MySQL: %v\n%s", err, out.String())
+	}
+}
+
+// hammerLineRE matches the lines HammerDB's TPROC-H virtual user prints for
+// its stream, which log parsers grep for.
+var hammerLineRE = regexp.MustCompile(`^(Executing Query \d+ \(\d+ of 22\)|query \d+ completed in [0-9.]+ seconds|Query Failed : .*|` +
+	`Completed \d+ query set\(s\) in \d+ seconds|Geometric mean of query times returning rows \(\d+\) is "[0-9.]+")$`)
+
+// A TPROC-H run through the HammerDB layer prints, on the console and as
+// the run goes, the lines HammerDB's virtual user prints for its stream:
+// every query's, then the query set's time and geometric mean, with
+// Sledge's measured values (the ones jobs ID 1 shows afterwards, written
+// from the stored result), before the virtual users finish; they are not
+// stored a second time with the job's output.
+func TestDoTPROCHConsole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	u, err := url.Parse(testdb.Postgres(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass, _ := u.User.Password()
+	svc, repo := newService(t)
+	ctx := context.Background()
+	st := state("pg", "TPROC-H", "1", "connection.pg_host", u.Hostname(), "connection.pg_port", u.Port(),
+		"tpch.pg_tpch_superuser", u.User.Username(), "tpch.pg_tpch_superuserpass", pass,
+		"tpch.pg_tpch_defaultdbase", strings.TrimPrefix(u.Path, "/"), "tpch.pg_tpch_user", "h_owner", "tpch.pg_tpch_pass", "h pw",
+		"tpch.pg_tpch_dbase", "script_tproch", "tpch.pg_scale_fact", "0.01", "tpch.pg_total_querysets", "1")
+	var out bytes.Buffer
+	if err := Do(ctx, &out, svc, Env{}, "buildschema", st); err != nil {
+		t.Fatalf("buildschema: %v\n%s", err, out.String())
+	}
+	out.Reset()
+	if err := Do(ctx, &out, svc, Env{}, "vurun", st); err != nil {
+		t.Fatalf("vurun: %v\n%s", err, out.String())
+	}
+	t.Logf("vurun:\n%s", out.String())
+	m := jobLineRE.FindStringSubmatch(out.String())
+	if m == nil || m[2] != metrics.StatusCompleted {
+		t.Fatalf("vurun: no SLEDGE-JOB line at the end:\n%s", out.String())
+	}
+	var id int64
+	fmt.Sscan(m[1], &id)
+	res, err := repo.AnalyticResult(ctx, id)
+	if err != nil || res == nil {
+		t.Fatalf("result: %v, %v", res, err)
+	}
+	streams := analyticStreams(res)
+	if len(streams) != 1 || len(streams[0].sets) != 1 || len(streams[0].sets[0].queries) != 22 {
+		t.Fatalf("want one stream of one query set of 22 queries: %+v", streams)
+	}
+	want := streams[0].lines()
+	var got []string
+	finished := false
+	for _, l := range strings.Split(out.String(), "\n") {
+		if l == "Vuser 1:FINISHED SUCCESS" {
+			finished = true
+		}
+		text, ok := strings.CutPrefix(l, "Vuser 1:")
+		if ok && hammerLineRE.MatchString(text) {
+			if finished {
+				t.Errorf("after the FINISHED line: %q", l)
+			}
+			got = append(got, text)
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("console's stream lines:\n%s\nwant (jobs ID 1's):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := len(want); n < 2 || !strings.HasPrefix(want[n-2], "Completed 1 query set(s) in ") || !strings.HasPrefix(want[n-1], "Geometric mean of query times returning rows (") {
+		t.Errorf("want the set's time, then its geometric mean, last: %q", want)
+	}
+	stored, err := repo.Output(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range stored {
+		if hammerLineRE.MatchString(l.Line) {
+			t.Errorf("stored with the job's output (jobs ID 1 writes it from the result): %q", l.Line)
+		}
 	}
 }

@@ -32,7 +32,8 @@ import (
 // datagenrun are not jobs. Do prints its errors on w, worded as HammerDB
 // settings ("Error: vuset vu: vu must be at least 1 (got 0)"), and returns
 // ExitError{1} when the action failed; no SLEDGE-JOB line is printed for a
-// job that was never created. It is `sledge cli do ACTION`, the Tcl and
+// job that was never created, unless its virtual users were shown failing
+// ("SLEDGE-JOB 0 failed": the front ends stop the script on it). It is `sledge cli do ACTION`, the Tcl and
 // Python front ends' contract.
 //
 // A job's output is shown as HammerDB shows its virtual users' (see
@@ -67,35 +68,95 @@ func Do(ctx context.Context, w io.Writer, svc *app.Service, env Env, action stri
 	}
 	h.report(w)
 	log := h.openLog(w)
-	o, err := h.job(ctx, w, svc, action, spec, log)
+	if l := h.header(spec); l != "" {
+		fmt.Fprintln(w, l)
+	}
+	words := wording{name: h.setting, advice: h.schemaAdvice}
+	o, err, shown := h.job(ctx, w, svc, action, spec, log, words)
 	if lerr := log.Close(); lerr != nil {
 		fmt.Fprintf(w, "Error: %v\n", lerr) // before the SLEDGE-JOB line, which is the last
+	}
+	if shown {
+		// The virtual users were shown failing: the front ends learn it from
+		// the SLEDGE-JOB line (ID 0 when no job was created), the error having
+		// been shown as the virtual user's.
+		fmt.Fprintf(w, "%s %d %s\n", JobLine, o.ID, cmp.Or(o.Status, metrics.StatusFailed))
+		return ExitError{Code: 1}
 	}
 	if o.ID == 0 {
 		return failed(w, err, h.setting)
 	}
-	return finish(w, o, err, wording{name: h.setting, advice: h.schemaAdvice})
+	return finish(w, o, err, words)
 }
 
 // job runs the action's job (buildschema first makes sure of its database)
-// with its output shown, and logged to log, as HammerDB's virtual users'.
-func (h *hammer) job(ctx context.Context, w io.Writer, svc *app.Service, action string, spec config.Spec, log *hammerLog) (app.Outcome, error) {
+// with its output shown, and logged to log, as HammerDB's virtual users';
+// a TPROC-H run's queries are shown by stream as they end (streamConsole).
+// shown tells that the virtual users were shown ending without success,
+// after their error as HammerDB shows it ("Error in Virtual User 1: …").
+func (h *hammer) job(ctx context.Context, w io.Writer, svc *app.Service, action string, spec config.Spec, log *hammerLog, words wording) (o app.Outcome, err error, shown bool) {
 	out := newVuserOutput(w, vusers(spec), !h.running() || h.vu("showoutput") != "0", log)
 	if action == "buildschema" {
 		if err := ensureDatabase(ctx, out, h); err != nil {
+			shown = out.failure(errorText(err, words))
 			out.finish(metrics.StatusFailed)
-			return app.Outcome{}, err
+			return app.Outcome{}, err, shown
 		}
 	}
 	settings := h.settings()
 	settings[ConfigDB] = h.product // HammerDB names jobs by the db chosen, not the server's product
-	o, err := svc.Run(ctx, app.Request{Spec: spec, Console: out, Settings: settings})
+	req := app.Request{Spec: spec, Console: out, Settings: settings}
+	var streams *streamConsole
+	if spec.Kind == config.KindRun && spec.Workload == "tproch" {
+		streams = newStreamConsole(out)
+		req.Queries = streams.query
+	}
+	o, err = svc.Run(ctx, req)
+	streams.flush()
 	if o.ID != 0 && h.running() && o.Run != nil {
 		h.closeRun(ctx, w, svc, out, o)
 		h.afterRun(ctx, svc, spec, out)
 	}
+	failure := err
+	if failure == nil && o.ID != 0 && !o.OK() {
+		failure = o.Err // interrupted: why it stopped
+	}
+	if failure != nil {
+		shown = out.failure(errorText(failure, words))
+	}
 	out.finish(cmp.Or(o.Status, metrics.StatusFailed))
-	return o, err
+	return o, err, shown
+}
+
+// header is the line HammerDB's schema actions print before their virtual
+// users start, naming what they do with how many: "Building 1
+// Warehouses(s) with 1 Virtual User", "Building 4 Warehouses with 3
+// Virtual Users, 2 active + 1 Monitor VU(dict value pg_num_vu is set to
+// 2)", "Building Scale Factor 1 with …" (HammerDB words TPROC-H's thus
+// for one loading VU too), "Checking schema with 1 Virtual User",
+// "Deleting schema with 1 Virtual User"; "" for a run. The numbers are
+// those the job uses (vusers).
+func (h *hammer) header(s config.Spec) string {
+	switch s.Kind {
+	case config.KindCheck:
+		return "Checking schema with 1 Virtual User"
+	case config.KindDrop:
+		return "Deleting schema with 1 Virtual User"
+	case config.KindBuild:
+	default:
+		return ""
+	}
+	n := vusers(s)
+	active := max(1, n-1)
+	if s.Workload == "tproch" {
+		return fmt.Sprintf("Building Scale Factor %s with %d Virtual Users, %d active + 1 Monitor VU(dict value %snum_tpch_threads is set to %d)",
+			strconv.FormatFloat(s.Scale, 'g', -1, 64), n, active, h.prefix, active)
+	}
+	if n == 1 {
+		return fmt.Sprintf("Building %d Warehouses(s) with 1 Virtual User", s.Warehouses)
+	}
+	return fmt.Sprintf("Building %d Warehouses with %d Virtual Users, %d active + 1 Monitor VU(dict value %snum_vu is set to %d)",
+		s.Warehouses, n, active, h.prefix, active)
 }
 
 // closeRun ends a TPROC-C run's VU 1 output with HammerDB's result lines,

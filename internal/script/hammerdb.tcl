@@ -55,8 +55,9 @@ namespace eval ::sledge {
     }
 
     # action runs `sledge cli do NAME`, echoes its output as it comes and
-    # returns {ID STATUS} from its last line (SLEDGE-JOB id status), empty
-    # when no job was created. Like HammerDB it never stops the script: a
+    # returns {ID STATUS VUSFAILED}: ID and STATUS from its last line
+    # (SLEDGE-JOB id status), empty when no job was created, and whether a
+    # virtual user was shown finishing FAILED. Like HammerDB it never stops the script: a
     # failure is printed ("Error: ..." lines from the engine, or one here if
     # the engine said nothing) and the script carries on. Each line goes out
     # as one `puts` argument, so a script that renames puts (HammerDB's
@@ -70,9 +71,11 @@ namespace eval ::sledge {
         set id ""
         set status ""
         set errors 0
+        set vusfailed 0
         while {[gets $f line] >= 0} {
             if {[regexp {^SLEDGE-JOB (\d+) (\S+)$} $line -> id status]} { continue }
-            if {[string match "Error:*" $line]} { incr errors }
+            if {[regexp {^Vuser \d+:FINISHED FAILED$} $line]} { set vusfailed 1 }
+            if {[string match "Error:*" $line] || [string match "Error in Virtual User *" $line]} { incr errors }
             puts $line
             flush stdout
         }
@@ -85,7 +88,7 @@ namespace eval ::sledge {
         }
         if {$id eq "0"} { set id "" }
         if {$id ne ""} { set lastjob $id }
-        return [list $id $status]
+        return [list $id $status $vusfailed]
     }
 
     # answer is what HammerDB's buildschema, checkschema, deleteschema and
@@ -512,13 +515,20 @@ proc steprun {} {
 }
 
 # The schema actions, as HammerDB's: refused while virtual users exist,
-# otherwise run as a job whose failure is printed, never raised.
+# otherwise run as a job. A job whose virtual users were shown finishing
+# FAILED stops the script (HammerDB's would carry on to its "SCHEMA BUILD
+# COMPLETED" line); other failures (settings refused, a server not
+# reached) are printed and the script carries on, as in HammerDB.
 proc ::sledge::schema {action what verb} {
     if {$::sledge::created} {
         puts "Error: Cannot $verb schema with Virtual Users active, destroy Virtual Users first"
         return
     }
-    return [answer $what [lindex [action $action] 0]]
+    lassign [action $action] id status vusfailed
+    if {$vusfailed} {
+        return -code error "$action: [answer $what $id] ended [string toupper $status]: the script stops here"
+    }
+    return [answer $what $id]
 }
 proc buildschema {} { return [::sledge::schema buildschema "Schema Build" build] }
 proc checkschema {} { return [::sledge::schema checkschema "Schema Check" check] }

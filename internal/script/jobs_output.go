@@ -24,9 +24,9 @@ type vuRow struct {
 // first virtual user: VU 1 holds the job's console and, for a TPROC-C run
 // whose console lacks them, HammerDB's closing lines ("N Active Virtual
 // Users configured", "TEST RESULT : …"). The query streams of a TPROC-H run
-// are HammerDB's virtual users, one VU per stream in stream order, each
-// with the lines HammerDB's VU prints for its stream (written from the
-// stored query times; VU 1's after the console).
+// are HammerDB's virtual users (streamVU), each with the lines HammerDB's VU
+// prints for its stream (written from the stored query times; VU 1's after
+// the console).
 func (r *run) jobRows(j jobs.Job) ([]vuRow, error) {
 	out, err := r.Repo.Output(r.ctx, j.ID)
 	if err != nil {
@@ -42,12 +42,12 @@ func (r *run) jobRows(j jobs.Job) ([]vuRow, error) {
 			return nil, fmt.Errorf("jobs: result of job %d: %w", j.ID, err)
 		}
 		if res != nil {
-			for i, st := range analyticStreams(res) {
-				if i == 0 {
-					vus[0] = append(vus[0], st.lines()...)
-				} else {
-					vus = append(vus, st.lines())
+			for _, st := range analyticStreams(res) {
+				k := streamVU(st.stream)
+				for len(vus) < k {
+					vus = append(vus, nil)
 				}
+				vus[k-1] = append(vus[k-1], st.lines()...)
 			}
 		}
 	} else if j.Kind == jobs.KindRun && !containsLine(vus[0], "TEST RESULT") {

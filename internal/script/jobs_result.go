@@ -93,8 +93,21 @@ func (r *run) tproccResult(j jobs.Job) (list, error) {
 // TestResult is the line HammerDB users grep for, naming the database as
 // HammerDB does: db is HammerDB's name of the database the script chose
 // (dbset db mysql: "MySQL", also for a MariaDB server; see hammerDBName).
+// Its TPM is HammerDB's (hammerTPM).
 func TestResult(db string, res *metrics.RunResult) string {
-	return fmt.Sprintf("TEST RESULT : System achieved %.0f NOPM from %.0f %s TPM", res.NOPM, res.TPM, db)
+	return fmt.Sprintf("TEST RESULT : System achieved %.0f NOPM from %.0f %s TPM", res.NOPM, hammerTPM(res), db)
+}
+
+// hammerTPM is the TPM HammerDB reports wherever it gives one (the TEST
+// RESULT line, jobs result, charts and reports): the server's own
+// transaction counter, commits and rollbacks of every session per minute,
+// when the run measured it; else the transactions the client saw commit
+// per minute, the only figure there is.
+func hammerTPM(res *metrics.RunResult) float64 {
+	if res.HasServerTPM {
+		return res.ServerTPM
+	}
+	return res.TPM
 }
 
 // streamRun is one TPROC-H query stream, which HammerDB runs as one
@@ -125,24 +138,40 @@ func (q querySet) geometric() string {
 	return fmt.Sprintf("Geometric mean of query times returning rows (%d) is \"%.5f\"", q.returning, q.geomean)
 }
 
+// streamVU is the virtual user that shows a TPROC-H query stream: the
+// power test (stream 0), which HammerDB runs as its only VU, is VU 1, and
+// throughput stream k, which Sledge runs after it, VU k+1 (see vusers).
+func streamVU(stream int) int { return max(stream, 0) + 1 }
+
 // lines are what HammerDB's virtual user prints for the stream.
 func (s streamRun) lines() []string {
 	var out []string
 	for _, set := range s.sets {
 		for _, q := range set.queries {
-			out = append(out, fmt.Sprintf("Executing Query %d (%d of 22)", q.Query, q.Position))
-			if q.Error != "" {
-				out = append(out, fmt.Sprintf("Query Failed : query %d : %s", q.Query, q.Error))
-				continue
-			}
-			out = append(out, fmt.Sprintf("query %d completed in %s seconds", q.Query, number(q.Seconds, 3)))
+			out = append(out, queryLines(q)...)
 		}
-		out = append(out, set.completed())
-		if set.returning > 0 {
-			out = append(out, set.geometric())
-		}
+		out = append(out, set.endLines()...)
 	}
 	return out
+}
+
+// queryLines are what HammerDB's virtual user prints for one query.
+func queryLines(q metrics.AnalyticQuery) []string {
+	run := fmt.Sprintf("Executing Query %d (%d of 22)", q.Query, q.Position)
+	if q.Error != "" {
+		return []string{run, fmt.Sprintf("Query Failed : query %d : %s", q.Query, q.Error)}
+	}
+	return []string{run, fmt.Sprintf("query %d completed in %s seconds", q.Query, number(q.Seconds, 3))}
+}
+
+// endLines are what HammerDB's virtual user prints when a query set ends:
+// its time, then the geometric mean of the queries that returned rows
+// (none: no mean to print).
+func (q querySet) endLines() []string {
+	if q.returning == 0 {
+		return []string{q.completed()}
+	}
+	return []string{q.completed(), q.geometric()}
 }
 
 // analyticStreams groups a TPROC-H result by stream and query set, in
@@ -240,7 +269,7 @@ func (r *run) resultObject(j jobs.Job) (value, error) {
 	}
 	o.add("activevu", strconv.Itoa(res.VUs))
 	o.add("nopm", fmt.Sprintf("%.0f", res.NOPM))
-	o.add("tpm", fmt.Sprintf("%.0f", res.TPM))
+	o.add("tpm", fmt.Sprintf("%.0f", hammerTPM(res)))
 	return o, nil
 }
 

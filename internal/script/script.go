@@ -141,6 +141,17 @@ func failed(w io.Writer, err error, name func(field string) string) error {
 	return ExitError{Code: 1}
 }
 
+// errorText is err as one line, with the front end's advice where it has
+// some (a job's failure, shown as its virtual user's error).
+func errorText(err error, words wording) string {
+	if words.advice != nil {
+		if a := words.advice(err); a != "" {
+			return fmt.Sprintf("%v: %s", err, a)
+		}
+	}
+	return err.Error()
+}
+
 // printError prints err as "Error: SETTING: MESSAGE" lines, one per invalid
 // field (see failed), else as "Error: MESSAGE", followed by the front end's
 // advice where it has some ("Error: MESSAGE: ADVICE").

@@ -2,6 +2,7 @@ package script
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,16 +29,19 @@ import (
 
 // vusers is how many virtual users HammerDB runs for the job s describes: a
 // timed TPROC-C run's VUs (a staged run's largest stage's: steprun's
-// primary and replicas together) plus its monitor; a test-driver (iteration) run's
-// VUs; TPROC-H's query streams; a build's loading VUs plus a monitor when
-// there are several (HammerDB builds no more warehouses at once than there
-// are); one for the other actions.
+// primary and replicas together) plus its monitor; a test-driver
+// (iteration) run's VUs; TPROC-H's query streams (the power test's and the
+// throughput test's); a build's loading VUs plus a monitor when there are
+// several (HammerDB builds no more warehouses at once than there are); one
+// for the other actions.
 func vusers(s config.Spec) int {
 	switch s.Kind {
 	case config.KindRun:
 		switch {
 		case s.Workload == "tproch":
-			return max(1, s.Streams)
+			// The power test and, with streams, the throughput test's
+			// streams after it: each is a VU (streamVU).
+			return s.Streams + 1
 		case s.Iterations > 0:
 			return max(1, s.VU)
 		}
@@ -114,13 +119,102 @@ func (v *vuserOutput) line(text string) {
 	v.emit(text, true)
 }
 
-func (v *vuserOutput) emit(text string, show bool) {
+func (v *vuserOutput) emit(text string, show bool) { v.emitVU(1, text, show) }
+
+// vuLine shows one line of virtual user vu: always when result is set
+// (HammerDB's result lines), else as vuset showoutput says.
+func (v *vuserOutput) vuLine(vu int, text string, result bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.emitVU(vu, text, result || v.show)
+}
+
+func (v *vuserOutput) emitVU(vu int, text string, show bool) {
 	text = strings.TrimRight(text, "\r")
 	v.start()
 	if show {
-		fmt.Fprintf(v.w, "Vuser 1:%s\n", text)
+		fmt.Fprintf(v.w, "Vuser %d:%s\n", vu, text)
 	}
-	v.log.line(1, text)
+	v.log.line(vu, text)
+}
+
+// failure shows why the job failed as HammerDB shows a virtual user's
+// error, before the FINISHED lines: "Error in Virtual User 1: MESSAGE".
+// It reports whether it did: a job that showed no virtual users (it said
+// nothing) shows its error as other failures do.
+func (v *vuserOutput) failure(msg string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.started {
+		return false
+	}
+	fmt.Fprintf(v.w, "Error in Virtual User 1: %s\n", msg)
+	v.log.line(1, "Error in Virtual User 1: "+msg)
+	return true
+}
+
+// streamConsole shows a TPROC-H run's queries as they end, each stream as
+// the virtual user HammerDB runs it on (streamVU) prints it: each query's
+// lines, and when a query set has ended its "Completed N query set(s) in S
+// seconds" and "Geometric mean of query times returning rows (N) is …"
+// lines. jobs ID N writes a stored run's lines with the same functions
+// (jobRows), so the console and the jobs repository agree.
+type streamConsole struct {
+	out  *vuserOutput
+	mu   sync.Mutex
+	open map[[2]int][]metrics.AnalyticQuery // the queries of unfinished sets, by stream and set
+}
+
+// setSize is the queries in a query set.
+const setSize = 22
+
+func newStreamConsole(out *vuserOutput) *streamConsole {
+	return &streamConsole{out: out, open: map[[2]int][]metrics.AnalyticQuery{}}
+}
+
+// query shows one query that has ended; streams call it concurrently.
+func (c *streamConsole) query(q metrics.AnalyticQuery) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, l := range queryLines(q) {
+		c.out.vuLine(streamVU(q.Stream), l, false)
+	}
+	k := [2]int{q.Stream, max(q.Set, 1)}
+	c.open[k] = append(c.open[k], q)
+	if q.Position >= setSize {
+		c.end(k)
+	}
+}
+
+// end shows the end of a query set.
+func (c *streamConsole) end(k [2]int) {
+	for _, st := range analyticStreams(&metrics.AnalyticResult{Queries: c.open[k]}) {
+		for _, set := range st.sets {
+			for _, l := range set.endLines() {
+				c.out.vuLine(streamVU(st.stream), l, true)
+			}
+		}
+	}
+	delete(c.open, k)
+}
+
+// flush ends the sets a failed or interrupted run left unfinished, as
+// HammerDB's virtual user does when it leaves its query loop early. A nil
+// console has none.
+func (c *streamConsole) flush() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	keys := make([][2]int, 0, len(c.open))
+	for k := range c.open {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b [2]int) int { return cmp.Or(a[0]-b[0], a[1]-b[1]) })
+	for _, k := range keys {
+		c.end(k)
+	}
 }
 
 func (v *vuserOutput) start() {

@@ -30,7 +30,7 @@ func TestVusers(t *testing.T) {
 		{"timed run", config.Spec{Kind: config.KindRun, Workload: "tprocc", VU: 4}, 5},
 		{"test driver", config.Spec{Kind: config.KindRun, Workload: "tprocc", VU: 4, Iterations: 100}, 4},
 		{"TPROC-H, one stream", config.Spec{Kind: config.KindRun, Workload: "tproch", VU: 1}, 1},
-		{"TPROC-H streams", config.Spec{Kind: config.KindRun, Workload: "tproch", VU: 3, Streams: 3}, 3},
+		{"TPROC-H streams", config.Spec{Kind: config.KindRun, Workload: "tproch", VU: 3, Streams: 3}, 4}, // after the power test
 		{"build, one VU", config.Spec{Kind: config.KindBuild, Workload: "tprocc", Warehouses: 10, Workers: 1}, 1},
 		{"build, four VUs", config.Spec{Kind: config.KindBuild, Workload: "tprocc", Warehouses: 10, Workers: 4}, 5},
 		{"build, more VUs than warehouses", config.Spec{Kind: config.KindBuild, Workload: "tprocc", Warehouses: 2, Workers: 8}, 3},
@@ -264,5 +264,100 @@ func TestTestResultNamesChosenDatabase(t *testing.T) {
 		if err != nil || h.product != db.product {
 			t.Errorf("dbset db %s: %v, %q, want %q", db.dbset, err, h.product, db.product)
 		}
+	}
+}
+
+// The line HammerDB's schema actions print before their virtual users, with
+// the numbers the job uses.
+func TestHeader(t *testing.T) {
+	t.Parallel()
+	build := func(wl string, warehouses, workers int, scale float64) config.Spec {
+		return config.Spec{Kind: config.KindBuild, Workload: wl, Warehouses: warehouses, Workers: workers, Scale: scale}
+	}
+	tests := []struct {
+		name   string
+		prefix string
+		spec   config.Spec
+		want   string
+	}{
+		{"one loading VU", "pg_", build("tprocc", 1, 1, 0), "Building 1 Warehouses(s) with 1 Virtual User"},
+		{"VUs and a monitor", "maria_", build("tprocc", 4, 2, 0),
+			"Building 4 Warehouses with 3 Virtual Users, 2 active + 1 Monitor VU(dict value maria_num_vu is set to 2)"},
+		{"no more VUs than warehouses", "pg_", build("tprocc", 2, 4, 0),
+			"Building 2 Warehouses with 3 Virtual Users, 2 active + 1 Monitor VU(dict value pg_num_vu is set to 2)"},
+		{"TPROC-H", "mysql_", build("tproch", 0, 2, 0.01),
+			"Building Scale Factor 0.01 with 3 Virtual Users, 2 active + 1 Monitor VU(dict value mysql_num_tpch_threads is set to 2)"},
+		{"check", "pg_", config.Spec{Kind: config.KindCheck, Workload: "tprocc"}, "Checking schema with 1 Virtual User"},
+		{"delete", "pg_", config.Spec{Kind: config.KindDrop, Workload: "tproch"}, "Deleting schema with 1 Virtual User"},
+		{"run", "pg_", config.Spec{Kind: config.KindRun, Workload: "tprocc", VU: 2}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := (&hammer{prefix: tt.prefix}).header(tt.spec); got != tt.want {
+				t.Errorf("header = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// A TPROC-H run's queries are shown as they end, each stream as its VU:
+// query lines as showoutput says, a set's end lines always, when its 22nd
+// query ends or, for a set left unfinished, when the run ends.
+func TestStreamConsole(t *testing.T) {
+	t.Parallel()
+	q := func(stream, pos, query int, secs float64, rows int64, errText string) metrics.AnalyticQuery {
+		return metrics.AnalyticQuery{Stream: stream, Set: 1, Position: pos, Query: query, Seconds: secs, Rows: rows, Error: errText}
+	}
+	for _, show := range []bool{true, false} {
+		var b strings.Builder
+		out := newVuserOutput(&b, 2, show, nil)
+		c := newStreamConsole(out)
+		c.query(q(1, 1, 21, 3, 5, ""))
+		for pos := 1; pos <= 21; pos++ {
+			c.query(q(0, pos, pos, 1, 1, ""))
+		}
+		c.query(q(0, 22, 22, 4, 0, "")) // no rows: not in the mean
+		c.query(q(1, 2, 3, 0.25, 0, "canceled"))
+		c.flush()
+		c.flush() // nothing left
+		out.finish(metrics.StatusFailed)
+		got := b.String()
+		ends := []string{
+			"Vuser 1:Completed 1 query set(s) in 25 seconds\nVuser 1:Geometric mean of query times returning rows (21) is \"1.00000\"\n",
+			"Vuser 2:Completed 1 query set(s) in 3 seconds\nVuser 2:Geometric mean of query times returning rows (1) is \"3.00000\"\nVuser 1:FINISHED FAILED\n",
+		}
+		for _, e := range ends {
+			if strings.Count(got, e) != 1 {
+				t.Errorf("show %v: want %q once:\n%s", show, e, got)
+			}
+		}
+		queries := []string{"Vuser 2:Executing Query 21 (1 of 22)\nVuser 2:query 21 completed in 3.0 seconds\nVuser 1:Executing Query 1 (1 of 22)\n",
+			"Vuser 1:Executing Query 22 (22 of 22)\nVuser 1:query 22 completed in 4.0 seconds\n" + ends[0],
+			"Vuser 2:Executing Query 3 (2 of 22)\nVuser 2:Query Failed : query 3 : canceled\n" + ends[1]}
+		for _, l := range queries {
+			if strings.Contains(got, l) != show {
+				t.Errorf("show %v: %q shown %v:\n%s", show, l, !show, got)
+			}
+		}
+	}
+}
+
+// A job's failure is shown as HammerDB shows a virtual user's error, before
+// the FINISHED lines; a job that showed nothing shows no virtual users.
+func TestVuserFailure(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	out := newVuserOutput(&b, 1, true, nil)
+	if out.failure("nothing shown") || b.Len() != 0 {
+		t.Errorf("failure before any line: %q", b.String())
+	}
+	fmt.Fprintln(out, "loading")
+	if !out.failure("build: it broke") {
+		t.Error("failure after a line: not shown")
+	}
+	out.finish(metrics.StatusFailed)
+	if want := "Vuser 1:RUNNING\nVuser 1:loading\nError in Virtual User 1: build: it broke\nVuser 1:FINISHED FAILED\nALL VIRTUAL USERS COMPLETE\n"; b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

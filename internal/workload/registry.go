@@ -52,6 +52,10 @@ type Env struct {
 	Logf func(format string, args ...any)
 	// Progress reports a build's progress; never nil.
 	Progress func(Progress)
+	// Query reports each query of an analytic run as it ends, from its
+	// stream's goroutine (streams call it concurrently); nil: nobody
+	// listens. The HammerDB console prints each stream's lines from it.
+	Query func(metrics.AnalyticQuery)
 }
 
 // Progress is a snapshot of a long job (a build).

@@ -78,6 +78,7 @@ _FALSE = ("0", "false", "no", "off")
 _JOBID = re.compile(r"(?:^|\s)jobid=(\S+)$")
 
 _JOB_LINE = re.compile(r"^SLEDGE-JOB\s+(\S+)\s+(\S+)\s*$")
+_VUS_FAILED = re.compile(r"^Vuser \d+:FINISHED FAILED$")
 
 
 def _s(value):
@@ -160,6 +161,7 @@ class Session:
         self.vu = dict(DEFAULT_VU)
         self.dg = {}
         self.vus_created = False
+        self._vus_failed = False  # the last action's virtual users were shown finishing FAILED
         self.running = None  # the action in progress, if any
         self.job_id = None  # the last job an action reported
         self.job_status = None
@@ -510,7 +512,7 @@ class Session:
         showoutput 0), or one here when the engine printed none."""
         if self.running:
             raise SledgeError("%s: %s is in progress" % (action, self.running))
-        found = {"errors": 0}
+        found = {"errors": 0, "vus_failed": False}
         show = self.showoutput
 
         def on_line(line):
@@ -518,9 +520,12 @@ class Session:
             if m:
                 found["id"], found["status"] = m.group(1), m.group(2)
                 return
-            if line.startswith("Error:"):
+            if _VUS_FAILED.match(line):
+                found["vus_failed"] = True
+            error = line.startswith(("Error:", "Error in Virtual User "))
+            if error:
                 found["errors"] += 1
-            if show or line.startswith("Error:") or line.startswith("Notice:"):
+            if show or error or line.startswith("Notice:"):
                 self._notice(line)
 
         self.running = action
@@ -544,19 +549,28 @@ class Session:
             self.job_status = "failed"
         if rc != 0 and not found["errors"]:
             self._notice("Error: %s failed (%s)" % (action, status or "exit status %d" % rc))
+        self._vus_failed = found["vus_failed"]
         return job_id, status
 
     def _schema(self, action, what, verb):
         if self.vus_created:
             self._notice("Error: Cannot %s schema with Virtual Users active, destroy Virtual Users first" % verb)
             return None
-        return _answer(what, self._do(action)[0])
+        job_id, status = self._do(action)
+        if self._vus_failed:
+            # Its virtual users were shown finishing FAILED: the script stops
+            # here (HammerDB's would carry on to its "SCHEMA BUILD COMPLETED").
+            raise SledgeError("%s: %s ended %s: the script stops here" % (action, _answer(what, job_id), status.upper()),
+                              job_id=job_id)
+        return _answer(what, job_id)
 
     def buildschema(self):
         """Build the schema of the current benchmark (diset ... count_ware,
         num_vu etc.). Returns HammerDB's "Schema Build jobid=ID" ("Schema
-        Build (No jobid)" when no job was created); a failed build prints
-        its errors and the script carries on."""
+        Build (No jobid)" when no job was created). A build whose virtual
+        users finished FAILED raises SledgeError after their lines (the
+        script stops); other failures (settings refused, a server not
+        reached) print their errors and the script carries on."""
         return self._schema("buildschema", "Schema Build", "build")
 
     def checkschema(self):

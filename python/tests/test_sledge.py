@@ -235,6 +235,22 @@ def test_action_failure_is_printed_and_the_script_goes_on(fake, capsys):
     assert [c["argv"][2] for c in fake.calls()] == ["buildschema", "checkschema"]
 
 
+def test_failed_virtual_users_stop_the_script(fake, capsys):
+    # A build whose virtual users finished FAILED raises after its lines,
+    # shown even with showoutput 0: the script's next line (HammerDB's
+    # "SCHEMA BUILD COMPLETED") is never printed after FINISHED FAILED.
+    fake.rules([{"match": ["cli", "do", "buildschema"], "rc": 1,
+                 "stdout": "Vuser 1:RUNNING\nError in Virtual User 1: build: database already holds a schema\n"
+                           "Vuser 1:FINISHED FAILED\nALL VIRTUAL USERS COMPLETE\nSLEDGE-JOB 4 failed\n"}])
+    h.vuset("showoutput", 0)
+    with pytest.raises(SledgeError) as e:
+        h.buildschema()
+    assert str(e.value) == "buildschema: Schema Build jobid=4 ended FAILED: the script stops here"
+    out = capsys.readouterr().out
+    assert out.startswith("Error in Virtual User 1: build: database already holds a schema\n")
+    assert "Error: buildschema failed" not in out
+
+
 # --------------------------------------------------------------- vurun
 
 

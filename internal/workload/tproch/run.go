@@ -36,6 +36,9 @@ type RunOptions struct {
 	Validate bool
 	// Logf reports progress lines.
 	Logf func(format string, args ...any)
+	// Query, when set, is called with each stream query as it ends, from
+	// the stream's goroutine.
+	Query func(metrics.AnalyticQuery)
 }
 
 // Run runs a TPROC-H test against t.
@@ -198,6 +201,9 @@ func (r *runner) stream(ctx context.Context, c db.Conn, stream, sets int) error 
 			r.mu.Lock()
 			r.res.Queries = append(r.res.Queries, qr)
 			r.mu.Unlock()
+			if r.opts.Query != nil {
+				r.opts.Query(qr)
+			}
 			status := fmt.Sprintf("%d rows", qr.Rows)
 			if qr.Error != "" {
 				status = "FAILED: " + qr.Error

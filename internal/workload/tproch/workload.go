@@ -27,6 +27,7 @@ var (
 	_ workload.Validator = Workload{}
 	_ workload.Builder   = Workload{}
 	_ workload.Dropper   = Workload{}
+	_ workload.Checker   = Workload{}
 	_ workload.Datagener = Workload{}
 	_ workload.Analytic  = Workload{}
 )
@@ -115,6 +116,12 @@ func (Workload) Build(ctx context.Context, env workload.Env, s config.Plan) (wor
 	}
 	return workload.BuildReport{Size: fmt.Sprintf("TPROC-H scale factor %g", s.Scale), Workers: rep.Workers,
 		Rows: rep.Rows, Tables: rep.Tables, Duration: rep.Duration, Version: rep.Version, Note: note}, err
+}
+
+// Check verifies the tables, their row counts, the keys and indexes and, at
+// SF 1, a sample of the queries' answers.
+func (Workload) Check(ctx context.Context, env workload.Env, c db.Conn) (workload.CheckReport, error) {
+	return Check(ctx, c, env.Target.Kind)
 }
 
 // Drop removes the schema.

@@ -327,9 +327,6 @@ func (h *hammer) spec(action string) (config.Spec, error) {
 	case "buildschema":
 		s = config.New(config.KindBuild)
 	case "checkschema":
-		if h.tpch() {
-			return s, fmt.Errorf("checkschema: Sledge checks TPROC-C schemas only; a TPROC-H schema is checked by the answers of its queries, which Sledge validates in a run (sledge run --workload tproch --validate)")
-		}
 		s = config.New(config.KindCheck)
 	case "deleteschema":
 		s = config.New(config.KindDrop)

@@ -223,7 +223,18 @@ func TestEndToEndTPROCH(t *testing.T) {
 	if _, err := e.run("build", "--workload", "tproch", "--scale", "0.01"); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Fatalf("second build: %v, want a refusal naming --force", err)
 	}
-	out := e.ok("run", "--workload", "tproch", "--refresh", "--streams", "2", "--seed", "42")
+	// sledge check --workload tproch: the check as TPROC-C's is shown and
+	// recorded, its answers skipped below SF 1.
+	out := e.ok("check", "--workload", "tproch")
+	for _, want := range []string{"TPROC-H check of duckdb:", "rows lineitem", "keys ", "answers ", "scale factor 0.01", "all conditions hold"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check output lacks %q:\n%s", want, out)
+		}
+	}
+	if chk := e.latest(jobs.KindCheck); chk["workload"] != "tproch" || chk["status"] != metrics.StatusCompleted {
+		t.Errorf("check job %v", chk)
+	}
+	out = e.ok("run", "--workload", "tproch", "--refresh", "--streams", "2", "--seed", "42")
 	for _, want := range []string{"not comparable with audited TPC results", "TPROC-H power", "TPROC-H throughput", "TPROC-H composite", "seed 42"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("run output lacks %q:\n%s", want, out)
@@ -251,6 +262,12 @@ func TestEndToEndTPROCH(t *testing.T) {
 		if q["error"] != nil || q["query"].(float64) < 1 || q["query"].(float64) > 22 {
 			t.Errorf("query %v", q)
 		}
+	}
+	// The refresh functions changed ORDERS and LINEITEM: still within the
+	// check's bounds, and it says why they are bounds.
+	if out := e.ok("check", "--workload", "tproch"); !strings.Contains(out, "refresh pair(s) have run since the load") ||
+		!strings.Contains(out, "all conditions hold") {
+		t.Errorf("check after refresh pairs:\n%s", out)
 	}
 	e.ok("drop", "--yes", "--workload", "tproch")
 	if _, err := e.run("run", "--workload", "tproch"); err == nil || !strings.Contains(err.Error(), "sledge build --workload tproch") {
@@ -327,7 +344,6 @@ func TestInvalidSpecCreatesNoJob(t *testing.T) {
 		{[]string{"run", "--metrics-rate", "0"}, "--metrics-rate must be in (0, 100]"},
 		{[]string{"run", "--metrics-rate", "500"}, "--metrics-rate must be in (0, 100]"},
 		{[]string{"run", "--workload", "tpcx"}, "--workload"},
-		{[]string{"check", "--workload", "tproch"}, "--workload"},
 		{[]string{"drop", "--yes", "--db", "oracle://x/y"}, "--db"},
 	} {
 		_, err := e.run(c.args...)

@@ -355,3 +355,29 @@ func TestInvalidSpecCreatesNoJob(t *testing.T) {
 		t.Errorf("invalid specs left %d jobs: %v", len(list), list)
 	}
 }
+
+// TestCheckTPROCHOnPostgres: sledge check names the workload it checks; on
+// a database holding TPROC-H, the default (TPROC-C) check finds none and
+// says which workload to name, and --workload tproch checks it.
+func TestCheckTPROCHOnPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds TPROC-H on PostgreSQL")
+	}
+	t.Parallel()
+	e := newEnv(t)
+	url := testdb.Postgres(t)
+	e.ok("build", "--workload", "tproch", "--scale", "0.01", "--workers", "2", "--db", url)
+	_, err := e.run("check", "--db", url)
+	if err == nil || !strings.Contains(err.Error(), "no TPROC-C schema found") ||
+		!strings.Contains(err.Error(), "the database holds a TPROC-H schema: name it with --workload tproch") ||
+		strings.Contains(err.Error(), "sledge build") {
+		t.Errorf("check of TPROC-C on a TPROC-H database: %v", err)
+	}
+	t.Logf("check of TPROC-C on a TPROC-H database: %v", err)
+	out := e.ok("check", "--db", url, "--workload", "tproch")
+	for _, want := range []string{"TPROC-H check of postgres://", "key lineitem", "index lineitem_shipdate", "all conditions hold"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -51,6 +51,19 @@ func TestDoCheckschemaTPROCH(t *testing.T) {
 		t.Errorf("checkschema of a clean TPROC-H build:\n%s", out.String())
 	}
 
+	// checkschema of TPROC-C on it finds no TPROC-C schema and says which
+	// benchmark to choose, in HammerDB's terms.
+	tpcc := *st
+	tpcc.BM = "TPROC-C"
+	tpcc.Dicts = map[string]map[string]string{"connection": st.Dicts["connection"],
+		"tpcc": {"pg_user": user, "pg_pass": pass, "pg_dbase": dbase}}
+	out.Reset()
+	err := Do(ctx, &out, svc, Env{}, "checkschema", &tpcc)
+	if err == nil || !strings.Contains(out.String(), "Error: check: no TPROC-C schema found in database") ||
+		!strings.Contains(out.String(), "the database holds a TPROC-H schema: dbset bm TPROC-H") {
+		t.Errorf("checkschema of TPROC-C on TPROC-H: %v\n%s", err, out.String())
+	}
+
 	// Rows missing from one table fail that table's count, and the script
 	// is told as it is of a failed TPROC-C check.
 	tg, err := db.ParseTarget(raw)

@@ -125,6 +125,8 @@ func (h *hammer) schemaAdvice(err error) string {
 		// HammerDB: "Database tpcc exists but is not empty, specify a new
 		// or empty database name".
 		return "run deleteschema first to drop it, or " + h.diset(dbase) + " a new or empty database"
+	case errors.Is(err, workload.ErrNoSchema) && se(err).Holds != "":
+		return "the database holds a " + workload.Title(se(err).Holds) + " schema: dbset bm " + workload.Title(se(err).Holds)
 	case errors.Is(err, workload.ErrNoSchema):
 		return "run buildschema first"
 	case errors.Is(err, workload.ErrSchemaUnusable):

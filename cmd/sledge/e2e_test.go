@@ -380,4 +380,14 @@ func TestCheckTPROCHOnPostgres(t *testing.T) {
 			t.Errorf("check output lacks %q:\n%s", want, out)
 		}
 	}
+
+	// HammerDB's checkschema with bm TPROC-H is the same check.
+	needTclsh(t)
+	tcl := "dbset db pg\ndbset bm TPROC-H\n"
+	for _, l := range hammerConnection(t, url, "pg_") {
+		tcl += strings.Replace(l, "diset tpcc pg_", "diset tpch pg_tpch_", 1) + "\n"
+	}
+	tcl += "puts \"CHECK <[checkschema]>\"\n"
+	out = e.runScript("check.tcl", tcl)
+	wantLines(t, "check.tcl", out, `CHECK <Schema Check jobid=\d+>`, `.*TPROC-H check of postgres://.*`, `.*index orders_orderdate +PASS .*`, `.*all conditions hold`)
 }

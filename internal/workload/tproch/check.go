@@ -301,7 +301,7 @@ ORDER BY table_name, index_name, seq_in_index`
 func indexConditions(ctx context.Context, c db.Conn, k db.Kind, want []index, present map[string]bool) ([]workload.Condition, error) {
 	if len(want) == 0 {
 		return []workload.Condition{{Name: "keys", Description: "keys and indexes of the build", Skipped: true,
-			Note: fmt.Sprintf("the %s build creates none: its queries run on scans and hash joins", k)}}, nil
+			Note: "the build creates none on " + product(k) + ": its queries run on scans and hash joins"}}, nil
 	}
 	have, err := catalogIndexes(ctx, c, k)
 	if err != nil {
@@ -384,6 +384,19 @@ func compareSample(ctx context.Context, c db.Conn, dl string, cond workload.Cond
 		cond.Note = strings.Join(notes, "; ")
 	}
 	return cond, nil
+}
+
+// product names a database kind in a note.
+func product(k db.Kind) string {
+	switch k {
+	case db.DuckDB:
+		return "DuckDB"
+	case db.Postgres:
+		return "PostgreSQL"
+	case db.MySQL:
+		return "MariaDB/MySQL"
+	}
+	return string(k)
 }
 
 func joinNote(a, b string) string {

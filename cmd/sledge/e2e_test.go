@@ -223,7 +223,18 @@ func TestEndToEndTPROCH(t *testing.T) {
 	if _, err := e.run("build", "--workload", "tproch", "--scale", "0.01"); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Fatalf("second build: %v, want a refusal naming --force", err)
 	}
-	out := e.ok("run", "--workload", "tproch", "--refresh", "--streams", "2", "--seed", "42")
+	// sledge check --workload tproch: the check as TPROC-C's is shown and
+	// recorded, its answers skipped below SF 1.
+	out := e.ok("check", "--workload", "tproch")
+	for _, want := range []string{"TPROC-H check of duckdb:", "rows lineitem", "keys ", "answers ", "scale factor 0.01", "all conditions hold"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check output lacks %q:\n%s", want, out)
+		}
+	}
+	if chk := e.latest(jobs.KindCheck); chk["workload"] != "tproch" || chk["status"] != metrics.StatusCompleted {
+		t.Errorf("check job %v", chk)
+	}
+	out = e.ok("run", "--workload", "tproch", "--refresh", "--streams", "2", "--seed", "42")
 	for _, want := range []string{"not comparable with audited TPC results", "TPROC-H power", "TPROC-H throughput", "TPROC-H composite", "seed 42"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("run output lacks %q:\n%s", want, out)
@@ -251,6 +262,12 @@ func TestEndToEndTPROCH(t *testing.T) {
 		if q["error"] != nil || q["query"].(float64) < 1 || q["query"].(float64) > 22 {
 			t.Errorf("query %v", q)
 		}
+	}
+	// The refresh functions changed ORDERS and LINEITEM: still within the
+	// check's bounds, and it says why they are bounds.
+	if out := e.ok("check", "--workload", "tproch"); !strings.Contains(out, "refresh pair(s) have run since the load") ||
+		!strings.Contains(out, "all conditions hold") {
+		t.Errorf("check after refresh pairs:\n%s", out)
 	}
 	e.ok("drop", "--yes", "--workload", "tproch")
 	if _, err := e.run("run", "--workload", "tproch"); err == nil || !strings.Contains(err.Error(), "sledge build --workload tproch") {
@@ -327,7 +344,6 @@ func TestInvalidSpecCreatesNoJob(t *testing.T) {
 		{[]string{"run", "--metrics-rate", "0"}, "--metrics-rate must be in (0, 100]"},
 		{[]string{"run", "--metrics-rate", "500"}, "--metrics-rate must be in (0, 100]"},
 		{[]string{"run", "--workload", "tpcx"}, "--workload"},
-		{[]string{"check", "--workload", "tproch"}, "--workload"},
 		{[]string{"drop", "--yes", "--db", "oracle://x/y"}, "--db"},
 	} {
 		_, err := e.run(c.args...)
@@ -338,4 +354,40 @@ func TestInvalidSpecCreatesNoJob(t *testing.T) {
 	if list := e.jobs(); len(list) != 0 {
 		t.Errorf("invalid specs left %d jobs: %v", len(list), list)
 	}
+}
+
+// TestCheckTPROCHOnPostgres: sledge check names the workload it checks; on
+// a database holding TPROC-H, the default (TPROC-C) check finds none and
+// says which workload to name, and --workload tproch checks it.
+func TestCheckTPROCHOnPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds TPROC-H on PostgreSQL")
+	}
+	t.Parallel()
+	e := newEnv(t)
+	url := testdb.Postgres(t)
+	e.ok("build", "--workload", "tproch", "--scale", "0.01", "--workers", "2", "--db", url)
+	_, err := e.run("check", "--db", url)
+	if err == nil || !strings.Contains(err.Error(), "no TPROC-C schema found") ||
+		!strings.Contains(err.Error(), "the database holds a TPROC-H schema: name it with --workload tproch") ||
+		strings.Contains(err.Error(), "sledge build") {
+		t.Errorf("check of TPROC-C on a TPROC-H database: %v", err)
+	}
+	t.Logf("check of TPROC-C on a TPROC-H database: %v", err)
+	out := e.ok("check", "--db", url, "--workload", "tproch")
+	for _, want := range []string{"TPROC-H check of postgres://", "key lineitem", "index lineitem_shipdate", "all conditions hold"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check output lacks %q:\n%s", want, out)
+		}
+	}
+
+	// HammerDB's checkschema with bm TPROC-H is the same check.
+	needTclsh(t)
+	tcl := "dbset db pg\ndbset bm TPROC-H\n"
+	for _, l := range hammerConnection(t, url, "pg_") {
+		tcl += strings.Replace(l, "diset tpcc pg_", "diset tpch pg_tpch_", 1) + "\n"
+	}
+	tcl += "puts \"CHECK <[checkschema]>\"\n"
+	out = e.runScript("check.tcl", tcl)
+	wantLines(t, "check.tcl", out, `CHECK <Schema Check jobid=\d+>`, `.*TPROC-H check of postgres://.*`, `.*index orders_orderdate +PASS .*`, `.*all conditions hold`)
 }

@@ -243,7 +243,7 @@ func newCheckCmd(gs *globalState) *cobra.Command {
 	s := config.New(config.KindCheck)
 	cmd := withHelp("check", &cobra.Command{
 		Use:   "check",
-		Short: "Check a built schema: tables, row counts and consistency conditions (TPROC-C)",
+		Short: "Check a built schema: tables, row counts, consistency conditions (TPROC-C), keys and answers (TPROC-H)",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runJobCmd(cmd, gs, s, false) },
 	})

@@ -125,6 +125,8 @@ func schemaAdvice(err error) string {
 	case errors.Is(err, workload.ErrSchemaExists):
 		return "use --force to drop it and build again (with --yes where there is no terminal), or `" +
 			strings.Replace(build, "build", "drop", 1) + "`"
+	case errors.Is(err, workload.ErrNoSchema) && se.Holds != "":
+		return "the database holds a " + workload.Title(se.Holds) + " schema: name it with --workload " + se.Holds
 	case errors.Is(err, workload.ErrNoSchema):
 		return "run `" + build + "` first"
 	case errors.Is(err, workload.ErrSchemaUnusable):

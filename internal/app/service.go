@@ -802,6 +802,10 @@ func (e *execution) check(ctx context.Context) Outcome {
 	defer c.Close(context.Background())
 	rep, err := e.p.wl.(workload.Checker).Check(ctx, e.env(), c)
 	if err != nil {
+		var se *workload.SchemaError
+		if errors.As(err, &se) && errors.Is(err, workload.ErrNoSchema) {
+			se.Holds = e.otherSchema(ctx, c)
+		}
 		return failed(ctx, fmt.Errorf("check: %w", err))
 	}
 	var b bytes.Buffer
@@ -815,6 +819,35 @@ func (e *execution) check(ctx context.Context) Outcome {
 		e.warn("the check", err)
 	}
 	return Outcome{Status: metrics.StatusCompleted, Check: &rep}
+}
+
+// otherSchema names the one other registered workload whose schema the
+// database on c holds, so that a check of the wrong workload (TPROC-C's, the
+// default, on a TPROC-H database) can say which to name; "" when there is
+// none, or several. It only looks: a lookup that fails counts as nothing
+// found.
+func (e *execution) otherSchema(ctx context.Context, c db.Conn) string {
+	found := ""
+	for _, name := range workload.Names() {
+		wl, err := workload.Lookup(name)
+		if err != nil || name == e.p.wl.Name() {
+			continue
+		}
+		f, ok := wl.(workload.SchemaFinder)
+		if !ok {
+			continue
+		}
+		if _, ok := wl.(workload.Checker); !ok {
+			continue
+		}
+		if has, err := f.SchemaExists(ctx, c, e.p.target.Kind); err == nil && has {
+			if found != "" {
+				return ""
+			}
+			found = name
+		}
+	}
+	return found
 }
 
 func (e *execution) drop(ctx context.Context) Outcome {

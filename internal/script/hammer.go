@@ -187,6 +187,8 @@ func (h *hammer) schemaAdvice(err error) string {
 		// HammerDB: "Database tpcc exists but is not empty, specify a new
 		// or empty database name".
 		return "run deleteschema first to drop it, or " + h.diset(dbase) + " a new or empty database"
+	case errors.Is(err, workload.ErrNoSchema) && se(err).Holds != "":
+		return "the database holds a " + workload.Title(se(err).Holds) + " schema: dbset bm " + workload.Title(se(err).Holds)
 	case errors.Is(err, workload.ErrNoSchema):
 		return "run buildschema first"
 	case errors.Is(err, workload.ErrSchemaUnusable):
@@ -389,9 +391,6 @@ func (h *hammer) spec(action string) (config.Spec, error) {
 	case "buildschema":
 		s = config.New(config.KindBuild)
 	case "checkschema":
-		if h.tpch() {
-			return s, fmt.Errorf("checkschema: Sledge checks TPROC-C schemas only; a TPROC-H schema is checked by the answers of its queries, which Sledge validates in a run (sledge run --workload tproch --validate)")
-		}
 		s = config.New(config.KindCheck)
 	case "deleteschema":
 		s = config.New(config.KindDrop)

@@ -114,12 +114,23 @@ type wording struct {
 	advice func(err error) string
 }
 
+// se is err's workload.SchemaError (a zero one when it has none).
+func se(err error) workload.SchemaError {
+	var s *workload.SchemaError
+	if errors.As(err, &s) {
+		return *s
+	}
+	return workload.SchemaError{}
+}
+
 // pythonAdvice is what the Python API's user can do about a job's schema
 // finding: build(force=True) replaces a schema, build() makes one.
 func pythonAdvice(err error) string {
 	switch {
 	case errors.Is(err, workload.ErrSchemaExists), errors.Is(err, workload.ErrSchemaUnusable):
 		return "build(force=True) drops it and builds again"
+	case errors.Is(err, workload.ErrNoSchema) && se(err).Holds != "":
+		return "the database holds a " + workload.Title(se(err).Holds) + " schema: name it with workload=\"" + se(err).Holds + "\""
 	case errors.Is(err, workload.ErrNoSchema):
 		return "build() it first"
 	}

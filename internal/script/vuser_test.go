@@ -217,6 +217,7 @@ func TestJobErrorWording(t *testing.T) {
 	exists := fmt.Errorf("build: %w", &workload.SchemaError{Err: workload.ErrSchemaExists, Workload: "tprocc",
 		Msg: "database already holds a TPROC-C schema (2 warehouses)"})
 	none := &workload.SchemaError{Err: workload.ErrNoSchema, Workload: "tprocc", Msg: "no TPROC-C schema found in tpcc"}
+	holdsH := fmt.Errorf("check: %w", &workload.SchemaError{Err: workload.ErrNoSchema, Workload: "tprocc", Msg: "no TPROC-C schema found in tpcc", Holds: "tproch"})
 	unusable := &workload.SchemaError{Err: workload.ErrSchemaUnusable, Workload: "tproch", Msg: "the TPROC-H build did not finish"}
 	mode := fmt.Errorf("run: %w", config.FieldError{Field: "mode", Msg: "mode procs: sqlite has no server-side routines in Sledge; run in sql mode"})
 	maria, _ := newHammer(state("maria", "TPROC-C", "1", "tpcc.maria_dbase", "bench"), Env{})
@@ -233,6 +234,8 @@ func TestJobErrorWording(t *testing.T) {
 		{"script, TPROC-H", exists, script(tpch), "Error: build: database already holds a TPROC-C schema (2 warehouses): " +
 			"run deleteschema first to drop it, or diset tpch pg_tpch_dbase a new or empty database\n"},
 		{"script, no schema", none, script(maria), "Error: no TPROC-C schema found in tpcc: run buildschema first\n"},
+		{"script, another workload's schema", holdsH, script(maria), "Error: check: no TPROC-C schema found in tpcc: the database holds a TPROC-H schema: dbset bm TPROC-H\n"},
+		{"python, another workload's schema", holdsH, wording{advice: pythonAdvice}, "Error: check: no TPROC-C schema found in tpcc: the database holds a TPROC-H schema: name it with workload=\"tproch\"\n"},
 		{"script, unfinished", unusable, script(maria), "Error: the TPROC-H build did not finish: run deleteschema, then buildschema\n"},
 		{"script, field", mode, script(maria), "Error: diset tpcc maria_no_stored_procs: mode procs: sqlite has no server-side routines in Sledge; run in sql mode\n"},
 		{"python", exists, wording{advice: pythonAdvice}, "Error: build: database already holds a TPROC-C schema (2 warehouses): " +

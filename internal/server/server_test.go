@@ -425,7 +425,7 @@ func TestServeInvalidSpecCreatesNoJob(t *testing.T) {
 		{`{"kind":"run","pacing":"fast"}`, 400},
 		{`{"kind":"run","mode":"turbo"}`, 400},
 		{`{"kind":"run","client_cpus":2}`, 400},
-		{`{"kind":"check","workload":"tproch"}`, 400},
+		{`{"kind":"check","workload":"tpch"}`, 400},
 		{`{"kind":"build","loader":"copy"}`, 400},
 		{`{"kind":"run"} {"kind":"run"}`, 400},
 		{`{"kind":"run","db":"oracle://x/y"}`, 422},

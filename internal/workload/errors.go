@@ -27,6 +27,10 @@ type SchemaError struct {
 	Err      error  // the sentinel
 	Workload string // the workload's registered name ("tprocc")
 	Msg      string // what was found, without advice
+	// Holds is, for ErrNoSchema, the registered name of another workload
+	// whose schema the database holds, when the job looked (a check does):
+	// the front end can say how to name it. "" otherwise.
+	Holds string
 }
 
 func (e *SchemaError) Error() string { return e.Msg }

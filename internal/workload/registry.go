@@ -92,11 +92,17 @@ type BuildReport struct {
 	Note string
 }
 
+// SchemaFinder says whether the database on c holds the workload's schema
+// (or what is left of an unfinished build).
+type SchemaFinder interface {
+	SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, error)
+}
+
 // FirstRunBuilder is a workload whose first run on its embedded default
 // database builds the schema first, so that `sledge run` works with nothing
 // installed.
 type FirstRunBuilder interface {
-	SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, error)
+	SchemaFinder
 	// FirstRunBuild is the build to do before run p.
 	FirstRunBuild(p config.Plan) config.Spec
 }

@@ -260,6 +260,21 @@ func TestValidationSF1DuckDB(t *testing.T) {
 	if rep.Tables["lineitem"] != 6001215 || rep.Rows != 8661245 {
 		t.Errorf("SF 1: %d lineitem rows, %d in all; want 6,001,215 and 8,661,245", rep.Tables["lineitem"], rep.Rows)
 	}
+	// The check compares its sample of answers at SF 1, and they match.
+	c, err := duckdb.Driver{}.Connect(ctx, tg, db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chk, err := Check(ctx, c, db.DuckDB)
+	c.Close(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cond := range chk.Conditions {
+		if cond.Name == "answers" && (!cond.Passed || cond.Skipped) || !cond.Skipped && !cond.Passed {
+			t.Errorf("check at SF 1: %+v", cond)
+		}
+	}
 	res, err := Run(ctx, duckdb.Driver{}, tg, RunOptions{Validate: true})
 	if err != nil {
 		t.Fatal(err)

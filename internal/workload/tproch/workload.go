@@ -24,11 +24,13 @@ func init() { workload.Register(Workload{}) }
 type Workload struct{}
 
 var (
-	_ workload.Validator = Workload{}
-	_ workload.Builder   = Workload{}
-	_ workload.Dropper   = Workload{}
-	_ workload.Datagener = Workload{}
-	_ workload.Analytic  = Workload{}
+	_ workload.Validator    = Workload{}
+	_ workload.Builder      = Workload{}
+	_ workload.Dropper      = Workload{}
+	_ workload.Checker      = Workload{}
+	_ workload.SchemaFinder = Workload{}
+	_ workload.Datagener    = Workload{}
+	_ workload.Analytic     = Workload{}
 )
 
 func (Workload) Name() string      { return Name }
@@ -121,6 +123,17 @@ func (Workload) Build(ctx context.Context, env workload.Env, s config.Plan) (wor
 	}
 	return workload.BuildReport{Size: fmt.Sprintf("TPROC-H scale factor %g", s.Scale), Workers: rep.Workers,
 		Rows: rep.Rows, Tables: rep.Tables, Duration: rep.Duration, Version: rep.Version, Note: note}, err
+}
+
+// Check verifies the tables, their row counts, the keys and indexes and, at
+// SF 1, a sample of the queries' answers.
+func (Workload) Check(ctx context.Context, env workload.Env, c db.Conn) (workload.CheckReport, error) {
+	return Check(ctx, c, env.Target.Kind)
+}
+
+// SchemaExists reports whether any TPROC-H table or the build record exists.
+func (Workload) SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, error) {
+	return SchemaExists(ctx, c, k)
 }
 
 // Drop removes the schema.

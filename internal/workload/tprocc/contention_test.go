@@ -12,7 +12,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/metrics"
 )
 
-// Deliberate contention at SERIALIZABLE: 8 or more VUs on 2 warehouses. With retries,
+// Deliberate contention at SERIALIZABLE: 8 or more VUs on 1 or 2 warehouses. With retries,
 // conflicts are retried and accounted; without, they are counted as failures
 // and the run goes on. Either way no VU dies, only commits count, and NOPM
 // agrees with the database's own count of New-Orders.
@@ -95,8 +95,8 @@ func contentionRun(t *testing.T, drv db.Driver, tg db.Target, mode Mode, vus, ma
 // retries and without, every window's accounting checked. Where conflicts
 // come readily (requireConflicts) it needs to see them both ways: retried
 // with retries allowed, failed and counted without.
-func testSerializableContention(t *testing.T, drv db.Driver, tg db.Target, mode Mode, vus int, requireConflicts bool) {
-	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 2, Workers: 2, Seed: 11}); err != nil {
+func testSerializableContention(t *testing.T, drv db.Driver, tg db.Target, mode Mode, warehouses, vus int, requireConflicts bool) {
+	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: warehouses, Workers: 2, Seed: 11}); err != nil {
 		t.Fatal(err)
 	}
 	if retries, _ := contentionRun(t, drv, tg, mode, vus, 10); requireConflicts && retries == 0 {
@@ -114,7 +114,7 @@ func TestSerializableContentionPostgres(t *testing.T) {
 	}
 	t.Parallel()
 	// PostgreSQL's SSI fails conflicting transactions with 40001: plenty.
-	testSerializableContention(t, postgres.Driver{}, postgresTarget(t), ModeSQL, 8, true)
+	testSerializableContention(t, postgres.Driver{}, postgresTarget(t), ModeSQL, 2, 8, true)
 }
 
 func TestSerializableContentionMariaDB(t *testing.T) {
@@ -129,5 +129,5 @@ func TestSerializableContentionMariaDB(t *testing.T) {
 	// on MariaDB without requiring a conflict; MariaDB's conflicts retried
 	// and counted are TestMariaDBVersions' (internal/app), where snapshot
 	// isolation makes them plentiful.
-	testSerializableContention(t, mysql.Driver{}, mariadbTarget(t), ModeProcs, 16, false)
+	testSerializableContention(t, mysql.Driver{}, mariadbTarget(t), ModeProcs, 1, 16, false)
 }

@@ -121,7 +121,7 @@ func TestRunMariaDBBothModes(t *testing.T) {
 	t.Parallel()
 	drv := mysql.Driver{}
 	tg := mariadbTarget(t)
-	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 2, Workers: 2, Seed: 3}); err != nil {
+	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 1, Workers: 2, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	requireConsistent(t, drv, tg, "after the build")

@@ -1492,16 +1492,23 @@
       route(); // re-render as a finished job
     }
 
-    // Config and output: once, then output every few seconds.
-    get(`/api/jobs/${id}/config`, {}).then(c => {
-      if (!alive()) return;
-      cfgHolder.replaceChildren(configPanel(c));
-      if (!tprocc || finished) return;
-      load = liveLoad(c || {});
-      loadHolder.replaceChildren(...[load && load.el, seriesPanel(id, c || {}, alive)].filter(Boolean));
-      charts.setStages(stageTargets(c && c.stages), loadModelOf(c, null));
-      redraw();
-    }, () => {});
+    // Config once (asked again until it comes: a busy server may fail the
+    // first request, and the Load panel and the stages' bands need it),
+    // then output every few seconds.
+    function fetchConfig() {
+      const again = () => { if (alive() && !finished) setTimeout(fetchConfig, 1000); };
+      get(`/api/jobs/${id}/config`, {}).then(c => {
+        if (!alive()) return;
+        if (!c || !Object.keys(c).length) { again(); return; } // every job has settings: not read yet
+        cfgHolder.replaceChildren(configPanel(c));
+        if (!tprocc || finished) return;
+        load = liveLoad(c || {});
+        loadHolder.replaceChildren(...[load && load.el, seriesPanel(id, c || {}, alive)].filter(Boolean));
+        charts.setStages(stageTargets(c && c.stages), loadModelOf(c, null));
+        redraw();
+      }, again);
+    }
+    fetchConfig();
     async function pollOutput() {
       if (finished) return;
       try { const ls = await get(`/api/jobs/${id}/output`, []); if (alive()) out.set(ls); } catch (e) { /* shown by the series poll */ }

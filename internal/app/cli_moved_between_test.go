@@ -30,6 +30,9 @@ func TestBetweenRebuildSeriesSQLite(t *testing.T) {
 	ctx := context.Background()
 	url := tpccSQLite(t, "between.db") // as `sledge build --warehouses 1` leaves it
 	spec := runSpec(url, 0, 2*time.Second)
+	// Unpaced: each 2 s trial must add New-Orders even on a busy machine,
+	// to tell the rebuild's reset from no trial at all.
+	spec.Pacing = config.DefaultPacing
 	spec.VU, spec.Between, spec.Confirm = 1, config.BetweenRebuild, true
 	var out bytes.Buffer
 	outs, err := svc.RunSeries(ctx, Request{Spec: spec, Console: &out}, 2)

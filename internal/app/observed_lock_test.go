@@ -145,7 +145,9 @@ func TestRunObservedLockPostgres(t *testing.T) {
 		seen = append(seen, fmt.Sprintf("%.1f–%.1f s: %.2f", begin.Seconds(), end.Seconds(), aas))
 		overlap := min(end, to) - max(begin, from)
 		switch {
-		case overlap >= s.Length*7/10:
+		// An interval cut short (its start the late cut of the one
+		// before, on a busy machine) has an uncertain place: not judged.
+		case overlap >= s.Length*7/10 && s.Length >= 800*time.Millisecond:
 			inside++
 			if aas < 1.5 { // 4 VUs, nearly all blocked on district
 				t.Errorf("interval %v–%v, under the lock: Lock:relation %.2f AAS, want most VUs", begin, end, aas)
@@ -161,16 +163,20 @@ func TestRunObservedLockPostgres(t *testing.T) {
 		t.Errorf("%d intervals under the lock (%v–%v) and %d away from it; Lock:relation by interval: %s",
 			inside, from, to, outside, strings.Join(seen, ", "))
 	}
-	// The checkpoint is counted after it, and not before.
+	// The checkpoint is counted after it, and not in the intervals that
+	// ended a second or more before it (the observer reads the counters
+	// when it cuts an interval, late on a busy machine: the interval just
+	// before the checkpoint may have been read after it).
 	var before, after float64
 	for _, s := range got[0].Intervals {
 		for _, c := range s.Counters {
 			if c.Name != "checkpoints_req" && c.Name != "num_requested" {
 				continue
 			}
-			if s.Elapsed <= checkpointAt {
+			switch {
+			case s.Elapsed <= checkpointAt-time.Second:
 				before += c.Value
-			} else {
+			case s.Elapsed > checkpointAt:
 				after += c.Value
 			}
 		}

@@ -69,8 +69,9 @@ func TestPacedTerminalsOverPoolPostgres(t *testing.T) {
 			res.DBNewOrders, res.NewOrders, res.DBCheckAllowance)
 	}
 	// A queue (too few sessions) grows the lag by seconds over the window;
-	// a busy machine stalls a session for a tenth of a second now and then.
-	if res.Load.LagP99 > 500*time.Millisecond {
+	// a busy machine stalls a session for a tenth of a second now and then,
+	// and one running two copies of the suite for half a second.
+	if res.Load.LagP99 > time.Second {
 		t.Errorf("lag p99 %s: five sessions should serve 100 paced terminals without a queue", res.Load.LagP99)
 	}
 	for _, want := range []string{"100 terminals over 5 connections", "schedule lag", "efficiency"} {

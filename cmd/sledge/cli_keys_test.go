@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sledge-bench/sledge/internal/testdb"
+	"github.com/sledge-bench/sledge/internal/testdb/tpcctest"
 )
 
 // What HammerDB prints for the refused settings of keysScript, and the
@@ -223,4 +224,56 @@ jobs $id dict
 	if len(d["tpcc"]) != 28 || len(d["connection"]) != 3 || d["connection"]["pg_sslmode"] != "disable" || d["tpch"] != nil {
 		t.Errorf("jobs dict: %v", d)
 	}
+}
+
+// pg_vacuum true with a benchmark user that may not CHECKPOINT (as the user
+// HammerDB's buildschema creates): the checkpoint is taken as pg_superuser
+// in pg_defaultdbase, as HammerDB takes it, the vacuum as the user.
+func TestTclVacuumChecksPointAsSuperuser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs on PostgreSQL")
+	}
+	t.Parallel()
+	needTclsh(t)
+	raw := tpcctest.Postgres(t, tpcctest.Options{})
+	const role = "hdb_vacuum_user"
+	// The role owns the schema's tables and routines, as the owner of a
+	// HammerDB build does, and is no superuser.
+	targetExec(t, raw, "DROP ROLE IF EXISTS "+role, "CREATE ROLE "+role+" LOGIN", "GRANT CREATE ON SCHEMA public TO "+role,
+		`DO $$ DECLARE o record; BEGIN
+		   FOR o IN SELECT 'TABLE ' || c.oid::regclass AS what FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		              WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
+		            UNION ALL SELECT 'ROUTINE ' || p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+		              WHERE n.nspname = 'public' LOOP
+		     EXECUTE 'ALTER ' || o.what || ' OWNER TO `+role+`';
+		   END LOOP; END $$`)
+	t.Cleanup(func() {
+		targetExec(t, raw, "DROP OWNED BY "+role, "DROP ROLE IF EXISTS "+role)
+	})
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	su, _ := u.User.Password()
+	script := strings.Join([]string{"dbset db pg", "dbset bm TPROC-C",
+		"diset connection pg_host " + u.Hostname(), "diset connection pg_port " + u.Port(),
+		"diset tpcc pg_superuser " + u.User.Username(), "diset tpcc pg_superuserpass {" + su + "}",
+		"diset tpcc pg_defaultdbase postgres",
+		"diset tpcc pg_user " + role, "diset tpcc pg_pass {}", "diset tpcc pg_dbase " + strings.TrimPrefix(u.Path, "/"),
+		"diset tpcc pg_rampup 0", "diset tpcc pg_duration 0.02", "diset tpcc pg_vacuum true",
+		"vuset vu 1", "vurun", ""}, "\n")
+	e := newEnv(t)
+	out := e.runScript("vacuum.tcl", script)
+	wantLines(t, "vacuum.tcl", out, `Vuser 1:TEST RESULT : System achieved \d+ NOPM from \d+ PostgreSQL TPM`,
+		`Vuser 1:Checkpoint and Vacuum`, `Vuser 1:Checkpoint and Vacuum Complete`)
+	if strings.Contains(out, "Error") || strings.Contains(out, "checkpoint as the benchmark's user") {
+		t.Errorf("vacuum.tcl printed an error or did not checkpoint as the superuser:\n%s", out)
+	}
+	// A superuser the server does not know, a benchmark user who may
+	// checkpoint: the checkpoint is the user's, and the line says why.
+	script = strings.NewReplacer("diset tpcc pg_superuser "+u.User.Username(), "diset tpcc pg_superuser nobody_here",
+		"diset tpcc pg_user "+role, "diset tpcc pg_user "+u.User.Username()).Replace(script)
+	out = e.runScript("fallback.tcl", script)
+	wantLines(t, "fallback.tcl", out, `Vuser 1:checkpoint as the benchmark's user: no connection as nobody_here \(diset tpcc pg_superuser\) to postgres .*`,
+		`Vuser 1:Checkpoint and Vacuum Complete`)
 }

@@ -19,16 +19,17 @@ import (
 // The HammerDB script corpus: scripts in testdata/hammerdb, written here in
 // the style of HammerDB's published CLI scripts (build, check, profile and
 // single runs, the blog's runtimer loop, iteration counts, jobs queries,
-// delete) and of HammerDB 6's Python samples (tclpy.eval, the redirected
-// result script). Each runs unchanged against the private PostgreSQL and
+// delete; TPROC-H's build, check, power test, result and delete) and of
+// HammerDB 6's Python samples (tclpy.eval, the redirected result script). Each runs unchanged against the private PostgreSQL and
 // MariaDB servers: only the values of connection settings are substituted.
 
-// connectionKey matches the settings the corpus substitutes, in Tcl
-// (`diset connection pg_host localhost`) and Python
-// (`diset('connection', 'pg_host', 'localhost')`).
+// tclConnection and pyConnection match the settings the corpus substitutes,
+// in Tcl (`diset connection pg_host localhost`) and Python
+// (`diset('connection', 'pg_host', 'localhost')`), TPROC-H's own keys
+// (`pg_tpch_user`) too.
 var (
-	tclConnection = regexp.MustCompile(`(?m)^(diset\s+\w+\s+(?:pg|maria)_(host|port|socket|user|pass|dbase|superuser|superuserpass)\s+)\S+$`)
-	pyConnection  = regexp.MustCompile(`(?m)^(diset\(\s*'\w+',\s*'(?:pg|maria)_(host|port|socket|user|pass|dbase|superuser|superuserpass)',\s*)[^)]+\)$`)
+	tclConnection = regexp.MustCompile(`(?m)^(diset\s+\w+\s+(?:pg|maria)_(?:tpch_)?(host|port|socket|user|pass|dbase|superuser|superuserpass)\s+)\S+$`)
+	pyConnection  = regexp.MustCompile(`(?m)^(diset\(\s*'\w+',\s*'(?:pg|maria)_(?:tpch_)?(host|port|socket|user|pass|dbase|superuser|superuserpass)',\s*)[^)]+\)$`)
 )
 
 // substituteConnection points a corpus script at a test server.
@@ -62,12 +63,12 @@ func connectionValues(t *testing.T, raw string) map[string]string {
 func TestSubstituteConnection(t *testing.T) {
 	t.Parallel()
 	values := map[string]string{"host": "127.0.0.1", "port": "5", "pass": "p w"}
-	tcl := substituteConnection("diset connection pg_host localhost\ndiset tpcc pg_pass tpcc\ndiset tpcc pg_count_ware 2\n", values, false)
-	if tcl != "diset connection pg_host {127.0.0.1}\ndiset tpcc pg_pass {p w}\ndiset tpcc pg_count_ware 2\n" {
+	tcl := substituteConnection("diset connection pg_host localhost\ndiset tpcc pg_pass tpcc\ndiset tpcc pg_count_ware 2\ndiset tpch pg_tpch_pass tpch\ndiset tpch pg_scale_fact 1\n", values, false)
+	if tcl != "diset connection pg_host {127.0.0.1}\ndiset tpcc pg_pass {p w}\ndiset tpcc pg_count_ware 2\ndiset tpch pg_tpch_pass {p w}\ndiset tpch pg_scale_fact 1\n" {
 		t.Errorf("tcl: %q", tcl)
 	}
-	py := substituteConnection("diset('connection', 'maria_port', 3306)\ndiset('tpcc', 'maria_driver', 'test')\n", values, true)
-	if py != "diset('connection', 'maria_port', \"5\")\ndiset('tpcc', 'maria_driver', 'test')\n" {
+	py := substituteConnection("diset('connection', 'maria_port', 3306)\ndiset('tpcc', 'maria_driver', 'test')\ndiset('tpch', 'pg_tpch_pass', 'tpch')\n", values, true)
+	if py != "diset('connection', 'maria_port', \"5\")\ndiset('tpcc', 'maria_driver', 'test')\ndiset('tpch', 'pg_tpch_pass', \"p w\")\n" {
 		t.Errorf("python: %q", py)
 	}
 }
@@ -109,12 +110,88 @@ func TestHammerDBCorpusMariaDBPython(t *testing.T) {
 	corpusPython(t, "maria", "MariaDB", testdb.MariaDB)
 }
 
+// The corpus's TPROC-H life cycle on PostgreSQL, in Tcl and in Python, each
+// in an empty database and a repository of its own: HammerDB 6's wrapper
+// order (buildschema, checkschema, the run, deleteschema, then the result
+// read back from the repository) at scale factor 0.01, one query set.
+
+func TestHammerDBCorpusPostgresTPROCHTcl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	corpusTPROCH(t, ".tcl")
+}
+
+func TestHammerDBCorpusPostgresTPROCHPython(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	corpusTPROCH(t, ".py")
+}
+
+func corpusTPROCH(t *testing.T, ext string) {
+	needTclsh(t)
+	if ext == ".py" {
+		testdb.Command(t, "python3", "python3")
+	}
+	e := newEnv(t)
+	tmp := e.tmp()
+	values := connectionValues(t, testdb.Postgres(t))
+	run := func(name string) string {
+		t.Helper()
+		return e.corpusRunFile("pg_tproch_"+name+ext, values)
+	}
+	// Each stream line the console shows: 22 queries, then the set's lines.
+	queryDone := regexp.MustCompile(`(?m)^Vuser 1:query (\d+) completed in \d+(\.\d+)? seconds$`)
+	setDone := regexp.MustCompile(`(?m)^Vuser 1:Completed 1 query set\(s\) in \d+ seconds$`)
+	geomean := regexp.MustCompile(`(?m)^Vuser 1:Geometric mean of query times returning rows \(\d+\) is "\d+\.\d+"$`)
+
+	out := run("buildschema")
+	wantLines(t, "buildschema"+ext, out, `BUILD ANSWER: Schema Build jobid=\d+`, `SCHEMA BUILD COMPLETED`)
+	out = run("checkschema")
+	wantLines(t, "checkschema"+ext, out, `CHECK ANSWER: Schema Check jobid=\d+`, `.*TPROC-H check of postgres://.*`, `.*all conditions hold`)
+	out = run("run")
+	if n := len(queryDone.FindAllString(out, -1)); n != 22 || !setDone.MatchString(out) || !geomean.MatchString(out) {
+		t.Errorf("run%s: %d query lines, want 22, then the set's and the geometric mean's:\n%s", ext, n, out)
+	}
+	id := jobIDsIn(t, filepath.Join(tmp, "pg_tproch"))[0]
+	run("deleteschema")
+
+	// The result comes from the repository after the schema is gone, and
+	// only into the file the renamed puts writes.
+	out = run("result")
+	before, captured, ok := strings.Cut(out, "=== captured\n")
+	captured, _, _ = strings.Cut(captured, "\n=== end")
+	if !ok || strings.Contains(before, "HAMMERDB RESULT") || queryDone.MatchString(strings.ReplaceAll(before, `"`, "\n")) {
+		t.Errorf("result%s: the job's lines not redirected by the renamed puts:\n%s", ext, out)
+	}
+	lines := strings.ReplaceAll(captured, `"`, "\n") // each JSON string on a line of its own
+	if n := len(regexp.MustCompile(`(?m)^query \d+ completed in `).FindAllString(lines, -1)); n != 22 ||
+		!strings.Contains(captured, "HAMMERDB RESULT") || !strings.Contains(captured, "Completed 1 query set(s) in ") {
+		t.Errorf("result%s: job %s 1 captured %d query lines, want 22 and the set's:\n%s", ext, id, n, captured)
+	}
+	var summary []string
+	if _, js, ok := strings.Cut(captured, "HAMMERDB SUMMARY\n"); !ok || json.Unmarshal([]byte(strings.TrimSpace(js)), &summary) != nil ||
+		len(summary) < 4 || summary[0] != id || !strings.HasPrefix(summary[2], "Geometric mean of query times returning rows ") {
+		t.Errorf("result%s: job %s result not HammerDB's TPROC-H answer:\n%s", ext, id, captured)
+	}
+	e.completedJobs(map[string]int{"build": 1, "check": 1, "run": 1, "drop": 1})
+}
+
 // corpusRun runs one corpus script and returns its output; the script must
 // end with exit status 0 and print no Tcl error.
 func (e *testEnv) corpusRun(db, name string, values map[string]string) string {
+	e.t.Helper()
+	return e.corpusRunFile(db+"_tprocc_"+name, values)
+}
+
+// corpusRunFile runs the corpus script testdata/hammerdb/NAME, as corpusRun.
+func (e *testEnv) corpusRunFile(name string, values map[string]string) string {
 	t := e.t
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("testdata", "hammerdb", db+"_tprocc_"+name))
+	src, err := os.ReadFile(filepath.Join("testdata", "hammerdb", name))
 	if err != nil {
 		t.Fatal(err)
 	}

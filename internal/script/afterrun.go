@@ -16,7 +16,8 @@ import (
 
 // afterRun does what HammerDB's timed TPROC-C driver does once its result
 // is printed, when the script asks for it (its test driver does neither): pg_vacuum true, a CHECKPOINT
-// and a VACUUM (Sledge's: VACUUM (ANALYZE) of each TPROC-C table);
+// as pg_superuser in pg_defaultdbase and a VACUUM as the benchmark's user
+// (Sledge's: VACUUM (ANALYZE) of each TPROC-C table);
 // maria_purge true, a wait for InnoDB's purge to empty the history list.
 // Its lines are VU 1's, as HammerDB's are; a failure is one of them and
 // does not change the run's result, which was measured before.
@@ -48,11 +49,30 @@ func (h *hammer) afterRun(ctx context.Context, svc *app.Service, spec config.Spe
 			return fmt.Errorf("%s has no vacuum step", wl.Title())
 		}
 		out.line("Checkpoint and Vacuum")
+		// HammerDB takes the checkpoint as its superuser, in the default
+		// database (CHECKPOINT needs a superuser or pg_checkpoint, which
+		// the benchmark's user seldom has), and vacuums as that user. A
+		// script that names no superuser the server knows gets the
+		// checkpoint as the benchmark's user, said in a line.
+		su, supass := h.superuser()
+		checkpointer := c
+		at, err := db.AdminTarget(t, h.defaultDatabase(), su, supass)
+		if err != nil {
+			return err
+		}
+		if admin, err := drv.Connect(ctx, at, db.Options{AppName: "sledge cli", MustExist: true}); err != nil {
+			out.line(fmt.Sprintf("checkpoint as the benchmark's user: no connection as %s (%s) to %s (%s): %v",
+				su, h.diset("superuser"), h.defaultDatabase(), h.diset("defaultdbase"), err))
+		} else {
+			defer admin.Close(context.WithoutCancel(ctx))
+			checkpointer = admin
+		}
 		env := workload.Env{Driver: drv, Target: t, Progress: func(workload.Progress) {}, Logf: func(string, ...any) {}}
-		for _, step := range []string{config.BetweenCheckpoint, config.BetweenVacuum} {
-			if _, err := m.Maintain(ctx, env, c, step); err != nil {
-				return err
-			}
+		if _, err := m.Maintain(ctx, env, checkpointer, config.BetweenCheckpoint); err != nil {
+			return err
+		}
+		if _, err := m.Maintain(ctx, env, c, config.BetweenVacuum); err != nil {
+			return err
 		}
 		out.line("Checkpoint and Vacuum Complete")
 		return nil

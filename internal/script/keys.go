@@ -373,7 +373,7 @@ var dbTreatments = map[string]treatment{
 	"pass":          {Maps, Always, passMaps},
 	"dbase":         {Maps, Always, dbaseMaps},
 	"tspace":        {Notice, Build, defaultTablespace},
-	"vacuum":        {Maps, Run, "true, driver timed: when the run has printed its result, CHECKPOINT, then VACUUM (ANALYZE) of each TPROC-C table, between HammerDB's lines Checkpoint and Vacuum … Complete"},
+	"vacuum":        {Maps, Run, "true, driver timed: when the run has printed its result, CHECKPOINT as {p}superuser in {p}defaultdbase (as HammerDB takes it; as the benchmark's user, said in a line, when that login fails), then VACUUM (ANALYZE) of each TPROC-C table as the benchmark's user, between HammerDB's lines Checkpoint and Vacuum … Complete"},
 	"dritasnap":     {Notice, Run, "DRITA snapshots (EDB Postgres Advanced Server) are not taken"},
 	"oracompat":     {Notice, Always, "the EDB Oracle-compatible schema is neither built nor driven: Sledge's PostgreSQL schema and functions are used"},
 	"cituscompat":   {Notice, Build, "the Citus-distributed schema is not built: plain PostgreSQL tables"},

@@ -65,9 +65,9 @@ func Tcl(ctx context.Context, p Process, scriptPath string) error {
 	}
 	args := []string{prelude}
 	if scriptPath != "" {
-		abs := p.abs(scriptPath)
-		if _, err := os.Stat(abs); err != nil {
-			return fmt.Errorf("script: %w", err)
+		abs, err := p.script(scriptPath)
+		if err != nil {
+			return err
 		}
 		args = append(args, "auto", abs)
 	}
@@ -84,6 +84,12 @@ func Python(ctx context.Context, p Process, scriptPath string) error {
 	py, err := lookPath("python3", p.Env)
 	if err != nil {
 		return errors.New("python3 not found")
+	}
+	if scriptPath != "" {
+		// Python would answer a missing script with a traceback.
+		if _, err := p.script(scriptPath); err != nil {
+			return err
+		}
 	}
 	dir, err := os.MkdirTemp(p.TempDir, "sledge-py-")
 	if err != nil {
@@ -118,6 +124,16 @@ func (p Process) run(ctx context.Context, name string, args, env []string) error
 	dieWithParent(cmd)
 	defer lockThread()()
 	return cmd.Run()
+}
+
+// script is the script at path, made absolute against WorkDir, or why
+// there is none to run.
+func (p Process) script(path string) (string, error) {
+	abs := p.abs(path)
+	if _, err := os.Stat(abs); err != nil {
+		return "", fmt.Errorf("script: %w", err)
+	}
+	return abs, nil
 }
 
 // abs is path made absolute against WorkDir.

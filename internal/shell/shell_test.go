@@ -58,6 +58,31 @@ func TestLookPathUsesTheGivenPATH(t *testing.T) {
 	}
 }
 
+// A script that is not there is refused before a child starts: a clear
+// error, where Python itself would print a traceback.
+func TestMissingScript(t *testing.T) {
+	t.Parallel()
+	for name, run := range map[string]func(context.Context, Process, string) error{"tclsh": Tcl, "python3": Python} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			ran := filepath.Join(dir, "ran")
+			if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n: > "+ran+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			p := Process{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out, Env: []string{"PATH=" + dir}, TempDir: dir, WorkDir: dir}
+			err := run(context.Background(), p, "missing.script")
+			if err == nil || !strings.Contains(err.Error(), "script: stat "+filepath.Join(dir, "missing.script")+": no such file or directory") {
+				t.Errorf("%s with a missing script: %v", name, err)
+			}
+			if _, err := os.Stat(ran); err == nil {
+				t.Errorf("%s was started for a missing script", name)
+			}
+		})
+	}
+}
+
 func TestHistoryFile(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ state, home, want string }{

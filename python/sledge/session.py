@@ -251,7 +251,10 @@ class Session:
         and changes nothing; the script carries on."""
         rdbms = DB_NAMES[self.db]
         table = self._db_dicts()
-        name, key, value = _s(dict), _s(key), _s(value).strip()
+        # HammerDB's Python commands join their arguments into one line of
+        # Tcl, so spaces around a word are lost (its own samples write
+        # diset(' tpch', ...)).
+        name, key, value = _s(dict).strip(), _s(key).strip(), _s(value).strip()
         if name not in table:
             self._notice('Usage: diset dict key value\nDictionary "%s" for %s does not exist\n'
                          'Type "print dict" for valid dictionaries and keys for %s' % (name, rdbms, rdbms))
@@ -277,7 +280,7 @@ class Session:
         (e.g. giset commandline keepalive_margin 5), with HammerDB's checks
         and messages; kept in dicts[DICT]."""
         table = self._generic_dicts()
-        name, key, value = _s(dict), _s(key), _s(value).strip()
+        name, key, value = _s(dict).strip(), _s(key).strip(), _s(value).strip()  # as diset
         if name not in table:
             self._notice('Usage: giset dict key value\nType "print generic" for valid dictionaries and keys')
             return

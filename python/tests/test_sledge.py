@@ -410,11 +410,18 @@ def test_diset_giset_refuse_as_hammerdb(fake, capsys):
     h.dbset("db", "maria")
     h.diset("tpcc", "maria_count_ware", " 5 ")
     h.giset("commandline", "keepalive_margin", 5)
+    # Spaces around a dictionary or key name are lost, as in HammerDB's
+    # Python CLI, whose own maria_tproch_checkschema.py writes ' tpch'.
+    h.diset(" tpch", "maria_scale_fact ", "0.01")
+    h.giset(" timeprofile ", " xt_gather_timeout", 1200)
     out = capsys.readouterr().out
     assert "Changed tpcc:pg_driver from timed to test for PostgreSQL\n" in out
     assert "Changed tpcc:maria_count_ware from 1 to 5 for MariaDB\n" in out
     assert "Changed commandline:keepalive_margin from 60 to 5 for generic\n" in out
+    assert "Changed tpch:maria_scale_fact from 1 to 0.01 for MariaDB\n" in out
+    assert "Changed timeprofile:xt_gather_timeout from " in out
     assert h.session().dicts["tpcc"] == {"pg_driver": "test", "maria_count_ware": "5"}
+    assert h.session().dicts["tpch"] == {"maria_scale_fact": "0.01"}
     # The table was asked for once.
     assert [c["argv"] for c in fake.all_calls()] == [["cli", "keys"]]
 

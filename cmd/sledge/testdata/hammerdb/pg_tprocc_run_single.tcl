@@ -8,6 +8,9 @@ dbset bm TPC-C ;# HammerDB's older name (a TPC trademark), sent as input
 
 diset connection pg_host localhost
 diset connection pg_port 5432
+# The vacuum step after the result checkpoints as the superuser.
+diset tpcc pg_superuser postgres
+diset tpcc pg_superuserpass postgres
 diset tpcc pg_user tpcc
 diset tpcc pg_pass tpcc
 diset tpcc pg_dbase tpcc

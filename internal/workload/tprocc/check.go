@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/workload"
 )
 
 // CheckOptions select what Check runs.
@@ -206,23 +206,8 @@ func cardinalityChecks(m Meta, counts map[string]int64) []CheckCondition {
 	return out
 }
 
-// thousands formats n with comma separators: 300000 → "300,000".
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// thousands formats n with comma separators (workload.Thousands).
+func thousands(n int64) string { return workload.Thousands(n) }
 
 // rowCount is "1 row", "30,000 rows".
 func rowCount(n int64) string {

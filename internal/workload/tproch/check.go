@@ -406,23 +406,8 @@ func joinNote(a, b string) string {
 	return a + "; " + b
 }
 
-// thousands formats n with comma separators: 300000 → "300,000".
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// thousands formats n with comma separators (workload.Thousands).
+func thousands(n int64) string { return workload.Thousands(n) }
 
 // rowCount is "1 row", "30,000 rows".
 func rowCount(n int64) string {

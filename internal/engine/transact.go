@@ -226,12 +226,12 @@ func (p *pacing) think(ctx context.Context, tx int) bool {
 	}
 	_, mean := p.p.Pacing(tx)
 	th := p.r.scaled(thinkTime(p.rng, mean))
-	if !p.r.wait(ctx, th) {
-		return false
-	}
+	// Counted when drawn, not when waited out: the think times the run's
+	// end cuts are the long ones (a unit is the likelier to be in one the
+	// longer it is), so leaving them out would bias the audited mean low.
 	p.r.pace[tx].think.Add(int64(th))
 	p.r.pace[tx].thinkN.Add(1)
-	return true
+	return p.r.wait(ctx, th)
 }
 
 // thinkTime draws Tt = −ln(u)·μ with u uniform in (0, 1], capped at 10μ and
@@ -248,8 +248,8 @@ func (r *run) scaled(d time.Duration) time.Duration {
 	return time.Duration(float64(d) * r.cfg.Pacing)
 }
 
-// paceAudit reports the keying and think times the units actually waited,
-// per transaction type, against the workload's (scaled) values. Keying times
+// paceAudit reports the keying times the units waited and the think times
+// they drew (the last ones cut by the run's end), per transaction type, against the workload's (scaled) values. Keying times
 // are constant; think times are random, so their mean is judged only once a
 // type has 100 of them: within 10% of the mean (whose cap at ten times
 // lowers it by a factor of 0.99995), or within 3.3 standard errors when

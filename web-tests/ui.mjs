@@ -102,16 +102,27 @@ async function waitText(testid, pred, what, { live = false } = {}) {
   const loc = page.locator(sel(testid)).first();
   const start = Date.now();
   let last = '(element not found)';
+  let livePage = '(not seen)';
   for (;;) {
     if (await loc.count()) {
       last = ((await loc.textContent().catch(() => null)) ?? '').trim();
       if (pred(last)) return last;
     }
     if (live) {
-      const status = ((await page.locator(sel('job-status')).first().textContent().catch(() => null)) ?? '').trim();
+      const said = async id => {
+        const l = page.locator(sel(id)).first();
+        return (await l.count()) ? ((await l.textContent().catch(() => null)) ?? '').trim() : '(none)';
+      };
+      const status = await said('job-status');
       if (/^(completed|interrupted|failed|degraded)$/.test(status)) {
-        throw new Failure(`${testid}: the job ended (${status}) before the page showed ${what} while it ran; it shows ${JSON.stringify(last)}`);
+        // What the live page last said of itself (the page now is the
+        // finished job's): how it was updated, and the notice of requests
+        // that failed (a page that never got the job's settings or
+        // intervals says so there).
+        throw new Failure(`${testid}: the job ended (${status}) before the page showed ${what} while it ran; it shows ${JSON.stringify(last)}` +
+          ` (the live page said: ${livePage}; waited ${((Date.now() - start) / 1000).toFixed(1)} s)`);
       }
+      livePage = `status ${JSON.stringify(status)}, mode ${JSON.stringify(await said('live-mode'))}, notice ${JSON.stringify(await said('live-error'))}`;
     }
     if (Date.now() > deadline) throw new Failure(`${testid}: waited ${((Date.now() - start) / 1000).toFixed(0)} s (until the test's deadline) for ${what}; it shows ${JSON.stringify(last)}`);
     await page.waitForTimeout(200);

@@ -144,7 +144,7 @@ func TestCLIMySQLResultAndLogToTemp(t *testing.T) {
 	conn := strings.Join(hammerConnection(t, testdb.MariaDB(t), "mysql_"), "\n")
 	script := "dbset db mysql\ndbset bm TPROC-C\n" + conn + "\ndiset tpcc mysql_count_ware 1\ndiset tpcc mysql_num_vu 1\n" +
 		"vuset logtotemp 1\nbuildschema\n" +
-		"diset tpcc mysql_driver timed\ndiset tpcc mysql_rampup 0\ndiset tpcc mysql_duration 0.05\n" +
+		"diset tpcc mysql_driver timed\ndiset tpcc mysql_rampup 0\ndiset tpcc mysql_duration 0.02\n" +
 		"vuset vu 2\nvuset unique 1\nvuset timestamps 1\nvucreate\nset id [vurun]\nvudestroy\n" +
 		"puts RESULT\njobs $id result\nputs VU1\njobs $id 1\n"
 	out, err := e.runTclScript(script)

@@ -122,7 +122,7 @@ func checkHammerJobs(t *testing.T, out, product string) {
 		t.Fatalf("jobs dict: %v\n%s", err, out)
 	}
 	prefix := map[string]string{"PostgreSQL": "pg_", "MariaDB": "maria_"}[product]
-	if dict["tpcc"][prefix+"duration"] != "0.05" || dict["tpcc"][prefix+"driver"] != "timed" || dict["connection"][prefix+"host"] == "" {
+	if dict["tpcc"][prefix+"duration"] != "0.02" || dict["tpcc"][prefix+"driver"] != "timed" || dict["connection"][prefix+"host"] == "" {
 		t.Errorf("jobs dict: %v", dict)
 	}
 	// text format: the result one element per line.
@@ -148,7 +148,7 @@ func testTclScripts(e *testEnv, dbset, prefix, product, dbURL string) {
 	dir := t.TempDir()
 	conn := strings.Join(hammerConnection(t, dbURL, prefix), "\n")
 	run := "dbset db " + dbset + "\n" + conn + "\n" +
-		"diset tpcc " + prefix + "driver timed\ndiset tpcc " + prefix + "rampup 0\ndiset tpcc " + prefix + "duration 0.05\n" +
+		"diset tpcc " + prefix + "driver timed\ndiset tpcc " + prefix + "rampup 0\ndiset tpcc " + prefix + "duration 0.02\n" +
 		"diset tpcc " + prefix + "allwarehouse false\n" +
 		"diset tpcc " + prefix + "async_delay {a b {c} $d \"e\"}\n" +
 		"jobs profileid 1\n" +
@@ -415,7 +415,7 @@ func TestTclMySQLKeys(t *testing.T) {
 	e := newEnv(t)
 	conn := strings.Join(hammerConnection(t, tpcctest.MariaDB(t, tpcctest.Options{}), "mysql_"), "\n")
 	script := "dbset db mysql\n" + conn + "\n" +
-		"diset tpcc mysql_driver timed\ndiset tpcc mysql_rampup 0\ndiset tpcc mysql_duration 0.05\n" +
+		"diset tpcc mysql_driver timed\ndiset tpcc mysql_rampup 0\ndiset tpcc mysql_duration 0.02\n" +
 		"diset tpcc mysql_no_stored_procs true\nvuset vu 2\nvucreate\nset id [vurun]\nvudestroy\n" +
 		"jobs $id result\njobs $id dict\n"
 	path := filepath.Join(t.TempDir(), "mysql.tcl")

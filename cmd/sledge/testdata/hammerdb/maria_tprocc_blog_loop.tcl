@@ -26,7 +26,7 @@ diset tpcc maria_pass tpcc
 diset tpcc maria_dbase tpcc
 diset tpcc maria_driver timed
 diset tpcc maria_rampup 0
-diset tpcc maria_duration 0.05
+diset tpcc maria_duration 0.02
 vuset logtotemp 1
 vuset unique 1
 vuset timestamps 1

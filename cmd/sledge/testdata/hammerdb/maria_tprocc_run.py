@@ -18,7 +18,7 @@ diset('tpcc', 'maria_pass', 'tpcc')
 diset('tpcc', 'maria_dbase', 'tpcc')
 diset('tpcc', 'maria_driver', 'timed')
 diset('tpcc', 'maria_rampup', '0')
-diset('tpcc', 'maria_duration', '0.05')
+diset('tpcc', 'maria_duration', '0.02')
 diset('tpcc', 'maria_timeprofile', 'true')
 
 print("TEST STARTED")

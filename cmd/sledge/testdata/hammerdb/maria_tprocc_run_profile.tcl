@@ -21,7 +21,7 @@ diset tpcc maria_pass tpcc
 diset tpcc maria_dbase tpcc
 diset tpcc maria_driver timed
 diset tpcc maria_rampup 0
-diset tpcc maria_duration 0.05
+diset tpcc maria_duration 0.02
 diset tpcc maria_allwarehouse false
 diset tpcc maria_timeprofile true
 diset tpcc maria_purge true

@@ -25,7 +25,7 @@ diset tpcc pg_pass tpcc
 diset tpcc pg_dbase tpcc
 diset tpcc pg_driver timed
 diset tpcc pg_rampup 0
-diset tpcc pg_duration 0.05
+diset tpcc pg_duration 0.02
 vuset logtotemp 1
 vuset unique 1
 vuset timestamps 1

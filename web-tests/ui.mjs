@@ -35,7 +35,7 @@
 // table), the link from a member job's page and the jobs list to it, the
 // compare page's verdict for two jobs, and the profile page at 390 px.
 //
-// With $SLEDGE_SERIES=ID1,ID2 (the two trials of a series browser_test.go
+// With $SLEDGE_SERIES=ID1,…,IDn (the trials, three or more, of a series browser_test.go
 // ran on the same server after the profile) it checks the load models,
 // stages and series instead: it starts a staged run (5s:1,10s:2 VUs) and a
 // rate run (50 tx/s over 2 connections, 20 s) from the page itself and watches
@@ -43,7 +43,7 @@
 // the rate run's lag p99, late and scheduled counts), then their finished
 // pages (the stages table against GET …/result, the bands against the
 // stages' times; the Load panel's rate, schedule, drops and lag), the
-// Series panel of both trials (each trial, the mean ± half the 95 % CI as
+// Series panel of its trials (each trial, the mean ± half the 95 % CI as
 // GET /api/series says, the links between them), the jobs list's "trial
 // k/n of series #S", and those pages at 390 px.
 import { chromium } from 'playwright-core';
@@ -689,7 +689,7 @@ async function noSideways(what) {
 
 // loadChecks: the load models, stages and series ($SLEDGE_SERIES).
 async function loadChecks() {
-  const [trial1, trial2] = seriesJobs;
+  const trial1 = seriesJobs[0], trialN = seriesJobs[seriesJobs.length - 1], n = seriesJobs.length;
   let staged, rated;
 
   await step('a staged run, live: the Load panel names the stage, the TPM chart marks the stages', async () => {
@@ -780,17 +780,22 @@ async function loadChecks() {
   });
 
   await step('a series: each trial, the mean ± half the 95 % CI, links between the trials', async () => {
-    const sr = await (await page.request.get(`${base}/api/series/${trial2}`)).json();
-    check(sr.id === trial1 && sr.trials.length === 2 && sr.nopm.n === 2, `GET /api/series/${trial2}: ${JSON.stringify(sr)}`);
-    await page.goto(`${base}/#/jobs/${trial2}`);
-    await waitText('series-title', s => s.startsWith(`Series #${trial1} · 2 of 2 trials`), 'the series title');
+    const sr = await (await page.request.get(`${base}/api/series/${trialN}`)).json();
+    check(sr.id === trial1 && sr.trials.length === n && sr.nopm.n === n && n >= 3, `GET /api/series/${trialN}: ${JSON.stringify(sr)}`);
+    check(sr.nopm.ci95_low >= 0, `GET /api/series/${trialN}: the NOPM interval goes below zero: ${JSON.stringify(sr.nopm)}`);
+    await page.goto(`${base}/#/jobs/${trialN}`);
+    await waitText('series-title', s => s.startsWith(`Series #${trial1} · ${n} of ${n} trials`), 'the series title');
     for (const t of sr.trials) {
       const nopm = await page.locator(sel('series-nopm-' + t.job_id)).textContent();
       check(nopm === fmtInt(t.nopm), `trial ${t.trial}: NOPM ${nopm}, the API says ${t.nopm}`);
     }
-    check(await page.locator(`${sel('series-link-' + trial2)}`).textContent() === `#${trial2} (this job)`, 'this job is not marked');
+    check(await page.locator(`${sel('series-link-' + trialN)}`).textContent() === `#${trialN} (this job)`, 'this job is not marked');
     const mean = await page.locator(sel('series-mean-nopm')).textContent();
-    const want = `${fmtInt(sr.nopm.mean)} ± ${fmtInt(sr.nopm.ci95_high - sr.nopm.mean)}`;
+    // ± half the interval, or its bounds when the lower one is held at
+    // zero (a ± would reach below it).
+    const half = sr.nopm.ci95_high - sr.nopm.mean;
+    const want = sr.nopm.mean - half < sr.nopm.ci95_low - 1e-9
+      ? `${fmtInt(sr.nopm.mean)} (${fmtInt(sr.nopm.ci95_low)} – ${fmtInt(sr.nopm.ci95_high)})` : `${fmtInt(sr.nopm.mean)} ± ${fmtInt(half)}`;
     check(mean === want, `the mean NOPM shows ${JSON.stringify(mean)}, want ${JSON.stringify(want)}`);
     const ci = await page.locator(sel('series-ci')).textContent();
     check(ci.includes(`(${fmtInt(sr.nopm.ci95_low)} – ${fmtInt(sr.nopm.ci95_high)}; SD ${fmtInt(sr.nopm.sd)})`), `the CI line says ${JSON.stringify(ci)}`);
@@ -799,10 +804,10 @@ async function loadChecks() {
     await page.locator(sel('series-link-' + trial1)).click();
     await page.waitForURL(new RegExp(`#/jobs/${trial1}$`));
     await waitText('series-title', s => s.startsWith(`Series #${trial1}`), 'the series on the first trial');
-    check(await page.locator(sel('series-link-' + trial2)).getAttribute('href') === `#/jobs/${trial2}`, 'the first trial does not link to the second');
+    check(await page.locator(sel('series-link-' + trialN)).getAttribute('href') === `#/jobs/${trialN}`, 'the first trial does not link to the last');
     await page.goto(base + '/#/');
-    await waitText('job-series-' + trial2, s => s === `trial 2/2 of series #${trial1}`, 'the series under the setup');
-    await waitText('job-series-' + trial1, s => s === `trial 1/2 of series #${trial1}`, 'the series under the setup');
+    await waitText('job-series-' + trialN, s => s === `trial ${n}/${n} of series #${trial1}`, 'the series under the setup');
+    await waitText('job-series-' + trial1, s => s === `trial 1/${n} of series #${trial1}`, 'the series under the setup');
     await waitText('job-setup-' + staged, s => s.startsWith('stages 1→2 VUs'), 'the staged run\'s setup');
     await waitText('job-setup-' + rated, s => s.startsWith('50 tx/s / 2 conn'), 'the rate run\'s setup');
     await shot('20-jobs-series.png');
@@ -810,7 +815,7 @@ async function loadChecks() {
 
   await step('390 px wide: the staged, rate and series pages do not scroll sideways', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const [id, name, testid] of [[staged, 'mobile-staged.png', 'stages-table'], [rated, 'mobile-rate.png', 'load-panel'], [trial2, 'mobile-series.png', 'series-table']]) {
+    for (const [id, name, testid] of [[staged, 'mobile-staged.png', 'stages-table'], [rated, 'mobile-rate.png', 'load-panel'], [trialN, 'mobile-series.png', 'series-table']]) {
       await page.goto(`${base}/#/jobs/${id}`);
       await page.locator(sel(testid)).waitFor();
       await chartsFit(); // the charts resize to the width

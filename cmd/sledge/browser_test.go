@@ -134,8 +134,8 @@ func TestWebUIProfileInChromium(t *testing.T) {
 	}
 }
 
-// TestWebUISeriesInChromium runs a series of two 2 s trials (sledge run
-// --repeat 2) on the embedded database of a server like
+// TestWebUISeriesInChromium runs a series of three 2 s trials (sledge run
+// --repeat 3) on the embedded database of a server like
 // TestWebUIInChromium's; ui.mjs starts a staged run and a rate run from the
 // page itself, watches them live, and checks their pages and the series'
 // (the Load, Stages and Series panels, $SLEDGE_SERIES).
@@ -148,14 +148,15 @@ func TestWebUISeriesInChromium(t *testing.T) {
 	e := newEnv(t)
 	e.tpcc()
 	ts, repo, _ := policyServer(e)
-	trials, err := app.New(e.state().serviceOptions(app.Options{Repo: repo, Version: "test"})).RunSeries(t.Context(), app.Request{Spec: shortRun()}, 2)
-	if err != nil || len(trials) != 2 {
+	// Three trials: the fewest a confidence interval is given for.
+	trials, err := app.New(e.state().serviceOptions(app.Options{Repo: repo, Version: "test"})).RunSeries(t.Context(), app.Request{Spec: shortRun()}, 3)
+	if err != nil || len(trials) != 3 {
 		t.Fatalf("series: %d jobs, %v", len(trials), err)
 	}
 	ctx, cancel := testContext(t)
 	defer cancel()
 	cmd := nodeCommand(ctx, t, webTests, node, chromium, "ui.mjs", ts.URL, artifacts)
-	cmd.Env = append(cmd.Env, fmt.Sprintf("SLEDGE_SERIES=%d,%d", trials[0].ID, trials[1].ID))
+	cmd.Env = append(cmd.Env, fmt.Sprintf("SLEDGE_SERIES=%d,%d,%d", trials[0].ID, trials[1].ID, trials[2].ID))
 	start := time.Now()
 	if err := runStreaming(t, cmd); err != nil {
 		t.Fatalf("ui.mjs (load models, stages, series %d): %v (screenshots in %s)", trials[0].ID, err, artifacts)

@@ -75,7 +75,7 @@ func newProfileCmd(gs *globalState) *cobra.Command {
 		}
 	})
 	fl.StringVar(&vuList, "vu", "", fmt.Sprintf("the VU counts of the steps, comma-separated and strictly ascending, each 1 to %d (required), e.g. 1,2,4,8,16,32", config.MaxVUs))
-	fl.IntVar(&repeat, "repeat", 1, "trials (jobs) per step: with 2 or more the table gives each step's NOPM with its 95% confidence interval, and sledge compare judges two profiles step by step")
+	fl.IntVar(&repeat, "repeat", 1, "trials (jobs) per step: with 3 or more the table gives each step's NOPM with its 95% confidence interval; with 2 or more sledge compare judges two profiles step by step")
 	fl.StringVar(&html, "html", "", "also write the profile to this file as a self-contained HTML page (no script, no external file): NOPM and New-Order p95 against VUs as SVG charts with the knee marked, and the table")
 	cmd.AddCommand(newProfileShowCmd(gs), newProfileListCmd(gs))
 	return cmd

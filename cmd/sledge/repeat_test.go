@@ -6,7 +6,7 @@ import (
 )
 
 // TestRunRepeat: --repeat 2 runs two trials as two jobs and prints the
-// series with its confidence interval; a bad count or a bad spec is refused
+// series with its mean and SD (too few trials for an interval); a bad count or a bad spec is refused
 // before any job.
 func TestRunRepeat(t *testing.T) {
 	if testing.Short() {
@@ -16,10 +16,15 @@ func TestRunRepeat(t *testing.T) {
 	e := newEnv(t)
 	e.tpcc() // the embedded default, as a first run leaves it
 	out := e.ok("run", "--vu", "1", "--rampup", "0s", "--duration", "2s", "--interval", "1s", "--repeat", "2")
-	for _, want := range []string{"Series of 2 trials", "95% CI of the mean", "NOPM"} {
+	// Two trials: a mean and an SD, and no interval (one degree of
+	// freedom gave bounds like "-3064 – 10,665").
+	for _, want := range []string{"Series of 2 trials", "95% CI of the mean", "NOPM", "— (2 trials: too few, it takes 3)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, " -") {
+		t.Errorf("a negative figure:\n%s", out)
 	}
 	runs := 0
 	for _, j := range e.jobs() {

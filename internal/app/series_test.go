@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -50,6 +51,11 @@ func TestRunSeries(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the series report lacks %q", want)
 		}
+	}
+	// Three trials give an interval, in figures with separators, never
+	// below zero.
+	if !regexp.MustCompile(`(?m)^ +NOPM +[\d,]+ +[\d,]+ +[\d,]+ – [\d,]+$`).MatchString(b.String()) {
+		t.Errorf("no NOPM interval:\n%s", b.String())
 	}
 	if _, err := svc.RunSeries(context.Background(), Request{Spec: spec}, 0); err == nil {
 		t.Error("a series of no trial was accepted")

@@ -14,12 +14,13 @@ import (
 
 // Int renders a rate or count with thousands separators, rounded.
 func Int(v float64) string {
-	n := int64(v + 0.5)
+	n := int64(math.Round(v))
 	s := fmt.Sprint(n)
-	if n < 0 {
-		return s
-	}
 	var b strings.Builder
+	if n < 0 {
+		b.WriteByte('-')
+		s = s[1:]
+	}
 	for i, c := range s {
 		if i > 0 && (len(s)-i)%3 == 0 {
 			b.WriteByte(',')

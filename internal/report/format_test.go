@@ -83,3 +83,18 @@ func TestIntervalLinesSort(t *testing.T) {
 		t.Errorf("not in time order when sorted as text:\n%q", lines)
 	}
 }
+
+func TestInt(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{
+		{0, "0"}, {999.4, "999"}, {999.5, "1,000"}, {1234567, "1,234,567"},
+		{-0.4, "0"}, {-999, "-999"}, {-3064.4, "-3,064"}, {-1234567.6, "-1,234,568"},
+	} {
+		if got := Int(c.v); got != c.want {
+			t.Errorf("Int(%g) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}

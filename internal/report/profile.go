@@ -73,8 +73,8 @@ func (s ProfileStep) NOPMs() []float64 {
 }
 
 // NOPM is the step's NOPM: the trials' mean with its SD and 95% CI (NaN
-// bounds with fewer than two trials; a NaN mean with none).
-func (s ProfileStep) NOPM() stats.Summary { return stats.Summarize(s.NOPMs()) }
+// bounds with fewer than stats.MinCITrials trials; a NaN mean with none).
+func (s ProfileStep) NOPM() stats.Summary { return stats.SummarizeNonNegative(s.NOPMs()) }
 
 // TPM is the trials' mean TPM (NaN when none measured).
 func (s ProfileStep) TPM() float64 {
@@ -210,13 +210,17 @@ func idsText(ids []int64) string {
 }
 
 // nopmCell is a step's NOPM: the mean, with ± the half-width of its 95%
-// CI when there are two trials or more.
+// CI when there are stats.MinCITrials trials or more.
 func nopmCell(s stats.Summary) string {
 	if math.IsNaN(s.Mean) {
 		return absent
 	}
-	if s.N < 2 || math.IsNaN(s.CI95High) {
+	if math.IsNaN(s.CI95High) {
 		return Int(s.Mean)
+	}
+	// The lower bound raised to zero: a ± would reach below it.
+	if half := s.CI95High - s.Mean; s.Mean-half < s.CI95Low-1e-9 {
+		return Int(s.Mean) + " (" + Int(s.CI95Low) + "–" + Int(s.CI95High) + ")"
 	}
 	return Int(s.Mean) + " ± " + Int(s.CI95High-s.Mean)
 }
@@ -288,7 +292,7 @@ func ProfileText(w io.Writer, p Profile) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(&sb, p.kneeText())
-	fmt.Fprintln(&sb, "(NOPM ± half the 95% confidence interval of the mean of a step's trials; "+KneeRule+")")
+	fmt.Fprintln(&sb, "(NOPM ± half the 95% confidence interval of the mean of a step's trials, from three trials: fewer show the mean alone; "+KneeRule+")")
 	lines := strings.Split(sb.String(), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
@@ -317,7 +321,7 @@ type ProfileStepJSON struct {
 	Jobs   []string `json:"jobs"`
 	Trials int      `json:"trials"` // trials that measured a window
 	NOPM   Float    `json:"nopm"`   // mean
-	// NOPMSD, NOPMCI95Low and NOPMCI95High need two trials or more.
+	// NOPMSD needs two trials or more, NOPMCI95Low and NOPMCI95High three.
 	NOPMSD       Float `json:"nopm_sd"`
 	NOPMCI95Low  Float `json:"nopm_ci95_low"`
 	NOPMCI95High Float `json:"nopm_ci95_high"`
@@ -396,7 +400,7 @@ func CompareProfiles(a, b Profile) []ProfileCompareRow {
 				continue
 			}
 			xa, xb := sa.NOPMs(), sb.NOPMs()
-			r := ProfileCompareRow{VUs: sa.VUs, A: stats.Summarize(xa), B: stats.Summarize(xb)}
+			r := ProfileCompareRow{VUs: sa.VUs, A: stats.SummarizeNonNegative(xa), B: stats.SummarizeNonNegative(xb)}
 			if len(xa) >= 2 && len(xb) >= 2 && r.A.Mean > 0 {
 				d := stats.Welch(xa, xb)
 				r.Verdict = &Verdict{Significant: d.Significant, ChangePct: 100 * d.Diff / r.A.Mean,
@@ -654,7 +658,7 @@ func ProfileHTML(w io.Writer, p Profile) error {
 	fmt.Fprintf(&b, "<div class=\"charts\">\n%s\n%s\n</div>\n", svgChart("chart-nopm", "NOPM against VUs", "NOPM", []chartSeries{nopm}),
 		svgChart("chart-p95", "New-Order p95 against VUs", "p95 (ms)", []chartSeries{p95}))
 	profileTableHTML(&b, p)
-	fmt.Fprintf(&b, "<p class=\"note\">NOPM ± half the 95%% confidence interval of the mean of a step's trials (two or more). %s.</p>\n", esc(capitalize(KneeRule)))
+	fmt.Fprintf(&b, "<p class=\"note\">NOPM ± half the 95%% confidence interval of the mean of a step's trials (three or more: fewer show the mean alone). %s.</p>\n", esc(capitalize(KneeRule)))
 	b.WriteString("</body>\n</html>\n")
 	_, err := io.WriteString(w, b.String())
 	return err

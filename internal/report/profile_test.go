@@ -64,7 +64,7 @@ func testProfile(id int64, vus []int, nopm [][]float64) Profile {
 
 func TestProfileText(t *testing.T) {
 	t.Parallel()
-	p := testProfile(10, []int{1, 2, 4, 8}, [][]float64{{1000, 1100}, {2000, 2100}, {3900, 4000}, {4100, 4000}})
+	p := testProfile(10, []int{1, 2, 4, 8}, [][]float64{{1000, 1100, 1050}, {2000, 2100, 2050}, {3900, 4000, 3950}, {4100, 4000, 4050}})
 	var b bytes.Buffer
 	if err := ProfileText(&b, p); err != nil {
 		t.Fatal(err)
@@ -73,8 +73,8 @@ func TestProfileText(t *testing.T) {
 	for _, want := range []string{
 		"Profile 10: ", " on SQLite 3.46", "1,050  ",
 		"VUs  jobs", "NOPM/VU", "of linear",
-		"10,11", "1,050 ± 635", // mean of 1000 and 1100, t(1) = 12.706 × 50
-		"4,050 ± 635  8,910", "◀ knee",
+		"10,11,12", "1,050 ± 124", // mean of 1000, 1100 and 1050, t(2) = 4.303 × 50/√3
+		"4,050 ± 124  8,910", "◀ knee",
 		"knee: 4 VUs (3,950 NOPM)",
 		"half the linear gain",
 	} {
@@ -103,6 +103,28 @@ func TestProfileText(t *testing.T) {
 	}
 	if !strings.Contains(out, "+100.0%") || !strings.Contains(out, "100%") {
 		t.Errorf("the gain of the second step is missing:\n%s", out)
+	}
+
+	// Two trials a step: the mean alone (t(1) = 12.7 would give
+	// 1,050 ± 635).
+	p = testProfile(30, []int{1, 2}, [][]float64{{1000, 1100}, {2000, 2100}})
+	b.Reset()
+	if err := ProfileText(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if out = b.String(); strings.Contains(out, "1,050 ±") || !strings.Contains(out, "30,31  1,050") {
+		t.Errorf("two trials a step:\n%s", out)
+	}
+
+	// An interval whose lower bound is held at zero shows its bounds: a ±
+	// would reach below zero NOPM.
+	p = testProfile(40, []int{1}, [][]float64{{100, 100, 3000}})
+	b.Reset()
+	if err := ProfileText(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if out = b.String(); !regexp.MustCompile(`40,41,42 +1,067 \(0–5,226\)`).MatchString(out) {
+		t.Errorf("an interval held at zero:\n%s", out)
 	}
 }
 
@@ -136,7 +158,7 @@ func TestProfileJSON(t *testing.T) {
 
 func TestProfileHTML(t *testing.T) {
 	t.Parallel()
-	p := testProfile(10, []int{1, 2, 4, 8}, [][]float64{{1000, 1100}, {2000, 2100}, {3900, 4000}, {4100, 4000}})
+	p := testProfile(10, []int{1, 2, 4, 8}, [][]float64{{1000, 1100, 1050}, {2000, 2100, 2050}, {3900, 4000, 3950}, {4100, 4000, 4050}})
 	p.Workload = `<script>alert(1)</script>`
 	var b bytes.Buffer
 	if err := ProfileHTML(&b, p); err != nil {
@@ -164,7 +186,7 @@ func TestProfileHTML(t *testing.T) {
 		}
 	}
 	if !strings.Contains(svgOf(t, out, "chart-nopm"), `class="errbar"`) || strings.Contains(svgOf(t, out, "chart-p95"), `class="errbar"`) {
-		t.Error("error bars: want them on NOPM (two trials a step), not on p95")
+		t.Error("error bars: want them on NOPM (three trials a step), not on p95")
 	}
 }
 

@@ -18,8 +18,8 @@ type SeriesTrial struct {
 
 // Series writes a series of trials of one configuration: each trial's NOPM,
 // TPM and New-Order p95, then their mean, standard deviation and the 95%
-// confidence interval of the mean (Student's t), so that a number comes
-// with its error bar.
+// confidence interval of the mean (Student's t, from three trials; never
+// below zero), so that a number comes with its error bar.
 func Series(w io.Writer, trials []SeriesTrial) error {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Series of %d trials\n", len(trials))
@@ -52,8 +52,12 @@ func Series(w io.Writer, trials []SeriesTrial) error {
 			if len(xs) < 2 {
 				return
 			}
-			s := stats.Summarize(xs)
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s – %s\n", name, format(s.Mean), format(s.SD), format(s.CI95Low), format(s.CI95High))
+			s := stats.SummarizeNonNegative(xs)
+			ci := fmt.Sprintf("— (%d trials: too few, it takes %d)", s.N, stats.MinCITrials)
+			if !math.IsNaN(s.CI95Low) {
+				ci = format(s.CI95Low) + " – " + format(s.CI95High)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", name, format(s.Mean), format(s.SD), ci)
 		}
 		row("NOPM", nopm, Int)
 		row("TPM", tpm, Int)

@@ -54,7 +54,7 @@ type SummaryJSON struct {
 }
 
 func toSummary(xs []float64) SummaryJSON {
-	s := stats.Summarize(xs)
+	s := stats.SummarizeNonNegative(xs)
 	return SummaryJSON{N: s.N, Mean: report.Float(s.Mean), SD: report.Float(s.SD),
 		CI95Low: report.Float(s.CI95Low), CI95High: report.Float(s.CI95High)}
 }

@@ -71,7 +71,14 @@ func TestSeriesAPI(t *testing.T) {
 				t.Errorf("trial %d: %+v, want job %d %s NOPM %g", k+1, tr, o.ID, o.Status, o.Run.NOPM)
 			}
 		}
-		if got.NOPM.N != 2 || math.Abs(float64(got.NOPM.Mean)-sum.Mean) > 1e-6 || math.Abs(float64(got.NOPM.CI95High)-sum.CI95High) > 1e-6 ||
+		// Two trials: a mean and an SD, no interval (null).
+		var raw map[string]json.RawMessage
+		var nopm map[string]any
+		if json.Unmarshal(b, &raw) != nil || json.Unmarshal(raw["nopm"], &nopm) != nil ||
+			nopm["ci95_low"] != nil || nopm["ci95_high"] != nil || len(nopm) != 5 {
+			t.Errorf("GET /api/series/%s: an interval from two trials: %s", id, raw["nopm"])
+		}
+		if got.NOPM.N != 2 || math.Abs(float64(got.NOPM.Mean)-sum.Mean) > 1e-6 || math.Abs(float64(got.NOPM.SD)-sum.SD) > 1e-6 ||
 			got.TPM.N != 2 || got.P95MS.N != 2 {
 			t.Errorf("GET /api/series/%s summaries: %s; want NOPM %+v", id, b, sum)
 		}

@@ -38,12 +38,29 @@ func TCritical95(df float64) float64 {
 	return 1.960
 }
 
-// Summary is a sample's size, mean and standard deviation, with the 95%
-// confidence interval of its mean (NaN bounds for fewer than two values).
+// MinCITrials is the fewest values a confidence interval of the mean is
+// given for. Two values have one degree of freedom, whose t of 12.7 makes
+// the interval about nine times their spread: for two trials whose NOPM
+// differ by a fifth, bounds below zero. It says nothing a user can act on.
+const MinCITrials = 3
+
+// Summary is a sample's size, mean and standard deviation (from two values),
+// with the 95% confidence interval of its mean (from MinCITrials values;
+// NaN bounds for fewer).
 type Summary struct {
 	N                 int
 	Mean, SD          float64
 	CI95Low, CI95High float64
+}
+
+// SummarizeNonNegative is Summarize for a quantity that cannot be negative
+// (a throughput, a latency): the interval's lower bound is at least zero.
+func SummarizeNonNegative(xs []float64) Summary {
+	s := Summarize(xs)
+	if s.CI95Low < 0 {
+		s.CI95Low = 0
+	}
+	return s
 }
 
 // Summarize describes xs.
@@ -57,6 +74,9 @@ func Summarize(xs []float64) Summary {
 		return s
 	}
 	s.SD = math.Sqrt(variance(xs, s.Mean))
+	if s.N < MinCITrials {
+		return s
+	}
 	half := TCritical95(float64(s.N-1)) * s.SD / math.Sqrt(float64(s.N))
 	s.CI95Low, s.CI95High = s.Mean-half, s.Mean+half
 	return s

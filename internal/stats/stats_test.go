@@ -21,6 +21,18 @@ func TestSummarize(t *testing.T) {
 	if s := Summarize(nil); s.N != 0 || !math.IsNaN(s.Mean) {
 		t.Errorf("no value: %+v", s)
 	}
+	// Two values: a mean and an SD, no interval (t(1) = 12.7 would put
+	// this one at −3,064 – 10,665).
+	if s := Summarize([]float64{4340, 3260}); s.Mean != 3800 || !near(s.SD, 763.7, 0.1) || !math.IsNaN(s.CI95Low) || !math.IsNaN(s.CI95High) {
+		t.Errorf("two values: %+v", s)
+	}
+	// A quantity that cannot be negative keeps its bounds at zero or more.
+	if s := SummarizeNonNegative([]float64{1, 1, 30}); s.CI95Low != 0 || !near(s.CI95High, Summarize([]float64{1, 1, 30}).CI95High, 1e-9) {
+		t.Errorf("non-negative: %+v", s)
+	}
+	if s := SummarizeNonNegative([]float64{2, 4, 4, 4, 5, 5, 7, 9}); s != Summarize([]float64{2, 4, 4, 4, 5, 5, 7, 9}) {
+		t.Errorf("non-negative, bounds above zero: %+v", s)
+	}
 }
 
 func TestTCritical95(t *testing.T) {

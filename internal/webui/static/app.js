@@ -1892,6 +1892,14 @@
   // seriesPanel lists the trials of the series a job belongs to (its
   // settings series and trial) with their mean ± half the 95 % CI
   // (GET /api/series/{id}); filled in when the answer comes.
+  // ciSpread is how a mean's 95 % CI follows it: " ± half", or the bounds
+  // themselves when the lower one was raised to zero (a throughput cannot
+  // be negative), where a ± would reach below it.
+  function ciSpread(sm, fmt) {
+    const half = sm.ci95_high - sm.mean;
+    return sm.mean - half < sm.ci95_low - 1e-9 ? ` (${fmt(sm.ci95_low)} – ${fmt(sm.ci95_high)})` : ' ± ' + fmt(half);
+  }
+
   function seriesPanel(jobID, cfg, alive) {
     if (!cfg || !(cfg.series || cfg.trial)) return null;
     const body = h('div', null, h('p', { class: 'muted' }, 'Loading the series…'));
@@ -1905,7 +1913,7 @@
         if (!sm || !isNum(sm.mean)) return h('span', { testid }, '—');
         if (!isNum(sm.ci95_high)) return h('span', { testid }, fmt(sm.mean));
         return h('span', { testid, title: `95 % CI of the mean ${fmt(sm.ci95_low)} – ${fmt(sm.ci95_high)}; SD ${fmt(sm.sd)}` },
-          fmt(sm.mean), h('span', { class: 'muted' }, ' ± ' + fmt(sm.ci95_high - sm.mean)));
+          fmt(sm.mean), h('span', { class: 'muted' }, ciSpread(sm, fmt)));
       };
       const cols = [{ label: 'Trial' }, { label: 'Job' }, { label: 'Status' }, { label: 'NOPM', num: true }, { label: 'TPM', num: true },
         { label: 'New-Order p95 ms', num: true }];
@@ -1924,9 +1932,14 @@
       body.replaceChildren(
         h('div', { class: 'scroll-x' }, table(cols, rows, { testid: 'series-table', id: 'series-table' })),
         h('p', { class: 'muted', style: 'margin:8px 0 0', testid: 'series-ci' }, ci
-          ? `NOPM ${fmtNum(sr.nopm.mean)} ± ${fmtNum(sr.nopm.ci95_high - sr.nopm.mean)}: mean of ${sr.nopm.n} trials ± half the 95 % confidence interval of the mean ` +
-            `(${fmtNum(sr.nopm.ci95_low)} – ${fmtNum(sr.nopm.ci95_high)}; SD ${fmtNum(sr.nopm.sd)}). More trials narrow it.`
-          : 'One trial measured so far: no error bar yet (it needs two).'));
+          ? ciSpread(sr.nopm, fmtNum).startsWith(' ±')
+            ? `NOPM ${fmtNum(sr.nopm.mean)}${ciSpread(sr.nopm, fmtNum)}: mean of ${sr.nopm.n} trials ± half the 95 % confidence interval of the mean ` +
+              `(${fmtNum(sr.nopm.ci95_low)} – ${fmtNum(sr.nopm.ci95_high)}; SD ${fmtNum(sr.nopm.sd)}). More trials narrow it.`
+            : `NOPM ${fmtNum(sr.nopm.mean)}: mean of ${sr.nopm.n} trials, the 95 % confidence interval of the mean ` +
+              `(${fmtNum(sr.nopm.ci95_low)} – ${fmtNum(sr.nopm.ci95_high)}; SD ${fmtNum(sr.nopm.sd)}) held at zero below: the trials differ too much to say more. More trials narrow it.`
+          : sr.nopm && sr.nopm.n === 2
+            ? `NOPM ${fmtNum(sr.nopm.mean)} (SD ${fmtNum(sr.nopm.sd)}): mean of 2 trials. Too few for a confidence interval: with one degree of freedom it would be about nine times their spread; a third trial gives one.`
+            : 'One trial measured so far: no error bar yet (it needs three trials).'));
     }, e => {
       if (alive()) body.replaceChildren(alertBox('warn', 'Could not load the series: ' + e.message));
     });
@@ -2326,7 +2339,7 @@
     const vus = v => `${v} VU${v === 1 ? '' : 's'}`;
     const pm = v => isNum(v) ? fmtNum(v) : '—';
     const nopmCell = s => !isNum(s.nopm) ? '—' : isNum(s.nopm_ci95_high)
-      ? h('span', { title: `95 % CI ${fmtNum(s.nopm_ci95_low)} – ${fmtNum(s.nopm_ci95_high)}` }, fmtNum(s.nopm), h('span', { class: 'muted' }, ' ± ' + fmtNum(s.nopm_ci95_high - s.nopm)))
+      ? h('span', { title: `95 % CI ${fmtNum(s.nopm_ci95_low)} – ${fmtNum(s.nopm_ci95_high)}` }, fmtNum(s.nopm), h('span', { class: 'muted' }, ciSpread({ mean: s.nopm, ci95_low: s.nopm_ci95_low, ci95_high: s.nopm_ci95_high }, fmtNum)))
       : fmtNum(s.nopm);
     const pct = v => isNum(v) ? (v >= 0 ? '+' : '') + v.toFixed(1) + ' %' : '—';
     const cols = [{ label: 'VUs', num: true }, { label: 'Jobs' }, { label: 'NOPM', num: true, title: 'mean of the trials ± half its 95 % confidence interval' },

@@ -16,6 +16,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/report"
 	"github.com/sledge-bench/sledge/internal/server"
 	"github.com/sledge-bench/sledge/internal/shell"
 )
@@ -34,6 +35,7 @@ func bindTargetFlags(fl *pflag.FlagSet, s *config.Spec) {
 func newBuildCmd(gs *globalState) *cobra.Command {
 	s := config.New(config.KindBuild)
 	var yes bool
+	var out jobOutput
 	cmd := withHelp("build", &cobra.Command{
 		Use:   "build",
 		Short: "Create a workload's schema and load it (TPROC-C by default, TPROC-H with --workload tproch)",
@@ -48,10 +50,11 @@ func newBuildCmd(gs *globalState) *cobra.Command {
 				}
 				s.Confirm = ok
 			}
-			return runJobCmd(cmd, gs, s, false)
+			return runJobCmd(cmd, gs, s, out)
 		},
 	})
 	fl := cmd.Flags()
+	out.bind(fl, false)
 	bindTargetFlags(fl, &s)
 	fl.BoolVarP(&yes, "yes", "y", false, "with --force: do not ask for confirmation (needed when there is no terminal)")
 	fl.IntVarP(&s.Warehouses, "warehouses", "w", s.Warehouses, "TPROC-C warehouses (each adds about 500,000 rows, ~80 MB)")
@@ -75,7 +78,7 @@ func newRunCmd(gs *globalState) *cobra.Command {
 func runCommand(gs *globalState) (*cobra.Command, *config.Spec) {
 	s := config.New(config.KindRun)
 	var cpuProfile string
-	progress := "text"
+	out := jobOutput{progress: "text"}
 	repeat := 1
 	var rf *runSpecFlags
 	cmd := withHelp("run", &cobra.Command{
@@ -100,14 +103,14 @@ func runCommand(gs *globalState) (*cobra.Command, *config.Spec) {
 			if err := unusedByIterations(cmd.Flags(), s); err != nil {
 				return err
 			}
-			if progress != "text" && progress != "json" {
-				return fmt.Errorf("--progress: %q: want text or json", progress)
+			if err := out.check(); err != nil {
+				return err
 			}
 			switch {
 			case repeat < 1 || repeat > maxRepeat:
 				return fmt.Errorf("--repeat must be between 1 and %d (got %d)", maxRepeat, repeat)
-			case repeat > 1 && progress == "json":
-				return errors.New("--repeat: not with --progress json")
+			case repeat > 1 && (out != jobOutput{format: formatText, progress: "text"}):
+				return errors.New("--repeat: not with --progress json, --progress-file or --format json (a series prints its trials' table)")
 			case repeat == 1 && s.Between != "" && s.Between != config.BetweenNone:
 				return errors.New("--between applies between trials: use it with --repeat N (or sledge profile)")
 			case repeat > 1:
@@ -120,13 +123,13 @@ func runCommand(gs *globalState) (*cobra.Command, *config.Spec) {
 				}
 				return runSeriesCmd(cmd, gs, s, repeat)
 			}
-			return runJobCmd(cmd, gs, s, progress == "json")
+			return runJobCmd(cmd, gs, s, out)
 		},
 	})
 	cmd.Flags().IntVar(&repeat, "repeat", 1, "run the same configuration this many times, one job each (a series: each job records series and trial), then print each trial with the mean, standard deviation and (from 3 trials) 95% confidence interval of NOPM, TPM and New-Order p95; jobs diff of two series' first jobs compares their trials")
 	fl := cmd.Flags()
 	rf = bindRunFlags(fl, &s)
-	fl.StringVar(&progress, "progress", progress, "how the console prints each interval's progress line: text (\"[    50s] measure  TPM … NOPM … p95 … errors N\", elapsed in whole seconds) or json (one JSON object per line: elapsed_s, phase, tpm, nopm, errors, transactions with count, errors, p50_ms, p95_ms, p99_ms and max_ms; the shape of jobs show ID tcount --format json). Other lines stay text; the job stores text lines either way")
+	out.bind(fl, true)
 	fl.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the client to this file (for go tool pprof)")
 	bindSegmentFlags(fl, &s, "run", "the process runs its share of the --vu virtual users, numbered as in the whole run and homed on its share of the warehouses")
 	return cmd, &s
@@ -241,12 +244,14 @@ func unusedByIterations(fl *pflag.FlagSet, s config.Spec) error {
 
 func newCheckCmd(gs *globalState) *cobra.Command {
 	s := config.New(config.KindCheck)
+	var out jobOutput
 	cmd := withHelp("check", &cobra.Command{
 		Use:   "check",
 		Short: "Check a built schema: tables, row counts, consistency conditions (TPROC-C), keys and answers (TPROC-H)",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runJobCmd(cmd, gs, s, false) },
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runJobCmd(cmd, gs, s, out) },
 	})
+	out.bind(cmd.Flags(), false)
 	bindTargetFlags(cmd.Flags(), &s)
 	return cmd
 }
@@ -264,7 +269,7 @@ func newDropCmd(gs *globalState) *cobra.Command {
 				return err
 			}
 			s.Confirm = ok
-			return runJobCmd(cmd, gs, s, false)
+			return runJobCmd(cmd, gs, s, jobOutput{format: formatText, progress: "text"})
 		},
 	})
 	bindTargetFlags(cmd.Flags(), &s)
@@ -326,18 +331,83 @@ func confirm(cmd *cobra.Command, gs *globalState, s config.Spec, yes bool, quest
 // maxRepeat bounds --repeat: a series is a handful of trials.
 const maxRepeat = 100
 
-// runJobCmd runs a spec here, or on the server named by --server;
-// progressJSON prints a run's intervals as JSON lines (--progress json).
-func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, progressJSON bool) error {
-	ctx, w := cmd.Context(), cmd.OutOrStdout()
+// jobOutput is how a job command prints: --format for its final result,
+// and a run's --progress and --progress-file for its intervals.
+type jobOutput struct {
+	format       string // text, or json: the result on stdout, every other line on stderr
+	progress     string // text, or json: the intervals as JSON lines on stderr
+	progressFile string // the intervals as JSON lines in this file
+}
+
+// bind binds --format, and with progress a run's --progress and
+// --progress-file.
+func (o *jobOutput) bind(fl *pflag.FlagSet, progress bool) {
+	o.format, o.progress = formatText, "text"
+	fl.StringVar(&o.format, "format", o.format, "text, or json: print the job's summary as JSON on stdout when it ends (the object of sledge jobs show ID --format json: job, result, build, check), and every other line on stderr")
+	if !progress {
+		return
+	}
+	fl.StringVar(&o.progress, "progress", o.progress, "how each interval's progress is shown: text (\"[    50s] measure  TPM … NOPM … p95 … errors N\" on the console, elapsed in whole seconds) or json (one JSON object per line on stderr in place of the text line: elapsed_s and length_s to the millisecond, seq, phase, tpm, nopm, errors, vus, transactions with count, errors, p50_ms, p95_ms, p99_ms and max_ms; the shape of jobs show ID tcount --format json). The job stores text lines either way")
+	fl.StringVar(&o.progressFile, "progress-file", o.progressFile, "also write each interval as one JSON object per line (the --progress json shape) to this file, created or truncated, flushed as each interval ends")
+}
+
+// check refuses values the flags do not take.
+func (o jobOutput) check() error {
+	if o.format != formatText && o.format != formatJSON {
+		return fmt.Errorf("--format: %q: want text or json", o.format)
+	}
+	if o.progress != "text" && o.progress != "json" {
+		return fmt.Errorf("--progress: %q: want text or json", o.progress)
+	}
+	return nil
+}
+
+// runJobCmd runs a spec here, or on the server named by --server, printing
+// as out says.
+func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput) error {
+	ctx := cmd.Context()
+	if err := out.check(); err != nil {
+		return err
+	}
+	console := cmd.OutOrStdout()
+	if out.format == formatJSON {
+		console = cmd.ErrOrStderr()
+	}
+	var progress io.Writer
+	if out.progress == "json" {
+		progress = cmd.ErrOrStderr()
+	}
+	if out.progressFile != "" {
+		f, err := os.Create(out.progressFile)
+		if err != nil {
+			return fmt.Errorf("--progress-file: %w", err)
+		}
+		defer f.Close()
+		progress = f
+	}
 	if c, ok, err := remoteFor(gs); ok {
 		if err != nil {
 			return err
 		}
-		return remoteJob(ctx, w, c, s, server.RunOptions{ProgressJSON: progressJSON})
+		if out.format == formatJSON {
+			return errors.New("--format json: not through --server yet; read the result with GET /api/jobs/ID/result")
+		}
+		return remoteJob(ctx, console, c, s, server.RunOptions{ProgressJSON: progress})
 	}
 	return withService(ctx, gs, func(svc *app.Service) error {
-		o, err := svc.Run(ctx, app.Request{Spec: s, Console: w, ProgressTTY: gs.progressTTY(), ProgressJSON: progressJSON})
+		o, err := svc.Run(ctx, app.Request{Spec: s, Console: console, ProgressTTY: gs.progressTTY(),
+			ProgressJSON: progress, NoConsoleProgress: out.progress == "json"})
+		if out.format == formatJSON && o.ID > 0 {
+			// What was stored, as jobs show ID --format json reads it,
+			// whatever the job's end: a script reads its status there.
+			if j, gerr := svc.Repo().Get(ctx, o.ID); gerr == nil {
+				if serr := report.Show(ctx, cmd.OutOrStdout(), svc.Repo(), j, "", true); serr != nil && err == nil {
+					err = serr
+				}
+			} else if err == nil {
+				err = gerr
+			}
+		}
 		if o.Status == metrics.StatusInterrupted {
 			// What it measured is printed and stored (as interrupted)
 			// already; the status tells a script it did not complete.

@@ -108,9 +108,12 @@ type Request struct {
 	Spec config.Spec
 	// Console receives the job's output lines as they come (nil: none).
 	Console io.Writer
-	// ProgressJSON prints each interval on Console as one JSON object
-	// (output.JSONProgress) in place of its text progress line.
-	ProgressJSON bool
+	// ProgressJSON receives each interval as one line of JSON
+	// (output.JSONLines) as it ends; nil: none.
+	ProgressJSON io.Writer
+	// NoConsoleProgress leaves the text progress lines out of Console (the
+	// intervals are shown as JSON instead).
+	NoConsoleProgress bool
 	// ProgressTTY is a terminal to draw a build's progress bar on; nil sends
 	// progress lines to the output instead (stored with the job).
 	ProgressTTY io.Writer
@@ -539,10 +542,13 @@ func (s *Service) start(ctx context.Context, p *plan) (*Job, error) {
 	out := output.NewFanout()
 	if p.req.Console != nil {
 		var opts []output.ConsoleOption
-		if p.req.ProgressJSON {
-			opts = append(opts, output.JSONProgress())
+		if p.req.NoConsoleProgress {
+			opts = append(opts, output.NoProgress())
 		}
 		out.Add(output.Console(p.req.Console, opts...))
+	}
+	if p.req.ProgressJSON != nil {
+		out.Add(output.JSONLines(p.req.ProgressJSON))
 	}
 	// Every write of the job goes through its store, which keeps what the
 	// repository cannot take in a spool file (spool.go).

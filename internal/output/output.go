@@ -148,12 +148,33 @@ func (f *Fanout) Close() error {
 // ConsoleOption changes how a console sink prints.
 type ConsoleOption func(*console)
 
-// JSONProgress makes a console print each monitor interval as one line of
-// JSON in place of its text progress line: the object of report.IntervalJSON
-// (elapsed_s, phase, tpm, nopm, errors, transactions, …), as the HTTP event
-// stream's interval events and `jobs show ID tcount --format json` give it.
-// Its other lines stay text.
-func JSONProgress() ConsoleOption { return func(c *console) { c.json = true } }
+// NoProgress makes a console print no progress line for a monitor
+// interval: the intervals are shown another way (JSONLines on stderr or in
+// a file). Its other lines are printed as they are.
+func NoProgress() ConsoleOption { return func(c *console) { c.noProgress = true } }
+
+// JSONLines prints each monitor interval to w as one line of JSON, and
+// nothing else: the object of report.IntervalJSON (elapsed_s, phase, tpm,
+// nopm, errors, transactions, …), as the HTTP event stream's interval
+// events and `jobs show ID tcount --format json` give it. One object a line
+// and no other text, so that `jq` or a script reads the stream as it comes.
+func JSONLines(w io.Writer) Sink { return &jsonLines{w: w} }
+
+type jsonLines struct{ w io.Writer }
+
+func (j *jsonLines) Line(string)          {}
+func (j *jsonLines) Close() error         { return nil }
+func (j *jsonLines) printsProgress() bool { return true }
+
+func (j *jsonLines) Interval(iv metrics.Interval) {
+	b, err := json.Marshal(report.ToIntervals([]metrics.Interval{iv})[0])
+	if err != nil {
+		// Not expected: the shape has no value JSON cannot carry (rates
+		// that are not numbers are null).
+		b, _ = json.Marshal(map[string]string{"error": "progress: " + err.Error()})
+	}
+	fmt.Fprintf(j.w, "%s\n", b)
+}
 
 // Console prints lines to w.
 func Console(w io.Writer, opts ...ConsoleOption) Sink {
@@ -165,25 +186,12 @@ func Console(w io.Writer, opts ...ConsoleOption) Sink {
 }
 
 type console struct {
-	w    io.Writer
-	json bool // intervals as JSON lines (JSONProgress)
+	w          io.Writer
+	noProgress bool // no progress lines (NoProgress)
 }
 
 func (c *console) Line(text string) { fmt.Fprintln(c.w, text) }
 func (c *console) Close() error     { return nil }
 
-func (c *console) printsProgress() bool { return c.json }
-
-func (c *console) Interval(iv metrics.Interval) {
-	if !c.json {
-		return
-	}
-	b, err := json.Marshal(report.ToIntervals([]metrics.Interval{iv})[0])
-	if err != nil {
-		// Not expected: the shape has no value JSON cannot carry (rates
-		// that are not numbers are null).
-		fmt.Fprintf(c.w, "progress: %v\n", err)
-		return
-	}
-	fmt.Fprintf(c.w, "%s\n", b)
-}
+func (c *console) printsProgress() bool         { return c.noProgress }
+func (c *console) Interval(iv metrics.Interval) {}

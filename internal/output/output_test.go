@@ -196,42 +196,44 @@ func TestHubDropsASlowSubscriber(t *testing.T) {
 }
 
 // TestConsoleProgress: a console prints each interval as its text progress
-// line, or with JSONProgress as one JSON object, and its other lines as
-// they are either way; the other sinks always get the text line.
+// line, or with NoProgress none while JSONLines prints it as one JSON
+// object a line (and nothing else); the console's other lines are printed
+// as they are either way, and the other sinks always get the text line.
 func TestConsoleProgress(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name string
-		opts []ConsoleOption
-		json bool
-	}{
-		{name: "text"},
-		{name: "json", opts: []ConsoleOption{JSONProgress()}, json: true},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var console bytes.Buffer
+	for _, asJSON := range []bool{false, true} {
+		t.Run(fmt.Sprint("json=", asJSON), func(t *testing.T) {
+			t.Parallel()
+			var console, progress bytes.Buffer
 			repo := &fakeRepo{}
-			f := NewFanout(Console(&console, c.opts...), Repository(repo, 1, nil))
+			f := NewFanout(Console(&console), Repository(repo, 1, nil))
+			if asJSON {
+				f = NewFanout(Console(&console, NoProgress()), JSONLines(&progress), Repository(repo, 1, nil))
+			}
 			f.SetHeadline(0)
 			f.Logf("run job %d", 1)
-			f.Interval(interval(10, 2))
+			iv := interval(10, 2)
+			iv.Elapsed += 123456789 * time.Nanosecond // 10.123456789 s: printed to the millisecond
+			f.Interval(iv)
 			f.Line("TPROC-C result")
 			if err := f.Close(); err != nil {
 				t.Fatal(err)
 			}
-			lines := strings.Split(strings.TrimSuffix(console.String(), "\n"), "\n")
-			if len(lines) != 3 || lines[0] != "run job 1" || lines[2] != "TPROC-C result" {
-				t.Fatalf("console %q", console.String())
-			}
 			if stored := repo.lines(); len(stored) != 3 || !strings.HasPrefix(stored[1], "[    10s] measure ") {
 				t.Errorf("stored lines %q: want the text progress line", stored)
 			}
-			if !c.json {
-				if !strings.HasPrefix(lines[1], "[    10s] measure ") {
-					t.Errorf("progress line %q", lines[1])
+			lines := strings.Split(strings.TrimSuffix(console.String(), "\n"), "\n")
+			if !asJSON {
+				if len(lines) != 3 || lines[0] != "run job 1" || !strings.HasPrefix(lines[1], "[    10s] measure ") || lines[2] != "TPROC-C result" {
+					t.Errorf("console %q", console.String())
 				}
 				return
+			}
+			if len(lines) != 2 || lines[0] != "run job 1" || lines[1] != "TPROC-C result" {
+				t.Errorf("console %q: want its lines without the progress line", console.String())
+			}
+			if strings.Count(progress.String(), "\n") != 1 {
+				t.Fatalf("JSON lines %q: want one line", progress.String())
 			}
 			var got struct {
 				ElapsedS     *float64 `json:"elapsed_s"`
@@ -240,17 +242,17 @@ func TestConsoleProgress(t *testing.T) {
 				Errors       *int64 `json:"errors"`
 				Transactions map[string]map[string]float64
 			}
-			if err := json.Unmarshal([]byte(lines[1]), &got); err != nil {
-				t.Fatalf("progress line %q: %v", lines[1], err)
+			if err := json.Unmarshal(progress.Bytes(), &got); err != nil {
+				t.Fatalf("progress line %q: %v", progress.String(), err)
 			}
 			no, ok := got.Transactions["new_order"]
-			if got.ElapsedS == nil || *got.ElapsedS != 10 || got.Phase != "measure" || got.TPM == nil || *got.TPM != 600 ||
+			if got.ElapsedS == nil || *got.ElapsedS != 10.123 || got.Phase != "measure" || got.TPM == nil || *got.TPM != 600 ||
 				got.NOPM == nil || *got.NOPM != 240 || got.Errors == nil || !ok || no["count"] != 4 || no["errors"] != 1 {
-				t.Errorf("progress line %q", lines[1])
+				t.Errorf("progress line %q", progress.String())
 			}
 			for _, k := range []string{"count", "errors", "p50_ms", "p95_ms", "p99_ms", "max_ms"} {
 				if _, ok := no[k]; !ok {
-					t.Errorf("transaction without %q: %q", k, lines[1])
+					t.Errorf("transaction without %q: %q", k, progress.String())
 				}
 			}
 		})

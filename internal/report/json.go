@@ -358,15 +358,18 @@ type IntervalTxJSON struct {
 func ToIntervals(ivs []metrics.Interval) []IntervalJSON {
 	out := make([]IntervalJSON, 0, len(ivs))
 	for _, iv := range ivs {
-		x := IntervalJSON{Seq: iv.Seq, Phase: iv.Phase, ElapsedS: iv.Elapsed.Seconds(), LengthS: iv.Length.Seconds(),
+		// Times to the millisecond, latencies to the microsecond: what a
+		// clock's reading means, not a float's noise (9 decimals).
+		x := IntervalJSON{Seq: iv.Seq, Phase: iv.Phase, ElapsedS: iv.Elapsed.Round(time.Millisecond).Seconds(), LengthS: iv.Length.Round(time.Millisecond).Seconds(),
 			TPM: Float(iv.TPM), NOPM: Float(iv.NOPM), Errors: iv.Errors, Transactions: map[string]IntervalTxJSON{},
-			VUs: []VUJSON{}, Stage: iv.Stage, LagP99MS: MS(iv.LagP99), Late: iv.Late, Scheduled: iv.Scheduled, Dropped: iv.Dropped}
+			VUs: []VUJSON{}, Stage: iv.Stage, LagP99MS: MS(iv.LagP99.Round(time.Microsecond)), Late: iv.Late, Scheduled: iv.Scheduled, Dropped: iv.Dropped}
 		for _, v := range iv.VUs {
 			x.VUs = append(x.VUs, VUJSON{VU: v.VU, State: v.State, Commits: v.Commits, Errors: v.Errors})
 		}
 		for _, t := range iv.Tx {
+			us := func(d time.Duration) float64 { return MS(d.Round(time.Microsecond)) }
 			x.Transactions[t.Name] = IntervalTxJSON{Count: t.Count, Errors: t.Errors,
-				P50MS: MS(t.P50), P95MS: MS(t.P95), P99MS: MS(t.P99), MaxMS: MS(t.Max)}
+				P50MS: us(t.P50), P95MS: us(t.P95), P99MS: us(t.P99), MaxMS: us(t.Max)}
 		}
 		out = append(out, x)
 	}

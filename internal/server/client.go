@@ -105,10 +105,11 @@ func (c *Client) authorize(req *http.Request) {
 
 // RunOptions says how RunJob prints a job's progress.
 type RunOptions struct {
-	// ProgressJSON prints each interval as its JSON object on a line of
+	// ProgressJSON receives each interval as its JSON object on a line of
 	// its own (the event stream's interval data: report.IntervalJSON, the
-	// shape of a local run's --progress json) instead of a text line.
-	ProgressJSON bool
+	// shape of a local run's --progress json) instead of a text line on
+	// the console; nil: text lines.
+	ProgressJSON io.Writer
 }
 
 // RunJob starts a job on the server, prints its interval lines as they
@@ -186,10 +187,10 @@ func (c *Client) follow(ctx context.Context, w io.Writer, id string, opts RunOpt
 			if json.Unmarshal([]byte(data), &iv) != nil {
 				continue
 			}
-			if opts.ProgressJSON {
+			if opts.ProgressJSON != nil {
 				var line bytes.Buffer
 				if json.Compact(&line, []byte(data)) == nil {
-					fmt.Fprintln(w, line.String())
+					fmt.Fprintln(opts.ProgressJSON, line.String())
 				}
 				continue
 			}

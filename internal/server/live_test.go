@@ -213,20 +213,23 @@ func TestClient(t *testing.T) {
 	if n := len(progress.FindAllString(out.String(), -1)); n < 3 {
 		t.Errorf("%d progress lines in a local run's format:\n%s", n, out.String())
 	}
-	// --progress json: one interval object per line.
+	// --progress json: one interval object per line, on a writer of its
+	// own (a local run's stderr), and no text progress line.
 	out.Reset()
-	if status, err := cl.RunJob(ctx, &out, spec, RunOptions{ProgressJSON: true}); err != nil || status != metrics.StatusCompleted {
+	var jsonLines bytes.Buffer
+	if status, err := cl.RunJob(ctx, &out, spec, RunOptions{ProgressJSON: &jsonLines}); err != nil || status != metrics.StatusCompleted {
 		t.Fatalf("RunJob (JSON progress): %q, %v\n%s", status, err, out.String())
 	}
 	var objects int
-	for _, line := range strings.Split(out.String(), "\n") {
+	for _, line := range strings.Split(strings.TrimSuffix(jsonLines.String(), "\n"), "\n") {
 		var iv report.IntervalJSON
-		if strings.HasPrefix(line, "{") && json.Unmarshal([]byte(line), &iv) == nil && iv.Phase != "" {
-			objects++
+		if json.Unmarshal([]byte(line), &iv) != nil || iv.Phase == "" {
+			t.Errorf("not an interval object: %q", line)
 		}
+		objects++
 	}
-	if objects < 3 {
-		t.Errorf("%d JSON progress lines:\n%s", objects, out.String())
+	if objects < 3 || progress.MatchString(out.String()) {
+		t.Errorf("%d JSON progress lines, the console has text ones too:\n%s\n%s", objects, jsonLines.String(), out.String())
 	}
 	list, err := cl.ListJobs(ctx, "run", "", 1)
 	if err != nil || len(list) != 1 || list[0].Status != metrics.StatusCompleted {

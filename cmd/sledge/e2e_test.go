@@ -163,6 +163,11 @@ func endToEndServer(e *testEnv, url, product string) {
 		if res["server_tpm"].(float64) <= 0 {
 			t.Errorf("%s: no server-wide TPM from the server's counters", mode)
 		}
+		// The server counts every session's commits and rollbacks: with
+		// its edges' margin it never falls below the client's commits.
+		if m, ok := res["server_tpm_margin"].(float64); !ok || m <= 0 || res["server_tpm"].(float64)+m < res["tpm"].(float64) {
+			t.Errorf("%s: server TPM %v ± %v below the client's %v", mode, res["server_tpm"], res["server_tpm_margin"], res["tpm"])
+		}
 	}
 	var cfg map[string]any
 	if err := json.Unmarshal([]byte(e.ok("jobs", "show", jobID(e.latest(jobs.KindRun)), "config", "--format", "json")), &cfg); err != nil {

@@ -12,6 +12,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"io"
+	"time"
 )
 
 // Kind names a database family.
@@ -203,6 +204,9 @@ type Adopter interface {
 // every session's transactions, not only Sledge's.
 type ServerCommitCounter interface {
 	ServerCommits(ctx context.Context) (int64, error)
+	// ServerCommitsLag is how far behind the counter may be when read:
+	// commits of the last this-long that it may not count yet.
+	ServerCommitsLag() time.Duration
 }
 
 // TextCopier is implemented by sessions that can bulk-load rows in PostgreSQL

@@ -202,7 +202,21 @@ func (w *window) crossCheck(res *metrics.RunResult, sessions int) {
 	default:
 		res.HasServerTPM = true
 		res.ServerTPM = float64(w.p1.ServerCommits-w.p0.ServerCommits) / res.Measured.Minutes()
+		res.ServerTPMMargin = serverTPMMargin(max(res.ServerTPM, res.TPM), max(w.p0.ServerCommitsLag, w.p1.ServerCommitsLag), sessions, res.Measured)
 	}
+}
+
+// serverTPMMargin is how far a server-wide commit rate over a window may
+// stray from the commits made in it, per minute: a counter that lags by lag
+// may leave out the last lag's commits at either edge (at most lag × the
+// rate: the window holds too many or too few of them, not both), and each
+// session may have a transaction in flight at an edge, counted by the
+// server on one side of it and by the client on the other.
+func serverTPMMargin(tpm float64, lag time.Duration, sessions int, window time.Duration) float64 {
+	if window <= 0 {
+		return 0
+	}
+	return (tpm*lag.Minutes() + float64(sessions)) / window.Minutes()
 }
 
 // checkAllowance is how far the client's and the database's counts of the

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -259,4 +260,28 @@ func ivList(ivs []metrics.Interval) string {
 		s += fmt.Sprintf("[#%d %s %s..%s] ", iv.Seq, iv.Phase, iv.Elapsed-iv.Length, iv.Elapsed)
 	}
 	return s
+}
+
+func TestServerTPMMargin(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		tpm      float64
+		lag      time.Duration
+		sessions int
+		window   time.Duration
+		want     float64
+	}{
+		// 60,000 TPM is 1,000 a second: a second's lag and 4 sessions in
+		// flight over a minute's window.
+		{60000, time.Second, 4, time.Minute, 1004},
+		// Twice the window, half the margin.
+		{60000, time.Second, 4, 2 * time.Minute, 502},
+		// A counter summed when read: the sessions only.
+		{60000, 0, 4, time.Minute, 4},
+		{60000, time.Second, 4, 0, 0},
+	} {
+		if got := serverTPMMargin(c.tpm, c.lag, c.sessions, c.window); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("serverTPMMargin(%g, %s, %d, %s) = %g, want %g", c.tpm, c.lag, c.sessions, c.window, got, c.want)
+		}
+	}
 }

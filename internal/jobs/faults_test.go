@@ -51,12 +51,12 @@ func TestAbsentValuesStoredAsNull(t *testing.T) {
 			t.Errorf("disruption %+v for a run without one", got.Disruption)
 		}
 		// A measured server TPM is stored and read back.
-		res.HasServerTPM, res.ServerTPM, res.ServerTPMUnavailable = true, 21000.5, ""
+		res.HasServerTPM, res.ServerTPM, res.ServerTPMMargin, res.ServerTPMUnavailable = true, 21000.5, 361.25, ""
 		if err := r.SaveRunResult(ctx, id, res); err != nil {
 			t.Fatal(err)
 		}
-		if got, _ = r.RunResult(ctx, id); !got.HasServerTPM || got.ServerTPM != 21000.5 {
-			t.Errorf("server TPM %v %v", got.HasServerTPM, got.ServerTPM)
+		if got, _ = r.RunResult(ctx, id); !got.HasServerTPM || got.ServerTPM != 21000.5 || got.ServerTPMMargin != 361.25 {
+			t.Errorf("server TPM %v %v ± %v", got.HasServerTPM, got.ServerTPM, got.ServerTPMMargin)
 		}
 	})
 }

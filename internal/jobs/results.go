@@ -240,24 +240,24 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 		}
 		// An absent value is NULL, never 0: the cross-check and the server's
 		// TPM are stored only when they were measured.
-		var dbNewOrders, nopmDBCheck, dbCheckAgree, dbCheckAllowance, serverTPM any
+		var dbNewOrders, nopmDBCheck, dbCheckAgree, dbCheckAllowance, serverTPM, serverTPMMargin any
 		if res.HasDBCheck {
 			dbNewOrders, nopmDBCheck, dbCheckAgree, dbCheckAllowance = res.DBNewOrders, nullNaN(res.NOPMDBCheck), res.DBCheckAgree, res.DBCheckAllowance
 		}
 		if res.HasServerTPM {
-			serverTPM = nullNaN(res.ServerTPM)
+			serverTPM, serverTPMMargin = nullNaN(res.ServerTPM), nullNaN(res.ServerTPMMargin)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO job_result (job_id, status, vus, warehouses, mode,
 			isolation, rampup_s, duration_s, measured_s, nopm, tpm, new_orders, commits, errors, rolled_back,
 			db_new_orders, nopm_db_check, db_check_agree, server_tpm, client_cpu_s, client_cpu_per_tx_us, warnings,
-			db_check_allowance, db_check_unavailable, server_tpm_unavailable, iterations)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			db_check_allowance, db_check_unavailable, server_tpm_unavailable, iterations, server_tpm_margin)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			id, res.Status, res.VUs, res.Warehouses, res.Mode, res.Isolation,
 			secs(res.Rampup), secs(res.Duration), secs(res.Measured), nullNaN(res.NOPM), nullNaN(res.TPM),
 			res.NewOrders, res.Commits, res.Errors, res.RolledBack,
 			dbNewOrders, nopmDBCheck, dbCheckAgree, serverTPM,
 			secs(res.ClientCPU), nullNaN(res.ClientCPUPerTxUS), strings.Join(warnings, "\n"),
-			dbCheckAllowance, redactText(res.DBCheckUnavailable), redactText(res.ServerTPMUnavailable), res.Iterations); err != nil {
+			dbCheckAllowance, redactText(res.DBCheckUnavailable), redactText(res.ServerTPMUnavailable), res.Iterations, serverTPMMargin); err != nil {
 			return err
 		}
 		if err := saveDisruption(ctx, tx, id, res.Disruption); err != nil {
@@ -322,17 +322,17 @@ func (r *Repo) RunResult(ctx context.Context, id int64) (*metrics.RunResult, err
 			warnings                        string
 			dbNewOrders, allowance          sql.NullInt64
 			dbCheckAgree                    sql.NullBool
-			serverTPM                       sql.NullFloat64
+			serverTPM, serverTPMMargin      sql.NullFloat64
 		)
 		err := tx.QueryRowContext(ctx, `SELECT status, vus, warehouses, mode, isolation, rampup_s, duration_s,
 			measured_s, nopm, tpm, new_orders, commits, errors, rolled_back, db_new_orders, nopm_db_check,
 			db_check_agree, server_tpm, client_cpu_s, client_cpu_per_tx_us, warnings,
-			db_check_allowance, db_check_unavailable, server_tpm_unavailable, iterations
+			db_check_allowance, db_check_unavailable, server_tpm_unavailable, iterations, server_tpm_margin
 			FROM job_result WHERE job_id = ?`, id).Scan(
 			&x.Status, &x.VUs, &x.Warehouses, &x.Mode, &x.Isolation, &rampup, &duration, &measured,
 			nanFloat{&x.NOPM}, nanFloat{&x.TPM}, &x.NewOrders, &x.Commits, &x.Errors, &x.RolledBack, &dbNewOrders,
 			nanFloat{&x.NOPMDBCheck}, &dbCheckAgree, &serverTPM, &cpu, nanFloat{&x.ClientCPUPerTxUS}, &warnings,
-			&allowance, &x.DBCheckUnavailable, &x.ServerTPMUnavailable, &x.Iterations)
+			&allowance, &x.DBCheckUnavailable, &x.ServerTPMUnavailable, &x.Iterations, &serverTPMMargin)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
@@ -345,7 +345,7 @@ func (r *Repo) RunResult(ctx context.Context, id int64) (*metrics.RunResult, err
 		} else {
 			x.NOPMDBCheck = 0
 		}
-		x.HasServerTPM, x.ServerTPM = serverTPM.Valid, serverTPM.Float64
+		x.HasServerTPM, x.ServerTPM, x.ServerTPMMargin = serverTPM.Valid, serverTPM.Float64, serverTPMMargin.Float64
 		if x.Disruption, err = readDisruption(ctx, tx, id); err != nil {
 			return err
 		}

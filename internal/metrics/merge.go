@@ -507,6 +507,12 @@ func mergeDBCheck(m *RunResult, parts []*RunResult) {
 	for _, p := range parts {
 		if p.HasServerTPM {
 			m.HasServerTPM, m.ServerTPM, m.ServerTPMUnavailable = true, p.ServerTPM, p.ServerTPMUnavailable
+			// The part's margin counted its own sessions in flight at the
+			// edges: the others' are in flight there too.
+			m.ServerTPMMargin = p.ServerTPMMargin
+			if w := m.Measured.Minutes(); w > 0 && m.VUs > p.VUs {
+				m.ServerTPMMargin += float64(m.VUs-p.VUs) / w
+			}
 			break
 		}
 	}

@@ -256,8 +256,13 @@ type RunResult struct {
 	// ServerTPM is the server's own commit+rollback counter per minute over
 	// the window (server-wide, all sessions); present only when
 	// HasServerTPM, else ServerTPMUnavailable says why.
-	HasServerTPM         bool
-	ServerTPM            float64
+	HasServerTPM bool
+	ServerTPM    float64
+	// ServerTPMMargin is how far ServerTPM may stray from the window's own
+	// commits (±, per minute): the counter's lag at each edge (it may miss
+	// the commits of the last second there: pg_stat_database) and the
+	// transactions in flight at the edges, one per session.
+	ServerTPMMargin      float64
 	ServerTPMUnavailable string
 
 	// Disruption is the account of the run's connection trouble (sessions

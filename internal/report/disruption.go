@@ -42,6 +42,11 @@ func checkVerdict(r *metrics.RunResult) string {
 // is none.
 func serverTPMText(r *metrics.RunResult, rate func(float64) string) string {
 	if r.HasServerTPM {
+		if m := r.ServerTPMMargin; m >= 0.5 {
+			// Its edges' uncertainty: a figure within it of the client's
+			// TPM (even below it) agrees with it.
+			return fmt.Sprintf("server-wide commits+rollbacks: %s ± %s/min", rate(r.ServerTPM), rate(m))
+		}
 		return fmt.Sprintf("server-wide commits+rollbacks: %s/min", rate(r.ServerTPM))
 	}
 	return notAvailable("server counter not available", r.ServerTPMUnavailable)

@@ -128,6 +128,7 @@ type ResultJSON struct {
 	// Server-wide commits+rollbacks per minute; null when not available,
 	// ServerTPMUnavailable saying why.
 	ServerTPM            *Float  `json:"server_tpm"`
+	ServerTPMMargin      *Float  `json:"server_tpm_margin"` // ±: the counter's lag and the transactions in flight at the window's edges
 	ServerTPMUnavailable *string `json:"server_tpm_unavailable"`
 	// Disruption is the run's account of lost sessions, outages and failed
 	// probes; null when there was none.
@@ -253,8 +254,8 @@ func ToResult(id int64, r *metrics.RunResult) ResultJSON {
 		out.DBCheckUnavailable = &why
 	}
 	if r.HasServerTPM {
-		s := Float(r.ServerTPM)
-		out.ServerTPM = &s
+		s, m := Float(r.ServerTPM), Float(r.ServerTPMMargin)
+		out.ServerTPM, out.ServerTPMMargin = &s, &m
 	} else {
 		why := reasonOr(r.ServerTPMUnavailable)
 		out.ServerTPMUnavailable = &why

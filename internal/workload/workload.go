@@ -102,6 +102,9 @@ type Probe struct {
 	// HasServerCommits.
 	ServerCommits    int64
 	HasServerCommits bool
+	// ServerCommitsLag is how far behind ServerCommits may be: the commits
+	// of the last this-long that it may not count yet.
+	ServerCommitsLag time.Duration
 	// Session identifies the session the probe read through: it changes
 	// when the prober had to open a new one (the old one was lost, perhaps
 	// because the server restarted and reset its counters).

@@ -566,6 +566,10 @@ func (c *Conn) Close(ctx context.Context) error {
 	return err
 }
 
+// ServerCommitsLag is nothing: SHOW GLOBAL STATUS sums every session's
+// counters when it is read.
+func (c *Conn) ServerCommitsLag() time.Duration { return 0 }
+
 // ServerCommits sums Com_commit and Com_rollback: server-wide counters of
 // COMMIT and ROLLBACK statements (including those inside stored procedures)
 // of every session, not only Sledge's.

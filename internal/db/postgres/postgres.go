@@ -606,6 +606,12 @@ func (c *Conn) ServerCommits(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
+// ServerCommitsLag: a session adds its transactions to pg_stat_database
+// at most once a second while it is busy (PostgreSQL 15 and later; before,
+// it sent them to the statistics collector every half second, which wrote
+// them out as often), so a read may miss about a second of commits.
+func (c *Conn) ServerCommitsLag() time.Duration { return time.Second }
+
 var (
 	_ db.Conn                = (*Conn)(nil)
 	_ db.TextCopier          = (*Conn)(nil)

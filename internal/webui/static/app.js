@@ -1970,7 +1970,10 @@
       }),
       card('Server TPM', hasServer ? fmtNum(r.server_tpm) : 'n/a', {
         testid: 'result-server-tpm',
-        hint: hasServer ? 'commits + rollbacks, server-wide' : (r.server_tpm_unavailable || 'not available'),
+        hint: !hasServer ? (r.server_tpm_unavailable || 'not available')
+          : isNum(r.server_tpm_margin) && r.server_tpm_margin >= 0.5
+            ? `commits + rollbacks, server-wide, ± ${fmtNum(r.server_tpm_margin)} (its counter's lag and the transactions in flight at the window's edges)`
+            : 'commits + rollbacks, server-wide',
       }),
       // A staged closed-loop run's VUs are its stages'; a terminal or rate
       // run's sessions are its connections (the Load panel says more).

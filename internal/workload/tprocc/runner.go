@@ -471,7 +471,7 @@ func (r *Runner) probeOnce(ctx context.Context) (workload.Probe, error) {
 		if err != nil {
 			return p, err
 		}
-		p.ServerCommits, p.HasServerCommits = n, true
+		p.ServerCommits, p.HasServerCommits, p.ServerCommitsLag = n, true, sc.ServerCommitsLag()
 	}
 	return p, nil
 }

@@ -232,8 +232,12 @@ func TestRateShowsStallClosedLoopHidesIt(t *testing.T) {
 	cfg := Config{Duration: 5 * time.Second, Connections: 1, Rate: 90}
 	rate := &poolWorkload{service: 10 * time.Millisecond, stallFrom: 1500 * time.Millisecond, stall: 2 * time.Second}
 	res := runLoad(t, rate, cfg)
-	if got := p99(t, res); got < 2*time.Second {
-		t.Errorf("rate run: p99 %s after a 2 s stall, want at least 2 s", got)
+	// The arrivals queued behind the stall wait from 2 s (the first) down
+	// to nothing (the last): the top 1 % of 450 are the first few, 1.95 s
+	// and more — less by the arrivals' chance and the histogram's
+	// precision; without the stall counted, p99 is tens of milliseconds.
+	if got := p99(t, res); got < 1800*time.Millisecond {
+		t.Errorf("rate run: p99 %s after a 2 s stall, want most of the 2 s", got)
 	}
 	if res.Load.LagMax < 1900*time.Millisecond {
 		t.Errorf("rate run: lag max %s, want the stall's 2 s", res.Load.LagMax)

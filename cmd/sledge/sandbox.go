@@ -76,10 +76,12 @@ func newSandboxEngineCmd(gs *globalState, e sandbox.Engine) *cobra.Command {
 func runSandbox(cmd *cobra.Command, gs *globalState, e sandbox.Engine, f *sandboxFlags) error {
 	ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
 	dir := f.dir
+	rootBase := false
 	if dir == "" {
 		// <data dir>/sandbox/NAME; for root, unless $SLEDGE_HOME chooses a
 		// data directory explicitly, sandbox.RootBase/NAME.
-		d, err := e.DefaultDir(gs.configEnv().DataDir, gs.root && gs.getenv("SLEDGE_HOME") == "", f.version)
+		rootBase = gs.root && gs.getenv("SLEDGE_HOME") == ""
+		d, err := e.DefaultDir(gs.configEnv().DataDir, rootBase, f.version)
 		if err != nil {
 			return err
 		}
@@ -106,6 +108,11 @@ func runSandbox(cmd *cobra.Command, gs *globalState, e sandbox.Engine, f *sandbo
 		return nil
 	}
 
+	if rootBase {
+		// Not the data directory the user may expect: say why.
+		fmt.Fprintf(stderr, "sledge: as root, the sandbox is in %s: its server runs as a system user (%s), which cannot enter root's private home; set $SLEDGE_HOME or --dir to choose another place\n",
+			dir, e.RunsAs)
+	}
 	binDir := gs.getenv(e.BinEnv)
 	if f.version != "" {
 		// The flag chooses the server over $BinEnv: it is the nearer choice.

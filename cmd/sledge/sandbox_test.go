@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -211,5 +212,31 @@ func TestOwnExitCode(t *testing.T) {
 				t.Fatalf("ownExitCode(%v) = %d, %v; want %d, %v", tt.err, code, ok, tt.code, tt.silently)
 			}
 		})
+	}
+}
+
+// TestSandboxRootDirectorySaysWhy: root's default sandbox is not in the
+// data directory, and Sledge says where it is and why before it starts one
+// (here one that cannot start: its binaries are missing, so nothing is
+// left behind).
+func TestSandboxRootDirectorySaysWhy(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("root's default sandbox directory is created under /var/lib")
+	}
+	e := newEnv(t).set("SLEDGE_PG_BIN", filepath.Join(t.TempDir(), "none"))
+	delete(e.gs.env, "SLEDGE_HOME")
+	e.gs.root = true
+	gs := e.state()
+	_, err := runSledge(t.Context(), gs, "sandbox", "postgres")
+	want := "sledge: as root, the sandbox is in /var/lib/sledge/sandbox/postgres: its server runs as a system user (postgres), which cannot enter root's private home; set $SLEDGE_HOME or --dir to choose another place"
+	if err == nil || !strings.Contains(testStderr(gs), want) {
+		t.Errorf("error %v, stderr:\n%s", err, testStderr(gs))
+	}
+	// With $SLEDGE_HOME the data directory is the user's choice: no word.
+	e.set("SLEDGE_HOME", t.TempDir())
+	gs = e.state()
+	if _, err := runSledge(t.Context(), gs, "sandbox", "postgres"); err == nil || strings.Contains(testStderr(gs), "as root") {
+		t.Errorf("with $SLEDGE_HOME: error %v, stderr:\n%s", err, testStderr(gs))
 	}
 }

@@ -26,6 +26,7 @@ type Engine struct {
 	Product  string // for messages
 	BinEnv   string // the environment variable that chooses the binaries (Options.BinDir)
 	StopHelp string // what stopping it does, for the --stop flag's help
+	RunsAs   string // the system user its server runs as when Sledge runs as root
 	Start    func(ctx context.Context, dir string, opts Options) (Server, error)
 	Open     func(dir string) (Server, error)
 	// Fetch returns the binaries directory (Options.BinDir) of a version
@@ -40,7 +41,7 @@ type Engine struct {
 
 // PostgresEngine is the PostgreSQL sandbox (StartPostgres, Open).
 func PostgresEngine() Engine {
-	return Engine{Name: "postgres", Product: "PostgreSQL", BinEnv: "SLEDGE_PG_BIN",
+	return Engine{Name: "postgres", Product: "PostgreSQL", BinEnv: "SLEDGE_PG_BIN", RunsAs: "postgres",
 		StopHelp: "stop the sandbox's server (fast shutdown: sessions are disconnected); the cluster is kept",
 		Start: func(ctx context.Context, dir string, opts Options) (Server, error) {
 			return asServer(StartPostgres(ctx, dir, opts))
@@ -60,7 +61,7 @@ func PostgresEngine() Engine {
 
 // MariaDBEngine is the MariaDB sandbox (StartMariaDB, OpenMariaDB).
 func MariaDBEngine() Engine {
-	return Engine{Name: "mariadb", Product: "MariaDB", BinEnv: "SLEDGE_MARIADB_BIN",
+	return Engine{Name: "mariadb", Product: "MariaDB", BinEnv: "SLEDGE_MARIADB_BIN", RunsAs: "mysql",
 		StopHelp: "stop the sandbox's server (normal shutdown: sessions are disconnected); the data directory is kept",
 		Start: func(ctx context.Context, dir string, opts Options) (Server, error) {
 			return asServer(StartMariaDB(ctx, dir, opts))

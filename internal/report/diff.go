@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -30,6 +31,7 @@ type DiffSide struct {
 	Obs       []jobs.Observation      // nil when the job was not observed
 	Intervals []metrics.Interval      // places the observations in the measured window
 	Config    map[string]string       // the job's settings: says whether metrics were off
+	System    map[string]string       // the client machine it ran on
 	// Trials are the NOPM of every run of the job's series (its trials,
 	// sledge run --repeat), when it belongs to one.
 	Trials []float64
@@ -46,6 +48,9 @@ func LoadDiffSide(ctx context.Context, s Store, j jobs.Job) (DiffSide, error) {
 		return d, err
 	}
 	if d.Config, err = s.Config(ctx, j.ID); err != nil {
+		return d, err
+	}
+	if d.System, err = s.System(ctx, j.ID); err != nil {
 		return d, err
 	}
 	if d.Obs, d.Intervals, err = observations(ctx, s, j); err != nil {
@@ -341,6 +346,61 @@ func diffNotes(a, b DiffSide) []string {
 	return notes
 }
 
+// notCompared are job settings that tell jobs apart but do not explain a
+// difference: a series' or profile's identifiers, and the NURand constants
+// a run draws for itself (the specification asks for them to vary).
+var notCompared = map[string]bool{"series": true, "trial": true, "profile": true, "profile_vu": true,
+	"c_id": true, "c_ol_i_id": true, "c_run_last": true}
+
+// machineKeys are the facts about the client machine compared: a job on
+// another machine, or with another Sledge, may differ for that alone.
+var machineKeys = []string{"host", "cpus", "cpu_model", "memory", "os", "os_name", "sledge_version", "go_version"}
+
+// JobSettingDiff is one setting of the two jobs that differs (a run's or a
+// build's, or a fact about the client machine); "" where a job has none.
+type JobSettingDiff struct {
+	Name string `json:"name"`
+	A    string `json:"a"`
+	B    string `json:"b"`
+}
+
+// DiffJobSettings lists the jobs' settings (sledge jobs show ID config)
+// that differ, by name, then the client machines' facts that do (prefixed
+// "client "): what explains a difference, before the numbers. The second
+// result is how many settings were compared.
+func DiffJobSettings(a, b DiffSide) ([]JobSettingDiff, int) {
+	var out []JobSettingDiff
+	keys := map[string]bool{}
+	for k := range a.Config {
+		keys[k] = true
+	}
+	for k := range b.Config {
+		keys[k] = true
+	}
+	compared := 0
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		if notCompared[k] {
+			continue
+		}
+		compared++
+		if a.Config[k] != b.Config[k] {
+			out = append(out, JobSettingDiff{Name: k, A: a.Config[k], B: b.Config[k]})
+		}
+	}
+	if a.System != nil && b.System != nil {
+		for _, k := range machineKeys {
+			if a.System[k] == "" && b.System[k] == "" {
+				continue
+			}
+			compared++
+			if a.System[k] != b.System[k] {
+				out = append(out, JobSettingDiff{Name: "client " + k, A: a.System[k], B: b.System[k]})
+			}
+		}
+	}
+	return out, compared
+}
+
 // diffWaits pairs the observers both jobs summarized that sampled sessions,
 // by name, for the waits side by side.
 func diffWaits(a, b DiffSide) [][2]ObserverSummary {
@@ -398,6 +458,19 @@ func DiffText(w io.Writer, a, b DiffSide) error {
 	for _, n := range diffNotes(a, b) {
 		fmt.Fprintf(&sb, "note: %s\n", n)
 	}
+	// What may explain a difference comes first, then the difference.
+	if diffs, n := DiffJobSettings(a, b); len(diffs) == 0 {
+		fmt.Fprintf(&sb, "Job settings: the same (%d compared)\n", n)
+	} else {
+		fmt.Fprintf(&sb, "Job settings that differ (%d of %d)\n", len(diffs), n)
+		tw := newTable(&sb, 0)
+		fmt.Fprintf(tw, "  setting\t%s\t%s\n", la, lb)
+		for _, d := range diffs {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", d.Name, orDash(d.A), orDash(d.B))
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(&sb)
 	tw := newTable(&sb, 0)
 	fmt.Fprintf(tw, "  \t%s\t%s\tchange\n", la, lb)
 	for _, r := range [][3]string{
@@ -415,7 +488,7 @@ func DiffText(w io.Writer, a, b DiffSide) error {
 		fmt.Fprintf(&sb, "verdict: %s\n", v.Text())
 	}
 
-	fmt.Fprintln(&sb, "\nSettings that differ")
+	fmt.Fprintln(&sb, "\nServer settings that differ")
 	if missing := settingsUnavailable(a, b); len(missing) > 0 {
 		for _, m := range missing {
 			fmt.Fprintf(&sb, "  settings: %s\n", m)
@@ -474,10 +547,16 @@ func waitText(ws []WaitShare, i int) string {
 
 // DiffJSON is `sledge jobs diff A B --format json`.
 type DiffJSON struct {
-	A       JobJSON          `json:"a"`
-	B       JobJSON          `json:"b"`
-	Notes   []string         `json:"notes"`
-	Results []DiffResultJSON `json:"results"`
+	A     JobJSON  `json:"a"`
+	B     JobJSON  `json:"b"`
+	Notes []string `json:"notes"`
+	// JobSettings are the jobs' own settings that differ (a run's or a
+	// build's, and the client machine's facts, "client …"), first: what
+	// may explain the results' difference; JobSettingsCompared how many
+	// were compared.
+	JobSettings         []JobSettingDiff `json:"job_settings"`
+	JobSettingsCompared int              `json:"job_settings_compared"`
+	Results             []DiffResultJSON `json:"results"`
 	// Settings are the settings that differ; SettingsUnavailable says
 	// which job was not observed and why (null when both were).
 	Settings            []DiffSettingJSON `json:"settings"`
@@ -524,7 +603,9 @@ type DiffWaitsJSON struct {
 
 // ToDiff is the JSON shape of a diff.
 func ToDiff(a, b DiffSide) DiffJSON {
+	js, n := DiffJobSettings(a, b)
 	out := DiffJSON{A: ToJob(a.Job), B: ToJob(b.Job), Notes: append([]string{}, diffNotes(a, b)...),
+		JobSettings: append([]JobSettingDiff{}, js...), JobSettingsCompared: n,
 		Results: []DiffResultJSON{}, Settings: []DiffSettingJSON{}, Servers: []DiffServerJSON{}, Waits: []DiffWaitsJSON{}}
 	for _, r := range DiffResults(a, b) {
 		out.Results = append(out.Results, DiffResultJSON{Name: r.Name, Unit: r.Unit, A: Float(r.A), B: Float(r.B), ChangePct: Float(r.Change())})

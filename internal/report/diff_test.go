@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -254,5 +255,43 @@ func TestDiffJSONShape(t *testing.T) {
 	if missing.Settings == nil || len(missing.Settings) != 0 || len(missing.SettingsUnavailable) != 1 ||
 		!strings.HasPrefix(missing.SettingsUnavailable[0], "not observed for job 2 (") {
 		t.Errorf("not observed: %s", buf.String())
+	}
+}
+
+// TestDiffJobSettings: the jobs' own settings that differ come first,
+// before the figures (job 4 --mode procs vs job 5 --mode sql printed
+// "NOPM −89.0 %" and then "none differ"), the machine's facts after them,
+// identifiers and the NURand constants never.
+func TestDiffJobSettings(t *testing.T) {
+	t.Parallel()
+	a := runSide(4, &metrics.RunResult{VUs: 8, NOPM: 1000})
+	b := runSide(5, &metrics.RunResult{VUs: 8, NOPM: 110})
+	a.Config = map[string]string{"mode": "procs", "vu": "8", "rampup": "10s", "pacing": "off", "series": "4", "c_id": "17", "seed": "1"}
+	b.Config = map[string]string{"mode": "sql", "vu": "8", "rampup": "30s", "pacing": "off", "series": "5", "c_id": "99", "seed": "1", "stages": "1m:8"}
+	a.System = map[string]string{"host": "db1", "cpus": "2", "sledge_version": "1.2"}
+	b.System = map[string]string{"host": "db2", "cpus": "2", "sledge_version": "1.2"}
+	diffs, n := DiffJobSettings(a, b)
+	got := fmt.Sprint(diffs)
+	if want := "[{mode procs sql} {rampup 10s 30s} {stages  1m:8} {client host db1 db2}]"; got != want || n != 6+3 {
+		t.Errorf("DiffJobSettings = %s (%d compared), want %s (9)", got, n, want)
+	}
+	var buf bytes.Buffer
+	if err := DiffText(&buf, a, b); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	settings, figures := strings.Index(out, "Job settings that differ (4 of 9)"), strings.Index(out, "NOPM")
+	if settings < 0 || figures < 0 || settings > figures || !regexp.MustCompile(`(?m)^  mode +procs +sql$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^  stages +— +1m:8$`).MatchString(out) {
+		t.Errorf("the settings that differ do not lead:\n%s", out)
+	}
+	b.Config, b.System = a.Config, a.System
+	buf.Reset()
+	if err := DiffText(&buf, a, b); err != nil || !strings.Contains(buf.String(), "Job settings: the same (8 compared)") {
+		t.Errorf("the same settings:\n%s", buf.String())
+	}
+	js := ToDiff(a, runSide(5, nil))
+	if js.JobSettings == nil || js.JobSettingsCompared != 5 {
+		t.Errorf("JSON: job_settings %v, compared %d", js.JobSettings, js.JobSettingsCompared)
 	}
 }

@@ -125,6 +125,10 @@ func TestProfileAndCompare(t *testing.T) {
 			t.Errorf("compare lacks %q", want)
 		}
 	}
+	// The settings lead (the seeds, drawn for each profile, differ).
+	if m := regexp.MustCompile(`(?m)^Settings that differ \(\d+ of \d+\)\n  setting +A +B\n(?:  .*\n)*  seed +\d+ +\d+\n`).FindStringIndex(cmp); m == nil || m[0] > strings.Index(cmp, "B/A") {
+		t.Errorf("compare does not lead with the settings that differ:\n%s", cmp)
+	}
 	page, err = os.ReadFile(cmpHTML)
 	if err != nil {
 		t.Fatal(err)

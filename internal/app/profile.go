@@ -193,6 +193,9 @@ func LoadProfile(ctx context.Context, st ProfileStore, id int64) (report.Profile
 	if p.DB == "" {
 		p.DB = first.DBKind
 	}
+	if p.Settings, err = st.Config(ctx, root); err != nil {
+		return p, err
+	}
 	ids, err := st.JobsWithSetting(ctx, SettingProfile, strconv.FormatInt(root, 10))
 	if err != nil {
 		return p, err

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -22,6 +23,9 @@ type Profile struct {
 	DB        string // the database's version, else its kind
 	CreatedAt time.Time
 	Steps     []ProfileStep
+	// Settings are its first job's (sledge jobs show ID config): those of
+	// every step but the VUs.
+	Settings map[string]string
 }
 
 // ProfileTrial is one job of a profile's step: its id and status, and its
@@ -423,6 +427,18 @@ func ProfileCompareText(w io.Writer, a, b Profile) error {
 	if a.Workload != b.Workload {
 		fmt.Fprintf(&sb, "note: different workloads (%s, %s): their figures do not compare\n", workload.Title(a.Workload), workload.Title(b.Workload))
 	}
+	// What may explain a difference first.
+	if diffs, n := profileSettingsDiff(a, b); len(diffs) == 0 {
+		fmt.Fprintf(&sb, "Settings: the same (%d compared)\n", n)
+	} else {
+		fmt.Fprintf(&sb, "Settings that differ (%d of %d)\n", len(diffs), n)
+		tw := newTable(&sb, 0)
+		fmt.Fprintln(tw, "  setting\tA\tB")
+		for _, d := range diffs {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", d.Name, orDash(d.A), orDash(d.B))
+		}
+		tw.Flush()
+	}
 	rows := CompareProfiles(a, b)
 	if len(rows) == 0 {
 		fmt.Fprintln(&sb, "  (no VU count in common)")
@@ -442,11 +458,26 @@ func ProfileCompareText(w io.Writer, a, b Profile) error {
 	return writeLines(w, sb.String())
 }
 
+// profileSettingsDiff is DiffJobSettings of two profiles' first jobs,
+// but for the VUs, which are each step's.
+func profileSettingsDiff(a, b Profile) ([]JobSettingDiff, int) {
+	without := func(m map[string]string) map[string]string {
+		c := maps.Clone(m)
+		delete(c, "vu")
+		return c
+	}
+	return DiffJobSettings(DiffSide{Config: without(a.Settings)}, DiffSide{Config: without(b.Settings)})
+}
+
 // ProfileCompareJSON is `sledge compare A B --format json` of two profiles.
 type ProfileCompareJSON struct {
-	A     ProfileJSON             `json:"a"`
-	B     ProfileJSON             `json:"b"`
-	Steps []ProfileCompareRowJSON `json:"steps"`
+	A ProfileJSON `json:"a"`
+	B ProfileJSON `json:"b"`
+	// Settings are the profiles' settings that differ (their first jobs',
+	// but the VUs); SettingsCompared how many were compared.
+	Settings         []JobSettingDiff        `json:"settings"`
+	SettingsCompared int                     `json:"settings_compared"`
+	Steps            []ProfileCompareRowJSON `json:"steps"`
 }
 
 // ProfileCompareRowJSON is one VU count both profiles ran.
@@ -461,7 +492,9 @@ type ProfileCompareRowJSON struct {
 
 // ToProfileCompare is the JSON shape of a comparison of two profiles.
 func ToProfileCompare(a, b Profile) ProfileCompareJSON {
-	out := ProfileCompareJSON{A: ToProfile(a), B: ToProfile(b), Steps: []ProfileCompareRowJSON{}}
+	diffs, n := profileSettingsDiff(a, b)
+	out := ProfileCompareJSON{A: ToProfile(a), B: ToProfile(b), Steps: []ProfileCompareRowJSON{},
+		Settings: append([]JobSettingDiff{}, diffs...), SettingsCompared: n}
 	for _, r := range CompareProfiles(a, b) {
 		out.Steps = append(out.Steps, ProfileCompareRowJSON{VUs: r.VUs, NOPMA: Float(r.A.Mean), NOPMB: Float(r.B.Mean),
 			Ratio: Float(r.Ratio()), Verdict: toVerdictJSON(r.Verdict), Text: r.VerdictText()})

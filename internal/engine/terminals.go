@@ -121,6 +121,7 @@ func (s *termSched) schedule(ctx context.Context) {
 	staged := len(r.cfg.Stages) > 0
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	level := r.level.current() // the level the idle list was last resumed at
 	for {
 		var changed <-chan struct{}
 		if staged {
@@ -130,7 +131,10 @@ func (s *termSched) schedule(ctx context.Context) {
 		}
 		s.mu.Lock()
 		now := time.Now()
-		if staged {
+		if lvl := r.level.current(); staged && lvl != level {
+			// Only a new level can put idle terminals back in turn: the
+			// idle list is not scanned on every wake.
+			level = lvl
 			s.resume(now)
 		}
 		for len(s.due) > 0 && !s.due[0].due.After(now) {

@@ -13,7 +13,8 @@
 #   bench/terminals.sh                                  # 10,000 terminals over 50 connections
 #   DURATION=60 RAMPUP=30 bench/terminals.sh            # the short window
 #   TERMINALS=2000 CONNECTIONS=20 DURATION=60 bench/terminals.sh
-#   PROFILE=/tmp/terms.pprof bench/terminals.sh         # + the terminal run's CPU profile
+#   PROFILE=/tmp/terms.pprof bench/terminals.sh         # + CPU profiles (the VU run's: terms-vus.pprof)
+#   TERMS_FLAGS="--client-cpus 1" bench/terminals.sh    # more flags for the terminal run
 #
 # The goal on a 2-core machine: 10,000 terminals over 50 connections under
 # 256 MiB RSS with a lag p99 under 2 ms, at most 2 × a closed-loop VU's
@@ -32,6 +33,7 @@ DURATION=${DURATION:-120}
 VUS=${VUS:-1}
 VU_RAMPUP=${VU_RAMPUP:-10}
 PROFILE=${PROFILE:-}
+TERMS_FLAGS=${TERMS_FLAGS:-}
 
 work=$(mktemp -d /tmp/sledge-terminals.XXXXXX)
 chmod 755 "$work"
@@ -73,11 +75,13 @@ echo "== run: $TERMINALS paced terminals over $CONNECTIONS connections, ramp-up 
 prof=()
 [ -n "$PROFILE" ] && prof=(--cpuprofile "$PROFILE")
 run "$work/terms.log" --pacing spec --terminals "$TERMINALS" --connections "$CONNECTIONS" \
-  --rampup "${RAMPUP}s" --duration "${DURATION}s" "${prof[@]}"
+  --rampup "${RAMPUP}s" --duration "${DURATION}s" "${prof[@]}" $TERMS_FLAGS
 terms_peak=$peak
 
 echo "== run: $VUS closed-loop VU(s), unpaced, ramp-up ${VU_RAMPUP}s, ${DURATION}s measured"
-run "$work/vus.log" --vu "$VUS" --rampup "${VU_RAMPUP}s" --duration "${DURATION}s"
+prof=()
+[ -n "$PROFILE" ] && prof=(--cpuprofile "${PROFILE%.pprof}-vus.pprof")
+run "$work/vus.log" --vu "$VUS" --rampup "${VU_RAMPUP}s" --duration "${DURATION}s" "${prof[@]}"
 vus_peak=$peak
 
 python3 - "$work/terms.log.json" "$work/vus.log.json" "$terms_peak" "$vus_peak" "$TERMINALS" "$W" <<'PY'

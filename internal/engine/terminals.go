@@ -20,7 +20,9 @@ import (
 //
 // Terminals are data, not goroutines: a scheduler keeps them in a heap by
 // due time and hands each due one to the pool's sessions, one goroutine per
-// session. Ten thousand terminals then cost ten thousand small records and
+// session, the most recently freed session first: the few a light load
+// needs stay warm (their server processes too) instead of all of them
+// taking turns from cold. Ten thousand terminals then cost ten thousand small records and
 // one timer, not ten thousand parked goroutines each woken by its own
 // timers and by a channel of free sessions (which made a paced terminal's
 // transaction cost several times a closed-loop VU's client CPU).
@@ -75,21 +77,28 @@ type terminal struct {
 	pace *pacing
 	tx   int           // its next transaction, drawn (term.Next)
 	due  time.Time     // when tx is due: its think and keying times waited
+	at   time.Duration // due, from the scheduler's base: the heap's key (an integer compare)
 	key  time.Duration // tx's keying time, within due (the pacing audit's)
 }
 
 // termSched is the terminals' scheduler: a heap of terminals by due time
-// under one timer, waited by one goroutine (schedule), which moves each due
-// terminal to the ready queue; the sessions (serve) take from it in due
-// order, run the terminal's transaction and put it back with its next due
-// time. A staged run's terminals that the current stage does not use wait
-// on the idle list until a stage does.
+// under one timer, waited by one goroutine (schedule), which hands each due
+// terminal to the free session freed last or, with none free, to the ready
+// queue; a session (serve) that ran a terminal's transaction puts it back
+// with its next due time and takes the ready queue's first, in due order,
+// before it waits as free. A staged run's terminals that the current stage
+// does not use wait on the idle list until a stage does.
 type termSched struct {
-	r     *run
-	ready chan *terminal // due terminals: room for all, so a send never blocks
+	r      *run
+	staged bool
+	base   time.Time // the terminals' due times count from here (terminal.at)
 
-	mu   sync.Mutex
-	due  dueHeap
+	mu    sync.Mutex
+	due   dueHeap
+	ready []*terminal // due, in due order, while no session is free
+	// free are the free sessions' hands, the most recently freed last
+	// (each holds one terminal: a send never blocks).
+	free []chan *terminal
 	idle []*terminal
 	// timerAt is when the scheduler's timer fires (zero: not set); wake
 	// tells it of a terminal due before then.
@@ -101,24 +110,24 @@ type termSched struct {
 // due after its keying time from its start: from, then one staggerStep
 // later for each terminal before it.
 func newTermSched(r *run, pool workload.Pool, n int, from time.Time) *termSched {
-	s := &termSched{r: r, ready: make(chan *terminal, n), wake: make(chan struct{}, 1), due: make(dueHeap, 0, n)}
+	s := &termSched{r: r, staged: len(r.cfg.Stages) > 0, base: from, wake: make(chan struct{}, 1), due: make(dueHeap, 0, n)}
 	step := staggerStep(r.cfg.Rampup, n)
 	for i := range n {
 		t := &terminal{unit: i, term: pool.NewTerminal(r.cfg.FirstVU + i), pace: r.newPacing(r.cfg.FirstVU + i)}
 		t.tx = t.term.Next()
 		t.key = t.pace.keying(t.tx)
-		t.due = from.Add(time.Duration(i)*step + t.key)
+		s.setDue(t, from.Add(time.Duration(i)*step+t.key))
 		s.due = append(s.due, t)
 	}
 	heap.Init(&s.due)
 	return s
 }
 
-// schedule moves due terminals to the ready queue as they fall due, until
-// the run stops.
+// schedule hands terminals to the sessions as they fall due, until the
+// run stops.
 func (s *termSched) schedule(ctx context.Context) {
 	r := s.r
-	staged := len(r.cfg.Stages) > 0
+	staged := s.staged
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	level := r.level.current() // the level the idle list was last resumed at
@@ -144,7 +153,7 @@ func (s *termSched) schedule(ctx context.Context) {
 				continue
 			}
 			t.pace.keyed(t.tx, t.key)
-			s.ready <- t
+			s.dispatch(t)
 		}
 		var fire <-chan time.Time
 		s.timerAt = time.Time{}
@@ -181,30 +190,51 @@ func (s *termSched) resume(now time.Time) {
 			kept = append(kept, t)
 			continue
 		}
-		t.due = now.Add(t.key)
+		s.setDue(t, now.Add(t.key))
 		heap.Push(&s.due, t)
 	}
 	clear(s.idle[len(kept):])
 	s.idle = kept
 }
 
+func (s *termSched) setDue(t *terminal, due time.Time) {
+	t.due, t.at = due, due.Sub(s.base)
+}
+
+// dispatch hands due terminal t to the free session freed last, else to
+// the ready queue. Called with mu held.
+func (s *termSched) dispatch(t *terminal) {
+	if n := len(s.free); n > 0 {
+		hand := s.free[n-1]
+		s.free[n-1] = nil
+		s.free = s.free[:n-1]
+		hand <- t
+		return
+	}
+	s.ready = append(s.ready, t)
+}
+
 // serve runs due terminals' transactions on session p until the run stops
 // or p is lost for good.
 func (s *termSched) serve(ctx context.Context, p *pooled) {
 	r := s.r
+	hand := make(chan *terminal, 1)
+	var ran *terminal
 	for !r.stop.Load() {
-		var t *terminal
-		select {
-		case t = <-s.ready:
-		case <-r.stopped:
-			return
-		case <-ctx.Done():
-			return
-		}
-		if r.stop.Load() {
-			// Stopped while it waited: select picks at random among ready
-			// cases, so the terminal may have come with the stop.
-			return
+		t := s.next(ran, hand)
+		if t == nil {
+			select {
+			case t = <-hand:
+			case <-r.stopped:
+				return
+			case <-ctx.Done():
+				return
+			}
+			if r.stop.Load() {
+				// Stopped while it waited: select picks at random among
+				// ready cases, so the terminal may have come with the stop.
+				return
+			}
 		}
 		lag := time.Since(t.due)
 		p.on.term = t.term
@@ -215,25 +245,41 @@ func (s *termSched) serve(ctx context.Context, p *pooled) {
 			// run is ending, and the terminal with it.
 			return
 		}
-		s.next(t, time.Now())
+		ran = t
 	}
 }
 
-// next schedules t's next transaction, drawn now: due after a think time
-// for the last one and the new one's keying time. An unpaced terminal of an
-// unstaged run is due at once and goes straight to the ready queue.
-func (s *termSched) next(t *terminal, now time.Time) {
-	think := t.pace.drawThink(t.tx)
-	t.tx = t.term.Next()
-	t.key = t.pace.keying(t.tx)
-	t.due = now.Add(think + t.key)
-	if t.pace == nil && len(s.r.cfg.Stages) == 0 {
-		s.ready <- t
-		return
+// next puts ran, the terminal whose transaction a session ran (nil: none),
+// back on the schedule — due after a think time for that transaction and
+// the keying time of its next, drawn now — and returns the ready queue's
+// first terminal for the session; with none ready, the session's hand is
+// added to the free ones and next returns nil. An unpaced terminal of an
+// unstaged run is due at once: it joins the ready queue, not the heap.
+func (s *termSched) next(ran *terminal, hand chan *terminal) *terminal {
+	early := false
+	if ran != nil {
+		think := ran.pace.drawThink(ran.tx)
+		ran.tx = ran.term.Next()
+		ran.key = ran.pace.keying(ran.tx)
+		s.setDue(ran, time.Now().Add(think+ran.key))
 	}
 	s.mu.Lock()
-	heap.Push(&s.due, t)
-	early := s.timerAt.IsZero() || t.due.Before(s.timerAt)
+	switch {
+	case ran == nil:
+	case ran.pace == nil && !s.staged:
+		s.ready = append(s.ready, ran)
+	default:
+		heap.Push(&s.due, ran)
+		early = s.timerAt.IsZero() || ran.due.Before(s.timerAt)
+	}
+	var t *terminal
+	if len(s.ready) > 0 {
+		t = s.ready[0]
+		s.ready[0] = nil
+		s.ready = s.ready[1:]
+	} else {
+		s.free = append(s.free, hand)
+	}
 	s.mu.Unlock()
 	if early {
 		select {
@@ -241,13 +287,14 @@ func (s *termSched) next(t *terminal, now time.Time) {
 		default: // the scheduler is told already
 		}
 	}
+	return t
 }
 
 // dueHeap is terminals by due time (container/heap).
 type dueHeap []*terminal
 
 func (h dueHeap) Len() int           { return len(h) }
-func (h dueHeap) Less(i, j int) bool { return h[i].due.Before(h[j].due) }
+func (h dueHeap) Less(i, j int) bool { return h[i].at < h[j].at }
 func (h dueHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 func (h *dueHeap) Push(x any)        { *h = append(*h, x.(*terminal)) }
 func (h *dueHeap) Pop() any {

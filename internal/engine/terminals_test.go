@@ -2,6 +2,7 @@ package engine
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -62,5 +63,37 @@ func TestTerminalsStopInThinkTime(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("audit %+v: want the think times drawn after the first transactions", res.Audit)
+	}
+}
+
+// The due heap gives its terminals back in due order, whatever order they
+// came in.
+func TestDueHeapOrder(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		init []time.Duration // built by appending, then init
+		push []time.Duration
+	}{
+		{"empty", nil, nil},
+		{"pushed", nil, []time.Duration{5, 1, 4, 1, 9, 2, 6}},
+		{"built", []time.Duration{9, 8, 7, 6, 5, 4, 3, 2, 1, 0}, nil},
+		{"both", []time.Duration{3, 3, 1}, []time.Duration{2, 0, 7, 3}},
+	} {
+		var h dueHeap
+		for _, at := range tc.init {
+			h = append(h, dueEntry{at, &terminal{at: at}})
+		}
+		h.init()
+		for _, at := range tc.push {
+			h.push(&terminal{at: at})
+		}
+		var got []time.Duration
+		for len(h) > 0 {
+			got = append(got, h.pop().at)
+		}
+		if len(got) != len(tc.init)+len(tc.push) || !slices.IsSorted(got) {
+			t.Errorf("%s: popped %v, want all of %v and %v in order", tc.name, got, tc.init, tc.push)
+		}
 	}
 }

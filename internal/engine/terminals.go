@@ -252,20 +252,24 @@ func (s *termSched) serve(ctx context.Context, p *pooled) {
 // back on the schedule — due after a think time for that transaction and
 // the keying time of its next, drawn now — and returns the ready queue's
 // first terminal for the session; with none ready, the session's hand is
-// added to the free ones and next returns nil. An unpaced terminal of an
-// unstaged run is due at once: it joins the ready queue, not the heap.
+// added to the free ones and next returns nil. A terminal due at once (an
+// unpaced one) that the stage uses joins the ready queue, not the heap:
+// the scheduler's hop would only delay it.
 func (s *termSched) next(ran *terminal, hand chan *terminal) *terminal {
-	early := false
+	early, now := false, time.Now()
 	if ran != nil {
 		think := ran.pace.drawThink(ran.tx)
 		ran.tx = ran.term.Next()
 		ran.key = ran.pace.keying(ran.tx)
-		s.setDue(ran, time.Now().Add(think+ran.key))
+		s.setDue(ran, now.Add(think+ran.key))
 	}
 	s.mu.Lock()
 	switch {
 	case ran == nil:
-	case ran.pace == nil && !s.staged:
+	case !ran.due.After(now) && (!s.staged || s.inTurn(ran)):
+		// (A terminal out of turn goes by the heap: only the scheduler
+		// parks terminals, so that a new level cannot miss one.)
+		ran.pace.keyed(ran.tx, ran.key)
 		s.ready = append(s.ready, ran)
 	default:
 		s.due.push(ran)

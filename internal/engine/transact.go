@@ -207,15 +207,31 @@ func (p *pacing) key(ctx context.Context, tx int, from time.Time) (time.Time, bo
 	if p == nil {
 		return from, true
 	}
-	keying, _ := p.p.Pacing(tx)
-	k := p.r.scaled(keying)
+	k := p.keying(tx)
 	due := from.Add(k)
 	if !p.r.wait(ctx, time.Until(due)) {
 		return due, false
 	}
+	p.keyed(tx, k)
+	return due, true
+}
+
+// keying is tx's keying time, scaled (none when unpaced).
+func (p *pacing) keying(tx int) time.Duration {
+	if p == nil {
+		return 0
+	}
+	k, _ := p.p.Pacing(tx)
+	return p.r.scaled(k)
+}
+
+// keyed counts keying time k of tx, waited out, in the audit.
+func (p *pacing) keyed(tx int, k time.Duration) {
+	if p == nil {
+		return
+	}
 	p.r.pace[tx].keying.Add(int64(k))
 	p.r.pace[tx].keyingN.Add(1)
-	return due, true
 }
 
 // think waits a think time drawn for tx (none when unpaced); false when the
@@ -224,6 +240,15 @@ func (p *pacing) think(ctx context.Context, tx int) bool {
 	if p == nil {
 		return true
 	}
+	return p.r.wait(ctx, p.drawThink(tx))
+}
+
+// drawThink draws a think time for tx and counts it in the audit (none when
+// unpaced).
+func (p *pacing) drawThink(tx int) time.Duration {
+	if p == nil {
+		return 0
+	}
 	_, mean := p.p.Pacing(tx)
 	th := p.r.scaled(thinkTime(p.rng, mean))
 	// Counted when drawn, not when waited out: the think times the run's
@@ -231,7 +256,7 @@ func (p *pacing) think(ctx context.Context, tx int) bool {
 	// longer it is), so leaving them out would bias the audited mean low.
 	p.r.pace[tx].think.Add(int64(th))
 	p.r.pace[tx].thinkN.Add(1)
-	return p.r.wait(ctx, th)
+	return th
 }
 
 // thinkTime draws Tt = −ln(u)·μ with u uniform in (0, 1], capped at 10μ and

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Server work per TPROC-C transaction: the routines of another revision
-# (OLD, default main) against this worktree's, on one private PostgreSQL
+# (OLD, default the merge base with main) against this worktree's, on one private PostgreSQL
 # sandbox, runs alternated so both see the same machine.
 #
-#   bench/routines.sh                        # defaults: W=4 VUS="8 4" RAMPUP=20 DURATION=60 ROUNDS=2 MODE=procs
+#   bench/routines.sh                        # defaults: OLD=$(git merge-base HEAD main) W=4 VUS="8 4" RAMPUP=20 DURATION=60 ROUNDS=2 MODE=procs
 #   OLD=ae02281 VUS=8 ROUNDS=3 bench/routines.sh
 #   DB=mariadb bench/routines.sh             # the MariaDB sandbox instead
 #
@@ -12,12 +12,12 @@
 # the server's processes (live ones' utime+stime, plus what the postmaster or
 # mariadbd accumulated) before and after each run, divided by the server's
 # transactions in that time (pg_stat_database xact_commit + xact_rollback, or
-# MariaDB's Com_commit + Com_rollback). Runs use --metrics off, so no observer
+# MariaDB's Com_commit + Com_rollback, which count the procedures' COMMITs). Runs use --metrics off, so no observer
 # adds queries of its own. The figures that count are the ratios new ÷ old.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-OLD=${OLD:-main}
+OLD=${OLD:-$(git merge-base HEAD main)}
 W=${W:-4}
 VUS=${VUS:-8 4}
 RAMPUP=${RAMPUP:-20}
@@ -49,10 +49,10 @@ postgres)
   server_tx() { psql "$url" -Atc "SELECT sum(xact_commit + xact_rollback) FROM pg_stat_database"; }
   ;;
 mariadb)
-  server_pid() { pgrep -o -f "mariadbd.*$work/db" || pgrep -o -f "mysqld.*$work/db"; }
+  server_pid() { cat "$work/db/mariadb.pid"; }
   server_tx() {
-    "$work/new" sql --db "$url" --format csv \
-      "SELECT sum(VARIABLE_VALUE) FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('COM_COMMIT','COM_ROLLBACK')" | tail -n 1
+    mariadb --socket="$work/db/mariadb.sock" -uroot -N -e \
+      "SELECT sum(VARIABLE_VALUE) FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('COM_COMMIT','COM_ROLLBACK')"
   }
   ;;
 *) echo "DB must be postgres or mariadb" >&2; exit 2 ;;

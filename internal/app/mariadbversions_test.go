@@ -110,8 +110,18 @@ func TestMariaDBVersions(t *testing.T) {
 				if c.snapshot != "" {
 					sp.SnapshotIsolation = c.snapshot
 				}
-				f := runJob(t, svc, repo, sp, newConsole())
 				name := c.snapshot + "/" + c.mode
+				// Conflicts come from contention, which a short window on a
+				// busy machine may lack: a run without one is tried again,
+				// up to four runs in all, before it counts as missing.
+				var f finished
+				for try := 1; ; try++ {
+					f = runJob(t, svc, repo, sp, newConsole())
+					if _, conflicts := classes(f.res); !c.conflicts || conflicts > 0 || try == 4 {
+						break
+					}
+					t.Logf("%s %s: no snapshot conflict in run %d; running again", version, name, try)
+				}
 				cfg, err := repo.Config(ctx, f.o.ID)
 				if err != nil {
 					t.Fatal(err)

@@ -20,8 +20,11 @@ import (
 // the style of HammerDB's published CLI scripts (build, check, profile and
 // single runs, the blog's runtimer loop, iteration counts, jobs queries,
 // delete; TPROC-H's build, check, power test, result and delete) and of
-// HammerDB 6's Python samples (tclpy.eval, the redirected result script). Each runs unchanged against the private PostgreSQL and
-// MariaDB servers: only the values of connection settings are substituted.
+// HammerDB 6's Python samples (tclpy.eval, the redirected result script),
+// in pg, maria and mysql modes. Each runs unchanged against the private
+// PostgreSQL and MariaDB servers (MariaDB plays MySQL: no MySQL server
+// package is available here): only the values of connection settings are
+// substituted.
 
 // tclConnection and pyConnection match the settings the corpus substitutes,
 // in Tcl (`diset connection pg_host localhost`) and Python
@@ -243,7 +246,7 @@ func TestHammerDBCorpusPostgresTPROCHTcl(t *testing.T) {
 		t.Skip("builds and runs")
 	}
 	t.Parallel()
-	corpusTPROCH(t, ".tcl")
+	corpusTPROCH(t, "pg", testdb.Postgres, ".tcl")
 }
 
 func TestHammerDBCorpusPostgresTPROCHPython(t *testing.T) {
@@ -251,20 +254,40 @@ func TestHammerDBCorpusPostgresTPROCHPython(t *testing.T) {
 		t.Skip("builds and runs")
 	}
 	t.Parallel()
-	corpusTPROCH(t, ".py")
+	corpusTPROCH(t, "pg", testdb.Postgres, ".py")
 }
 
-func corpusTPROCH(t *testing.T, ext string) {
+// The same TPROC-H life cycle on MariaDB.
+
+func TestHammerDBCorpusMariaDBTPROCHTcl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	corpusTPROCH(t, "maria", testdb.MariaDB, ".tcl")
+}
+
+func TestHammerDBCorpusMariaDBTPROCHPython(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	corpusTPROCH(t, "maria", testdb.MariaDB, ".py")
+}
+
+// corpusTPROCH runs db's TPROC-H scripts (ext .tcl or .py) in an empty
+// database (newDB).
+func corpusTPROCH(t *testing.T, db string, newDB func(testing.TB) string, ext string) {
 	needTclsh(t)
 	if ext == ".py" {
 		testdb.Command(t, "python3", "python3")
 	}
 	e := newEnv(t)
 	tmp := e.tmp()
-	values := connectionValues(t, testdb.Postgres(t))
+	values := connectionValues(t, newDB(t))
 	run := func(name string) string {
 		t.Helper()
-		return e.corpusRunFile("pg_tproch_"+name+ext, values)
+		return e.corpusRunFile(db+"_tproch_"+name+ext, values)
 	}
 	// Each stream line the console shows: 22 queries, then the set's lines.
 	queryDone := regexp.MustCompile(`(?m)^Vuser 1:query (\d+) completed in \d+(\.\d+)? seconds$`)
@@ -274,12 +297,12 @@ func corpusTPROCH(t *testing.T, ext string) {
 	out := run("buildschema")
 	wantLines(t, "buildschema"+ext, out, `BUILD ANSWER: Schema Build jobid=\d+`, `SCHEMA BUILD COMPLETED`)
 	out = run("checkschema")
-	wantLines(t, "checkschema"+ext, out, `CHECK ANSWER: Schema Check jobid=\d+`, `.*TPROC-H check of postgres://.*`, `.*all conditions hold`)
+	wantLines(t, "checkschema"+ext, out, `CHECK ANSWER: Schema Check jobid=\d+`, `.*TPROC-H check of `+map[string]string{"pg": "postgres", "maria": "mysql"}[db]+`://.*`, `.*all conditions hold`)
 	out = run("run")
 	if n := len(queryDone.FindAllString(out, -1)); n != 22 || !setDone.MatchString(out) || !geomean.MatchString(out) {
 		t.Errorf("run%s: %d query lines, want 22, then the set's and the geometric mean's:\n%s", ext, n, out)
 	}
-	id := jobIDsIn(t, filepath.Join(tmp, "pg_tproch"))[0]
+	id := jobIDsIn(t, filepath.Join(tmp, db+"_tproch"))[0]
 	run("deleteschema")
 
 	// The result comes from the repository after the schema is gone, and

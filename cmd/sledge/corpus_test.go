@@ -302,6 +302,16 @@ func corpusTPROCH(t *testing.T, db string, newDB func(testing.TB) string, ext st
 	if n := len(queryDone.FindAllString(out, -1)); n != 22 || !setDone.MatchString(out) || !geomean.MatchString(out) {
 		t.Errorf("run%s: %d query lines, want 22, then the set's and the geometric mean's:\n%s", ext, n, out)
 	}
+	// Each query's time follows its Executing line, 1 to 22 of 22 in order.
+	pairs := regexp.MustCompile(`(?m)^Vuser 1:Executing Query (\d+) \((\d+) of 22\)\nVuser 1:query (\d+) completed in `).FindAllStringSubmatch(out, -1)
+	for i, m := range pairs {
+		if m[1] != m[3] || m[2] != strconv.Itoa(i+1) {
+			t.Errorf("run%s: query lines out of order: %q", ext, m[0])
+		}
+	}
+	if len(pairs) != 22 {
+		t.Errorf("run%s: %d Executing Query lines followed by their time, want 22:\n%s", ext, len(pairs), out)
+	}
 	id := jobIDsIn(t, filepath.Join(tmp, db+"_tproch"))[0]
 	run("deleteschema")
 

@@ -120,6 +120,9 @@ type Request struct {
 	// Queries receives each query of an analytic run as it ends, called
 	// concurrently by the query streams (nil: none).
 	Queries func(metrics.AnalyticQuery)
+	// QueryStarts receives each query of an analytic run as it starts (its
+	// stream, set, position and number), called as Queries is (nil: none).
+	QueryStarts func(metrics.AnalyticQuery)
 }
 
 // TargetError is a target that cannot be used: a URL Sledge cannot parse,
@@ -699,7 +702,7 @@ type execution struct {
 
 func (e *execution) env() workload.Env {
 	return workload.Env{Driver: e.driver(), Target: e.p.target, Logf: e.out.Logf, Progress: func(workload.Progress) {},
-		Query: e.p.req.Queries}
+		Query: e.p.req.Queries, QueryStart: e.p.req.QueryStarts}
 }
 
 func (e *execution) repo() *jobs.Repo { return e.s.opts.Repo }

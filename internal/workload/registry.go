@@ -56,6 +56,11 @@ type Env struct {
 	// stream's goroutine (streams call it concurrently); nil: nobody
 	// listens. The HammerDB console prints each stream's lines from it.
 	Query func(metrics.AnalyticQuery)
+	// QueryStart reports each query of an analytic run as it starts (its
+	// stream, set, position and number), as Query does; nil: nobody
+	// listens. The HammerDB console prints its "Executing Query" lines from
+	// it.
+	QueryStart func(metrics.AnalyticQuery)
 }
 
 // Progress is a snapshot of a long job (a build).

@@ -207,5 +207,5 @@ func (Workload) AnalyticSettings(s *config.Plan) map[string]string {
 // RunAnalytic runs the power test and, with streams, the throughput test.
 func (Workload) RunAnalytic(ctx context.Context, env workload.Env, s config.Plan) (*metrics.AnalyticResult, error) {
 	return Run(ctx, env.Driver, env.Target, RunOptions{Streams: s.Streams, QuerySets: s.QuerySets,
-		Refresh: s.Refresh, Seed: int64(s.Seed), Validate: s.Validation, Logf: env.Logf, Query: env.Query})
+		Refresh: s.Refresh, Seed: int64(s.Seed), Validate: s.Validation, Logf: env.Logf, Query: env.Query, QueryStart: env.QueryStart})
 }

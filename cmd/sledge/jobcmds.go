@@ -337,7 +337,9 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, progressJSON 
 		return remoteJob(ctx, w, c, s, server.RunOptions{ProgressJSON: progressJSON})
 	}
 	return withService(ctx, gs, func(svc *app.Service) error {
-		o, err := svc.Run(ctx, app.Request{Spec: s, Console: w, ProgressTTY: gs.progressTTY(), ProgressJSON: progressJSON})
+		// A check without --workload checks the schema the database holds.
+		detect := s.Kind == config.KindCheck && !cmd.Flags().Changed("workload")
+		o, err := svc.Run(ctx, app.Request{Spec: s, Console: w, ProgressTTY: gs.progressTTY(), ProgressJSON: progressJSON, DetectWorkload: detect})
 		if o.Status == metrics.StatusInterrupted {
 			// What it measured is printed and stored (as interrupted)
 			// already; the status tells a script it did not complete.

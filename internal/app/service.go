@@ -123,6 +123,10 @@ type Request struct {
 	// QueryStarts receives each query of an analytic run as it starts (its
 	// stream, set, position and number), called as Queries is (nil: none).
 	QueryStarts func(metrics.AnalyticQuery)
+	// DetectWorkload says the spec's workload is a default nobody chose: a
+	// check then checks the schema the database holds, when it holds one
+	// workload's schema and not the default's.
+	DetectWorkload bool
 }
 
 // TargetError is a target that cannot be used: a URL Sledge cannot parse,
@@ -357,6 +361,17 @@ func (s *Service) Start(ctx context.Context, req Request) (*Job, error) {
 	p, err := s.resolve(req)
 	if err != nil {
 		return nil, err
+	}
+	if p.spec.Kind == config.KindCheck && req.DetectWorkload {
+		if held := heldSchema(ctx, p); held != "" && held != p.wl.Name() {
+			req.Spec.Workload = held
+			if p, err = s.resolve(req); err != nil {
+				return nil, err
+			}
+			if req.Console != nil {
+				fmt.Fprintf(req.Console, "the database holds a %s schema: checking it\n", p.wl.Title())
+			}
+		}
 	}
 	if p.spec.Kind == config.KindRun {
 		first, err := firstRunBuild(ctx, p)
@@ -807,7 +822,7 @@ func (e *execution) check(ctx context.Context) Outcome {
 	if err != nil {
 		var se *workload.SchemaError
 		if errors.As(err, &se) && errors.Is(err, workload.ErrNoSchema) {
-			se.Holds = e.otherSchema(ctx, c)
+			se.Holds = otherSchema(ctx, c, e.p)
 		}
 		return failed(ctx, fmt.Errorf("check: %w", err))
 	}
@@ -824,16 +839,55 @@ func (e *execution) check(ctx context.Context) Outcome {
 	return Outcome{Status: metrics.StatusCompleted, Check: &rep}
 }
 
+// heldSchema names the workload whose build the plan's database records,
+// for a check whose workload nobody named: the one other checkable
+// workload's build record found there when the plan's own is not; "" when
+// the plan's own is there, or no other, or several, or nothing can be told.
+// Build records, not tables, tell: the workloads share table names
+// (customer, orders). It only looks: a database it cannot reach, or a
+// lookup that fails, leaves the check as it was asked (the job then
+// records why it failed).
+func heldSchema(ctx context.Context, p *plan) string {
+	c, err := p.driver.Connect(ctx, p.target, db.Options{AppName: "sledge check"})
+	if err != nil {
+		return ""
+	}
+	defer c.Close(context.Background())
+	if r, ok := p.wl.(workload.BuildRecorder); !ok {
+		return ""
+	} else if has, err := r.BuildRecorded(ctx, c, p.target.Kind); err != nil || has {
+		return ""
+	}
+	found := ""
+	for _, name := range workload.Names() {
+		wl, err := workload.Lookup(name)
+		if err != nil || name == p.wl.Name() {
+			continue
+		}
+		r, ok := wl.(workload.BuildRecorder)
+		if _, checks := wl.(workload.Checker); !ok || !checks {
+			continue
+		}
+		if has, err := r.BuildRecorded(ctx, c, p.target.Kind); err == nil && has {
+			if found != "" {
+				return ""
+			}
+			found = name
+		}
+	}
+	return found
+}
+
 // otherSchema names the one other registered workload whose schema the
 // database on c holds, so that a check of the wrong workload (TPROC-C's, the
 // default, on a TPROC-H database) can say which to name; "" when there is
 // none, or several. It only looks: a lookup that fails counts as nothing
 // found.
-func (e *execution) otherSchema(ctx context.Context, c db.Conn) string {
+func otherSchema(ctx context.Context, c db.Conn, p *plan) string {
 	found := ""
 	for _, name := range workload.Names() {
 		wl, err := workload.Lookup(name)
-		if err != nil || name == e.p.wl.Name() {
+		if err != nil || name == p.wl.Name() {
 			continue
 		}
 		f, ok := wl.(workload.SchemaFinder)
@@ -843,7 +897,7 @@ func (e *execution) otherSchema(ctx context.Context, c db.Conn) string {
 		if _, ok := wl.(workload.Checker); !ok {
 			continue
 		}
-		if has, err := f.SchemaExists(ctx, c, e.p.target.Kind); err == nil && has {
+		if has, err := f.SchemaExists(ctx, c, p.target.Kind); err == nil && has {
 			if found != "" {
 				return ""
 			}

@@ -103,6 +103,14 @@ type SchemaFinder interface {
 	SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, error)
 }
 
+// BuildRecorder says whether the database on c holds the record a build of
+// the workload left (finished or not): unlike SchemaFinder's tables, which
+// workloads may share by name (customer, orders), the record is the
+// workload's own.
+type BuildRecorder interface {
+	BuildRecorded(ctx context.Context, c db.Conn, k db.Kind) (bool, error)
+}
+
 // FirstRunBuilder is a workload whose first run on its embedded default
 // database builds the schema first, so that `sledge run` works with nothing
 // installed.

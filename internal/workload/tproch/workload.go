@@ -24,13 +24,14 @@ func init() { workload.Register(Workload{}) }
 type Workload struct{}
 
 var (
-	_ workload.Validator    = Workload{}
-	_ workload.Builder      = Workload{}
-	_ workload.Dropper      = Workload{}
-	_ workload.Checker      = Workload{}
-	_ workload.SchemaFinder = Workload{}
-	_ workload.Datagener    = Workload{}
-	_ workload.Analytic     = Workload{}
+	_ workload.Validator     = Workload{}
+	_ workload.Builder       = Workload{}
+	_ workload.Dropper       = Workload{}
+	_ workload.Checker       = Workload{}
+	_ workload.SchemaFinder  = Workload{}
+	_ workload.BuildRecorder = Workload{}
+	_ workload.Datagener     = Workload{}
+	_ workload.Analytic      = Workload{}
 )
 
 func (Workload) Name() string      { return Name }
@@ -134,6 +135,11 @@ func (Workload) Check(ctx context.Context, env workload.Env, c db.Conn) (workloa
 // SchemaExists reports whether any TPROC-H table or the build record exists.
 func (Workload) SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, error) {
 	return SchemaExists(ctx, c, k)
+}
+
+// BuildRecorded reports whether the TPROC-H build record exists.
+func (Workload) BuildRecorded(ctx context.Context, c db.Conn, k db.Kind) (bool, error) {
+	return BuildRecorded(ctx, c, k)
 }
 
 // Drop removes the schema.

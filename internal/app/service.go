@@ -822,7 +822,7 @@ func (e *execution) check(ctx context.Context) Outcome {
 	if err != nil {
 		var se *workload.SchemaError
 		if errors.As(err, &se) && errors.Is(err, workload.ErrNoSchema) {
-			se.Holds = otherSchema(ctx, c, e.p)
+			se.Holds = e.otherSchema(ctx, c)
 		}
 		return failed(ctx, fmt.Errorf("check: %w", err))
 	}
@@ -848,7 +848,8 @@ func (e *execution) check(ctx context.Context) Outcome {
 // lookup that fails, leaves the check as it was asked (the job then
 // records why it failed).
 func heldSchema(ctx context.Context, p *plan) string {
-	c, err := p.driver.Connect(ctx, p.target, db.Options{AppName: "sledge check"})
+	// MustExist: a check leaves no embedded file behind where none was.
+	c, err := p.driver.Connect(ctx, p.target, db.Options{AppName: "sledge check", MustExist: true})
 	if err != nil {
 		return ""
 	}
@@ -883,11 +884,11 @@ func heldSchema(ctx context.Context, p *plan) string {
 // default, on a TPROC-H database) can say which to name; "" when there is
 // none, or several. It only looks: a lookup that fails counts as nothing
 // found.
-func otherSchema(ctx context.Context, c db.Conn, p *plan) string {
+func (e *execution) otherSchema(ctx context.Context, c db.Conn) string {
 	found := ""
 	for _, name := range workload.Names() {
 		wl, err := workload.Lookup(name)
-		if err != nil || name == p.wl.Name() {
+		if err != nil || name == e.p.wl.Name() {
 			continue
 		}
 		f, ok := wl.(workload.SchemaFinder)
@@ -897,7 +898,7 @@ func otherSchema(ctx context.Context, c db.Conn, p *plan) string {
 		if _, ok := wl.(workload.Checker); !ok {
 			continue
 		}
-		if has, err := f.SchemaExists(ctx, c, p.target.Kind); err == nil && has {
+		if has, err := f.SchemaExists(ctx, c, e.p.target.Kind); err == nil && has {
 			if found != "" {
 				return ""
 			}

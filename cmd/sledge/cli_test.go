@@ -400,38 +400,3 @@ func TestTclLibrarycheck(t *testing.T) {
 		t.Errorf("unreachable MySQL: %v\n%s", err, out)
 	}
 }
-
-// `dbset db mysql` and the mysql_* keys drive a MySQL-protocol server. No
-// MySQL server package is available here, so MariaDB plays it; the result
-// names the database the script chose, as HammerDB's does. The database
-// holds TPROC-C already (a copy of the template); buildschema with these
-// keys is TestCLIMySQLResultAndLogToTemp's.
-func TestTclMySQLKeys(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs")
-	}
-	needTclsh(t)
-	t.Parallel()
-	e := newEnv(t)
-	conn := strings.Join(hammerConnection(t, tpcctest.MariaDB(t, tpcctest.Options{}), "mysql_"), "\n")
-	script := "dbset db mysql\n" + conn + "\n" +
-		"diset tpcc mysql_driver timed\ndiset tpcc mysql_rampup 0\ndiset tpcc mysql_duration 0.02\n" +
-		"diset tpcc mysql_no_stored_procs true\nvuset vu 2\nvucreate\nset id [vurun]\nvudestroy\n" +
-		"jobs $id result\njobs $id dict\n"
-	path := filepath.Join(t.TempDir(), "mysql.tcl")
-	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := e.process("", "cli", "auto", path)
-	if err != nil {
-		t.Fatalf("script: %v\n%s", err, out)
-	}
-	for _, want := range []string{"mode sql", "2 Active Virtual Users configured", `"mysql_no_stored_procs": "true"`} {
-		if !strings.Contains(out, want) {
-			t.Errorf("missing %q:\n%s", want, out)
-		}
-	}
-	if !regexp.MustCompile(`(?m)^Vuser 1:TEST RESULT : System achieved [1-9]\d* NOPM from [1-9]\d* MySQL TPM$`).MatchString(out) {
-		t.Errorf("no TEST RESULT naming the database chosen (dbset db mysql):\n%s", out)
-	}
-}

@@ -20,16 +20,19 @@ import (
 // the style of HammerDB's published CLI scripts (build, check, profile and
 // single runs, the blog's runtimer loop, iteration counts, jobs queries,
 // delete; TPROC-H's build, check, power test, result and delete) and of
-// HammerDB 6's Python samples (tclpy.eval, the redirected result script). Each runs unchanged against the private PostgreSQL and
-// MariaDB servers: only the values of connection settings are substituted.
+// HammerDB 6's Python samples (tclpy.eval, the redirected result script),
+// in pg, maria and mysql modes. Each runs unchanged against the private
+// PostgreSQL and MariaDB servers (MariaDB plays MySQL: no MySQL server
+// package is available here): only the values of connection settings are
+// substituted.
 
 // tclConnection and pyConnection match the settings the corpus substitutes,
 // in Tcl (`diset connection pg_host localhost`) and Python
 // (`diset('connection', 'pg_host', 'localhost')`), TPROC-H's own keys
 // (`pg_tpch_user`) too.
 var (
-	tclConnection = regexp.MustCompile(`(?m)^(diset\s+\w+\s+(?:pg|maria)_(?:tpch_)?(host|port|socket|user|pass|dbase|superuser|superuserpass)\s+)\S+$`)
-	pyConnection  = regexp.MustCompile(`(?m)^(diset\(\s*'\w+',\s*'(?:pg|maria)_(?:tpch_)?(host|port|socket|user|pass|dbase|superuser|superuserpass)',\s*)[^)]+\)$`)
+	tclConnection = regexp.MustCompile(`(?m)^(diset\s+\w+\s+(?:pg|maria|mysql)_(?:tpch_)?(host|port|socket|user|pass|dbase|superuser|superuserpass)\s+)\S+$`)
+	pyConnection  = regexp.MustCompile(`(?m)^(diset\(\s*'\w+',\s*'(?:pg|maria|mysql)_(?:tpch_)?(host|port|socket|user|pass|dbase|superuser|superuserpass)',\s*)[^)]+\)$`)
 )
 
 // substituteConnection points a corpus script at a test server.
@@ -110,6 +113,129 @@ func TestHammerDBCorpusMariaDBPython(t *testing.T) {
 	corpusPython(t, "maria", "MariaDB", testdb.MariaDB)
 }
 
+// The corpus's mysql mode (HammerDB's mysql driver settings, dbset db
+// mysql) against the suite's MariaDB, in Tcl and in Python, each in an
+// empty database and a repository of its own, in the order of HammerDB 6's
+// mysql wrappers: build (sized by numberOfWHs) and check, a run, the
+// schema's deletion, then the result read back from the repository.
+
+func TestHammerDBCorpusMySQLTcl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	needTclsh(t)
+	e := newEnv(t)
+	tmp := e.tmp()
+	values := connectionValues(t, testdb.MariaDB(t))
+	testResult := `TEST RESULT : System achieved [1-9]\d* NOPM from [1-9]\d* MySQL TPM`
+	date := `\w{3} \w{3} \d\d \d\d:\d\d:\d\d \S+ \d{4}`
+
+	// The build, with logtotemp 1: hammerdb.log in $TMP, without timestamps.
+	out := e.corpusRunFile("mysql_tprocc_buildschema.tcl", values)
+	if !strings.Contains(out, "built 1 warehouse") || !strings.Contains(out, "CHECK SCHEMA COMPLETED") {
+		t.Errorf("buildschema after dbset db mysql:\n%s", out)
+	}
+	checkSizing(t, "mysql_tprocc_buildschema.tcl", out)
+	build, err := os.ReadFile(filepath.Join(tmp, "hammerdb.log"))
+	if err != nil {
+		t.Fatalf("buildschema with logtotemp 1: %v (in %s)", err, tmp)
+	}
+	// The check's lines follow the build's, under a header of their own.
+	header := `Hammerdb Log @ ` + date + `\n(?:\+-){22}\n`
+	if !strings.Contains(out, "Logging activated to "+filepath.Join(tmp, "hammerdb.log")+"\n") ||
+		!regexp.MustCompile(`^`+header+`(?:Vuser 1:.*\n)*Vuser 1:built 1 warehouse.*\n`+header+`(?:Vuser 1:.*\n)*Vuser 1:all conditions hold\n$`).Match(build) {
+		t.Errorf("build log:\n%s", build)
+	}
+
+	// The run: mysql_no_stored_procs true is mode sql; 2 VUs and the
+	// monitor; the TEST RESULT names the database chosen, not the server.
+	out = e.corpusRunFile("mysql_tprocc_run.tcl", values)
+	if !strings.Contains(out, "mode sql") ||
+		!regexp.MustCompile(`(?m)^Vuser 1:RUNNING\nVuser 2:RUNNING\nVuser 3:RUNNING\n(?:Vuser 1:.*\n)*Vuser 1:2 Active Virtual Users configured\nVuser 1:`+
+			testResult+`\nVuser 1:FINISHED SUCCESS\nVuser 2:FINISHED SUCCESS\nVuser 3:FINISHED SUCCESS\nALL VIRTUAL USERS COMPLETE\n`).MatchString(out) ||
+		strings.Contains(out, "MariaDB TPM") {
+		t.Errorf("mysql_tprocc_run.tcl's console:\n%s", out)
+	}
+	if !strings.HasPrefix(e.latest("run")["db_version"].(string), "MariaDB") {
+		t.Errorf("the job does not record the server's product: %v", e.latest("run"))
+	}
+	// vuset unique 1 and timestamps 1: hammerdb_GUID.log, every line after
+	// its Timestamp line.
+	logs, _ := filepath.Glob(filepath.Join(tmp, "hammerdb_*.log"))
+	if len(logs) != 1 || !regexp.MustCompile(`^hammerdb_[0-9A-F]{24}\.log$`).MatchString(filepath.Base(logs[0])) {
+		t.Fatalf("unique logs in %s: %v", tmp, logs)
+	}
+	if !strings.Contains(out, "Logging activated to "+logs[0]+"\n") {
+		t.Errorf("where the run's log went is not said:\n%s", out)
+	}
+	runLog, err := os.ReadFile(logs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^Hammerdb Log @ `+date+`\n(?:\+-){22}\n(?:Timestamp 1 @ `+date+`\nVuser 1:.*\n)+$`).Match(runLog) ||
+		!regexp.MustCompile(`(?m)^Vuser 1:`+testResult+`$`).Match(runLog) {
+		t.Errorf("run log:\n%s", runLog)
+	}
+	id := jobIDsIn(t, filepath.Join(tmp, "mysql_tprocc"))[0]
+	e.corpusRunFile("mysql_tprocc_deleteschema.tcl", values)
+
+	// The result, from the repository once the schema is gone, only into
+	// the file the redirected puts writes.
+	out = e.corpusRunFile("mysql_tprocc_result.tcl", values)
+	before, captured, _ := strings.Cut(out, "=== captured\n")
+	if strings.Contains(before, "TEST RESULT") {
+		t.Errorf("mysql_tprocc_result.tcl: jobs output not redirected:\n%s", out)
+	}
+	s := corpusSections(captured)
+	if !regexp.MustCompile(`"`+testResult+`"`).MatchString(s["result"]) || !strings.Contains(s["result"], `"`+id+`"`) {
+		t.Errorf("jobs ID result:\n%s", s["result"])
+	}
+	if !regexp.MustCompile(`"1",\n\s*"` + testResult + `"`).MatchString(s["1"]) {
+		t.Errorf("jobs ID 1 lacks the TEST RESULT line:\n%s", s["1"])
+	}
+	if !strings.Contains(s["dict"], `"mysql_no_stored_procs": "true"`) || !strings.Contains(s["timing"], `"NEWORD"`) || !strings.Contains(s["tcount"], `"MySQL tpm"`) {
+		t.Errorf("jobs ID dict, timing, tcount:\n%s", captured)
+	}
+	e.completedJobs(map[string]int{"build": 1, "check": 1, "run": 1, "drop": 1})
+}
+
+func TestHammerDBCorpusMySQLPython(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	needTclsh(t)
+	testdb.Command(t, "python3", "python3")
+	e := newEnv(t)
+	tmp := e.tmp()
+	values := connectionValues(t, testdb.MariaDB(t))
+	testResult := corpusTestResult("MySQL")
+	out := e.corpusRunFile("mysql_tprocc_buildschema.py", values)
+	if !strings.Contains(out, "built 1 warehouse") || !strings.Contains(out, "CHECK SCHEMA COMPLETED") {
+		t.Errorf("mysql_tprocc_buildschema.py: no word of the build or the check:\n%s", out)
+	}
+	checkSizing(t, "mysql_tprocc_buildschema.py", out)
+	out = e.corpusRunFile("mysql_tprocc_run.py", values)
+	countResults(t, testResult, "mysql_tprocc_run.py", out, 1)
+	id := jobIDsIn(t, filepath.Join(tmp, "mysql_tprocc"))[0]
+	e.corpusRunFile("mysql_tprocc_deleteschema.py", values)
+	out = e.corpusRunFile("mysql_tprocc_result.py", values)
+	before, captured, ok := strings.Cut(out, "=== captured\n")
+	if !ok || strings.Contains(before, "NEWORD") || strings.Contains(before, "TEST RESULT") {
+		t.Errorf("mysql_tprocc_result.py: jobs output not redirected by the renamed puts:\n%s", out)
+	}
+	for _, want := range []string{"TRANSACTION RESPONSE TIMES", `"NEWORD"`, "TRANSACTION COUNT", "MySQL tpm", "HAMMERDB RESULT", `"` + id + `"`} {
+		if !strings.Contains(captured, want) {
+			t.Errorf("mysql_tprocc_result.py: the captured file lacks %q:\n%s", want, captured)
+		}
+	}
+	if !testResult.MatchString(strings.ReplaceAll(captured, `"`, "\n")) {
+		t.Errorf("mysql_tprocc_result.py: no TEST RESULT in the captured file:\n%s", captured)
+	}
+	e.completedJobs(map[string]int{"build": 1, "check": 1, "run": 1, "drop": 1})
+}
+
 // The corpus's TPROC-H life cycle on PostgreSQL, in Tcl and in Python, each
 // in an empty database and a repository of its own: HammerDB 6's wrapper
 // order (buildschema, checkschema, the run, deleteschema, then the result
@@ -120,7 +246,7 @@ func TestHammerDBCorpusPostgresTPROCHTcl(t *testing.T) {
 		t.Skip("builds and runs")
 	}
 	t.Parallel()
-	corpusTPROCH(t, ".tcl")
+	corpusTPROCH(t, "pg", testdb.Postgres, ".tcl")
 }
 
 func TestHammerDBCorpusPostgresTPROCHPython(t *testing.T) {
@@ -128,20 +254,40 @@ func TestHammerDBCorpusPostgresTPROCHPython(t *testing.T) {
 		t.Skip("builds and runs")
 	}
 	t.Parallel()
-	corpusTPROCH(t, ".py")
+	corpusTPROCH(t, "pg", testdb.Postgres, ".py")
 }
 
-func corpusTPROCH(t *testing.T, ext string) {
+// The same TPROC-H life cycle on MariaDB.
+
+func TestHammerDBCorpusMariaDBTPROCHTcl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	corpusTPROCH(t, "maria", testdb.MariaDB, ".tcl")
+}
+
+func TestHammerDBCorpusMariaDBTPROCHPython(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	corpusTPROCH(t, "maria", testdb.MariaDB, ".py")
+}
+
+// corpusTPROCH runs db's TPROC-H scripts (ext .tcl or .py) in an empty
+// database (newDB).
+func corpusTPROCH(t *testing.T, db string, newDB func(testing.TB) string, ext string) {
 	needTclsh(t)
 	if ext == ".py" {
 		testdb.Command(t, "python3", "python3")
 	}
 	e := newEnv(t)
 	tmp := e.tmp()
-	values := connectionValues(t, testdb.Postgres(t))
+	values := connectionValues(t, newDB(t))
 	run := func(name string) string {
 		t.Helper()
-		return e.corpusRunFile("pg_tproch_"+name+ext, values)
+		return e.corpusRunFile(db+"_tproch_"+name+ext, values)
 	}
 	// Each stream line the console shows: 22 queries, then the set's lines.
 	queryDone := regexp.MustCompile(`(?m)^Vuser 1:query (\d+) completed in \d+(\.\d+)? seconds$`)
@@ -151,12 +297,22 @@ func corpusTPROCH(t *testing.T, ext string) {
 	out := run("buildschema")
 	wantLines(t, "buildschema"+ext, out, `BUILD ANSWER: Schema Build jobid=\d+`, `SCHEMA BUILD COMPLETED`)
 	out = run("checkschema")
-	wantLines(t, "checkschema"+ext, out, `CHECK ANSWER: Schema Check jobid=\d+`, `.*TPROC-H check of postgres://.*`, `.*all conditions hold`)
+	wantLines(t, "checkschema"+ext, out, `CHECK ANSWER: Schema Check jobid=\d+`, `.*TPROC-H check of `+map[string]string{"pg": "postgres", "maria": "mysql"}[db]+`://.*`, `.*all conditions hold`)
 	out = run("run")
 	if n := len(queryDone.FindAllString(out, -1)); n != 22 || !setDone.MatchString(out) || !geomean.MatchString(out) {
 		t.Errorf("run%s: %d query lines, want 22, then the set's and the geometric mean's:\n%s", ext, n, out)
 	}
-	id := jobIDsIn(t, filepath.Join(tmp, "pg_tproch"))[0]
+	// Each query's time follows its Executing line, 1 to 22 of 22 in order.
+	pairs := regexp.MustCompile(`(?m)^Vuser 1:Executing Query (\d+) \((\d+) of 22\)\nVuser 1:query (\d+) completed in `).FindAllStringSubmatch(out, -1)
+	for i, m := range pairs {
+		if m[1] != m[3] || m[2] != strconv.Itoa(i+1) {
+			t.Errorf("run%s: query lines out of order: %q", ext, m[0])
+		}
+	}
+	if len(pairs) != 22 {
+		t.Errorf("run%s: %d Executing Query lines followed by their time, want 22:\n%s", ext, len(pairs), out)
+	}
+	id := jobIDsIn(t, filepath.Join(tmp, db+"_tproch"))[0]
 	run("deleteschema")
 
 	// The result comes from the repository after the schema is gone, and

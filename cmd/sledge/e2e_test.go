@@ -361,9 +361,10 @@ func TestInvalidSpecCreatesNoJob(t *testing.T) {
 	}
 }
 
-// TestCheckTPROCHOnPostgres: sledge check names the workload it checks; on
-// a database holding TPROC-H, the default (TPROC-C) check finds none and
-// says which workload to name, and --workload tproch checks it.
+// TestCheckTPROCHOnPostgres: sledge check names the workload it checks;
+// without --workload, on a database holding TPROC-H, it checks TPROC-H and
+// says so; --workload tprocc there finds no schema and says which workload
+// to name.
 func TestCheckTPROCHOnPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds TPROC-H on PostgreSQL")
@@ -372,18 +373,21 @@ func TestCheckTPROCHOnPostgres(t *testing.T) {
 	e := newEnv(t)
 	url := testdb.Postgres(t)
 	e.ok("build", "--workload", "tproch", "--scale", "0.01", "--workers", "2", "--db", url)
-	_, err := e.run("check", "--db", url)
+	_, err := e.run("check", "--db", url, "--workload", "tprocc")
 	if err == nil || !strings.Contains(err.Error(), "no TPROC-C schema found") ||
 		!strings.Contains(err.Error(), "the database holds a TPROC-H schema: name it with --workload tproch") ||
 		strings.Contains(err.Error(), "sledge build") {
 		t.Errorf("check of TPROC-C on a TPROC-H database: %v", err)
 	}
 	t.Logf("check of TPROC-C on a TPROC-H database: %v", err)
-	out := e.ok("check", "--db", url, "--workload", "tproch")
-	for _, want := range []string{"TPROC-H check of postgres://", "key lineitem", "index lineitem_shipdate", "all conditions hold"} {
+	out := e.ok("check", "--db", url)
+	for _, want := range []string{"the database holds a TPROC-H schema: checking it\n", "TPROC-H check of postgres://", "key lineitem", "index lineitem_shipdate", "all conditions hold"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("check output lacks %q:\n%s", want, out)
 		}
+	}
+	if j := e.latest("check"); j["workload"] != "tproch" || j["status"] != "completed" {
+		t.Errorf("the check without --workload is recorded as %v", j)
 	}
 
 	// HammerDB's checkschema with bm TPROC-H is the same check.

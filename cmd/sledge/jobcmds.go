@@ -395,8 +395,10 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		return remoteJob(ctx, console, c, s, server.RunOptions{ProgressJSON: progress})
 	}
 	return withService(ctx, gs, func(svc *app.Service) error {
+		// A check without --workload checks the schema the database holds.
+		detect := s.Kind == config.KindCheck && !cmd.Flags().Changed("workload")
 		o, err := svc.Run(ctx, app.Request{Spec: s, Console: console, ProgressTTY: gs.progressTTY(),
-			ProgressJSON: progress, NoConsoleProgress: out.progress == "json"})
+			ProgressJSON: progress, NoConsoleProgress: out.progress == "json", DetectWorkload: detect})
 		if out.format == formatJSON && o.ID > 0 {
 			// What was stored, as jobs show ID --format json reads it,
 			// whatever the job's end: a script reads its status there.

@@ -123,6 +123,13 @@ type Request struct {
 	// Queries receives each query of an analytic run as it ends, called
 	// concurrently by the query streams (nil: none).
 	Queries func(metrics.AnalyticQuery)
+	// QueryStarts receives each query of an analytic run as it starts (its
+	// stream, set, position and number), called as Queries is (nil: none).
+	QueryStarts func(metrics.AnalyticQuery)
+	// DetectWorkload says the spec's workload is a default nobody chose: a
+	// check then checks the schema the database holds, when it holds one
+	// workload's schema and not the default's.
+	DetectWorkload bool
 }
 
 // TargetError is a target that cannot be used: a URL Sledge cannot parse,
@@ -357,6 +364,17 @@ func (s *Service) Start(ctx context.Context, req Request) (*Job, error) {
 	p, err := s.resolve(req)
 	if err != nil {
 		return nil, err
+	}
+	if p.spec.Kind == config.KindCheck && req.DetectWorkload {
+		if held := heldSchema(ctx, p); held != "" && held != p.wl.Name() {
+			req.Spec.Workload = held
+			if p, err = s.resolve(req); err != nil {
+				return nil, err
+			}
+			if req.Console != nil {
+				fmt.Fprintf(req.Console, "the database holds a %s schema: checking it\n", p.wl.Title())
+			}
+		}
 	}
 	if p.spec.Kind == config.KindRun {
 		first, err := firstRunBuild(ctx, p)
@@ -705,7 +723,7 @@ type execution struct {
 
 func (e *execution) env() workload.Env {
 	return workload.Env{Driver: e.driver(), Target: e.p.target, Logf: e.out.Logf, Progress: func(workload.Progress) {},
-		Query: e.p.req.Queries}
+		Query: e.p.req.Queries, QueryStart: e.p.req.QueryStarts}
 }
 
 func (e *execution) repo() *jobs.Repo { return e.s.opts.Repo }
@@ -825,6 +843,46 @@ func (e *execution) check(ctx context.Context) Outcome {
 		e.warn("the check", err)
 	}
 	return Outcome{Status: metrics.StatusCompleted, Check: &rep}
+}
+
+// heldSchema names the workload whose build the plan's database records,
+// for a check whose workload nobody named: the one other checkable
+// workload's build record found there when the plan's own is not; "" when
+// the plan's own is there, or no other, or several, or nothing can be told.
+// Build records, not tables, tell: the workloads share table names
+// (customer, orders). It only looks: a database it cannot reach, or a
+// lookup that fails, leaves the check as it was asked (the job then
+// records why it failed).
+func heldSchema(ctx context.Context, p *plan) string {
+	// MustExist: a check leaves no embedded file behind where none was.
+	c, err := p.driver.Connect(ctx, p.target, db.Options{AppName: "sledge check", MustExist: true})
+	if err != nil {
+		return ""
+	}
+	defer c.Close(context.Background())
+	if r, ok := p.wl.(workload.BuildRecorder); !ok {
+		return ""
+	} else if has, err := r.BuildRecorded(ctx, c, p.target.Kind); err != nil || has {
+		return ""
+	}
+	found := ""
+	for _, name := range workload.Names() {
+		wl, err := workload.Lookup(name)
+		if err != nil || name == p.wl.Name() {
+			continue
+		}
+		r, ok := wl.(workload.BuildRecorder)
+		if _, checks := wl.(workload.Checker); !ok || !checks {
+			continue
+		}
+		if has, err := r.BuildRecorded(ctx, c, p.target.Kind); err == nil && has {
+			if found != "" {
+				return ""
+			}
+			found = name
+		}
+	}
+	return found
 }
 
 // otherSchema names the one other registered workload whose schema the

@@ -91,7 +91,8 @@ func Do(ctx context.Context, w io.Writer, svc *app.Service, env Env, action stri
 
 // job runs the action's job (buildschema first makes sure of its database)
 // with its output shown, and logged to log, as HammerDB's virtual users';
-// a TPROC-H run's queries are shown by stream as they end (streamConsole).
+// a TPROC-H run's queries are shown by stream as they start and end
+// (streamConsole).
 // shown tells that the virtual users were shown ending without success,
 // after their error as HammerDB shows it ("Error in Virtual User 1: …").
 func (h *hammer) job(ctx context.Context, w io.Writer, svc *app.Service, action string, spec config.Spec, log *hammerLog, words wording) (o app.Outcome, err error, shown bool) {
@@ -109,7 +110,7 @@ func (h *hammer) job(ctx context.Context, w io.Writer, svc *app.Service, action 
 	var streams *streamConsole
 	if spec.Kind == config.KindRun && spec.Workload == "tproch" {
 		streams = newStreamConsole(out)
-		req.Queries = streams.query
+		req.Queries, req.QueryStarts = streams.query, streams.started
 	}
 	o, err = svc.Run(ctx, req)
 	streams.flush()

@@ -166,13 +166,23 @@ func (s streamRun) lines() []string {
 	return out
 }
 
-// queryLines are what HammerDB's virtual user prints for one query.
+// queryLines are what HammerDB's virtual user prints for one query: a line
+// before it runs, one when it has ended.
 func queryLines(q metrics.AnalyticQuery) []string {
-	run := fmt.Sprintf("Executing Query %d (%d of 22)", q.Query, q.Position)
+	return []string{executingLine(q), endLine(q)}
+}
+
+// executingLine is HammerDB's line before a query runs.
+func executingLine(q metrics.AnalyticQuery) string {
+	return fmt.Sprintf("Executing Query %d (%d of 22)", q.Query, q.Position)
+}
+
+// endLine is HammerDB's line when a query has ended, or failed.
+func endLine(q metrics.AnalyticQuery) string {
 	if q.Error != "" {
-		return []string{run, fmt.Sprintf("Query Failed : query %d : %s", q.Query, q.Error)}
+		return fmt.Sprintf("Query Failed : query %d : %s", q.Query, q.Error)
 	}
-	return []string{run, fmt.Sprintf("query %d completed in %s seconds", q.Query, number(q.Seconds, 3))}
+	return fmt.Sprintf("query %d completed in %s seconds", q.Query, number(q.Seconds, 3))
 }
 
 // endLines are what HammerDB's virtual user prints when a query set ends:

@@ -153,11 +153,12 @@ func (v *vuserOutput) failure(msg string) bool {
 	return true
 }
 
-// streamConsole shows a TPROC-H run's queries as they end, each stream as
-// the virtual user HammerDB runs it on (streamVU) prints it: each query's
-// lines, and when a query set has ended its "Completed N query set(s) in S
-// seconds" and "Geometric mean of query times returning rows (N) is …"
-// lines. jobs ID N writes a stored run's lines with the same functions
+// streamConsole shows a TPROC-H run's queries as they run, each stream as
+// the virtual user HammerDB runs it on (streamVU) prints it: "Executing
+// Query N (P of 22)" when a query starts, its end ("query N completed in S
+// seconds") when it ends, and when a query set has ended its "Completed N
+// query set(s) in S seconds" and "Geometric mean of query times returning
+// rows (N) is …" lines. jobs ID N writes a stored run's lines with the same functions
 // (jobRows), so the console and the jobs repository agree.
 type streamConsole struct {
 	out  *vuserOutput
@@ -172,13 +173,18 @@ func newStreamConsole(out *vuserOutput) *streamConsole {
 	return &streamConsole{out: out, open: map[[2]int][]metrics.AnalyticQuery{}}
 }
 
+// started shows one query that starts; streams call it concurrently.
+func (c *streamConsole) started(q metrics.AnalyticQuery) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.out.vuLine(streamVU(q.Stream), executingLine(q), false)
+}
+
 // query shows one query that has ended; streams call it concurrently.
 func (c *streamConsole) query(q metrics.AnalyticQuery) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, l := range queryLines(q) {
-		c.out.vuLine(streamVU(q.Stream), l, false)
-	}
+	c.out.vuLine(streamVU(q.Stream), endLine(q), false)
 	k := [2]int{q.Stream, max(q.Set, 1)}
 	c.open[k] = append(c.open[k], q)
 	if q.Position >= setSize {

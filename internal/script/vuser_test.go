@@ -316,12 +316,16 @@ func TestStreamConsole(t *testing.T) {
 		var b strings.Builder
 		out := newVuserOutput(&b, 2, show, nil)
 		c := newStreamConsole(out)
-		c.query(q(1, 1, 21, 3, 5, ""))
-		for pos := 1; pos <= 21; pos++ {
-			c.query(q(0, pos, pos, 1, 1, ""))
+		run := func(q metrics.AnalyticQuery) {
+			c.started(metrics.AnalyticQuery{Stream: q.Stream, Set: q.Set, Position: q.Position, Query: q.Query})
+			c.query(q)
 		}
-		c.query(q(0, 22, 22, 4, 0, "")) // no rows: not in the mean
-		c.query(q(1, 2, 3, 0.25, 0, "canceled"))
+		run(q(1, 1, 21, 3, 5, ""))
+		for pos := 1; pos <= 21; pos++ {
+			run(q(0, pos, pos, 1, 1, ""))
+		}
+		run(q(0, 22, 22, 4, 0, "")) // no rows: not in the mean
+		run(q(1, 2, 3, 0.25, 0, "canceled"))
 		c.flush()
 		c.flush() // nothing left
 		out.finish(metrics.StatusFailed)
@@ -343,6 +347,37 @@ func TestStreamConsole(t *testing.T) {
 				t.Errorf("show %v: %q shown %v:\n%s", show, l, !show, got)
 			}
 		}
+	}
+}
+
+// HammerDB's virtual user prints "Executing Query" before the query runs
+// and its time when it has ended: while streams run at once, each query's
+// first line is on the console before it ends, and the lines of the
+// streams interleave as their queries start and end.
+func TestStreamConsoleQueryStart(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	c := newStreamConsole(newVuserOutput(&b, 2, true, nil))
+	start := func(stream, pos, query int) metrics.AnalyticQuery {
+		q := metrics.AnalyticQuery{Stream: stream, Set: 1, Position: pos, Query: query}
+		c.started(q)
+		return q
+	}
+	end := func(q metrics.AnalyticQuery, secs float64) {
+		q.Seconds, q.Rows = secs, 1
+		c.query(q)
+	}
+	long := start(1, 1, 21)
+	if want := "Vuser 1:RUNNING\nVuser 2:RUNNING\nVuser 2:Executing Query 21 (1 of 22)\n"; b.String() != want {
+		t.Fatalf("a query started: got\n%s\nwant\n%s", b.String(), want)
+	}
+	short := start(0, 1, 14)
+	end(short, 0.5)
+	end(long, 2)
+	want := "Vuser 1:RUNNING\nVuser 2:RUNNING\nVuser 2:Executing Query 21 (1 of 22)\nVuser 1:Executing Query 14 (1 of 22)\n" +
+		"Vuser 1:query 14 completed in 0.5 seconds\nVuser 2:query 21 completed in 2.0 seconds\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
 

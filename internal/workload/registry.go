@@ -56,6 +56,11 @@ type Env struct {
 	// stream's goroutine (streams call it concurrently); nil: nobody
 	// listens. The HammerDB console prints each stream's lines from it.
 	Query func(metrics.AnalyticQuery)
+	// QueryStart reports each query of an analytic run as it starts (its
+	// stream, set, position and number), as Query does; nil: nobody
+	// listens. The HammerDB console prints its "Executing Query" lines from
+	// it.
+	QueryStart func(metrics.AnalyticQuery)
 }
 
 // Progress is a snapshot of a long job (a build).
@@ -96,6 +101,14 @@ type BuildReport struct {
 // (or what is left of an unfinished build).
 type SchemaFinder interface {
 	SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, error)
+}
+
+// BuildRecorder says whether the database on c holds the record a build of
+// the workload left (finished or not): unlike SchemaFinder's tables, which
+// workloads may share by name (customer, orders), the record is the
+// workload's own.
+type BuildRecorder interface {
+	BuildRecorded(ctx context.Context, c db.Conn, k db.Kind) (bool, error)
 }
 
 // FirstRunBuilder is a workload whose first run on its embedded default

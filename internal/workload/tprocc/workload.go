@@ -36,6 +36,7 @@ var (
 	_ workload.TargetValidator = Workload{}
 	_ workload.Builder         = Workload{}
 	_ workload.FirstRunBuilder = Workload{}
+	_ workload.BuildRecorder   = Workload{}
 	_ workload.Checker         = Workload{}
 	_ workload.Dropper         = Workload{}
 	_ workload.Datagener       = Workload{}
@@ -186,6 +187,13 @@ func warehouseRange(first, count int) string {
 // SchemaExists reports whether c's database holds a TPROC-C schema.
 func (Workload) SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, error) {
 	return SchemaExists(ctx, c, k)
+}
+
+// BuildRecorded reports whether c's database holds sledge_meta, the record
+// of a TPROC-C build.
+func (Workload) BuildRecorded(ctx context.Context, c db.Conn, k db.Kind) (bool, error) {
+	n, err := countTables(ctx, c, k, []string{"sledge_meta"})
+	return n > 0, err
 }
 
 // FirstRunBuild is one warehouse with one worker and the default seed.

@@ -509,10 +509,23 @@ func Drop(ctx context.Context, c db.Conn, k db.Kind) error {
 
 // SchemaExists reports whether any TPROC-H table or the build record exists.
 func SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, error) {
-	names := "'" + metaTable + "'"
+	names := []string{metaTable}
 	for _, t := range Tables() {
-		names += ", '" + t.String() + "'"
+		names = append(names, t.String())
 	}
+	return anyTable(ctx, c, k, names)
+}
+
+// BuildRecorded reports whether the build record (sledge_tproch_meta)
+// exists.
+func BuildRecorded(ctx context.Context, c db.Conn, k db.Kind) (bool, error) {
+	return anyTable(ctx, c, k, []string{metaTable})
+}
+
+// anyTable reports whether any of the tables named (fixed identifiers, no
+// user input) exists in the session's schema.
+func anyTable(ctx context.Context, c db.Conn, k db.Kind, tables []string) (bool, error) {
+	names := "'" + strings.Join(tables, "', '") + "'"
 	q := "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN (" + names + ")"
 	if k == db.MySQL {
 		q = "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN (" + names + ")"

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sledge-bench/sledge/internal/db"
@@ -175,9 +177,29 @@ func TestThroughputTestOnDuckDB(t *testing.T) {
 	if _, err := Build(ctx, duckdb.Driver{}, tg, BuildOptions{SF: testSF, Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(ctx, duckdb.Driver{}, tg, RunOptions{Streams: 2, Refresh: true, Seed: 7})
+	// Each stream reports each query as it starts, then as it ends, before
+	// its next query starts.
+	var mu sync.Mutex
+	events := map[int][]string{}
+	event := func(what string) func(metrics.AnalyticQuery) {
+		return func(q metrics.AnalyticQuery) {
+			mu.Lock()
+			defer mu.Unlock()
+			events[q.Stream] = append(events[q.Stream], fmt.Sprintf("%s %d@%d", what, q.Query, q.Position))
+		}
+	}
+	res, err := Run(ctx, duckdb.Driver{}, tg, RunOptions{Streams: 2, Refresh: true, Seed: 7, Query: event("end"), QueryStart: event("start")})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for stream := range 3 {
+		var want []string
+		for pos, q := range StreamOrder(stream) {
+			want = append(want, fmt.Sprintf("start %d@%d", q, pos+1), fmt.Sprintf("end %d@%d", q, pos+1))
+		}
+		if !slices.Equal(events[stream], want) {
+			t.Errorf("stream %d reported %v, want %v", stream, events[stream], want)
+		}
 	}
 	perStream := map[int]int{}
 	for _, q := range res.Queries {

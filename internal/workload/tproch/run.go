@@ -39,6 +39,10 @@ type RunOptions struct {
 	// Query, when set, is called with each stream query as it ends, from
 	// the stream's goroutine.
 	Query func(metrics.AnalyticQuery)
+	// QueryStart, when set, is called with each stream query (its stream,
+	// set, position and number; no times yet) as it starts, from the
+	// stream's goroutine.
+	QueryStart func(metrics.AnalyticQuery)
 }
 
 // Run runs a TPROC-H test against t.
@@ -196,6 +200,9 @@ func (r *runner) stream(ctx context.Context, c db.Conn, stream, sets int) error 
 		for pos, q := range order {
 			if err := ctx.Err(); err != nil {
 				return err
+			}
+			if r.opts.QueryStart != nil {
+				r.opts.QueryStart(metrics.AnalyticQuery{Stream: stream, Position: pos + 1, Set: set, Query: q})
 			}
 			qr := r.query(ctx, c, stream, pos+1, set, q)
 			r.mu.Lock()

@@ -24,13 +24,14 @@ func init() { workload.Register(Workload{}) }
 type Workload struct{}
 
 var (
-	_ workload.Validator    = Workload{}
-	_ workload.Builder      = Workload{}
-	_ workload.Dropper      = Workload{}
-	_ workload.Checker      = Workload{}
-	_ workload.SchemaFinder = Workload{}
-	_ workload.Datagener    = Workload{}
-	_ workload.Analytic     = Workload{}
+	_ workload.Validator     = Workload{}
+	_ workload.Builder       = Workload{}
+	_ workload.Dropper       = Workload{}
+	_ workload.Checker       = Workload{}
+	_ workload.SchemaFinder  = Workload{}
+	_ workload.BuildRecorder = Workload{}
+	_ workload.Datagener     = Workload{}
+	_ workload.Analytic      = Workload{}
 )
 
 func (Workload) Name() string      { return Name }
@@ -136,6 +137,11 @@ func (Workload) SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, e
 	return SchemaExists(ctx, c, k)
 }
 
+// BuildRecorded reports whether the TPROC-H build record exists.
+func (Workload) BuildRecorded(ctx context.Context, c db.Conn, k db.Kind) (bool, error) {
+	return BuildRecorded(ctx, c, k)
+}
+
 // Drop removes the schema.
 func (Workload) Drop(ctx context.Context, env workload.Env, c db.Conn) error {
 	return Drop(ctx, c, env.Target.Kind)
@@ -207,5 +213,5 @@ func (Workload) AnalyticSettings(s *config.Plan) map[string]string {
 // RunAnalytic runs the power test and, with streams, the throughput test.
 func (Workload) RunAnalytic(ctx context.Context, env workload.Env, s config.Plan) (*metrics.AnalyticResult, error) {
 	return Run(ctx, env.Driver, env.Target, RunOptions{Streams: s.Streams, QuerySets: s.QuerySets,
-		Refresh: s.Refresh, Seed: int64(s.Seed), Validate: s.Validation, Logf: env.Logf, Query: env.Query})
+		Refresh: s.Refresh, Seed: int64(s.Seed), Validate: s.Validation, Logf: env.Logf, Query: env.Query, QueryStart: env.QueryStart})
 }

@@ -24,5 +24,6 @@ func newDatagenCmd() *cobra.Command {
 	fl.Uint64Var(&req.Spec.Seed, "seed", config.DefaultBuildSeed, "TPROC-C generator seed")
 	fl.StringVar(&req.Dir, "out", "", "directory for the files (created; existing .tbl files are overwritten)")
 	fl.IntVar(&req.Spec.Workers, "workers", 0, "parallel writers, one file per table each (default: number of CPUs)")
+	fl.StringVar((*string)(&req.Format), "format", string(req.Format), "tbl: dbgen's files (<table>.tbl, every value followed by '|'); copy: COPY text (<table>.copy: tab-separated, \\N for NULL), which PostgreSQL's COPY and MariaDB's LOAD DATA take as they are, with load-postgres.sql and load-mariadb.sql to load them")
 	return cmd
 }

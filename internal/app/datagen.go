@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -27,6 +28,9 @@ type DatagenRequest struct {
 	Spec config.Spec
 	// Dir receives the files (created; existing files are overwritten).
 	Dir string
+	// Format is the files' encoding: workload.DataTbl (dbgen's) or
+	// workload.DataCopy (what the servers' own loaders take as it is).
+	Format workload.DataFormat
 }
 
 // NewDatagen is a request with the defaults of datagen: TPROC-H, dbgen's
@@ -34,7 +38,7 @@ type DatagenRequest struct {
 func NewDatagen() DatagenRequest {
 	s := config.New(config.KindBuild)
 	s.Workload = config.DefaultDatagenWorkload
-	return DatagenRequest{Spec: s}
+	return DatagenRequest{Spec: s, Format: workload.DataTbl}
 }
 
 // Datagen writes a workload's data as flat files, dbgen style, and reports
@@ -45,6 +49,9 @@ func Datagen(ctx context.Context, w io.Writer, req DatagenRequest) error {
 	wl, plan, errs := checkSpec(spec)
 	if req.Dir == "" {
 		errs = append(errs, config.FieldError{Field: "out", Msg: "out: a directory for the files is required"})
+	}
+	if req.Format != workload.DataTbl && req.Format != workload.DataCopy {
+		errs = append(errs, config.FieldError{Field: "format", Msg: fmt.Sprintf("format: %q: want tbl or copy", req.Format)})
 	}
 	if len(errs) > 0 {
 		return errs
@@ -57,7 +64,7 @@ func Datagen(ctx context.Context, w io.Writer, req DatagenRequest) error {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	files, err := dg.DataFiles(plan, workers)
+	files, err := dg.DataFiles(plan, workers, req.Format)
 	if err != nil {
 		return err
 	}
@@ -84,7 +91,46 @@ func Datagen(ctx context.Context, w io.Writer, req DatagenRequest) error {
 	secs := time.Since(start).Seconds()
 	fmt.Fprintf(w, "wrote %d files, %s rows in %.1f s (%s rows/s) to %s\n", len(files),
 		report.Int(float64(rows.Load())), secs, report.Int(float64(rows.Load())/secs), req.Dir)
+	if req.Format != workload.DataCopy {
+		fmt.Fprintln(w, "dbgen's format (every value followed by '|'); to load the files with PostgreSQL's COPY or MariaDB's LOAD DATA as they are, write them with --format copy")
+		return nil
+	}
+	dir, err := filepath.Abs(req.Dir)
+	if err != nil {
+		return err
+	}
+	scripts := []struct{ name, how string }{
+		{"load-postgres.sql", "psql -v ON_ERROR_STOP=1 -d DATABASE -f %s"},
+		{"load-mariadb.sql", "mariadb --local-infile=1 DATABASE < %s"},
+	}
+	for i, text := range loadScripts(dir, files) {
+		path := filepath.Join(dir, scripts[i].name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	fmt.Fprintf(w, "load them into the %s tables (created empty, e.g. by a sledge build of the same size and TRUNCATE) with the servers' own loaders:\n", wl.Title())
+	for _, s := range scripts {
+		fmt.Fprintf(w, "  "+s.how+"\n", filepath.Join(dir, s.name))
+	}
 	return nil
+}
+
+// loadScripts are the statements that load files (COPY text) into their
+// tables: for psql (\copy: the client reads the files, no superuser
+// needed) and for MariaDB/MySQL (LOAD DATA LOCAL INFILE, whose defaults are
+// COPY text's: tab, \N, backslash escapes).
+func loadScripts(dir string, files []workload.DataFile) [2]string {
+	var pg, my strings.Builder
+	pg.WriteString("-- Written by sledge datagen --format copy: psql -v ON_ERROR_STOP=1 -d DATABASE -f load-postgres.sql\n")
+	my.WriteString("-- Written by sledge datagen --format copy: mariadb --local-infile=1 DATABASE < load-mariadb.sql\n")
+	for _, f := range files {
+		path := filepath.Join(dir, f.Name)
+		cols := strings.Join(f.Columns, ", ")
+		fmt.Fprintf(&pg, "\\copy %s (%s) FROM '%s'\n", f.Table, cols, strings.ReplaceAll(path, "'", "''"))
+		fmt.Fprintf(&my, "LOAD DATA LOCAL INFILE '%s' INTO TABLE %s (%s);\n", strings.ReplaceAll(path, "'", "\\'"), f.Table, cols)
+	}
+	return [2]string{pg.String(), my.String()}
 }
 
 func writeFile(ctx context.Context, path string, write func(context.Context, io.Writer) (int64, error)) (int64, error) {

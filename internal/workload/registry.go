@@ -165,14 +165,31 @@ type Dropper interface {
 
 // Datagener writes a workload's data as flat files instead of loading it.
 type Datagener interface {
-	// DataFiles lists the files of p's data for up to workers parallel
-	// writers.
-	DataFiles(p config.Plan, workers int) ([]DataFile, error)
+	// DataFiles lists the files of p's data in format for up to workers
+	// parallel writers.
+	DataFiles(p config.Plan, workers int, format DataFormat) ([]DataFile, error)
 }
+
+// DataFormat is how data files encode their rows.
+type DataFormat string
+
+const (
+	// DataTbl is dbgen's style: every value followed by '|' (the last
+	// too), NULL as an empty value, no escapes; files named <table>.tbl.
+	DataTbl DataFormat = "tbl"
+	// DataCopy is PostgreSQL's COPY text format, which is also
+	// MariaDB/MySQL LOAD DATA's default: values separated by tabs, \N for
+	// NULL, backslash escapes; files named <table>.copy. Both servers'
+	// loaders take it as it is.
+	DataCopy DataFormat = "copy"
+)
 
 // DataFile is one flat file of generated data.
 type DataFile struct {
 	Name string
+	// Table is the table its rows belong in, Columns theirs in order.
+	Table   string
+	Columns []string
 	// Write writes the file's rows and returns how many it wrote.
 	Write func(ctx context.Context, w io.Writer) (rows int64, err error)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/sledge-bench/sledge/internal/workload"
 )
 
 // PipeEncoder is a RowWriter producing flat files in dbgen's style: every
@@ -31,24 +33,32 @@ func (e *PipeEncoder) Null()             { e.buf = append(e.buf, '|') }
 func (e *PipeEncoder) Now()              { e.buf = append(append(e.buf, e.now...), '|') }
 func (e *PipeEncoder) EndRow() error     { e.buf = append(e.buf, '\n'); return nil }
 
+// bufferedEncoder is a RowWriter that keeps its rows in a buffer.
+type bufferedEncoder interface {
+	RowWriter
+	Bytes() []byte
+	Reset()
+}
+
 // flushingWriter passes rows to an encoder and writes its buffer out every
 // megabyte, so a whole table never sits in memory.
 type flushingWriter struct {
-	*PipeEncoder
-	w   io.Writer
-	err error
+	bufferedEncoder
+	w io.Writer
 }
 
 func (f *flushingWriter) EndRow() error {
-	_ = f.PipeEncoder.EndRow()
-	if len(f.buf) >= 1<<20 {
+	if err := f.bufferedEncoder.EndRow(); err != nil {
+		return err
+	}
+	if len(f.Bytes()) >= 1<<20 {
 		return f.flush()
 	}
 	return nil
 }
 
 func (f *flushingWriter) flush() error {
-	if _, err := f.w.Write(f.buf); err != nil {
+	if _, err := f.w.Write(f.Bytes()); err != nil {
 		return err
 	}
 	f.Reset()
@@ -56,9 +66,13 @@ func (f *flushingWriter) flush() error {
 }
 
 // WriteFlatFile writes table t's rows for warehouses first..last (ITEM:
-// ignores them) to w in dbgen-style '|'-delimited lines.
-func (g *Generator) WriteFlatFile(ctx context.Context, w io.Writer, t Table, first, last int, now string) (int64, error) {
-	fw := &flushingWriter{PipeEncoder: NewPipeEncoder(now), w: w}
+// ignores them) to w in format: dbgen-style '|'-delimited lines, or COPY
+// text.
+func (g *Generator) WriteFlatFile(ctx context.Context, w io.Writer, t Table, first, last int, now string, format workload.DataFormat) (int64, error) {
+	fw := &flushingWriter{bufferedEncoder: NewPipeEncoder(now), w: w}
+	if format == workload.DataCopy {
+		fw.bufferedEncoder = NewCopyEncoder(now)
+	}
 	var total int64
 	if !t.PerWarehouse() {
 		first, last = 0, 0

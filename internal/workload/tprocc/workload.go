@@ -226,7 +226,7 @@ func (Workload) Drop(ctx context.Context, env workload.Env, c db.Conn) error {
 
 // DataFiles splits the per-warehouse tables into one file per worker; ITEM
 // is one file.
-func (Workload) DataFiles(s config.Plan, workers int) ([]workload.DataFile, error) {
+func (Workload) DataFiles(s config.Plan, workers int, format workload.DataFormat) ([]workload.DataFile, error) {
 	if s.Warehouses < 1 {
 		return nil, fmt.Errorf("warehouses must be at least 1 (got %d)", s.Warehouses)
 	}
@@ -237,20 +237,22 @@ func (Workload) DataFiles(s config.Plan, workers int) ([]workload.DataFile, erro
 	var files []workload.DataFile
 	for _, t := range AllTables() {
 		if !t.PerWarehouse() {
-			files = append(files, workload.DataFile{Name: t.String() + ".tbl", Write: func(ctx context.Context, w io.Writer) (int64, error) {
-				return g.WriteFlatFile(ctx, w, t, 0, 0, now)
-			}})
+			files = append(files, workload.DataFile{Name: t.String() + "." + string(format), Table: t.String(), Columns: t.Columns(),
+				Write: func(ctx context.Context, w io.Writer) (int64, error) {
+					return g.WriteFlatFile(ctx, w, t, 0, 0, now, format)
+				}})
 			continue
 		}
 		for p := range parts {
 			first, last := p*s.Warehouses/parts+1, (p+1)*s.Warehouses/parts
-			name := t.String() + ".tbl"
+			name := t.String() + "." + string(format)
 			if parts > 1 {
-				name = fmt.Sprintf("%s.tbl.%d", t, p+1)
+				name = fmt.Sprintf("%s.%s.%d", t, format, p+1)
 			}
-			files = append(files, workload.DataFile{Name: name, Write: func(ctx context.Context, w io.Writer) (int64, error) {
-				return g.WriteFlatFile(ctx, w, t, first, last, now)
-			}})
+			files = append(files, workload.DataFile{Name: name, Table: t.String(), Columns: t.Columns(),
+				Write: func(ctx context.Context, w io.Writer) (int64, error) {
+					return g.WriteFlatFile(ctx, w, t, first, last, now, format)
+				}})
 		}
 	}
 	return files, nil

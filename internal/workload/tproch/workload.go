@@ -149,7 +149,7 @@ func (Workload) Drop(ctx context.Context, env workload.Env, c db.Conn) error {
 
 // DataFiles writes the small tables as one file each and splits the others
 // into one file per worker.
-func (Workload) DataFiles(s config.Plan, workers int) ([]workload.DataFile, error) {
+func (Workload) DataFiles(s config.Plan, workers int, format workload.DataFormat) ([]workload.DataFile, error) {
 	g, err := NewGenerator(s.Scale)
 	if err != nil {
 		return nil, err
@@ -161,20 +161,25 @@ func (Workload) DataFiles(s config.Plan, workers int) ([]workload.DataFile, erro
 		if t == TableRegion || t == TableNation || t == TableSupplier {
 			parts = 1
 		}
+		enc := FormatPipe
+		if format == workload.DataCopy {
+			enc = FormatCopy
+		}
 		for p := range parts {
-			name := t.String() + ".tbl"
+			name := t.String() + "." + string(format)
 			if parts > 1 {
-				name = fmt.Sprintf("%s.tbl.%d", t, p+1)
+				name = fmt.Sprintf("%s.%s.%d", t, format, p+1)
 			}
-			files = append(files, workload.DataFile{Name: name, Write: func(ctx context.Context, w io.Writer) (int64, error) {
-				src, err := g.Source(t, p, parts)
-				if err != nil {
-					return 0, err
-				}
-				lc := &lineCounter{w: w}
-				_, err = io.Copy(lc, NewReader(ctx, src, FormatPipe))
-				return lc.lines, err
-			}})
+			files = append(files, workload.DataFile{Name: name, Table: t.String(), Columns: t.Columns(),
+				Write: func(ctx context.Context, w io.Writer) (int64, error) {
+					src, err := g.Source(t, p, parts)
+					if err != nil {
+						return 0, err
+					}
+					lc := &lineCounter{w: w}
+					_, err = io.Copy(lc, NewReader(ctx, src, enc))
+					return lc.lines, err
+				}})
 		}
 	}
 	return files, nil

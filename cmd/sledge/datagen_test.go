@@ -98,4 +98,3 @@ func clientRun(t *testing.T, cmd *exec.Cmd, stdin string) {
 		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
 	}
 }
-

@@ -92,6 +92,10 @@ func Build(ctx context.Context, drv db.Driver, t db.Target, o BuildOptions) (Bui
 	if err != nil {
 		return rep, err
 	}
+	// The text pool takes about a second of one core to build, and every
+	// loader waits for it: build it while the sessions connect and the
+	// schema is created.
+	go textPool()
 	b := &builder{drv: drv, target: t, dialect: dl, kind: drv.Kind(), opts: o, g: g}
 	b.prog = newProgress(o.Progress)
 	defer b.prog.stop()

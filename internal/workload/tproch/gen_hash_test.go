@@ -72,3 +72,42 @@ var outputHashes = map[string]string{
 	"supplier/copy":    "ac2d21b49f4c8f7507cd896f35156f1f49a8521e86f804c62f8467b6b24510aa",
 	"supplier/tbl":     "9dc1002ee774699a092ed83ba278caf466d62a15d7e35bb6ed9293475528734b",
 }
+
+// TestGeneratedTextIsPlain proves what NewReader relies on to skip the
+// search for bytes to escape: every source of a Source's text (the word
+// lists, the text pool built from them, the alphabets, the fixed names and
+// prefixes) is free of the bytes COPY text escapes. Digits, '#', '-', '.'
+// and spaces are all the generator adds to them.
+func TestGeneratedTextIsPlain(t *testing.T) {
+	t.Parallel()
+	lists := map[string][][]byte{
+		"alphabet": {[]byte(alphaNum)},
+		"prefixes": {[]byte("Supplier#Customer#Clerk#Manufacturer#Brand#Customer ComplaintsRecommends")},
+		"pool":     {textPool()},
+	}
+	for name, d := range map[string]*dist{
+		"segments": distSegments, "priorities": distPriorities, "instructions": distInstructions,
+		"modes": distModes, "rflag": distRFlag, "types": distTypes, "containers": distContainers,
+		"grammar": distGrammar, "np": distNP, "vp": distVP, "nouns": distNouns, "verbs": distVerbs,
+		"adjectives": distAdjectives, "adverbs": distAdverbs, "auxiliaries": distAuxiliaries,
+		"prepositions": distPrepositions, "terminators": distTerminators,
+	} {
+		lists[name] = d.words
+	}
+	for _, l := range [][]string{colors, nationNames[:], regionNames[:]} {
+		for _, w := range l {
+			lists["names"] = append(lists["names"], []byte(w))
+		}
+	}
+	for name, words := range lists {
+		for _, w := range words {
+			if needsEscape(w) {
+				t.Errorf("%s: %q holds a byte COPY text escapes", name, w[:min(len(w), 80)])
+			}
+		}
+	}
+	// And the check can fail.
+	if !needsEscape([]byte("a\tb")) || !needsEscape([]byte(`a\b`)) {
+		t.Error("needsEscape misses a tab or a backslash")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"strconv"
+	"sync/atomic"
 )
 
 // Format is a text encoding of generated rows.
@@ -196,13 +197,36 @@ func NewReader(ctx context.Context, src *Source, format Format) io.Reader {
 	return &rowReader{ctx: ctx, src: src, enc: enc}
 }
 
+// newCountingReader is NewReader that also adds its rows to count as it
+// encodes them (for a build's progress).
+func newCountingReader(ctx context.Context, src *Source, format Format, count *atomic.Int64) *rowReader {
+	r := NewReader(ctx, src, format).(*rowReader)
+	r.count = count
+	return r
+}
+
 type rowReader struct {
 	ctx  context.Context
 	src  *Source
-	enc  *TextEncoder
+	enc  rowEncoder
 	off  int // bytes of enc's buffer already returned
 	done bool
 	err  error
+	// binary: a PostgreSQL binary COPY stream, which opens with a header and
+	// closes with a trailer.
+	binary, started bool
+	// count, if set, is added the rows as they are encoded; rows is this
+	// reader's own total.
+	count *atomic.Int64
+	rows  int64
+}
+
+// rowEncoder is an encoder rowReader fills and drains.
+type rowEncoder interface {
+	RowWriter
+	Bytes() []byte
+	Len() int
+	Reset()
 }
 
 // fillTarget is how much text Read encodes ahead when its buffer runs dry.
@@ -225,7 +249,13 @@ func (r *rowReader) Read(p []byte) (int, error) {
 		}
 		r.enc.Reset()
 		r.off = 0
+		if r.binary && !r.started {
+			r.started = true
+			be := r.enc.(*binaryEncoder)
+			be.buf = append(be.buf, pgBinaryHeader...)
+		}
 		target := max(len(p), fillTarget)
+		var rows int64
 		for r.enc.Len() < target {
 			ok, err := r.src.Next(r.enc)
 			if err != nil {
@@ -234,8 +264,17 @@ func (r *rowReader) Read(p []byte) (int, error) {
 			}
 			if !ok {
 				r.done = true
+				if r.binary {
+					be := r.enc.(*binaryEncoder)
+					be.buf = append(be.buf, 0xff, 0xff) // the trailer: a tuple of -1 fields
+				}
 				break
 			}
+			rows++
+		}
+		r.rows += rows
+		if r.count != nil {
+			r.count.Add(rows)
 		}
 		if r.enc.Len() == 0 {
 			if r.err != nil {

@@ -25,6 +25,7 @@ work=$(mktemp -d /tmp/sledge-buildlimit.XXXXXX)
 chmod 755 "$work" # the servers read the files (a sandbox may run as another user)
 sledge="$work/sledge"
 export SLEDGE_HOME="$work/home"
+head_label="Sledge $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo +changes)"
 go build -o "$sledge" ./cmd/sledge
 if [ -n "$BASELINE" ]; then
   mkdir "$work/baseline-src"
@@ -32,7 +33,6 @@ if [ -n "$BASELINE" ]; then
   (cd "$work/baseline-src" && go build -o "$work/sledge-baseline" ./cmd/sledge)
   base_label="Sledge $(git rev-parse --short "$BASELINE")"
 fi
-head_label="Sledge $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo +changes)"
 cleanup() {
   "$sledge" sandbox postgres --dir "$work/pg" --stop >/dev/null 2>&1 || true
   "$sledge" sandbox mariadb --dir "$work/mariadb" --stop >/dev/null 2>&1 || true
@@ -43,10 +43,11 @@ trap cleanup EXIT
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
-# sql_pg DB [psql args...] / sql_my DB [mariadb args...] run SQL in database DB.
-sql_pg() { local d=$1; shift; PGOPTIONS='-c client_min_messages=warning' psql -X -q -v ON_ERROR_STOP=1 "${pg_base}/$d?sslmode=disable" "$@" >/dev/null; }
+# sql_pg DB [psql args...] / sql_my DB [mariadb args...] run SQL in database DB,
+# with the session settings of Sledge's loading sessions (db.Options.Bulk).
+sql_pg() { local d=$1; shift; PGOPTIONS='-c client_min_messages=warning -c synchronous_commit=off' psql -X -q -v ON_ERROR_STOP=1 "${pg_base}/$d?sslmode=disable" "$@" >/dev/null; }
 sql_my() { local d=$1; shift; mariadb --protocol=tcp -h 127.0.0.1 -P "$my_port" -u root \
-  --init-command="SET SESSION sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES')" "$d" "$@" >/dev/null; }
+  --init-command="SET SESSION sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES'), unique_checks = 0, foreign_key_checks = 0" "$d" "$@" >/dev/null; }
 export -f sql_pg sql_my
 
 # fresh DB: an empty database of that name.

@@ -44,10 +44,13 @@ now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 # sql_pg DB [psql args...] / sql_my DB [mariadb args...] run SQL in database DB,
-# with the session settings of Sledge's loading sessions (db.Options.Bulk).
+# with the session settings of Sledge's loading sessions (db.Options.Bulk). Two
+# LOAD DATA into one table can wait on each other's locks past InnoDB's 50 s
+# on a busy machine, where Sledge would load the part again: the limit waits.
 sql_pg() { local d=$1; shift; PGOPTIONS='-c client_min_messages=warning -c synchronous_commit=off' psql -X -q -v ON_ERROR_STOP=1 "${pg_base}/$d?sslmode=disable" "$@" >/dev/null; }
 sql_my() { local d=$1; shift; mariadb --protocol=tcp -h 127.0.0.1 -P "$my_port" -u root \
-  --init-command="SET SESSION sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES'), unique_checks = 0, foreign_key_checks = 0" "$d" "$@" >/dev/null; }
+  --init-command="SET SESSION sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES'), unique_checks = 0, foreign_key_checks = 0, innodb_lock_wait_timeout = 86400" \
+  "$d" "$@" >/dev/null; }
 export -f sql_pg sql_my
 
 # fresh DB: an empty database of that name.

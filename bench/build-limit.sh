@@ -126,7 +126,9 @@ build() {
   esac
   local t0 t1 out
   t0=$(now)
-  out=$("$bin" build --db "$url" --workers "$WORKERS" "$@" 2>/dev/null)
+  out=$("$bin" build --db "$url" --workers "$WORKERS" "$@" 2>"$work/build.err") || {
+    echo "build failed: $bin build $*" >&2; tail -n 20 "$work/build.err" >&2; exit 1
+  }
   t1=$(now)
   build_s=$(secs "$t0" "$t1")
   build_detail=$(grep -oE 'load [0-9.]+ ?s' <<<"$out" | head -n 1 || true)

@@ -126,7 +126,9 @@ build() {
   esac
   local t0 t1 out
   t0=$(now)
-  out=$("$bin" build --db "$url" --workers "$WORKERS" "$@" 2>"$work/build.err") || {
+  # Each binary its own data directory: revisions may differ in their jobs
+  # repository's schema.
+  out=$(SLEDGE_HOME="$work/home-${bin##*/}" "$bin" build --db "$url" --workers "$WORKERS" "$@" 2>"$work/build.err") || {
     echo "build failed: $bin build $*" >&2; tail -n 20 "$work/build.err" >&2; exit 1
   }
   t1=$(now)

@@ -1,12 +1,10 @@
 package tproch
 
 import (
-	"bytes"
 	"context"
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -92,6 +90,10 @@ func Build(ctx context.Context, drv db.Driver, t db.Target, o BuildOptions) (Bui
 	if err != nil {
 		return rep, err
 	}
+	// The text pool takes about a second of one core to build, and every
+	// loader waits for it: build it while the sessions connect and the
+	// schema is created.
+	go textPool()
 	b := &builder{drv: drv, target: t, dialect: dl, kind: drv.Kind(), opts: o, g: g}
 	b.prog = newProgress(o.Progress)
 	defer b.prog.stop()
@@ -308,9 +310,14 @@ func (b *builder) loadUnit(ctx context.Context, c db.Conn, u unit, count *atomic
 		return w.rows, app.Close()
 	case db.TextCopier:
 		copySQL := "COPY " + u.t.String() + " (" + joinColumns(u.t) + ") FROM STDIN"
+		if b.kind == db.Postgres {
+			// Binary: the server stores the values as they come instead of
+			// parsing every number and date (see encode_binary.go).
+			copySQL += " (FORMAT binary)"
+		}
 		var (
 			n int64
-			r *countingReader
+			r *rowReader
 		)
 		err := db.RetryLoad(ctx, b.drv, func() error {
 			// Every attempt from the part's first row: a failed statement
@@ -320,7 +327,11 @@ func (b *builder) loadUnit(ctx context.Context, c db.Conn, u unit, count *atomic
 			if err != nil {
 				return err
 			}
-			r = &countingReader{r: NewReader(ctx, src, FormatCopy), count: count}
+			if b.kind == db.Postgres {
+				r = newBinaryReader(ctx, src, count)
+			} else {
+				r = newCountingReader(ctx, src, FormatCopy, count)
+			}
 			n, err = c.CopyText(ctx, copySQL, r)
 			return err
 		}, func() {
@@ -333,22 +344,6 @@ func (b *builder) loadUnit(ctx context.Context, c db.Conn, u unit, count *atomic
 }
 
 func joinColumns(t Table) string { return strings.Join(t.Columns(), ", ") }
-
-// countingReader counts the rows of a COPY text stream as they pass (one
-// newline per row: newlines inside values are escaped) for the progress bar.
-type countingReader struct {
-	r     io.Reader
-	count *atomic.Int64
-	rows  int64 // counted by this reader (taken back when its load is retried)
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	rows := int64(bytes.Count(p[:n], []byte{'\n'}))
-	c.rows += rows
-	c.count.Add(rows)
-	return n, err
-}
 
 // appendWriter feeds generated rows to DuckDB's appender: decimals as their
 // unscaled integer (DECIMAL(15,2) is stored as hundredths), dates as time

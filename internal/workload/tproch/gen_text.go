@@ -24,7 +24,7 @@ func textPool() []byte {
 // buildTextPool generates the first size bytes of dbgen's pool: sentences
 // separated by one space, the last one cut to fit.
 func buildTextPool(size int) []byte {
-	pool := make([]byte, size)
+	pool := poolMemory(size)
 	var s stream
 	s.init(sdTextPool, 0)
 	sent := make([]byte, 0, 512)

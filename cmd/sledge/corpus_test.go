@@ -275,6 +275,25 @@ func TestHammerDBCorpusMariaDBTPROCHPython(t *testing.T) {
 	corpusTPROCH(t, "maria", testdb.MariaDB, ".py")
 }
 
+// The same life cycle in HammerDB's mysql mode (dbset db mysql, mysql_*
+// keys), against MariaDB.
+
+func TestHammerDBCorpusMySQLTPROCHTcl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	corpusTPROCH(t, "mysql", testdb.MariaDB, ".tcl")
+}
+
+func TestHammerDBCorpusMySQLTPROCHPython(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	corpusTPROCH(t, "mysql", testdb.MariaDB, ".py")
+}
+
 // corpusTPROCH runs db's TPROC-H scripts (ext .tcl or .py) in an empty
 // database (newDB).
 func corpusTPROCH(t *testing.T, db string, newDB func(testing.TB) string, ext string) {
@@ -297,7 +316,7 @@ func corpusTPROCH(t *testing.T, db string, newDB func(testing.TB) string, ext st
 	out := run("buildschema")
 	wantLines(t, "buildschema"+ext, out, `BUILD ANSWER: Schema Build jobid=\d+`, `SCHEMA BUILD COMPLETED`)
 	out = run("checkschema")
-	wantLines(t, "checkschema"+ext, out, `CHECK ANSWER: Schema Check jobid=\d+`, `.*TPROC-H check of `+map[string]string{"pg": "postgres", "maria": "mysql"}[db]+`://.*`, `.*all conditions hold`)
+	wantLines(t, "checkschema"+ext, out, `CHECK ANSWER: Schema Check jobid=\d+`, `.*TPROC-H check of `+map[string]string{"pg": "postgres", "maria": "mysql", "mysql": "mysql"}[db]+`://.*`, `.*all conditions hold`)
 	out = run("run")
 	if n := len(queryDone.FindAllString(out, -1)); n != 22 || !setDone.MatchString(out) || !geomean.MatchString(out) {
 		t.Errorf("run%s: %d query lines, want 22, then the set's and the geometric mean's:\n%s", ext, n, out)

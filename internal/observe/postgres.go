@@ -263,7 +263,7 @@ func (o *pgObserver) setup(ctx context.Context) (Start, error) {
 	}
 	short, _, _ := strings.Cut(version, " ")
 	st.Server = "PostgreSQL " + short
-	st.Uptime = time.Duration(uptime * float64(time.Second)).Round(time.Second)
+	st.Uptime = time.Duration(uptime * float64(time.Second)).Round(time.Millisecond)
 	o.dbname = cmp.Or(o.opts.Database, curDB)
 	o.ownDB = o.dbname == curDB
 

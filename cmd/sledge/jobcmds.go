@@ -78,7 +78,7 @@ func newRunCmd(gs *globalState) *cobra.Command {
 func runCommand(gs *globalState) (*cobra.Command, *config.Spec) {
 	s := config.New(config.KindRun)
 	var cpuProfile string
-	out := jobOutput{progress: "text"}
+	out := jobOutput{progress: formatText}
 	repeat := 1
 	var rf *runSpecFlags
 	cmd := withHelp("run", &cobra.Command{
@@ -109,7 +109,7 @@ func runCommand(gs *globalState) (*cobra.Command, *config.Spec) {
 			switch {
 			case repeat < 1 || repeat > maxRepeat:
 				return fmt.Errorf("--repeat must be between 1 and %d (got %d)", maxRepeat, repeat)
-			case repeat > 1 && (out != jobOutput{format: formatText, progress: "text"}):
+			case repeat > 1 && (out != jobOutput{format: formatText, progress: formatText}):
 				return errors.New("--repeat: not with --progress json, --progress-file or --format json (a series prints its trials' table)")
 			case repeat == 1 && s.Between != "" && s.Between != config.BetweenNone:
 				return errors.New("--between applies between trials: use it with --repeat N (or sledge profile)")
@@ -269,7 +269,7 @@ func newDropCmd(gs *globalState) *cobra.Command {
 				return err
 			}
 			s.Confirm = ok
-			return runJobCmd(cmd, gs, s, jobOutput{format: formatText, progress: "text"})
+			return runJobCmd(cmd, gs, s, jobOutput{format: formatText, progress: formatText})
 		},
 	})
 	bindTargetFlags(cmd.Flags(), &s)
@@ -342,7 +342,7 @@ type jobOutput struct {
 // bind binds --format, and with progress a run's --progress and
 // --progress-file.
 func (o *jobOutput) bind(fl *pflag.FlagSet, progress bool) {
-	o.format, o.progress = formatText, "text"
+	o.format, o.progress = formatText, formatText
 	fl.StringVar(&o.format, "format", o.format, "text, or json: print the job's summary as JSON on stdout when it ends (the object of sledge jobs show ID --format json: job, result, build, check), and every other line on stderr")
 	if !progress {
 		return
@@ -356,7 +356,7 @@ func (o jobOutput) check() error {
 	if o.format != formatText && o.format != formatJSON {
 		return fmt.Errorf("--format: %q: want text or json", o.format)
 	}
-	if o.progress != "text" && o.progress != "json" {
+	if o.progress != formatText && o.progress != formatJSON {
 		return fmt.Errorf("--progress: %q: want text or json", o.progress)
 	}
 	return nil
@@ -374,7 +374,7 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		console = cmd.ErrOrStderr()
 	}
 	var progress io.Writer
-	if out.progress == "json" {
+	if out.progress == formatJSON {
 		progress = cmd.ErrOrStderr()
 	}
 	if out.progressFile != "" {
@@ -398,7 +398,7 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		// A check without --workload checks the schema the database holds.
 		detect := s.Kind == config.KindCheck && !cmd.Flags().Changed("workload")
 		o, err := svc.Run(ctx, app.Request{Spec: s, Console: console, ProgressTTY: gs.progressTTY(),
-			ProgressJSON: progress, NoConsoleProgress: out.progress == "json", DetectWorkload: detect})
+			ProgressJSON: progress, NoConsoleProgress: out.progress == formatJSON, DetectWorkload: detect})
 		if out.format == formatJSON && o.ID > 0 {
 			// What was stored, as jobs show ID --format json reads it,
 			// whatever the job's end: a script reads its status there.

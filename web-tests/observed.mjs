@@ -24,6 +24,7 @@
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { trackRequests } from './requests.mjs';
 
 const [base, artifactsArg, observedID, unobservedID, liveID] = process.argv.slice(2);
 if (!/^https?:\/\//.test(base || '') || !observedID || !unobservedID) {
@@ -38,27 +39,38 @@ const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
 class Failure extends Error {}
 function check(cond, msg) { if (!cond) throw new Failure(msg); }
 const sel = id => `[data-testid="${id}"]`;
-const log = msg => console.log(msg);
+const t0 = Date.now();
+const log = msg => console.log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
 const deadline = Number(process.env.SLEDGE_DEADLINE_MS) || Date.now() + 10 * 60 * 1000;
 // timeLeft is how long a wait may last from now: until the deadline.
 const timeLeft = () => Math.max(1000, deadline - Date.now());
 // step names what the script does next (for a failure's message) and
 // gives its waits the time left.
+let stepSince = Date.now();
+// A step that has gone on for a minute says so every 30 s, with the page's
+// requests: a stalled browser or server shows in the log, not only as a
+// test killed at its deadline.
+setInterval(() => {
+  const s = (Date.now() - stepSince) / 1000;
+  if (s >= 60) log(`  … still at step "${stepName}" after ${s.toFixed(0)} s` + (requests ? '\n' + requests.report() : ''));
+}, 30000).unref();
 function step(name) {
   stepName = name;
+  stepSince = Date.now();
   log('▶ ' + name);
   page.setDefaultTimeout(timeLeft());
 }
 
 const consoleErrors = [];
 const foreignRequests = [];
-let browser, page, stepName = 'start';
+let browser, page, requests, stepName = 'start';
 
 async function main() {
   browser = await chromium.launch({ executablePath, args: ['--no-sandbox'], headless: true });
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
   page = await context.newPage();
   page.setDefaultTimeout(timeLeft());
+  requests = trackRequests(page, base, t0);
   page.on('console', m => { if (m.type() === 'error') consoleErrors.push(m.text()); });
   page.on('pageerror', e => consoleErrors.push('uncaught: ' + (e.stack || e.message)));
   context.on('request', r => {
@@ -156,7 +168,7 @@ async function livePage() {
   check(legend.length >= 1, 'the live chart has no legend');
   // The run cuts an interval every second; the page re-reads every 2 s.
   await page.waitForFunction(n => new Set([...document.querySelectorAll('[data-testid^="live-aas-chart-bar-"]')]
-    .map(e => e.dataset.testid.split('-')[4])).size >= n + 2, first);
+    .map(e => e.dataset.testid.split('-')[4])).size >= n + 2, first, { polling: 200 });
   const later = await bars();
   log(`  ${later} intervals drawn a few seconds later`);
   const tpmBox = await page.locator(sel('chart-tpm')).boundingBox();
@@ -166,20 +178,16 @@ async function livePage() {
   // The ramp-up (2 s, two 1 s intervals) is shaded over the first two bars.
   // Both are read in one go (the chart is redrawn as intervals come); the
   // shading needs the run's ramp-up intervals: without any, it never comes.
-  let ends = null;
-  for (;;) {
-    ends = await page.evaluate(() => {
-      const r = document.querySelector('[data-testid="live-aas-chart-svg"] > rect');
-      const b = document.querySelector('[data-testid^="live-aas-chart-bar-1-"]');
-      const end = e => Number(e.getAttribute('x')) + Number(e.getAttribute('width'));
-      return r && b ? [end(r), end(b)] : null;
-    });
-    if (ends) break;
-    const series = await (await page.request.get(`${base}/api/jobs/${liveID}/series`)).json();
-    check(series.some(iv => iv.phase === 'rampup'), `the run has no ramp-up interval to shade: ${JSON.stringify(series.map(iv => [iv.seq, iv.phase]))}`);
-    check(Date.now() < deadline, 'no ramp-up shading on the live chart by the test\'s deadline');
-    await page.waitForTimeout(200);
-  }
+  const series = await (await page.request.get(`${base}/api/jobs/${liveID}/series`)).json();
+  check(series.some(iv => iv.phase === 'rampup'), `the run has no ramp-up interval to shade: ${JSON.stringify(series.map(iv => [iv.seq, iv.phase]))}`);
+  // Polled on a timer, not on animation frames, and bounded by the step's
+  // timeout (page.evaluate has none).
+  const ends = await (await page.waitForFunction(() => {
+    const r = document.querySelector('[data-testid="live-aas-chart-svg"] > rect');
+    const b = document.querySelector('[data-testid^="live-aas-chart-bar-1-"]');
+    const end = e => Number(e.getAttribute('x')) + Number(e.getAttribute('width'));
+    return r && b ? [end(r), end(b)] : null;
+  }, null, { polling: 200 })).jsonValue();
   const [ramp, second] = ends;
   check(Math.abs(ramp - second) < 4, `the ramp-up shading ends at x=${ramp}, the second interval's bar at x=${second}`);
   log('  screenshot observed-live.png');
@@ -198,6 +206,8 @@ try {
   console.error(`✘ FAILED at step "${stepName}": ${e instanceof Failure ? e.message : (e && e.stack) || e}`);
   if (page) await page.screenshot({ path: path.join(artifacts, 'failure.png'), fullPage: true }).catch(() => {});
   if (consoleErrors.length) console.error('  console errors:\n    ' + consoleErrors.join('\n    '));
+  const reqs = requests ? requests.report() : '';
+  if (reqs) console.error(reqs);
 } finally {
   if (browser) await browser.close().catch(() => {});
 }

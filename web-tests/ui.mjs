@@ -49,6 +49,7 @@
 import { chromium } from 'playwright-core';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { trackRequests } from './requests.mjs';
 
 const base = (process.argv[2] || process.env.SLEDGE_URL || '').replace(/\/+$/, '');
 const artifacts = path.resolve(process.argv[3] || process.env.SLEDGE_ARTIFACTS || 'artifacts');
@@ -81,9 +82,18 @@ function check(cond, msg) { if (!cond) throw new Failure(msg); }
 
 const sel = id => `[data-testid="${id}"]`;
 
-let browser, page, stepName = 'start';
+let browser, page, requests, stepName = 'start';
+let stepSince = Date.now();
+// A step that has gone on for a minute says so every 30 s, with the page's
+// requests: a stalled browser or server shows in the log, not only as a
+// test killed at its deadline.
+setInterval(() => {
+  const s = (Date.now() - stepSince) / 1000;
+  if (s >= 60) log(`  … still at step "${stepName}" after ${s.toFixed(0)} s` + (requests ? '\n' + requests.report() : ''));
+}, 30000).unref();
 async function step(name, fn) {
   stepName = name;
+  stepSince = Date.now();
   log('▶ ' + name);
   page.setDefaultTimeout(timeLeft());
   return fn();
@@ -122,7 +132,8 @@ async function waitText(testid, pred, what, { live = false } = {}) {
         throw new Failure(`${testid}: the job ended (${status}) before the page showed ${what} while it ran; it shows ${JSON.stringify(last)}` +
           ` (the live page said: ${livePage}; waited ${((Date.now() - start) / 1000).toFixed(1)} s)`);
       }
-      livePage = `status ${JSON.stringify(status)}, mode ${JSON.stringify(await said('live-mode'))}, notice ${JSON.stringify(await said('live-error'))}`;
+      const app = ((await page.locator('#app').textContent().catch(() => null)) ?? '').trim().slice(0, 60);
+      livePage = `status ${JSON.stringify(status)}, mode ${JSON.stringify(await said('live-mode'))}, notice ${JSON.stringify(await said('live-error'))}, page ${JSON.stringify(app)}`;
     }
     if (Date.now() > deadline) throw new Failure(`${testid}: waited ${((Date.now() - start) / 1000).toFixed(0)} s (until the test's deadline) for ${what}; it shows ${JSON.stringify(last)}`);
     await page.waitForTimeout(200);
@@ -156,6 +167,7 @@ async function main() {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
   page = await context.newPage();
   page.setDefaultTimeout(timeLeft());
+  requests = trackRequests(page, base, t0);
   page.on('console', m => {
     const loc = m.location();
     const line = `${m.type()}: ${m.text()}${loc && loc.url ? ` (${loc.url}:${loc.lineNumber})` : ''}`;
@@ -853,6 +865,8 @@ try {
   if (!browser) console.error(`  (could not launch ${executablePath}; set $CHROMIUM to another Chromium)`);
   if (consoleErrors.length) console.error('  console errors:\n    ' + consoleErrors.join('\n    '));
   if (foreignRequests.length) console.error('  requests to other origins:\n    ' + foreignRequests.join('\n    '));
+  const reqs = requests ? requests.report() : '';
+  if (reqs) console.error(reqs);
 } finally {
   try { writeFileSync(path.join(artifacts, 'console.log'), consoleLog.join('\n') + '\n'); } catch (e) { /* best effort */ }
   if (browser) await browser.close().catch(() => {});

@@ -221,7 +221,13 @@ func policyServer(e *testEnv, moreTargets ...string) (*httptest.Server, *jobs.Re
 	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
 		if r.Method == http.MethodGet || origin == "" || origin == ts.URL {
+			// A slow answer is logged: when a page waits, this says whether
+			// the server held the request (or the browser never sent it).
+			start := time.Now()
 			api.ServeHTTP(w, r) // (the event stream needs the writer as it is)
+			if d := time.Since(start); d > 2*time.Second && !strings.HasSuffix(r.URL.Path, "/events") {
+				t.Logf("server: %s %s answered in %s", r.Method, r.URL.Path, d.Round(time.Millisecond))
+			}
 			return
 		}
 		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}

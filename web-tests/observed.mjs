@@ -159,37 +159,47 @@ async function livePage() {
   await page.goto(`${base}/#/jobs/${liveID}`);
   await page.locator(sel('stop-button')).waitFor();
   await page.locator(sel('live-aas-chart-svg')).waitFor();
-  const bars = () => page.locator('[data-testid^="live-aas-chart-bar-"]').evaluateAll(
-    els => new Set(els.map(e => e.dataset.testid.split('-')[4])).size);
-  const first = await bars();
-  check(first >= 1, 'the live chart has no bars');
+  // Each interval drawn has its column; those with active sessions, bars.
+  const columns = () => page.locator('[data-testid^="live-aas-chart-iv-"]').count();
+  const first = await columns();
+  check(await page.locator('[data-testid^="live-aas-chart-bar-"]').count() >= 1, 'the live chart has no bars');
   const legend = (await page.locator(`${sel('live-aas-chart-legend')} > span`).allTextContents()).map(s => s.trim());
   log(`  ${first} interval(s) drawn; legend: ${legend.join(', ')}`);
   check(legend.length >= 1, 'the live chart has no legend');
   // The run cuts an interval every second; the page re-reads every 2 s.
-  await page.waitForFunction(n => new Set([...document.querySelectorAll('[data-testid^="live-aas-chart-bar-"]')]
-    .map(e => e.dataset.testid.split('-')[4])).size >= n + 2, first, { polling: 200 });
-  const later = await bars();
+  // Over when the run is: intervals that stop coming fail then.
+  const grew = await (await page.waitForFunction(n => document.querySelectorAll('[data-testid^="live-aas-chart-iv-"]').length >= n + 2 ||
+    (document.querySelector('[data-testid="job-status"]') || {}).textContent !== 'running', first, { polling: 200 })).jsonValue();
+  const later = await columns();
+  check(grew && later >= first + 2, `the live chart stayed at ${later} intervals until the run ended`);
   log(`  ${later} intervals drawn a few seconds later`);
   const tpmBox = await page.locator(sel('chart-tpm')).boundingBox();
   const aasBox = await page.locator(sel('live-aas-chart')).boundingBox();
   check(tpmBox && aasBox && aasBox.y > tpmBox.y, 'the live active sessions chart is not under the TPM chart');
   await page.screenshot({ path: path.join(artifacts, 'observed-live.png'), fullPage: true });
-  // The ramp-up (2 s, two 1 s intervals) is shaded over the first two bars.
-  // Both are read in one go (the chart is redrawn as intervals come); the
-  // shading needs the run's ramp-up intervals: without any, it never comes.
+  // The ramp-up (2 s, two 1 s intervals) is shaded up to the end of the
+  // interval it ends with. Both are read in one go (the chart is redrawn as
+  // intervals come) from each interval's column, which is there with or
+  // without active sessions in it; the shading needs the run's ramp-up
+  // intervals: without any, it never comes.
   const series = await (await page.request.get(`${base}/api/jobs/${liveID}/series`)).json();
   check(series.some(iv => iv.phase === 'rampup'), `the run has no ramp-up interval to shade: ${JSON.stringify(series.map(iv => [iv.seq, iv.phase]))}`);
-  // Polled on a timer, not on animation frames, and bounded by the step's
-  // timeout (page.evaluate has none).
+  // Polled on a timer, not on animation frames, and over when the run is:
+  // a shading that never comes fails then, not at the test's deadline.
   const ends = await (await page.waitForFunction(() => {
-    const r = document.querySelector('[data-testid="live-aas-chart-svg"] > rect');
-    const b = document.querySelector('[data-testid^="live-aas-chart-bar-1-"]');
+    const status = (document.querySelector('[data-testid="job-status"]') || {}).textContent;
+    const r = document.querySelector('[data-testid="live-aas-chart-rampup"]');
+    if (!r) return status !== 'running' ? { status } : null;
+    const to = Number(r.dataset.to);
+    const cols = [...document.querySelectorAll('[data-testid^="live-aas-chart-iv-"]')];
+    if (!cols.length) return null;
+    const col = cols.reduce((a, b) => Math.abs(Number(b.dataset.to) - to) < Math.abs(Number(a.dataset.to) - to) ? b : a);
     const end = e => Number(e.getAttribute('x')) + Number(e.getAttribute('width'));
-    return r && b ? [end(r), end(b)] : null;
+    return { ramp: end(r), interval: end(col), to, intervalTo: Number(col.dataset.to) };
   }, null, { polling: 200 })).jsonValue();
-  const [ramp, second] = ends;
-  check(Math.abs(ramp - second) < 4, `the ramp-up shading ends at x=${ramp}, the second interval's bar at x=${second}`);
+  check(!ends.status, `the live chart had no ramp-up shading while the run went on (it ended ${ends.status})`);
+  check(Math.abs(ends.ramp - ends.interval) < 4,
+    `the ramp-up shading (to ${ends.to} s) ends at x=${ends.ramp}, the interval ending at ${ends.intervalTo} s at x=${ends.interval}`);
   log('  screenshot observed-live.png');
   await page.locator(sel('stop-button')).click();
   // The page turns into the finished job's, with the stored chart.

@@ -687,7 +687,8 @@
       const root = svg('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img',
         'aria-label': 'average active sessions by wait class', 'data-testid': testid + '-svg' });
       if (isNum(rampEnd) && rampEnd > 0) {
-        root.append(svg('rect', { x: padL, y: padT, width: x(rampEnd) - padL, height: ph, fill: 'rgba(102,112,133,0.08)' }),
+        root.append(svg('rect', { x: padL, y: padT, width: x(rampEnd) - padL, height: ph, fill: 'rgba(102,112,133,0.08)',
+          'data-testid': testid + '-rampup', 'data-to': rampEnd }),
           svg('text', { x: padL + 6, y: padT + 14 }, 'ramp-up'));
       }
       for (let t = 0; t <= hi + step / 2; t += step) {
@@ -705,6 +706,11 @@
         const x0 = x(iv.elapsed_s - len), x1 = x(iv.elapsed_s);
         const bw = Math.max(1, x1 - x0 - (x1 - x0 > 4 ? 1 : 0));
         const span = `${fmtSig(iv.elapsed_s - len)}–${fmtSig(iv.elapsed_s)} s`;
+        // Every interval has its column, under the bars: an interval
+        // without active sessions still says so when pointed at.
+        root.append(svg('rect', { x: x0, y: padT, width: bw, height: ph, fill: 'transparent',
+          'data-testid': `${testid}-iv-${i}`, 'data-to': iv.elapsed_s },
+        svg('title', null, `${span}: ${fmtSig(totals[i])} active sessions`)));
         if (iv.gap) {
           root.append(svg('rect', { x: x0, y: padT, width: bw, height: ph, class: 'gap', 'data-testid': `${testid}-gap-${i}` },
             svg('title', null, `${span}: not observed (all or part): ${iv.gap}`)));

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -365,6 +366,21 @@ func TestCrossCheck(t *testing.T) {
 	res := &metrics.RunResult{Measured: time.Minute, NewOrders: 1000, Tx: []metrics.TxSummary{{Name: "a"}}}
 	if w.crossCheck(res, 4); !res.DBCheckAgree || res.DBCheckAllowance != 12 {
 		t.Errorf("10 apart with 8 commits at the edges: %+v", res)
+	}
+	// The server read its commit counter with the same probes: the 8
+	// New-Orders around the edges are 20 commits of a mix of 2.5 commits
+	// per New-Order, on either side, with the 4 in flight (a minute's window).
+	res = &metrics.RunResult{Measured: time.Minute, NewOrders: 1000, NOPM: 1000, TPM: 2500, Tx: []metrics.TxSummary{{Name: "a"}}}
+	if w.crossCheck(res, 4); !res.HasServerTPM || math.Abs(res.ServerTPMMargin-24) > 1e-9 {
+		t.Errorf("server TPM margin with 8 New-Orders at the edges: %g, want 24", res.ServerTPMMargin)
+	}
+	// Without counted edges, the rate over half the probes' round trips:
+	// 5,000 a minute over (1 s + 2 s) / 2 is 125, with the 4 in flight.
+	slow := func(pr workload.Probe, rtt time.Duration) workload.Probe { pr.RTT = rtt; return pr }
+	w = &window{prober: &fakeWorkload{}, open: true, p0: slow(p(0, 0, 1), time.Second), p1: slow(p(1000, 5000, 1), 2*time.Second)}
+	res = &metrics.RunResult{Measured: time.Minute, NewOrders: 1000, NOPM: 1000, TPM: 2500, Tx: []metrics.TxSummary{{Name: "a"}}}
+	if w.crossCheck(res, 4); !res.HasServerTPM || math.Abs(res.ServerTPMMargin-129) > 1e-9 {
+		t.Errorf("server TPM margin with probes of 1 and 2 s: %g, want 129", res.ServerTPMMargin)
 	}
 	for _, c := range []struct {
 		p0, p1 workload.Probe

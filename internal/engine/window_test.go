@@ -268,20 +268,23 @@ func TestServerTPMMargin(t *testing.T) {
 		tpm      float64
 		lag      time.Duration
 		sessions int
+		edge     float64
 		window   time.Duration
 		want     float64
 	}{
 		// 60,000 TPM is 1,000 a second: a second's lag and 4 sessions in
 		// flight over a minute's window.
-		{60000, time.Second, 4, time.Minute, 1004},
+		{60000, time.Second, 4, 0, time.Minute, 1004},
 		// Twice the window, half the margin.
-		{60000, time.Second, 4, 2 * time.Minute, 502},
+		{60000, time.Second, 4, 0, 2 * time.Minute, 502},
 		// A counter summed when read: the sessions only.
-		{60000, 0, 4, time.Minute, 4},
-		{60000, time.Second, 4, 0, 0},
+		{60000, 0, 4, 0, time.Minute, 4},
+		// And the commits between the edges and the counter's reads.
+		{60000, 0, 4, 300, time.Minute, 304},
+		{60000, time.Second, 4, 10, 0, 0},
 	} {
-		if got := serverTPMMargin(c.tpm, c.lag, c.sessions, c.window); math.Abs(got-c.want) > 1e-9 {
-			t.Errorf("serverTPMMargin(%g, %s, %d, %s) = %g, want %g", c.tpm, c.lag, c.sessions, c.window, got, c.want)
+		if got := serverTPMMargin(c.tpm, c.lag, c.sessions, c.edge, c.window); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("serverTPMMargin(%g, %s, %d, %g, %s) = %g, want %g", c.tpm, c.lag, c.sessions, c.edge, c.window, got, c.want)
 		}
 	}
 }

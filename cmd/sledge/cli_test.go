@@ -66,6 +66,7 @@ func checkHammerJobs(t *testing.T, out, product string) {
 		t.Fatalf("%d jobs ID result answers, want 3:\n%s", len(results), out)
 	}
 	var ids []string
+	nopm := map[string]string{} // job → the NOPM its result line says
 	for i, m := range results {
 		var lines []string
 		if err := json.Unmarshal([]byte(m[2]), &lines); err != nil {
@@ -75,10 +76,15 @@ func checkHammerJobs(t *testing.T, out, product string) {
 		if len(lines) != 4 || lines[0] != m[1] ||
 			!regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`).MatchString(lines[1]) ||
 			lines[2] != strconv.Itoa(vu)+" Active Virtual Users configured" ||
-			!regexp.MustCompile(`^TEST RESULT : System achieved [1-9]\d* NOPM from [1-9]\d* `+product+` TPM$`).MatchString(lines[3]) {
+			// (A run of 1.2 s at one VU on a busy machine may commit no
+			// New-Order: the server's TPM counts every session.)
+			!regexp.MustCompile(`^TEST RESULT : System achieved \d+ NOPM from [1-9]\d* `+product+` TPM$`).MatchString(lines[3]) {
 			t.Errorf("jobs %s result: %q", m[1], lines)
 		}
 		ids = append(ids, m[1])
+		if n := regexp.MustCompile(`achieved (\d+) NOPM`).FindStringSubmatch(lines[3]); n != nil {
+			nopm[m[1]] = n[1]
+		}
 	}
 	// timing: HammerDB's procedure names and fields, every value a string,
 	// ordered by ratio_pct.
@@ -109,8 +115,8 @@ func checkHammerJobs(t *testing.T, out, product string) {
 	}
 	for i, id := range ids {
 		p := profile[id]
-		if p["activevu"] != strconv.Itoa([]int{1, 2, 4}[i]) || p["bm"] != "TPROC-C" || p["db"] != product || p["nopm"] == "" || p["nopm"] == "0" {
-			t.Errorf("profile 1, job %s: %v", id, p)
+		if p["activevu"] != strconv.Itoa([]int{1, 2, 4}[i]) || p["bm"] != "TPROC-C" || p["db"] != product || p["nopm"] != nopm[id] {
+			t.Errorf("profile 1, job %s: %v (its result line: NOPM %s)", id, p, nopm[id])
 		}
 	}
 	if len(profile) != 3 {

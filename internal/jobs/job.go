@@ -62,9 +62,12 @@ type PartOf struct {
 	Series, Trial, Profile, ProfileVU string
 }
 
-// Headline is a run's two headline rates.
+// Headline is a run's two headline rates, and the New-Orders per minute
+// the database counted over the window (the cross-check's; NaN when the
+// run could not count them), which HammerDB reports as NOPM.
 type Headline struct {
-	NOPM, TPM float64
+	NOPM, TPM   float64
+	NOPMDBCheck float64
 }
 
 // Duration is how long the job ran (until now for a running job).

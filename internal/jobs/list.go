@@ -49,7 +49,7 @@ func (f ListFilter) Validate() error {
 }
 
 const jobColumns = `j.id, j.kind, j.workload, j.db_kind, j.target, j.db_version, j.status,
-	j.created_at, j.started_at, j.ended_at, j.host, j.pid, j.error, r.job_id IS NOT NULL, r.nopm, r.tpm,
+	j.created_at, j.started_at, j.ended_at, j.host, j.pid, j.error, r.job_id IS NOT NULL, r.nopm, r.tpm, r.nopm_db_check,
 	h.job_id IS NOT NULL, h.geomean_s,
 	COALESCE(cs.value, ''), COALESCE(ct.value, ''), COALESCE(cp.value, ''), COALESCE(cv.value, '')`
 
@@ -65,16 +65,16 @@ type scanner interface{ Scan(dest ...any) error }
 
 func scanJob(s scanner) (Job, error) {
 	var (
-		j                Job
-		created, started string
-		ended            sql.NullString
-		hasResult        bool
-		nopm, tpm        float64
-		hasAnalytic      bool
-		geomean          float64
+		j                 Job
+		created, started  string
+		ended             sql.NullString
+		hasResult         bool
+		nopm, tpm, dbNOPM float64
+		hasAnalytic       bool
+		geomean           float64
 	)
 	if err := s.Scan(&j.ID, &j.Kind, &j.Workload, &j.DBKind, &j.Target, &j.DBVersion, &j.Status,
-		&created, &started, &ended, &j.Host, &j.PID, &j.Error, &hasResult, nanFloat{&nopm}, nanFloat{&tpm},
+		&created, &started, &ended, &j.Host, &j.PID, &j.Error, &hasResult, nanFloat{&nopm}, nanFloat{&tpm}, nanFloat{&dbNOPM},
 		&hasAnalytic, nanFloat{&geomean},
 		&j.PartOf.Series, &j.PartOf.Trial, &j.PartOf.Profile, &j.PartOf.ProfileVU); err != nil {
 		return Job{}, err
@@ -94,7 +94,7 @@ func scanJob(s scanner) (Job, error) {
 		}
 	}
 	if hasResult {
-		j.Headline = &Headline{NOPM: nopm, TPM: tpm}
+		j.Headline = &Headline{NOPM: nopm, TPM: tpm, NOPMDBCheck: dbNOPM}
 	}
 	if hasAnalytic {
 		j.GeomeanS = &geomean

@@ -2,6 +2,7 @@ package report
 
 import (
 	"io"
+	"math"
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/jobs"
@@ -39,7 +40,8 @@ func FromJob(j JobJSON) jobs.Job {
 		r.EndedAt, _ = time.Parse(time.RFC3339Nano, *j.EndedAt)
 	}
 	if j.NOPM != nil && j.TPM != nil {
-		r.Headline = &jobs.Headline{NOPM: float64(*j.NOPM), TPM: float64(*j.TPM)}
+		// (The API's job listing does not carry the database's count.)
+		r.Headline = &jobs.Headline{NOPM: float64(*j.NOPM), TPM: float64(*j.TPM), NOPMDBCheck: math.NaN()}
 	}
 	if j.GeomeanS != nil {
 		g := float64(*j.GeomeanS)

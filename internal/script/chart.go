@@ -122,7 +122,7 @@ func (r *run) profileChart(pidArg, kind string) error {
 				return err
 			}
 			if res != nil {
-				best[i][res.VUs] = math.Max(best[i][res.VUs], res.NOPM)
+				best[i][res.VUs] = math.Max(best[i][res.VUs], hammerNOPM(res))
 				vuSet[res.VUs] = true
 			}
 		}
@@ -185,7 +185,7 @@ func (r *run) resultChart(j jobs.Job) (chartPart, error) {
 		return chartPart{}, err
 	}
 	return chartPart{fmt.Sprintf("Job %d: TPROC-C on %s %s, %d virtual users", j.ID, product, version, res.VUs),
-		barChart([]string{"NOPM", "TPM"}, []series{{"result", []float64{res.NOPM, hammerTPM(res)}}}, "per minute")}, nil
+		barChart([]string{"NOPM", "TPM"}, []series{{"result", []float64{hammerNOPM(res), hammerTPM(res)}}}, "per minute")}, nil
 }
 
 func (r *run) timingChart(j jobs.Job) (chartPart, error) {

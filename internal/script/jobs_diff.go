@@ -46,7 +46,7 @@ func (r *run) diff(args []string) error {
 				return nil, err
 			}
 			if res != nil {
-				m[res.VUs] = math.Round(res.NOPM)
+				m[res.VUs] = math.Round(hammerNOPM(res))
 			}
 		}
 		return m, nil

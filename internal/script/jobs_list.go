@@ -5,6 +5,7 @@ package script
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/sledge-bench/sledge/internal/jobs"
@@ -106,8 +107,13 @@ func (r *run) summary() error {
 			continue
 		}
 		if j.Headline != nil {
-			rw.metric = fmt.Sprintf("%.0f", j.Headline.NOPM)
-			rw.score, rw.scored = j.Headline.NOPM, j.Status == metrics.StatusCompleted
+			// HammerDB's NOPM, as the TEST RESULT line gives it (hammerNOPM).
+			nopm := j.Headline.NOPM
+			if !math.IsNaN(j.Headline.NOPMDBCheck) {
+				nopm = j.Headline.NOPMDBCheck
+			}
+			rw.metric = fmt.Sprintf("%.0f", nopm)
+			rw.score, rw.scored = nopm, j.Status == metrics.StatusCompleted
 		}
 		c = append(c, rw)
 	}

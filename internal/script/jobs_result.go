@@ -289,7 +289,7 @@ func (r *run) resultObject(j jobs.Job) (value, error) {
 		return noResult, nil
 	}
 	o.add("activevu", strconv.Itoa(res.VUs))
-	o.add("nopm", fmt.Sprintf("%.0f", res.NOPM))
+	o.add("nopm", fmt.Sprintf("%.0f", hammerNOPM(res)))
 	o.add("tpm", fmt.Sprintf("%.0f", hammerTPM(res)))
 	return o, nil
 }

@@ -281,7 +281,7 @@ func (r *run) oltpArtifact(j jobs.Job, display, label string, samples object, a 
 		return err
 	}
 	if res != nil && j.Kind == jobs.KindRun {
-		nopm, tpm := num(fmt.Sprintf("%.0f", res.NOPM)), num(fmt.Sprintf("%.0f", hammerTPM(res)))
+		nopm, tpm := num(fmt.Sprintf("%.0f", hammerNOPM(res))), num(fmt.Sprintf("%.0f", hammerTPM(res)))
 		result = fields{{"type", "tproc_c_result"}, {"database_display", display}, {"active_virtual_users", res.VUs},
 			{"nopm", nopm}, {"tpm", tpm},
 			{"chart_data", []fields{{{"metric", "NOPM"}, {"value", nopm}}, {{"metric", "TPM"}, {"value", tpm}}}}}

@@ -37,7 +37,9 @@
 // of its jobs) it checks the profile pages instead: the list of profiles,
 // the profile page (NOPM and p95 against VUs, the knee as the API says, the
 // table), the link from a member job's page and the jobs list to it, the
-// compare page's verdict for two jobs, and the profile page at 390 px.
+// compare page's verdict for two jobs, and the profile page at 390 px;
+// with $SLEDGE_ELSEWHERE (a build recorded on another machine against
+// another SQLite) that the compare page says both differ, first.
 //
 // With $SLEDGE_SERIES=ID1,…,IDn (the trials, three or more, of a series browser_test.go
 // ran on the same server after the profile) it checks the load models,
@@ -66,6 +68,7 @@ const other = (process.argv[4] || process.env.SLEDGE_OTHER_URL || '').replace(/\
 const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
 const profileID = process.env.SLEDGE_PROFILE || '';
 const profileMember = process.env.SLEDGE_PROFILE_MEMBER || '';
+const elsewhere = process.env.SLEDGE_ELSEWHERE || '';
 const seriesJobs = (process.env.SLEDGE_SERIES || '').split(',').filter(Boolean);
 
 const t0 = Date.now();
@@ -185,7 +188,6 @@ async function compareSettingsChecks(ids) {
       rows.get(d.name)[others[i]] = d.b;
     }
   }
-  check(rows.has('isolation') && rows.get('isolation')[ids[1]] === 'serializable', `settings_differ lacks the isolation: ${JSON.stringify([...rows])}`);
   await page.locator(sel('compare-settings-table')).waitFor();
   // First: before the verdict, the table and the chart.
   const order = await page.evaluate(() => ['compare-settings', 'compare-verdict', 'compare-table', 'compare-chart']
@@ -212,6 +214,7 @@ async function compareSettingsChecks(ids) {
   const same = !answers.some(v => v.servers_differ.length || v.machine_differs);
   check(same === /Server version and client machine: no difference recorded\./.test(count), `the page says ${JSON.stringify(count)}`);
   log(`  settings that differ: ${[...rows.keys()].join(', ')} (${count})`);
+  return rows;
 }
 
 async function main() {
@@ -491,7 +494,8 @@ async function main() {
     await btn.click();
     await page.waitForURL(/#\/compare\?ids=/);
     await page.locator(sel('compare-table')).waitFor();
-    await compareSettingsChecks([runID, runID2]);
+    const differ = await compareSettingsChecks([runID, runID2]);
+    check(differ.has('isolation') && differ.get('isolation')[runID2] === 'serializable', `settings_differ lacks the isolation: ${JSON.stringify([...differ])}`);
     const rows = await page.locator(`${sel('compare-table')} tbody tr`).count();
     check(rows === 2, `compare-table has ${rows} rows, want 2`);
     for (const id of [runID, runID2]) {
@@ -539,7 +543,10 @@ async function main() {
     check(build, `no build among ${JSON.stringify(jobs.map(j => [j.id, j.kind]))}`);
     await page.goto(`${base}/#/compare?ids=${runID},${runID2},${build}`);
     await page.locator(sel('compare-table')).waitFor();
-    await compareSettingsChecks([runID, runID2, build]);
+    const differ = await compareSettingsChecks([runID, runID2, build]);
+    // The build has no isolation: "" (shown as —).
+    const iso = differ.get('isolation') || {};
+    check(iso[runID2] === 'serializable' && iso[build] === '', `the isolation against the first: ${JSON.stringify(iso)}`);
     // A run against a build: not like for like, and said so.
     await waitText('compare-note', s => /is a run and job \d+ a build/.test(s), 'the note that a build is compared with a run');
     await page.waitForTimeout(300);
@@ -742,6 +749,18 @@ async function profileChecks() {
     await page.goto(`${base}/#/compare?ids=${profileID},${profileMember}`);
     await waitText('compare-verdict', s => s.includes(v.text), 'the verdict of GET /api/compare');
     await shot('14-compare-verdict.png');
+  });
+
+  if (elsewhere) await step('compare with a build on another machine and another SQLite: both said first', async () => {
+    await page.goto(`${base}/#/compare?ids=${profileID},${elsewhere}`);
+    await page.locator(sel('compare-table')).waitFor();
+    const differ = await compareSettingsChecks([profileID, elsewhere]);
+    check(differ.has('client host') && differ.get('client host')[elsewhere] === 'elsewhere', `settings_differ lacks the client host: ${JSON.stringify([...differ])}`);
+    const server = await waitText('compare-server-differs', s => /^The server differs: /.test(s), 'that the server differs');
+    check(new RegExp(`#${elsewhere} SQLite 3\\.0\\.1`).test(server), `the server line says ${JSON.stringify(server)}`);
+    const machine = await waitText('compare-machine-differs', s => /^The client machine differs: /.test(s), 'that the client machine differs');
+    check(/\bhost\b/.test(machine), `the machine line says ${JSON.stringify(machine)}`);
+    await shot('15-compare-elsewhere.png');
   });
 
   await step('390 px wide: the profile page does not scroll sideways', async () => {

@@ -11,14 +11,18 @@
 // and checks that the server refused them all and no job appeared. Then it
 // starts a TPROC-C run from the form (the target select: the embedded
 // default), watches it live, stops it, checks the result page, runs a
-// second short job, and compares the two; then builds on the server's
+// second short job (serializable), checks the jobs list's setup column,
+// and compares the two (the settings that differ first, as GET
+// /api/compare lists them, then the figures) and three (with a build);
+// then builds on the server's
 // named target "scratch" with "Replace existing schema" and drops it, each
 // only after confirming (declining sends nothing). On the way it checks
 // the run page's errors-by-class panel (or its "no errors" line), that the
 // interval charts' y axes start at zero, the compare page's neutral band,
 // and at the end opens every job's page (runs, builds, the drop) and a run's
-// page and the jobs list at a 390 px wide viewport, which must not scroll
-// sideways (mobile-job.png, mobile-jobs.png). A screenshot of every page
+// page, the jobs list (ID, result and status first, in view) and the
+// compare page at a 390 px wide viewport, which must not scroll sideways
+// (mobile-job.png, mobile-jobs.png, mobile-compare.png). A screenshot of every page
 // goes to ARTIFACT_DIR. Any failure exits 1 with a message and a screenshot
 // of the page it happened on (failure.png). Every wait is for what the page
 // shows and lasts until $SLEDGE_DEADLINE_MS (milliseconds since the epoch,
@@ -33,7 +37,9 @@
 // of its jobs) it checks the profile pages instead: the list of profiles,
 // the profile page (NOPM and p95 against VUs, the knee as the API says, the
 // table), the link from a member job's page and the jobs list to it, the
-// compare page's verdict for two jobs, and the profile page at 390 px.
+// compare page's verdict for two jobs, and the profile page at 390 px;
+// with $SLEDGE_ELSEWHERE (a build recorded on another machine against
+// another SQLite) that the compare page says both differ, first.
 //
 // With $SLEDGE_SERIES=ID1,…,IDn (the trials, three or more, of a series browser_test.go
 // ran on the same server after the profile) it checks the load models,
@@ -63,6 +69,7 @@ const other = (process.argv[4] || process.env.SLEDGE_OTHER_URL || '').replace(/\
 const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
 const profileID = process.env.SLEDGE_PROFILE || '';
 const profileMember = process.env.SLEDGE_PROFILE_MEMBER || '';
+const elsewhere = process.env.SLEDGE_ELSEWHERE || '';
 const seriesJobs = (process.env.SLEDGE_SERIES || '').split(',').filter(Boolean);
 
 const t0 = Date.now();
@@ -161,6 +168,65 @@ async function chartsFit() {
 
 const isNumber = s => /^[\d,.\u00a0\u202f ]+$/.test(s) && /\d/.test(s);
 const toNumber = s => Number(s.replace(/[^\d.]/g, ''));
+
+// The setup column of the two runs: 2 VUs on the one warehouse of the
+// embedded SQLite (SQL from the client: it has no stored procedures), and
+// what is not the default — the first run's 1 s ramp-up and 5 minutes, the
+// second's 3 s serializable.
+const SETUP1 = '2 VU · 1 WH · sql · ramp 1s · 5m';
+const SETUP2 = '2 VU · 1 WH · sql · ramp 1s · 3s · serializable';
+
+// compareSettingsChecks: the compare page of ids (the first the baseline)
+// leads with the settings that differ — before the verdict and the
+// figures — as GET /api/compare of the baseline against each other job
+// lists them: a row a setting, a column a job, a job the answer for it
+// does not name showing the baseline's value; and it says whether the
+// server version or the client machine differs.
+async function compareSettingsChecks(ids) {
+  const [baseID, ...others] = ids;
+  const answers = [];
+  for (const id of others) {
+    const r = await page.request.get(`${base}/api/compare?a=${baseID}&b=${id}`);
+    check(r.status() === 200, `GET /api/compare?a=${baseID}&b=${id}: ${r.status()}`);
+    answers.push(await r.json());
+  }
+  const rows = new Map();
+  for (const [i, v] of answers.entries()) {
+    check(Array.isArray(v.settings_differ) && Array.isArray(v.servers_differ) && typeof v.machine_differs === 'boolean',
+      `GET /api/compare?a=${baseID}&b=${others[i]}: ${JSON.stringify(v)}`);
+    for (const d of v.settings_differ) {
+      if (!rows.has(d.name)) rows.set(d.name, { [baseID]: d.a });
+      rows.get(d.name)[others[i]] = d.b;
+    }
+  }
+  await page.locator(sel('compare-settings-table')).waitFor();
+  // First: before the verdict, the table and the chart.
+  const order = await page.evaluate(() => ['compare-settings', 'compare-verdict', 'compare-table', 'compare-chart']
+    .map(t => document.querySelector(`[data-testid="${t}"]`)).filter(Boolean)
+    .every((el, i, all) => i === 0 || (all[i - 1].compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)));
+  check(order, 'the settings that differ are not shown before the verdict and the figures');
+  const n = await page.locator(`${sel('compare-settings-table')} tbody tr`).count();
+  check(n === rows.size, `the settings table has ${n} rows, GET /api/compare names ${rows.size} settings`);
+  const heads = await page.locator(`${sel('compare-settings-table')} thead th`).count();
+  check(heads === ids.length + 1, `the settings table has ${heads} columns for ${ids.length} jobs`);
+  for (const [name, vals] of rows) {
+    const cells = (await page.locator(`${sel('compare-setting-' + name.replace(/\s+/g, '-'))} td`).allTextContents()).map(t => t.trim());
+    const want = [name, ...ids.map(id => { const v = id in vals ? vals[id] : vals[baseID]; return v === '' ? '—' : v; })];
+    check(JSON.stringify(cells) === JSON.stringify(want), `setting ${name}: the page shows ${JSON.stringify(cells)}, want ${JSON.stringify(want)}`);
+  }
+  const count = await waitText('compare-settings-count', s => s.startsWith(others.length > 1
+    ? `Job settings that differ from #${baseID}'s: ${rows.size} ` : `Job settings that differ: ${rows.size} of `), 'how many settings differ');
+  // One machine and one SQLite here: neither is said to differ, and the
+  // page says so only if the API does.
+  for (const [tid, differs] of [['compare-server-differs', answers.some(v => v.servers_differ.length)], ['compare-machine-differs', answers.some(v => v.machine_differs)]]) {
+    const shown = await page.locator(sel(tid)).count();
+    check((shown > 0) === differs, `${tid}: shown ${shown}, GET /api/compare says ${differs}`);
+  }
+  const same = !answers.some(v => v.servers_differ.length || v.machine_differs);
+  check(same === /Server version and client machine: no difference recorded\./.test(count), `the page says ${JSON.stringify(count)}`);
+  log(`  settings that differ: ${[...rows.keys()].join(', ')} (${count})`);
+  return rows;
+}
 
 async function main() {
   browser = await chromium.launch({ executablePath, args: ['--no-sandbox'], headless: true });
@@ -397,9 +463,11 @@ async function main() {
   });
 
   let runID2;
-  await step('second run (3 s, through the API) runs to completion', async () => {
+  await step('second run (3 s, serializable, through the API) runs to completion', async () => {
     const res = await page.request.post(base + '/api/jobs', {
-      data: { kind: 'run', workload: 'tprocc', vu: 2, rampup: '1s', duration: '3s', interval: '1s' },
+      // Serializable: a setting that differs from the first run's, for the
+      // compare page to lead with.
+      data: { kind: 'run', workload: 'tprocc', vu: 2, rampup: '1s', duration: '3s', interval: '1s', isolation: 'serializable' },
     });
     check(res.status() === 201, `POST /api/jobs: ${res.status()} ${await res.text()}`);
     runID2 = (await res.json()).id;
@@ -415,12 +483,16 @@ async function main() {
 
   await step('jobs page: select both runs and compare', async () => {
     await page.goto(base + '/#/');
-    for (const id of [runID, runID2]) {
+    // The setup column comes from each job's config, fetched lazily: the
+    // size, the mode the run ran (the embedded SQLite has no stored
+    // procedures), and the settings that are not the defaults.
+    for (const [id, setup] of [[runID, SETUP1], [runID2, SETUP2]]) {
       await page.locator(sel('job-row-' + id)).waitFor();
       await waitText('job-headline-' + id, s => /NOPM/.test(s), 'the NOPM headline');
-      // The setup column comes from each job's config, fetched lazily.
-      await waitText('job-setup-' + id, s => s === '2 VU · 1 WH', 'the setup "2 VU · 1 WH" from the config');
+      await waitText('job-setup-' + id, s => s === setup, `the setup "${setup}" from the config`);
     }
+    const tip = await page.locator(sel('job-setup-' + runID2)).getAttribute('title');
+    check(/^seed \d+$/m.test(tip) && /^client_cpus \d+$/m.test(tip) && !/^c_id /m.test(tip), `the setup cell's tooltip: ${JSON.stringify(tip)}`);
     await waitText('job-status-' + runID, s => s === 'interrupted', 'status "interrupted"');
     await waitText('job-status-' + runID2, s => s === 'completed', 'status "completed"');
     // Known UI bug, reported, not (yet) fatal: app.css's `.btn { display:
@@ -434,6 +506,8 @@ async function main() {
     await btn.click();
     await page.waitForURL(/#\/compare\?ids=/);
     await page.locator(sel('compare-table')).waitFor();
+    const differ = await compareSettingsChecks([runID, runID2]);
+    check(differ.has('isolation') && differ.get('isolation')[runID2] === 'serializable', `settings_differ lacks the isolation: ${JSON.stringify([...differ])}`);
     const rows = await page.locator(`${sel('compare-table')} tbody tr`).count();
     check(rows === 2, `compare-table has ${rows} rows, want 2`);
     for (const id of [runID, runID2]) {
@@ -473,6 +547,22 @@ async function main() {
     log('  verdict: ' + shown);
     await page.waitForTimeout(500);
     await shot('07-compare.png');
+  });
+
+  await step('compare three jobs (two runs and a build): the settings against the first', async () => {
+    const jobs = await (await page.request.get(base + '/api/jobs')).json();
+    const build = jobs.filter(j => j.kind === 'build').map(j => String(j.id)).sort((a, b) => a - b)[0];
+    check(build, `no build among ${JSON.stringify(jobs.map(j => [j.id, j.kind]))}`);
+    await page.goto(`${base}/#/compare?ids=${runID},${runID2},${build}`);
+    await page.locator(sel('compare-table')).waitFor();
+    const differ = await compareSettingsChecks([runID, runID2, build]);
+    // The build has no isolation: "" (shown as —).
+    const iso = differ.get('isolation') || {};
+    check(iso[runID2] === 'serializable' && iso[build] === '', `the isolation against the first: ${JSON.stringify(iso)}`);
+    // A run against a build: not like for like, and said so.
+    await waitText('compare-note', s => /is a run and job \d+ a build/.test(s), 'the note that a build is compared with a run');
+    await page.waitForTimeout(300);
+    await shot('07b-compare-three.png');
   });
 
   await step('build on the named target "scratch", replacing a schema: only after confirming', async () => {
@@ -547,7 +637,7 @@ async function main() {
     log(`  ${jobs.length} job pages: ${jobs.map(j => j.kind).join(', ')}`);
   });
 
-  await step('390 px wide: the run page and the jobs list do not scroll sideways', async () => {
+  await step('390 px wide: the run page, the jobs list and the compare page do not scroll sideways', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     // scrollWidth and innerWidth, and (for the message) the outermost elements that stick out.
     const overflow = () => page.evaluate(() => ({
@@ -568,12 +658,27 @@ async function main() {
     await shot('mobile-job.png');
     await page.goto(base + '/#/');
     await page.locator(sel('job-row-' + runID)).waitFor();
-    await waitText('job-setup-' + runID, s => s === '2 VU · 1 WH', 'the setup');
+    await waitText('job-setup-' + runID, s => s === SETUP1, 'the setup');
     await chartsFit();
     o = await overflow();
     check(o.sw <= o.iw, `jobs page at 390 px: scrollWidth ${o.sw} > innerWidth ${o.iw}: ${o.out.join('; ')}`);
+    // What a job is and how it went come first, in view; the rest scrolls
+    // inside the table (RESULT and STATUS were cut off).
+    const heads = (await page.locator(`${sel('jobs-table')} thead th[data-sort]`).allTextContents()).map(t => t.trim().toUpperCase());
+    check(heads.slice(0, 3).join(',') === 'ID,RESULT,STATUS' || heads.slice(0, 3).join(',') === 'ID▼,RESULT,STATUS',
+      `the jobs list's first columns at 390 px: ${JSON.stringify(heads)}`);
+    for (const id of ['job-link-' + runID, 'job-headline-' + runID, 'job-status-' + runID]) {
+      const r = await page.locator(sel(id)).boundingBox();
+      check(r && r.x >= 0 && r.x + r.width <= o.iw, `${id} at 390 px is not in view: ${JSON.stringify(r)}`);
+    }
     await shot('mobile-jobs.png');
-    log(`  scrollWidth ${o.sw} <= innerWidth ${o.iw}`);
+    log(`  scrollWidth ${o.sw} <= innerWidth ${o.iw}; columns ${heads.join(', ')}`);
+    await page.goto(`${base}/#/compare?ids=${runID},${runID2}`);
+    await page.locator(sel('compare-settings-table')).waitFor();
+    await chartsFit();
+    o = await overflow();
+    check(o.sw <= o.iw, `compare page at 390 px: scrollWidth ${o.sw} > innerWidth ${o.iw}: ${o.out.join('; ')}`);
+    await shot('mobile-compare.png');
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
@@ -656,6 +761,18 @@ async function profileChecks() {
     await page.goto(`${base}/#/compare?ids=${profileID},${profileMember}`);
     await waitText('compare-verdict', s => s.includes(v.text), 'the verdict of GET /api/compare');
     await shot('14-compare-verdict.png');
+  });
+
+  if (elsewhere) await step('compare with a build on another machine and another SQLite: both said first', async () => {
+    await page.goto(`${base}/#/compare?ids=${profileID},${elsewhere}`);
+    await page.locator(sel('compare-table')).waitFor();
+    const differ = await compareSettingsChecks([profileID, elsewhere]);
+    check(differ.has('client host') && differ.get('client host')[elsewhere] === 'elsewhere', `settings_differ lacks the client host: ${JSON.stringify([...differ])}`);
+    const server = await waitText('compare-server-differs', s => /^The server differs: /.test(s), 'that the server differs');
+    check(new RegExp(`#${elsewhere} SQLite 3\\.0\\.1`).test(server), `the server line says ${JSON.stringify(server)}`);
+    const machine = await waitText('compare-machine-differs', s => /^The client machine differs: /.test(s), 'that the client machine differs');
+    check(/\bhost\b/.test(machine), `the machine line says ${JSON.stringify(machine)}`);
+    await shot('15-compare-elsewhere.png');
   });
 
   await step('390 px wide: the profile page does not scroll sideways', async () => {

@@ -125,13 +125,37 @@ func TestWebUIProfileInChromium(t *testing.T) {
 	if err != nil || len(outs) != 2 {
 		t.Fatalf("profile: %d jobs, %v", len(outs), err)
 	}
+	elsewhere := elsewhereBuild(t, repo, outs[0].ID)
 	ctx, cancel := testContext(t)
 	defer cancel()
 	cmd := nodeCommand(ctx, t, webTests, node, chromium, "ui.mjs", ts.URL, artifacts)
-	cmd.Env = append(cmd.Env, fmt.Sprint("SLEDGE_PROFILE=", outs[0].ID), fmt.Sprint("SLEDGE_PROFILE_MEMBER=", outs[1].ID))
+	cmd.Env = append(cmd.Env, fmt.Sprint("SLEDGE_PROFILE=", outs[0].ID), fmt.Sprint("SLEDGE_PROFILE_MEMBER=", outs[1].ID),
+		fmt.Sprint("SLEDGE_ELSEWHERE=", elsewhere))
 	if err := runStreaming(t, cmd); err != nil {
 		t.Fatalf("ui.mjs (profile %d): %v (screenshots in %s)", outs[0].ID, err, artifacts)
 	}
+}
+
+// elsewhereBuild records a completed build as if made on another client
+// machine (job like's facts but the host) against another version of
+// SQLite: the compare page of like and it must say that both differ.
+func elsewhereBuild(t *testing.T, repo *jobs.Repo, like int64) int64 {
+	t.Helper()
+	ctx := t.Context()
+	sys, err := repo.System(ctx, like)
+	if err != nil || len(sys) == 0 {
+		t.Fatalf("job %d's system: %v %v", like, sys, err)
+	}
+	sys["host"] = "elsewhere"
+	id, err := repo.Create(ctx, jobs.Job{Kind: jobs.KindBuild, Workload: "tprocc", DBKind: "sqlite"}, map[string]string{"warehouses": "1"})
+	if err == nil {
+		err = errors.Join(repo.SetSystem(ctx, id, sys), repo.SetDBVersion(ctx, id, "SQLite 3.0.1"),
+			repo.Finish(ctx, id, metrics.StatusCompleted, ""))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
 
 // TestWebUISeriesInChromium runs a series of three 2 s trials (sledge run

@@ -327,8 +327,21 @@ func settingsUnavailable(a, b DiffSide) []string {
 	return out
 }
 
-// diffNotes warn that the jobs do not compare like for like.
+// diffNotes warn that the jobs do not compare like for like: kindNotes,
+// then that their servers' versions differ.
 func diffNotes(a, b DiffSide) []string {
+	notes := kindNotes(a, b)
+	// Only when both are known: a job that never reached its server (a
+	// failed connection) has none, and says so itself.
+	if va, vb := a.Job.DBVersion, b.Job.DBVersion; va != "" && vb != "" && va != vb {
+		notes = append(notes, fmt.Sprintf("different servers (job %d on %s, job %d on %s): a difference may be the server's",
+			a.Job.ID, va, b.Job.ID, vb))
+	}
+	return notes
+}
+
+// kindNotes warn that the jobs are of different kinds or workloads.
+func kindNotes(a, b DiffSide) []string {
 	var notes []string
 	if a.Job.Kind != b.Job.Kind {
 		notes = append(notes, fmt.Sprintf("job %d is a %s and job %d a %s", a.Job.ID, a.Job.Kind, b.Job.ID, b.Job.Kind))
@@ -336,12 +349,6 @@ func diffNotes(a, b DiffSide) []string {
 	if a.Job.Workload != b.Job.Workload {
 		notes = append(notes, fmt.Sprintf("different workloads (job %d %s, job %d %s): their figures do not compare",
 			a.Job.ID, workload.Title(a.Job.Workload), b.Job.ID, workload.Title(b.Job.Workload)))
-	}
-	// Only when both are known: a job that never reached its server (a
-	// failed connection) has none, and says so itself.
-	if va, vb := a.Job.DBVersion, b.Job.DBVersion; va != "" && vb != "" && va != vb {
-		notes = append(notes, fmt.Sprintf("different servers (job %d on %s, job %d on %s): a difference may be the server's",
-			a.Job.ID, va, b.Job.ID, vb))
 	}
 	return notes
 }
@@ -355,6 +362,10 @@ var notCompared = map[string]bool{"series": true, "trial": true, "profile": true
 // machineKeys are the facts about the client machine compared: a job on
 // another machine, or with another Sledge, may differ for that alone.
 var machineKeys = []string{"host", "cpus", "cpu_model", "memory", "os", "os_name", "sledge_version", "go_version"}
+
+// clientPrefix names a fact about the client machine among the job
+// settings that differ.
+const clientPrefix = "client "
 
 // JobSettingDiff is one setting of the two jobs that differs (a run's or a
 // build's, or a fact about the client machine); "" where a job has none.
@@ -394,7 +405,7 @@ func DiffJobSettings(a, b DiffSide) ([]JobSettingDiff, int) {
 			}
 			compared++
 			if a.System[k] != b.System[k] {
-				out = append(out, JobSettingDiff{Name: "client " + k, A: a.System[k], B: b.System[k]})
+				out = append(out, JobSettingDiff{Name: clientPrefix + k, A: a.System[k], B: b.System[k]})
 			}
 		}
 	}

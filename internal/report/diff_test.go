@@ -295,3 +295,68 @@ func TestDiffJobSettings(t *testing.T) {
 		t.Errorf("JSON: job_settings %v, compared %d", js.JobSettings, js.JobSettingsCompared)
 	}
 }
+
+// TestJobsCompareLeadsWithCause: GET /api/compare (ToJobsCompare) carries
+// what jobs diff prints first — the job settings that differ, whether the
+// server versions and the client machine differ — so that the web compare
+// page shows them before the numbers (issue 28: mode procs against sql
+// read "NOPM −89 %" with nothing to say why).
+func TestJobsCompareLeadsWithCause(t *testing.T) {
+	t.Parallel()
+	side := func(id int64, version, mode, host string, obs ...jobs.Observation) DiffSide {
+		d := runSide(id, &metrics.RunResult{VUs: 8, NOPM: 1000})
+		d.Job.DBVersion = version
+		d.Config = map[string]string{"mode": mode, "vu": "8", "series": fmt.Sprint(id)}
+		d.System = map[string]string{"host": host, "cpus": "2"}
+		d.Obs = obs
+		return d
+	}
+	pg := "postgres"
+	build := side(2, "PostgreSQL 17.2", "procs", "h1")
+	build.Job.Kind = jobs.KindBuild
+	tests := []struct {
+		name     string
+		a, b     DiffSide
+		settings string // name=a|b, …
+		servers  string
+		machine  bool
+		notes    int
+	}{
+		{"the same", side(1, "PostgreSQL 17.2", "procs", "h1"), side(2, "PostgreSQL 17.2", "procs", "h1"), "", "", false, 0},
+		{"mode and machine", side(1, "PostgreSQL 17.2", "procs", "h1"), side(2, "PostgreSQL 17.2", "sql", "h2"),
+			"mode=procs|sql client host=h1|h2", "", true, 0},
+		{"server version", side(1, "PostgreSQL 16.4", "procs", "h1", obsWith(pg, "PostgreSQL 16.4")),
+			side(2, "PostgreSQL 17.2", "procs", "h1", obsWith(pg, "PostgreSQL 17.2")), "", "database=PostgreSQL 16.4|PostgreSQL 17.2", false, 0},
+		{"a version unknown", side(1, "", "procs", "h1"), side(2, "PostgreSQL 17.2", "procs", "h1"), "", "", false, 0},
+		{"the database host's kernel", side(1, "PostgreSQL 17.2", "procs", "h1", obsWith("host", "db (Linux 6.1)")),
+			side(2, "PostgreSQL 17.2", "procs", "h1", obsWith("host", "db (Linux 6.12)")), "", "host=db (Linux 6.1)|db (Linux 6.12)", false, 0},
+		{"a build", side(1, "PostgreSQL 17.2", "procs", "h1"), build, "", "", false, 1},
+	}
+	text := func(ds []JobSettingDiff) string {
+		var parts []string
+		for _, d := range ds {
+			parts = append(parts, fmt.Sprintf("%s=%s|%s", d.Name, d.A, d.B))
+		}
+		return strings.Join(parts, " ")
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := ToJobsCompare(tt.a, tt.b)
+			if got := text(c.SettingsDiffer); got != tt.settings || c.SettingsCompared != 2+2 {
+				t.Errorf("settings_differ %q (%d compared), want %q (4)", got, c.SettingsCompared, tt.settings)
+			}
+			if got := text(c.ServersDiffer); got != tt.servers {
+				t.Errorf("servers_differ %q, want %q", got, tt.servers)
+			}
+			if c.MachineDiffers != tt.machine || len(c.Notes) != tt.notes {
+				t.Errorf("machine_differs %v, notes %q; want %v, %d notes", c.MachineDiffers, c.Notes, tt.machine, tt.notes)
+			}
+			// Empty lists, never null: the page iterates them.
+			b, _ := json.Marshal(c)
+			if regexp.MustCompile(`"(settings_differ|servers_differ|notes)":null`).Match(b) {
+				t.Errorf("a list is null: %s", b)
+			}
+		})
+	}
+}

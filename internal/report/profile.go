@@ -824,22 +824,78 @@ type CompareJSON struct {
 	// profiles, one line per common VU count.
 	Text  string                  `json:"text"`
 	Steps []ProfileCompareRowJSON `json:"steps"`
+	// What may explain a difference, to be shown before it (as jobs diff
+	// and compare print it first). SettingsDiffer are the jobs' own
+	// settings that differ (DiffJobSettings: a run's or a build's, then
+	// the client machine's facts named "client …"); for profiles their
+	// first jobs' but the VUs. SettingsCompared is how many were compared.
+	SettingsDiffer   []JobSettingDiff `json:"settings_differ"`
+	SettingsCompared int              `json:"settings_compared"`
+	// ServersDiffer are the database server versions that differ: the
+	// jobs' ("database", when both are known) and each observer's server
+	// both jobs recorded, named by the observer (a host observer's is the
+	// machine's name and kernel).
+	ServersDiffer []JobSettingDiff `json:"servers_differ"`
+	// MachineDiffers says the jobs ran on client machines that differ
+	// (one of SettingsDiffer's "client …" facts).
+	MachineDiffers bool `json:"machine_differs"`
+	// Notes say the jobs are of different kinds or workloads (jobs diff's
+	// notes but the servers', which ServersDiffer has).
+	Notes []string `json:"notes"`
 }
 
 // ToJobsCompare is the CompareJSON of two jobs.
 func ToJobsCompare(a, b DiffSide) CompareJSON {
+	js, n := DiffJobSettings(a, b)
 	out := CompareJSON{A: strconv.FormatInt(a.Job.ID, 10), B: strconv.FormatInt(b.Job.ID, 10), Kind: "jobs",
-		Steps: []ProfileCompareRowJSON{}, Text: NotJudgedText}
+		Steps: []ProfileCompareRowJSON{}, Text: NotJudgedText,
+		SettingsDiffer: append([]JobSettingDiff{}, js...), SettingsCompared: n,
+		ServersDiffer: serversDiffer(a, b), MachineDiffers: machineDiffers(js), Notes: append([]string{}, kindNotes(a, b)...)}
 	if v := NOPMVerdict(a, b); v != nil {
 		out.Verdict, out.Text = toVerdictJSON(v), v.Text()
 	}
 	return out
 }
 
+// serversDiffer are the server versions of jobs a and b that differ: the
+// jobs' own when both are known (one that never reached its server has
+// none), then each observer's that both recorded, unless it says what the
+// jobs' already say.
+func serversDiffer(a, b DiffSide) []JobSettingDiff {
+	out := []JobSettingDiff{}
+	va, vb := a.Job.DBVersion, b.Job.DBVersion
+	if va != "" && vb != "" && va != vb {
+		out = append(out, JobSettingDiff{Name: "database", A: va, B: vb})
+	}
+	for _, od := range DiffSettings(a.Obs, b.Obs) {
+		if od.ServerA == nil || od.ServerB == nil || (*od.ServerA == va && *od.ServerB == vb) {
+			continue
+		}
+		out = append(out, JobSettingDiff{Name: od.Name, A: *od.ServerA, B: *od.ServerB})
+	}
+	return out
+}
+
+// machineDiffers says whether settings that differ include a fact of the
+// client machine.
+func machineDiffers(ds []JobSettingDiff) bool {
+	for _, d := range ds {
+		if strings.HasPrefix(d.Name, clientPrefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // ToProfilesCompare is the CompareJSON of two profiles.
 func ToProfilesCompare(a, b Profile) CompareJSON {
+	diffs, n := profileSettingsDiff(a, b)
 	out := CompareJSON{A: strconv.FormatInt(a.ID, 10), B: strconv.FormatInt(b.ID, 10), Kind: "profiles",
-		Steps: ToProfileCompare(a, b).Steps}
+		Steps: ToProfileCompare(a, b).Steps, SettingsDiffer: append([]JobSettingDiff{}, diffs...), SettingsCompared: n,
+		ServersDiffer: []JobSettingDiff{}, MachineDiffers: machineDiffers(diffs), Notes: []string{}}
+	if a.DB != b.DB && a.DB != "" && b.DB != "" {
+		out.ServersDiffer = append(out.ServersDiffer, JobSettingDiff{Name: "database", A: a.DB, B: b.DB})
+	}
 	var lines []string
 	for _, s := range out.Steps {
 		lines = append(lines, fmt.Sprintf("%s: %s", vusText(s.VUs), s.Text))

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,6 +39,8 @@ func TestOpenAPIProfiles(t *testing.T) {
 		"ProfileStep": reflect.TypeOf(report.ProfileStepJSON{}),
 		"CompareStep": reflect.TypeOf(report.ProfileCompareRowJSON{}),
 		"Verdict":     reflect.TypeOf(report.VerdictJSON{}),
+		// GET /api/compare's settings_differ and servers_differ.
+		"JobSettingDiff": reflect.TypeOf(report.JobSettingDiff{}),
 	} {
 		checkSameFields(t, "the "+name+" schema", doc.Components.Schemas[name], typ)
 	}
@@ -101,9 +105,26 @@ func TestProfileAPI(t *testing.T) {
 	if steps, _ := cmp["steps"].([]any); cmp["kind"] != "profiles" || len(steps) != 2 || cmp["verdict"] != nil {
 		t.Errorf("compare of two profiles: %v", cmp)
 	}
+	if d, _ := cmp["settings_differ"].([]any); d == nil || len(d) != 0 || cmp["settings_compared"].(float64) < 5 || cmp["machine_differs"] != false {
+		t.Errorf("compare of a profile with itself: settings %v (%v compared), machine %v", cmp["settings_differ"], cmp["settings_compared"], cmp["machine_differs"])
+	}
 	cmp = c.json("GET", "/api/compare?a="+root+"&b="+member, "", 200)
 	if cmp["kind"] != "jobs" || cmp["text"] == "" {
 		t.Errorf("compare of two jobs: %v", cmp)
+	}
+	// What explains a difference comes with it: the first step's job ran 1
+	// VU, the second's 2 (and draws a seed of its own), on one machine
+	// and one server.
+	var names []string
+	diffs, _ := cmp["settings_differ"].([]any)
+	for _, d := range diffs {
+		m, _ := d.(map[string]any)
+		names = append(names, fmt.Sprint(m["name"], "=", m["a"], "|", m["b"]))
+	}
+	if !slices.Contains(names, "vu=1|2") || slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "client ") }) ||
+		cmp["machine_differs"] != false || fmt.Sprint(cmp["servers_differ"]) != "[]" || fmt.Sprint(cmp["notes"]) != "[]" {
+		t.Errorf("compare of two jobs: settings_differ %v, machine_differs %v, servers_differ %v, notes %v",
+			names, cmp["machine_differs"], cmp["servers_differ"], cmp["notes"])
 	}
 	if cmp["verdict"] == nil && cmp["text"] != report.NotJudgedText {
 		t.Errorf("compare of two jobs without a verdict: %v", cmp)

@@ -167,7 +167,12 @@
   }
   function isTPROCH(result) { return !!result && (Array.isArray(result.queries) || result.workload === 'tproch'); }
 
-  // setupText summarises a job's size from its config: VUs, streams, warehouses, scale.
+  // setupText summarises a job from its config, compactly: its size (VUs,
+  // rate, terminals or stages; streams; warehouses; scale), then what ran
+  // (a TPROC-C run's mode) and the settings that tell jobs apart where they
+  // are not the defaults (ramp-up, duration, iterations, isolation, exec
+  // mode, pacing, random home; a build's engine and loader). The rest
+  // (seed, client CPUs, …) is in setupTitle and on the compare page.
   function setupText(job, cfg) {
     if (!cfg) return '';
     const parts = [];
@@ -181,8 +186,36 @@
     if (cfg.streams != null && cfg.streams !== '') parts.push(cfg.streams === '0' ? 'power only' : cfg.streams + ' streams');
     if (cfg.warehouses) parts.push(cfg.warehouses + ' WH');
     if (cfg.scale_factor) parts.push('SF ' + cfg.scale_factor);
+    if (cfg.mode) parts.push(cfg.mode);
+    if (cfg.iterations) parts.push(cfg.iterations + ' iterations');
+    else {
+      if (cfg.rampup && cfg.rampup !== SETUP_DEFAULTS.rampup) parts.push('ramp ' + shortDuration(cfg.rampup));
+      if (cfg.duration && cfg.duration !== SETUP_DEFAULTS.duration && !stages.length) parts.push(shortDuration(cfg.duration));
+    }
+    if (cfg.isolation && cfg.isolation !== SETUP_DEFAULTS.isolation) parts.push(cfg.isolation);
+    if (cfg.exec_mode && cfg.exec_mode !== SETUP_DEFAULTS.exec_mode) parts.push(cfg.exec_mode + ' exec');
+    if (cfg.pacing && cfg.pacing !== SETUP_DEFAULTS.pacing) parts.push('paced ' + cfg.pacing.replace(/^spec ?/, '').replace(/^$/, 'spec'));
+    if (cfg.random_home === 'true') parts.push('random home');
+    if (job.kind === 'build') {
+      if (cfg.engine) parts.push(cfg.engine);
+      if (cfg.loader) parts.push(cfg.loader + ' loader');
+    }
     return parts.join(' · ');
   }
+  // SETUP_DEFAULTS are the recorded settings a run has unless asked
+  // otherwise (internal/config's defaults as sledge jobs show ID config
+  // prints them): the setup column leaves them out.
+  const SETUP_DEFAULTS = { rampup: '10s', duration: '1m0s', isolation: 'default', exec_mode: 'prepared', pacing: 'unpaced' };
+  // SETUP_HIDDEN are settings that identify rather than describe a job
+  // (the target, its series, the NURand constants it drew).
+  const SETUP_HIDDEN = new Set(['db', 'target', 'series', 'trial', 'profile', 'profile_vu', 'c_id', 'c_ol_i_id', 'c_run_last', 'c_load']);
+  // setupTitle is every recorded setting, for the setup cell's tooltip.
+  function setupTitle(cfg) {
+    if (!cfg) return null;
+    return Object.keys(cfg).filter(k => !SETUP_HIDDEN.has(k)).sort().map(k => k + ' ' + cfg[k]).join('\n') || null;
+  }
+  // shortDuration drops a Go duration's zero tail: 5m0s is 5m, 1h0m0s 1h.
+  function shortDuration(d) { return String(d).replace(/^(.*[hm])0s$/, '$1').replace(/^(.*h)0m$/, '$1'); }
 
   // seriesLine is "trial k/n of series #S" for a trial of a series (sledge
   // run --repeat N), with a link to the series' first trial.
@@ -915,12 +948,16 @@
   // details caches per-job config and (TPROC-H) result; finished jobs do not change.
   const details = new Map();
 
+  // NARROW_MEDIA is app.css's narrow screen; NARROW_ORDER the jobs
+  // table's columns there.
+  const NARROW_MEDIA = '(max-width: 640px)';
+  const NARROW_ORDER = ['id', 'headline', 'status', 'setup', 'kind', 'workload', 'database', 'started'];
   const JOB_COLUMNS = [
     { key: 'id', label: 'ID', num: true },
     { key: 'kind', label: 'Kind' },
     { key: 'workload', label: 'Workload' },
     { key: 'database', label: 'Database' },
-    { key: 'setup', label: 'Setup', title: 'VUs, streams, warehouses or scale factor from the job\'s config' },
+    { key: 'setup', label: 'Setup', title: 'From the job\'s config: VUs (rate, terminals, stages), streams, warehouses or scale factor, the mode, and the settings that are not the defaults; hover a cell for all of them' },
     { key: 'headline', label: 'Result', num: true, title: 'NOPM for TPROC-C runs, geometric mean of the power-test query times for TPROC-H runs' },
     { key: 'status', label: 'Status' },
     { key: 'started', label: 'Started' },
@@ -986,15 +1023,27 @@
         }, h('option', { value: '' }, 'all'), options.map(o => h('option', { value: o }, o))));
     }
 
-    const headRow = h('tr', null, h('th', { class: 'sel' }, selectAll), JOB_COLUMNS.map(c =>
-      h('th', {
-        class: 'sortable' + (c.num ? ' num' : ''), title: c.title, testid: 'sort-' + c.key, 'data-sort': c.key,
-        onclick: () => {
-          if (st.sort.key === c.key) st.sort.dir = -st.sort.dir;
-          else st.sort = { key: c.key, dir: (c.key === 'id' || c.key === 'started' || c.key === 'headline') ? -1 : 1 };
-          renderRows();
-        },
-      }, c.label, h('span', { class: 'arrow' }))));
+    // A narrow screen shows the table in another column order: what a
+    // job is and how it went (ID, result, status) before the rest, which
+    // scrolls sideways.
+    const narrow = window.matchMedia(NARROW_MEDIA);
+    const columns = () => narrow.matches ? NARROW_ORDER.map(k => JOB_COLUMNS.find(c => c.key === k)) : JOB_COLUMNS;
+    const headRow = h('tr');
+    function renderHead() {
+      headRow.replaceChildren(h('th', { class: 'sel' }, selectAll), ...columns().map(c =>
+        h('th', {
+          class: 'sortable' + (c.num ? ' num' : ''), title: c.title, testid: 'sort-' + c.key, 'data-sort': c.key,
+          onclick: () => {
+            if (st.sort.key === c.key) st.sort.dir = -st.sort.dir;
+            else st.sort = { key: c.key, dir: (c.key === 'id' || c.key === 'started' || c.key === 'headline') ? -1 : 1 };
+            renderRows();
+          },
+        }, c.label, h('span', { class: 'arrow' }))));
+    }
+    renderHead();
+    const onNarrow = () => { if (alive()) { renderHead(); renderRows(); } };
+    narrow.addEventListener('change', onNarrow);
+    onCleanup(() => narrow.removeEventListener('change', onNarrow));
 
     setPage(
       h('div', { class: 'page-head' }, h('h1', null, 'Jobs'), countEl, h('span', { class: 'spacer' }),
@@ -1048,6 +1097,22 @@
       const hl = headline(job, det);
       const sel = st.selected.has(job.id);
       const href = '#/jobs/' + job.id;
+      const cells = {
+        id: h('td', { class: 'num' }, h('a', { href, testid: 'job-link-' + job.id }, '#' + job.id)),
+        kind: h('td', null, job.kind || '—'),
+        workload: h('td', null, job.workload ? workloadLabel(job.workload) : '—'),
+        database: h('td', null, h('div', null, dbLabel(job)), targetLabel(job, det && det.config)),
+        setup: h('td', { testid: 'job-setup-' + job.id, title: setupTitle(det && det.config) }, setupText(job, det && det.config) || (det ? '—' : '…'),
+          det && det.config && det.config.profile ? h('div', { class: 'muted' },
+            h('a', { href: '#/profile/' + det.config.profile, testid: 'job-profile-' + job.id }, 'profile #' + det.config.profile)) : null,
+          det ? seriesLine(det.config, 'job-series-' + job.id) : null),
+        headline: h('td', { class: 'num', testid: 'job-headline-' + job.id },
+          hl ? [h('b', null, hl.text), ' ', h('span', { class: 'muted' }, hl.unit)]
+            : (job.kind === 'run' && workloadOf(job) === 'tproch' && !det && job.status !== 'running' ? '…' : '—')),
+        status: h('td', null, badge(job.status, 'job-status-' + job.id)),
+        started: h('td', null, h('div', null, fmtDate(job.started_at)),
+          h('div', { class: 'muted' }, job.status === 'running' ? 'running ' + fmtDuration(jobSeconds(job)) : fmtDuration(jobSeconds(job)))),
+      };
       return h('tr', {
         id: 'job-row-' + job.id, testid: 'job-row-' + job.id, class: sel ? 'selected' : null,
         style: 'cursor:pointer',
@@ -1057,20 +1122,7 @@
         type: 'checkbox', testid: 'job-select-' + job.id, checked: sel, 'aria-label': 'Select job ' + job.id,
         onchange: e => { if (e.target.checked) st.selected.add(job.id); else st.selected.delete(job.id); renderRows(); },
       })),
-      h('td', { class: 'num' }, h('a', { href, testid: 'job-link-' + job.id }, '#' + job.id)),
-      h('td', null, job.kind || '—'),
-      h('td', null, job.workload ? workloadLabel(job.workload) : '—'),
-      h('td', null, h('div', null, dbLabel(job)), targetLabel(job, det && det.config)),
-      h('td', { testid: 'job-setup-' + job.id }, setupText(job, det && det.config) || (det ? '—' : '…'),
-        det && det.config && det.config.profile ? h('div', { class: 'muted' },
-          h('a', { href: '#/profile/' + det.config.profile, testid: 'job-profile-' + job.id }, 'profile #' + det.config.profile)) : null,
-        det ? seriesLine(det.config, 'job-series-' + job.id) : null),
-      h('td', { class: 'num', testid: 'job-headline-' + job.id },
-        hl ? [h('b', null, hl.text), ' ', h('span', { class: 'muted' }, hl.unit)]
-          : (job.kind === 'run' && workloadOf(job) === 'tproch' && !det && job.status !== 'running' ? '…' : '—')),
-      h('td', null, badge(job.status, 'job-status-' + job.id)),
-      h('td', null, h('div', null, fmtDate(job.started_at)),
-        h('div', { class: 'muted' }, job.status === 'running' ? 'running ' + fmtDuration(jobSeconds(job)) : fmtDuration(jobSeconds(job)))));
+      columns().map(c => cells[c.key]));
     }
 
     // Details (config; result of TPROC-H runs) are fetched lazily, a few at a time.
@@ -2138,6 +2190,71 @@
 
   // ---------------------------------------------------------------- compare
 
+  // settingsDiffer is what the compare page shows first: from GET
+  // /api/compare of the baseline against each other job (list: {entry,
+  // data, error}), the server versions and client machines that differ,
+  // the notes, and a table of every setting that differs from the
+  // baseline's, one column a job. The comparison is the server's (sledge
+  // jobs diff's); this only lays the answers side by side: a setting
+  // another job's answer does not name is the baseline's.
+  function settingsDiffer(base, list) {
+    const out = [];
+    const failed = list.filter(x => x.error);
+    for (const x of failed) out.push(alertBox('warn', `Could not compare job #${x.entry.id} with #${base.id}: ${x.error.message}`));
+    const got = list.filter(x => x.data);
+    if (!got.length) return out;
+    const pair = x => got.length > 1 ? ` (#${x.entry.id} against #${base.id})` : '';
+    for (const x of got) {
+      const v = x.data;
+      for (const n of v.notes || []) out.push(h('div', { class: 'alert alert-warn', testid: 'compare-note' }, 'Note: ' + n + pair(x) + '.'));
+      const servers = v.servers_differ || [];
+      if (servers.length) {
+        out.push(h('div', { class: 'alert alert-warn', testid: 'compare-server-differs' },
+          h('b', null, 'The server differs' + pair(x) + ': '),
+          servers.map((s, i) => [i ? '; ' : '', s.name === 'database' ? '' : s.name + ' ', `#${base.id} ${s.a || '—'}, #${x.entry.id} ${s.b || '—'}`]),
+          '. A difference may be the server\'s.'));
+      }
+      if (v.machine_differs) {
+        const facts = (v.settings_differ || []).filter(d => d.name.startsWith('client ')).map(d => d.name.slice(7));
+        out.push(h('div', { class: 'alert alert-warn', testid: 'compare-machine-differs' },
+          h('b', null, 'The client machine differs' + pair(x) + ': '), facts.join(', '), ' (below). A difference may be the machine\'s.'));
+      }
+    }
+    // name → {base value, job id → value}, in the server's order.
+    const rows = new Map();
+    for (const x of got) {
+      for (const d of x.data.settings_differ || []) {
+        if (!rows.has(d.name)) rows.set(d.name, { base: d.a, by: new Map() });
+        rows.get(d.name).by.set(x.entry.id, d.b);
+      }
+    }
+    const compared = Math.max(...got.map(x => x.data.settings_compared || 0));
+    const anyServer = got.some(x => (x.data.servers_differ || []).length);
+    const anyMachine = got.some(x => x.data.machine_differs);
+    if (!rows.size) {
+      out.push(h('p', { class: 'muted', testid: 'compare-settings-same', style: 'margin:0' },
+        `Job settings: the same (${compared} compared).` + (anyServer || anyMachine ? '' : ' Server version and client machine: no difference recorded.')));
+      return out;
+    }
+    const jobs = [base].concat(got.map(x => x.entry));
+    const cols = [{ label: 'Setting' }].concat(jobs.map(e => ({ label: '#' + e.id + (e === base ? ' (baseline)' : '') })));
+    const trs = [...rows].map(([name, r]) => ({
+      attrs: { testid: 'compare-setting-' + name.replace(/\s+/g, '-') },
+      cells: [h('span', { class: 'mono' }, name)].concat(jobs.map(e => {
+        const v = e === base ? r.base : (r.by.has(e.id) ? r.by.get(e.id) : r.base);
+        return h('span', { class: e !== base && v !== r.base ? 'differs' : null, 'data-job': String(e.id) }, v === '' ? '—' : v);
+      })),
+    }));
+    // Against one job, how many of how many; against several, each was
+    // compared with the baseline on its own.
+    out.push(h('p', { class: 'muted', style: 'margin:0 0 8px', testid: 'compare-settings-count' },
+      (got.length > 1 ? `Job settings that differ from #${base.id}'s: ${rows.size}` : `Job settings that differ: ${rows.size} of ${compared}`) +
+      ' — what may explain a difference in the figures below.' +
+      (anyServer || anyMachine ? '' : ' Server version and client machine: no difference recorded.')));
+    out.push(h('div', { class: 'scroll-x' }, table(cols, trs, { testid: 'compare-settings-table' })));
+    return out;
+  }
+
   async function pageCompare(params) {
     document.title = 'Compare · Sledge';
     const alive = aliveToken();
@@ -2228,12 +2345,25 @@
       return { attrs: { testid: 'compare-row-' + e.id }, cells };
     });
 
-    // Two jobs: the verdict sledge compare A B gives (B against A).
+    // GET /api/compare of the baseline against each other job: what
+    // sledge compare says first (the settings that differ, the servers,
+    // the machine), and for two jobs its verdict (B against A).
+    const others = base ? ok.filter(e => e !== base) : [];
+    const answers = Promise.all(others.map(e => settle(api('GET', `/api/compare?a=${base.id}&b=${e.id}`)).then(r => Object.assign({ entry: e }, r))));
+    const settingsBody = h('div', null, h('p', { class: 'muted', style: 'margin:0' }, 'Comparing the settings…'));
+    const settingsBox = others.length ? panel('What differs', 'compare-settings', settingsBody) : null;
+    answers.then(list => { if (alive()) settingsBody.replaceChildren(...settingsDiffer(base, list)); });
+
     let verdictBox = null;
     if (ids.length === 2 && ok.length === 2) {
       verdictBox = h('div', { class: 'alert alert-info verdict', testid: 'compare-verdict', id: 'compare-verdict' }, 'Judging the difference…');
-      api('GET', `/api/compare?a=${ids[0]}&b=${ids[1]}`).then(v => {
+      answers.then(([{ data: v, error: e }]) => {
         if (!alive()) return;
+        if (e) {
+          verdictBox.className = 'alert alert-warn';
+          verdictBox.textContent = 'Could not judge the difference: ' + e.message;
+          return;
+        }
         const lines = String(v.text || '').split('\n');
         const sig = v.verdict ? v.verdict.significant : (v.steps || []).some(s => s.verdict && s.verdict.significant);
         verdictBox.dataset.significant = sig ? 'true' : 'false';
@@ -2254,15 +2384,12 @@
             ? `${judged}, beyond the noise of the ${v.verdict.trials ? 'trials' : 'measured intervals'}`
             : `within the noise of the ${v.verdict.trials ? 'trials' : 'measured intervals'}: not a difference`);
         }
-      }, e => {
-        if (!alive()) return;
-        verdictBox.className = 'alert alert-warn';
-        verdictBox.textContent = 'Could not judge the difference: ' + e.message;
       });
     }
 
     setPage(
       h('div', { class: 'page-head' }, h('h1', null, 'Compare'), h('span', { class: 'sub' }, ids.map(i => '#' + i).join(', '))),
+      settingsBox,
       verdictBox,
       panel(null, 'compare-table-panel', h('div', { class: 'scroll-x' }, table(cols, rows, { testid: 'compare-table', id: 'compare-table' })),
         base ? h('p', { class: 'muted', style: 'margin:8px 0 0', testid: 'compare-legend' },

@@ -389,10 +389,7 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		if err != nil {
 			return err
 		}
-		if out.format == formatJSON {
-			return errors.New("--format json: not through --server yet; read the result with GET /api/jobs/ID/result")
-		}
-		return remoteJob(ctx, console, c, s, server.RunOptions{ProgressJSON: progress})
+		return remoteJob(ctx, cmd.OutOrStdout(), console, c, s, out.format, server.RunOptions{ProgressJSON: progress})
 	}
 	return withService(ctx, gs, func(svc *app.Service) error {
 		// A check without --workload checks the schema the database holds.
@@ -433,18 +430,27 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 	})
 }
 
-// remoteJob runs a spec on a server and follows it to its end.
-func remoteJob(ctx context.Context, w io.Writer, c *server.Client, s config.Spec, opts server.RunOptions) error {
-	status, err := c.RunJob(ctx, w, s, opts)
+// remoteJob runs a spec on a server and follows it to its end, printing
+// what the job would print here: its console on console, and with format
+// json its summary on stdout.
+func remoteJob(ctx context.Context, stdout, console io.Writer, c *server.Client, s config.Spec, format string, opts server.RunOptions) error {
+	end, err := c.RunJob(ctx, console, s, opts)
 	if err != nil {
 		// A field the server names (server.APIError) is worded as our flag.
 		return flagErrors(err)
 	}
-	switch status {
-	case metrics.StatusCompleted, metrics.StatusDegraded:
-		return nil
-	case metrics.StatusInterrupted:
+	if format == formatJSON {
+		if err := c.View(ctx, stdout, app.View{Name: app.ViewShow, IDs: []int64{end.ID}, Format: formatJSON}); err != nil {
+			return err
+		}
+	}
+	switch {
+	case end.Status == metrics.StatusInterrupted:
 		return exitError{code: exitInterrupted}
+	case end.Error != "":
+		return errors.New(end.Error)
+	case end.Status == metrics.StatusCompleted, end.Status == metrics.StatusDegraded:
+		return nil
 	}
 	return exitError{code: 1}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,13 +149,8 @@ func newJobsShowCmd(gs *globalState) *cobra.Command {
 					return fmt.Errorf("section %q: want one of %s", section, strings.Join(names, ", "))
 				}
 			}
-			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
-				// Get first: a missing job is "no job N" whatever the section.
-				j, err := repo.Get(ctx, ids[0])
-				if err != nil {
-					return err
-				}
-				return report.Show(ctx, cmd.OutOrStdout(), repo, j, section, format == formatJSON)
+			return withView(cmd, gs, func(ctx context.Context, v jobsView) error {
+				return v.View(ctx, cmd.OutOrStdout(), app.View{Name: app.ViewShow, IDs: ids, Section: section, Format: format})
 			})
 		},
 	})
@@ -176,26 +170,13 @@ func newJobsDiffCmd(gs *globalState) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
-				return diffJobs(ctx, cmd.OutOrStdout(), repo, ids, format == formatJSON)
+			return withView(cmd, gs, func(ctx context.Context, v jobsView) error {
+				return v.View(ctx, cmd.OutOrStdout(), app.View{Name: app.ViewDiff, IDs: ids, Format: format})
 			})
 		},
 	})
 	addFormatFlag(cmd, &format)
 	return cmd
-}
-
-// diffJobs writes jobs ids[0] and ids[1] side by side (jobs diff A B).
-func diffJobs(ctx context.Context, w io.Writer, repo *jobs.Repo, ids []int64, asJSON bool) error {
-	a, err := repo.Get(ctx, ids[0])
-	if err != nil {
-		return err
-	}
-	b, err := repo.Get(ctx, ids[1])
-	if err != nil {
-		return err
-	}
-	return report.Diff(ctx, w, repo, a, b, asJSON)
 }
 
 func newJobsHlogCmd(gs *globalState) *cobra.Command {
@@ -209,15 +190,10 @@ func newJobsHlogCmd(gs *globalState) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
-				j, err := repo.Get(ctx, ids[0])
-				if err != nil {
-					return err
-				}
-				err = report.IntervalLog(ctx, cmd.OutOrStdout(), repo, j, tx)
-				var unknown *report.UnknownTxError
-				if errors.As(err, &unknown) {
-					return fmt.Errorf("--tx %s: %s", unknown.Tx, unknown.Why())
+			return withView(cmd, gs, func(ctx context.Context, v jobsView) error {
+				err := v.View(ctx, cmd.OutOrStdout(), app.View{Name: app.ViewHlog, IDs: ids, Tx: tx})
+				if fe := config.Fields(err); len(fe) == 1 && fe[0].Field == "tx" {
+					return fmt.Errorf("--tx %s: %s", tx, fe[0].Msg)
 				}
 				return err
 			})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
-	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/report"
 )
@@ -121,30 +121,41 @@ func newProfileShowCmd(gs *globalState) *cobra.Command {
 		Short: "Show a profile: its steps with the knee marked",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
-				ids, err := parseJobIDs(args)
-				if err != nil {
+			ids, err := parseJobIDs(args)
+			if err != nil {
+				return err
+			}
+			return withView(cmd, gs, func(ctx context.Context, v jobsView) error {
+				view := app.View{Name: app.ViewProfile, IDs: ids, Format: format}
+				if err := writeHTMLView(ctx, v, html, view); err != nil {
 					return err
 				}
-				p, err := app.LoadProfile(ctx, repo, ids[0])
-				if errors.Is(err, app.ErrNotProfile) {
-					return fmt.Errorf("job %d is not part of a profile (see `sledge profile list`)", ids[0])
-				}
-				if err != nil {
-					return err
-				}
-				if html != "" {
-					if err := writeHTMLFile(html, func(f io.Writer) error { return report.ProfileHTML(f, p) }); err != nil {
-						return err
-					}
-				}
-				return report.ProfileShow(cmd.OutOrStdout(), p, format == formatJSON)
+				return v.View(ctx, cmd.OutOrStdout(), view)
 			})
 		},
 	})
 	addFormatFlag(cmd, &format)
 	cmd.Flags().StringVar(&html, "html", "", "also write the profile to this file as a self-contained HTML page (SVG charts of NOPM and p95 against VUs, the knee marked, the table)")
 	return cmd
+}
+
+// writeHTMLView writes view as HTML to the file path (--html), if one is
+// given. A view that has no HTML (a comparison of two jobs that are not
+// both profiles) is --html's error, and no file is written.
+func writeHTMLView(ctx context.Context, v jobsView, path string, view app.View) error {
+	if path == "" {
+		return nil
+	}
+	view.Format = app.FormatHTML
+	var b bytes.Buffer
+	err := v.View(ctx, &b, view)
+	if fe := config.Fields(err); len(fe) == 1 && fe[0].Field == "format" {
+		return fmt.Errorf("--html: %s", fe[0].Msg)
+	}
+	if err != nil {
+		return err
+	}
+	return writeHTMLFile(path, func(f io.Writer) error { _, err := f.Write(b.Bytes()); return err })
 }
 
 func newProfileListCmd(gs *globalState) *cobra.Command {
@@ -154,12 +165,8 @@ func newProfileListCmd(gs *globalState) *cobra.Command {
 		Short: "List the profiles in the repository, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
-				ps, err := app.ListProfiles(ctx, repo)
-				if err != nil {
-					return err
-				}
-				return report.ProfileList(cmd.OutOrStdout(), ps, format == formatJSON)
+			return withView(cmd, gs, func(ctx context.Context, v jobsView) error {
+				return v.View(ctx, cmd.OutOrStdout(), app.View{Name: app.ViewProfiles, Format: format})
 			})
 		},
 	})
@@ -178,23 +185,12 @@ func newCompareCmd(gs *globalState) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
-				w := cmd.OutOrStdout()
-				a, b, profiles, err := app.ProfilePair(ctx, repo, ids[0], ids[1])
-				switch {
-				case err != nil:
+			return withView(cmd, gs, func(ctx context.Context, v jobsView) error {
+				view := app.View{Name: app.ViewCompare, IDs: ids, Format: format}
+				if err := writeHTMLView(ctx, v, html, view); err != nil {
 					return err
-				case !profiles && html != "":
-					return fmt.Errorf("--html: only for two profiles (jobs %d and %d are not both the first jobs of profiles; see `sledge profile list`)", ids[0], ids[1])
-				case !profiles:
-					return diffJobs(ctx, w, repo, ids, format == formatJSON)
 				}
-				if html != "" {
-					if err := writeHTMLFile(html, func(f io.Writer) error { return report.ProfileCompareHTML(f, a, b) }); err != nil {
-						return err
-					}
-				}
-				return report.ProfileCompare(w, a, b, format == formatJSON)
+				return v.View(ctx, cmd.OutOrStdout(), view)
 			})
 		},
 	})

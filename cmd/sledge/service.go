@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -154,4 +155,32 @@ func readRepo(cmd *cobra.Command, gs *globalState, fn func(context.Context, *job
 	}
 	defer repo.Close()
 	return fn(cmd.Context(), repo)
+}
+
+// jobsView is where the commands that read the recorded jobs (jobs show,
+// diff and hlog, compare, profile show and list) get what they print: this
+// machine's repository (app.Views) or the sledge serve named by --server
+// (server.Client), which answers with the same bytes.
+type jobsView interface {
+	View(ctx context.Context, w io.Writer, v app.View) error
+}
+
+var (
+	_ jobsView = app.Views{}
+	_ jobsView = (*server.Client)(nil)
+)
+
+// withView runs fn on the jobs of --server when it is given, else on the
+// existing jobs repository (readRepo): never on the local one when a
+// server is named.
+func withView(cmd *cobra.Command, gs *globalState, fn func(context.Context, jobsView) error) error {
+	if c, ok, err := remoteFor(gs); ok {
+		if err != nil {
+			return err
+		}
+		return fn(cmd.Context(), c)
+	}
+	return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
+		return fn(ctx, app.Views{Store: repo})
+	})
 }

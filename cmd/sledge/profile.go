@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -55,8 +53,8 @@ func newProfileCmd(gs *globalState) *cobra.Command {
 			case s.LoadModel() != config.LoadClosed:
 				return errors.New("--terminals, --connections: a profile varies closed-loop VUs; a pool of connections does not vary with them")
 			}
-			if _, ok, _ := remoteFor(gs); ok {
-				return errors.New("sledge profile: runs on this machine only, not through --server")
+			if err := localOnly(gs, "sledge profile"); err != nil {
+				return err
 			}
 			// Asked last: every other check has passed.
 			if err := rf.confirmRebuild(cmd, gs); err != nil {
@@ -121,41 +119,12 @@ func newProfileShowCmd(gs *globalState) *cobra.Command {
 		Short: "Show a profile: its steps with the knee marked",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ids, err := parseJobIDs(args)
-			if err != nil {
-				return err
-			}
-			return withView(cmd, gs, func(ctx context.Context, v jobsView) error {
-				view := app.View{Name: app.ViewProfile, IDs: ids, Format: format}
-				if err := writeHTMLView(ctx, v, html, view); err != nil {
-					return err
-				}
-				return v.View(ctx, cmd.OutOrStdout(), view)
-			})
+			return printView(cmd, gs, args, app.View{Name: app.ViewProfile, Format: format}, html)
 		},
 	})
 	addFormatFlag(cmd, &format)
 	cmd.Flags().StringVar(&html, "html", "", "also write the profile to this file as a self-contained HTML page (SVG charts of NOPM and p95 against VUs, the knee marked, the table)")
 	return cmd
-}
-
-// writeHTMLView writes view as HTML to the file path (--html), if one is
-// given. A view that has no HTML (a comparison of two jobs that are not
-// both profiles) is --html's error, and no file is written.
-func writeHTMLView(ctx context.Context, v jobsView, path string, view app.View) error {
-	if path == "" {
-		return nil
-	}
-	view.Format = app.FormatHTML
-	var b bytes.Buffer
-	err := v.View(ctx, &b, view)
-	if fe := config.Fields(err); len(fe) == 1 && fe[0].Field == "format" {
-		return fmt.Errorf("--html: %s", fe[0].Msg)
-	}
-	if err != nil {
-		return err
-	}
-	return writeHTMLFile(path, func(f io.Writer) error { _, err := f.Write(b.Bytes()); return err })
 }
 
 func newProfileListCmd(gs *globalState) *cobra.Command {
@@ -165,9 +134,7 @@ func newProfileListCmd(gs *globalState) *cobra.Command {
 		Short: "List the profiles in the repository, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withView(cmd, gs, func(ctx context.Context, v jobsView) error {
-				return v.View(ctx, cmd.OutOrStdout(), app.View{Name: app.ViewProfiles, Format: format})
-			})
+			return printView(cmd, gs, nil, app.View{Name: app.ViewProfiles, Format: format}, "")
 		},
 	})
 	addFormatFlag(cmd, &format)
@@ -181,17 +148,7 @@ func newCompareCmd(gs *globalState) *cobra.Command {
 		Short: "Compare two profiles step by step, or two jobs, and say whether the difference is beyond the noise",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ids, err := parseJobIDs(args)
-			if err != nil {
-				return err
-			}
-			return withView(cmd, gs, func(ctx context.Context, v jobsView) error {
-				view := app.View{Name: app.ViewCompare, IDs: ids, Format: format}
-				if err := writeHTMLView(ctx, v, html, view); err != nil {
-					return err
-				}
-				return v.View(ctx, cmd.OutOrStdout(), view)
-			})
+			return printView(cmd, gs, args, app.View{Name: app.ViewCompare, Format: format}, html)
 		},
 	})
 	addFormatFlag(cmd, &format)

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -52,6 +54,10 @@ func TestRemoteSameOutput(t *testing.T) {
 		{"profile", "show", "1"}, // not a profile
 		{"profile", "list"},
 		{"profile", "list", "--format", "json"},
+		{"jobs"},
+		{"jobs", "list", "--kind", "run", "-n", "2", "--format", "json"},
+		{"jobs", "--status", "nonsense"}, // the filter's error, worded as the flag
+		{"jobs", "delete", "99"},
 	}
 	for _, s := range []string{"result", "timing", "tcount", "config", "status", "output", "system", "metrics", "settings", "agents"} {
 		cases = append(cases, []string{"jobs", "show", "1", s}, []string{"jobs", "show", "1", s, "--format", "json"})
@@ -101,6 +107,35 @@ func TestRemoteSameOutput(t *testing.T) {
 	// the byte, a run the same lines but for its numbers.
 	if local, got := e.ok("check"), remoteOK(t, remote, "check"); got != local || !strings.Contains(local, "C1 ") {
 		t.Errorf("remote check differs:\n--- local\n%s--- remote\n%s", local, got)
+	}
+	// A check that finds a condition violated: the same report, and exit
+	// status 1 both ways.
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(e.home(), "tprocc.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("UPDATE warehouse SET w_ytd = w_ytd + 1"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	local, lerr := e.run("check")
+	got, rerr := remote("check")
+	if code, _ := ownExitCode(lerr); got != local || code != 1 || errText(rerr) != errText(lerr) || !strings.Contains(local, "FAIL") {
+		t.Errorf("failing check: local %v, remote %v:\n--- local\n%s--- remote\n%s", lerr, rerr, local, got)
+	}
+	// Deleting: the same words.
+	list := e.jobs()
+	last := int(list[0]["id"].(float64))
+	local = e.ok("jobs", "delete", strconv.Itoa(last))
+	if got := remoteOK(t, remote, "jobs", "delete", strconv.Itoa(last-1)); strings.ReplaceAll(local, strconv.Itoa(last), strconv.Itoa(last-1)) != got {
+		t.Errorf("delete: local %q, remote %q", local, got)
+	}
+	// What works on this machine only refuses a server, never reading the
+	// local repository instead.
+	for _, args := range [][]string{{"cli", "auto", "x.tcl"}, {"jobs", "recover"}, {"profile", "--vu", "1,2"}, {"run", "--repeat", "2"}} {
+		if _, err := remote(args...); err == nil || !strings.Contains(err.Error(), "not through --server") {
+			t.Errorf("sledge --server %s: %v", strings.Join(args, " "), err)
+		}
 	}
 	run := append([]string{"run", "--vu", "1"}, short...)
 	number := regexp.MustCompile(`[0-9][0-9.,]*( ?(ms|µs|s|%))?`)

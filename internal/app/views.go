@@ -12,8 +12,8 @@ import (
 	"github.com/sledge-bench/sledge/internal/report"
 )
 
-// The views are what the commands that read jobs print (jobs show, jobs
-// diff, jobs hlog, compare, profile show and profile list), rendered where
+// The views are what the commands that read jobs print (jobs, jobs show,
+// jobs diff, jobs hlog, compare, profile show and profile list), rendered where
 // the jobs are: by the CLI from its own repository, or by a server (GET
 // /api/view/{name}) for a CLI driving it, which then prints the server's
 // bytes as they are. The typed results they are drawn from (NaN for what
@@ -23,6 +23,7 @@ import (
 
 // The views (View.Name).
 const (
+	ViewJobs     = "jobs"     // jobs [--kind K] [--status S] [--limit N]
 	ViewShow     = "show"     // jobs show ID [SECTION]
 	ViewDiff     = "diff"     // jobs diff A B
 	ViewCompare  = "compare"  // compare A B
@@ -39,10 +40,10 @@ const (
 )
 
 // viewIDs is how many job ids each view takes.
-var viewIDs = map[string]int{ViewShow: 1, ViewDiff: 2, ViewCompare: 2, ViewProfile: 1, ViewProfiles: 0, ViewHlog: 1}
+var viewIDs = map[string]int{ViewJobs: 0, ViewShow: 1, ViewDiff: 2, ViewCompare: 2, ViewProfile: 1, ViewProfiles: 0, ViewHlog: 1}
 
 // ViewNames are the views, for a front end that lists them.
-var ViewNames = []string{ViewShow, ViewDiff, ViewCompare, ViewProfile, ViewProfiles, ViewHlog}
+var ViewNames = []string{ViewJobs, ViewShow, ViewDiff, ViewCompare, ViewProfile, ViewProfiles, ViewHlog}
 
 // View is one view of the jobs: which, of which jobs, in which format.
 type View struct {
@@ -51,16 +52,18 @@ type View struct {
 	Section string // show: one of report.Sections, "" for the summary
 	Tx      string // hlog: the transaction type
 	Format  string // FormatText (also for ""), FormatJSON or FormatHTML
+	// Filter is which jobs the jobs view lists.
+	Filter jobs.ListFilter
 }
 
 // Validate reports what is wrong with v as field errors (name, id,
-// section, tx, format).
+// section, tx, format, and the filter's kind, status and limit).
 func (v View) Validate() error {
 	n, ok := viewIDs[v.Name]
 	if !ok {
 		return config.FieldErrors{{Field: "name", Msg: fmt.Sprintf("view %q: want one of %v", v.Name, ViewNames)}}
 	}
-	var fe config.FieldErrors
+	fe := config.Fields(v.Filter.Validate())
 	if len(v.IDs) != n {
 		fe = append(fe, config.FieldError{Field: "id", Msg: fmt.Sprintf("view %s takes %d job ids, got %d", v.Name, n, len(v.IDs))})
 	}
@@ -93,30 +96,45 @@ func (v View) Validate() error {
 	return nil
 }
 
-// ViewStore is what the views read of the jobs repository; *jobs.Repo is
-// one.
-type ViewStore interface {
+// RecordedStore is what Recorded reads of the jobs repository (and
+// deletes); *jobs.Repo is one.
+type RecordedStore interface {
 	report.Store
 	ProfileStore
 	report.IntervalLogStore
+	DeleteStopped(ctx context.Context, id int64, force bool) error
+	Path() string
 }
 
-var _ ViewStore = (*jobs.Repo)(nil)
+var _ RecordedStore = (*jobs.Repo)(nil)
 
-// Views writes views of the jobs in a repository.
-type Views struct{ Store ViewStore }
+// Recorded are the jobs recorded in a repository as the commands that read
+// or delete them see them.
+type Recorded struct{ Store RecordedStore }
+
+// Delete deletes a job and everything recorded with it, unless it is still
+// running (a *jobs.RunningError) and not forced.
+func (rj Recorded) Delete(ctx context.Context, id int64, force bool) error {
+	return rj.Store.DeleteStopped(ctx, id, force)
+}
 
 // View writes view v to w. A job that does not exist is an error matching
 // jobs.ErrNotFound; a job of no profile (profile) ErrNotProfile; a
 // transaction type the job lacks (hlog) a field error of tx, and html for
 // two jobs that are not both profiles (compare) a field error of format,
 // each naming the job.
-func (vs Views) View(ctx context.Context, w io.Writer, v View) error {
+func (vs Recorded) View(ctx context.Context, w io.Writer, v View) error {
 	if err := v.Validate(); err != nil {
 		return err
 	}
 	st, asJSON := vs.Store, v.Format == FormatJSON
 	switch v.Name {
+	case ViewJobs:
+		list, err := st.List(ctx, v.Filter)
+		if err != nil {
+			return err
+		}
+		return report.JobList(w, list, st.Path(), asJSON)
 	case ViewShow:
 		// Get first: a missing job is "no job N" whatever the section.
 		j, err := st.Get(ctx, v.IDs[0])
@@ -172,7 +190,7 @@ func (vs Views) View(ctx context.Context, w io.Writer, v View) error {
 }
 
 // diff writes jobs ids[0] and ids[1] side by side (jobs diff A B).
-func (vs Views) diff(ctx context.Context, w io.Writer, ids []int64, asJSON bool) error {
+func (vs Recorded) diff(ctx context.Context, w io.Writer, ids []int64, asJSON bool) error {
 	a, err := vs.Store.Get(ctx, ids[0])
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/report"
 )
@@ -108,13 +109,33 @@ func (c *Client) authorize(req *http.Request) {
 	}
 }
 
-// RunOptions says how RunJob prints a job's progress.
+// RunOptions says how RunJob prints a job's progress and its end.
 type RunOptions struct {
 	// ProgressJSON receives each interval as its JSON object on a line of
 	// its own (the event stream's interval data: report.IntervalJSON, the
 	// shape of a local run's --progress json) instead of a text line on
 	// the console; nil: text lines.
 	ProgressJSON io.Writer
+	// Summary, if not nil, receives the job's summary when it has ended:
+	// jobs show ID --format json (a local job's --format json).
+	Summary io.Writer
+}
+
+// failed says whether a job's summary has a failed condition or query.
+func failed(sum report.SummaryJSON) bool {
+	for _, c := range sum.Check {
+		if !c.Passed && !c.Skipped {
+			return true
+		}
+	}
+	if sum.Analytic != nil {
+		for _, q := range sum.Analytic.Queries {
+			if q.Error != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // JobEnd is how a job RunJob followed ended.
@@ -122,6 +143,10 @@ type JobEnd struct {
 	ID     int64
 	Status string // metrics.Status*
 	Error  string // why it failed, "" when it did not
+	// Failed says that the job ran to its end but found what it checks
+	// failing: a check's condition, an analytic run's query (its report
+	// says which), as a local job's app.Outcome.OK.
+	Failed bool
 }
 
 // RunJob starts a job on the server and prints what a local job prints on
@@ -142,6 +167,19 @@ func (c *Client) RunJob(ctx context.Context, w io.Writer, spec config.Spec, opts
 	end := JobEnd{ID: id}
 	f := &follower{c: c, w: w, id: created.ID, opts: opts, skip: map[string]int{}}
 	end.Status, end.Error, err = f.follow(ctx)
+	if err == nil && (opts.Summary != nil || spec.Kind == config.KindCheck || spec.Kind == config.KindRun) {
+		// What it stored says whether it failed: the summary of jobs show.
+		var b bytes.Buffer
+		if err = c.View(ctx, &b, app.View{Name: app.ViewShow, IDs: []int64{id}, Format: app.FormatJSON}); err == nil {
+			var sum report.SummaryJSON
+			if err = json.Unmarshal(b.Bytes(), &sum); err == nil {
+				end.Failed = failed(sum)
+			}
+		}
+		if opts.Summary != nil && err == nil {
+			_, err = opts.Summary.Write(b.Bytes())
+		}
+	}
 	if ctx.Err() != nil {
 		// Ctrl-C: stop the job on the server, which records it interrupted.
 		stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -17,8 +17,8 @@ import (
 
 // viewStore is where views are read: the server's store when it can answer
 // them, else the job service's repository.
-func (s *Server) viewStore() app.ViewStore {
-	if vs, ok := s.store.(app.ViewStore); ok {
+func (s *Server) viewStore() app.RecordedStore {
+	if vs, ok := s.store.(app.RecordedStore); ok {
 		return vs
 	}
 	return s.svc.Repo()
@@ -38,7 +38,16 @@ var viewContentType = map[string]string{
 // answer's message is the command's error message.
 func (s *Server) view(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	v := app.View{Name: r.PathValue("name"), Section: q.Get("section"), Tx: q.Get("tx"), Format: q.Get("format")}
+	v := app.View{Name: r.PathValue("name"), Section: q.Get("section"), Tx: q.Get("tx"), Format: q.Get("format"),
+		Filter: jobs.ListFilter{Kind: q.Get("kind"), Status: q.Get("status")}}
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 0 {
+			apiError(w, http.StatusBadRequest, "limit", "limit must be a non-negative integer")
+			return
+		}
+		v.Filter.Limit = n
+	}
 	for _, raw := range q["id"] {
 		id, ok := pathID(w, raw, "id")
 		if !ok {
@@ -47,7 +56,7 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request) {
 		v.IDs = append(v.IDs, id)
 	}
 	var buf bytes.Buffer
-	err := app.Views{Store: s.viewStore()}.View(r.Context(), &buf, v)
+	err := app.Recorded{Store: s.viewStore()}.View(r.Context(), &buf, v)
 	if fe := config.Fields(err); fe != nil {
 		apiError(w, http.StatusBadRequest, fe[0].Field, fe[0].Msg)
 		return
@@ -67,13 +76,38 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(buf.Bytes())
 }
 
-// ViewError is an error answer of GET /api/view/{name}: its message is the
-// error the command prints when it reads its own repository, so it is not
-// prefixed with "server:". A field error (a transaction type the job lacks:
-// tx) unwraps to the config.FieldErrors that name it.
-type ViewError struct{ APIError }
+// CommandError is an error answer of GET /api/view/{name} or DELETE
+// /api/jobs/{id} to View or Delete: its message is the error the command
+// says when it reads its own repository ("no job 7"), so it is not
+// prefixed with "server:". A bad parameter (400: a transaction type the job
+// lacks, tx) unwraps to the config.FieldErrors that name it; a job or
+// section that is not there (404) is no field's error.
+type CommandError struct{ APIError }
 
-func (e *ViewError) Error() string { return e.Message }
+func (e *CommandError) Error() string { return e.Message }
+
+func (e *CommandError) Unwrap() error {
+	if e.StatusCode != http.StatusBadRequest {
+		return nil
+	}
+	return e.APIError.Unwrap()
+}
+
+// commandError is err as a CommandError when it is the server's answer.
+func commandError(err error) error {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return &CommandError{*ae}
+	}
+	return err
+}
+
+// Delete deletes a job on the server and everything recorded with it. The
+// server deletes no running job, forced or not: its error says to stop the
+// job first.
+func (c *Client) Delete(ctx context.Context, id int64, force bool) error {
+	return commandError(c.call(ctx, "DELETE", "/api/jobs/"+strconv.FormatInt(id, 10), nil, nil))
+}
 
 // View writes a view of the server's jobs to w: exactly what the view's
 // command prints of a local repository (app.Views).
@@ -82,7 +116,10 @@ func (c *Client) View(ctx context.Context, w io.Writer, v app.View) error {
 	for _, id := range v.IDs {
 		q.Add("id", strconv.FormatInt(id, 10))
 	}
-	for k, val := range map[string]string{"section": v.Section, "tx": v.Tx, "format": v.Format} {
+	if v.Filter.Limit > 0 {
+		q.Set("limit", strconv.Itoa(v.Filter.Limit))
+	}
+	for k, val := range map[string]string{"section": v.Section, "tx": v.Tx, "format": v.Format, "kind": v.Filter.Kind, "status": v.Filter.Status} {
 		if val != "" {
 			q.Set(k, val)
 		}
@@ -92,14 +129,9 @@ func (c *Client) View(ctx context.Context, w io.Writer, v app.View) error {
 		path += "?" + q.Encode()
 	}
 	var body bytes.Buffer
-	err := c.call(ctx, "GET", path, nil, &body)
-	var ae *APIError
-	if errors.As(err, &ae) {
-		return &ViewError{*ae}
+	if err := c.call(ctx, "GET", path, nil, &body); err != nil {
+		return commandError(err)
 	}
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(body.Bytes())
+	_, err := w.Write(body.Bytes())
 	return err
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -392,7 +391,19 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		if out.format == formatJSON {
 			opts.Summary = cmd.OutOrStdout()
 		}
-		return remoteJob(ctx, console, c, s, opts)
+		// What the job would print here (RunJob), ending as it would.
+		end, err := c.RunJob(ctx, console, s, opts)
+		switch {
+		case err != nil:
+			return flagErrors(err) // a field the server names is worded as our flag
+		case end.Status == metrics.StatusInterrupted:
+			return exitError{code: exitInterrupted}
+		case end.Error != "":
+			return errors.New(end.Error)
+		case end.Failed || end.Status != metrics.StatusCompleted && end.Status != metrics.StatusDegraded:
+			return exitError{code: 1} // the report above says what failed
+		}
+		return nil
 	}
 	return withService(ctx, gs, func(svc *app.Service) error {
 		// A check without --workload checks the schema the database holds.
@@ -428,22 +439,4 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		}
 		return nil
 	})
-}
-
-// remoteJob runs a spec on a server and follows it to its end, printing
-// what the job would print here (server.Client.RunJob), and ends as it
-// would.
-func remoteJob(ctx context.Context, console io.Writer, c *server.Client, s config.Spec, opts server.RunOptions) error {
-	end, err := c.RunJob(ctx, console, s, opts)
-	switch {
-	case err != nil:
-		return flagErrors(err) // a field the server names is worded as our flag
-	case end.Status == metrics.StatusInterrupted:
-		return exitError{code: exitInterrupted}
-	case end.Error != "":
-		return errors.New(end.Error)
-	case end.Failed || end.Status != metrics.StatusCompleted && end.Status != metrics.StatusDegraded:
-		return exitError{code: 1} // the report above says what failed
-	}
-	return nil
 }

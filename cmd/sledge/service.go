@@ -222,10 +222,6 @@ func printView(cmd *cobra.Command, gs *globalState, args []string, v app.View, h
 				return err
 			}
 		}
-		err := r.View(ctx, cmd.OutOrStdout(), v)
-		if fe := config.Fields(err); len(fe) == 1 && fe[0].Field == "tx" {
-			return fmt.Errorf("--tx %s: %s", v.Tx, fe[0].Msg)
-		}
-		return flagErrors(err)
+		return flagErrors(r.View(ctx, cmd.OutOrStdout(), v))
 	})
 }

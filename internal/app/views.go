@@ -114,8 +114,8 @@ type Recorded struct{ Store RecordedStore }
 
 // Delete deletes a job and everything recorded with it, unless it is still
 // running (a *jobs.RunningError) and not forced.
-func (rj Recorded) Delete(ctx context.Context, id int64, force bool) error {
-	return rj.Store.DeleteStopped(ctx, id, force)
+func (r Recorded) Delete(ctx context.Context, id int64, force bool) error {
+	return r.Store.DeleteStopped(ctx, id, force)
 }
 
 // View writes view v to w. A job that does not exist is an error matching
@@ -123,11 +123,11 @@ func (rj Recorded) Delete(ctx context.Context, id int64, force bool) error {
 // transaction type the job lacks (hlog) a field error of tx, and html for
 // two jobs that are not both profiles (compare) a field error of format,
 // each naming the job.
-func (vs Recorded) View(ctx context.Context, w io.Writer, v View) error {
+func (r Recorded) View(ctx context.Context, w io.Writer, v View) error {
 	if err := v.Validate(); err != nil {
 		return err
 	}
-	st, asJSON := vs.Store, v.Format == FormatJSON
+	st, asJSON := r.Store, v.Format == FormatJSON
 	switch v.Name {
 	case ViewJobs:
 		list, err := st.List(ctx, v.Filter)
@@ -143,7 +143,7 @@ func (vs Recorded) View(ctx context.Context, w io.Writer, v View) error {
 		}
 		return report.Show(ctx, w, st, j, v.Section, asJSON)
 	case ViewDiff:
-		return vs.diff(ctx, w, v.IDs, asJSON)
+		return r.diff(ctx, w, v.IDs, asJSON)
 	case ViewHlog:
 		j, err := st.Get(ctx, v.IDs[0])
 		if err != nil {
@@ -152,7 +152,7 @@ func (vs Recorded) View(ctx context.Context, w io.Writer, v View) error {
 		err = report.IntervalLog(ctx, w, st, j, v.Tx)
 		var unknown *report.UnknownTxError
 		if errors.As(err, &unknown) {
-			return config.FieldErrors{{Field: "tx", Msg: unknown.Why()}}
+			return config.FieldErrors{{Field: "tx", Msg: "tx " + unknown.Tx + ": " + unknown.Why()}}
 		}
 		return err
 	case ViewProfile:
@@ -182,7 +182,7 @@ func (vs Recorded) View(ctx context.Context, w io.Writer, v View) error {
 	case !profiles && v.Format == FormatHTML:
 		return config.FieldErrors{{Field: "format", Msg: fmt.Sprintf("only for two profiles (jobs %d and %d are not both the first jobs of profiles; see `sledge profile list`)", v.IDs[0], v.IDs[1])}}
 	case !profiles:
-		return vs.diff(ctx, w, v.IDs, asJSON)
+		return r.diff(ctx, w, v.IDs, asJSON)
 	case v.Format == FormatHTML:
 		return report.ProfileCompareHTML(w, a, b)
 	}
@@ -190,16 +190,16 @@ func (vs Recorded) View(ctx context.Context, w io.Writer, v View) error {
 }
 
 // diff writes jobs ids[0] and ids[1] side by side (jobs diff A B).
-func (vs Recorded) diff(ctx context.Context, w io.Writer, ids []int64, asJSON bool) error {
-	a, err := vs.Store.Get(ctx, ids[0])
+func (r Recorded) diff(ctx context.Context, w io.Writer, ids []int64, asJSON bool) error {
+	a, err := r.Store.Get(ctx, ids[0])
 	if err != nil {
 		return err
 	}
-	b, err := vs.Store.Get(ctx, ids[1])
+	b, err := r.Store.Get(ctx, ids[1])
 	if err != nil {
 		return err
 	}
-	return report.Diff(ctx, w, vs.Store, a, b, asJSON)
+	return report.Diff(ctx, w, r.Store, a, b, asJSON)
 }
 
 // notProfileError is profile's error for a job of no profile.

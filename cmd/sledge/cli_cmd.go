@@ -29,6 +29,8 @@ func newCLICmd(gs *globalState) *cobra.Command {
 			return frontEnd(cmd, args, shell.Tcl, gs.shellProcess(gs.flags.repo), "usage: sledge cli [auto SCRIPT.tcl] | sledge cli py [auto SCRIPT.py]")
 		},
 	})
+	// Its scripts and their jobs run here, on this machine's repository.
+	cmd.PersistentPreRunE = func(*cobra.Command, []string) error { return localOnly(gs, "sledge cli") }
 	cmd.AddCommand(&cobra.Command{
 		Use:   "py [auto SCRIPT.py]",
 		Short: "Run a Python script (or a Python prompt) with the sledge module and HammerDB's commands",

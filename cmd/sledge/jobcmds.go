@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +15,6 @@ import (
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
-	"github.com/sledge-bench/sledge/internal/report"
 	"github.com/sledge-bench/sledge/internal/server"
 	"github.com/sledge-bench/sledge/internal/shell"
 )
@@ -114,8 +112,8 @@ func runCommand(gs *globalState) (*cobra.Command, *config.Spec) {
 			case repeat == 1 && s.Between != "" && s.Between != config.BetweenNone:
 				return errors.New("--between applies between trials: use it with --repeat N (or sledge profile)")
 			case repeat > 1:
-				if _, ok, _ := remoteFor(gs); ok {
-					return errors.New("--repeat: runs on this machine only, not through --server")
+				if err := localOnly(gs, "--repeat"); err != nil {
+					return err
 				}
 				// Asked last: every other check has passed.
 				if err := rf.confirmRebuild(cmd, gs); err != nil {
@@ -389,10 +387,23 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		if err != nil {
 			return err
 		}
+		opts := server.RunOptions{ProgressJSON: progress}
 		if out.format == formatJSON {
-			return errors.New("--format json: not through --server yet; read the result with GET /api/jobs/ID/result")
+			opts.Summary = cmd.OutOrStdout()
 		}
-		return remoteJob(ctx, console, c, s, server.RunOptions{ProgressJSON: progress})
+		// What the job would print here (RunJob), ending as it would.
+		end, err := c.RunJob(ctx, console, s, opts)
+		switch {
+		case err != nil:
+			return flagErrors(err) // a field the server names is worded as our flag
+		case end.Status == metrics.StatusInterrupted:
+			return exitError{code: exitInterrupted}
+		case end.Error != "":
+			return errors.New(end.Error)
+		case end.Failed || end.Status != metrics.StatusCompleted && end.Status != metrics.StatusDegraded:
+			return exitError{code: 1} // the report above says what failed
+		}
+		return nil
 	}
 	return withService(ctx, gs, func(svc *app.Service) error {
 		// A check without --workload checks the schema the database holds.
@@ -402,12 +413,9 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		if out.format == formatJSON && o.ID > 0 {
 			// What was stored, as jobs show ID --format json reads it,
 			// whatever the job's end: a script reads its status there.
-			if j, gerr := svc.Repo().Get(ctx, o.ID); gerr == nil {
-				if serr := report.Show(ctx, cmd.OutOrStdout(), svc.Repo(), j, "", true); serr != nil && err == nil {
-					err = serr
-				}
-			} else if err == nil {
-				err = gerr
+			v := app.View{Name: app.ViewShow, IDs: []int64{o.ID}, Format: formatJSON}
+			if verr := (app.Recorded{Store: svc.Repo()}).View(ctx, cmd.OutOrStdout(), v); err == nil {
+				err = verr
 			}
 		}
 		if o.Status == metrics.StatusInterrupted {
@@ -431,20 +439,4 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		}
 		return nil
 	})
-}
-
-// remoteJob runs a spec on a server and follows it to its end.
-func remoteJob(ctx context.Context, w io.Writer, c *server.Client, s config.Spec, opts server.RunOptions) error {
-	status, err := c.RunJob(ctx, w, s, opts)
-	if err != nil {
-		// A field the server names (server.APIError) is worded as our flag.
-		return flagErrors(err)
-	}
-	switch status {
-	case metrics.StatusCompleted, metrics.StatusDegraded:
-		return nil
-	case metrics.StatusInterrupted:
-		return exitError{code: exitInterrupted}
-	}
-	return exitError{code: 1}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,34 +86,14 @@ func newJobsCmd(gs *globalState) *cobra.Command {
 }
 
 func runJobsList(cmd *cobra.Command, gs *globalState, f *listFlags) error {
-	filter := jobs.ListFilter{Kind: f.kind, Status: f.status, Limit: f.limit}
-	if err := filter.Validate(); err != nil {
-		return flagErrors(err)
-	}
-	ctx, w := cmd.Context(), cmd.OutOrStdout()
-	if c, ok, err := remoteFor(gs); ok {
-		if err != nil {
-			return err
-		}
-		list, err := c.ListJobs(ctx, f.kind, f.status, f.limit)
-		if err != nil {
-			return err
-		}
-		return report.RemoteJobList(w, list, f.format == formatJSON)
-	}
-	err := readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
-		list, err := repo.List(ctx, filter)
-		if err != nil {
-			return err
-		}
-		return report.JobList(w, list, repo.Path(), f.format == formatJSON)
-	})
+	v := app.View{Name: app.ViewJobs, Filter: jobs.ListFilter{Kind: f.kind, Status: f.status, Limit: f.limit}, Format: f.format}
+	err := printView(cmd, gs, nil, v, "")
 	if errors.Is(err, jobs.ErrNoRepository) {
 		// Nothing has been recorded yet: no jobs, and nothing created.
 		if f.format == formatJSON {
-			return report.JobList(w, nil, "", true)
+			return report.JobList(cmd.OutOrStdout(), nil, "", true)
 		}
-		fmt.Fprintln(w, err)
+		fmt.Fprintln(cmd.OutOrStdout(), err)
 		return nil
 	}
 	return err
@@ -139,10 +118,6 @@ func newJobsShowCmd(gs *globalState) *cobra.Command {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ids, err := parseJobIDs(args[:1])
-			if err != nil {
-				return err
-			}
 			section := ""
 			if len(args) == 2 {
 				section = args[1]
@@ -150,14 +125,7 @@ func newJobsShowCmd(gs *globalState) *cobra.Command {
 					return fmt.Errorf("section %q: want one of %s", section, strings.Join(names, ", "))
 				}
 			}
-			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
-				// Get first: a missing job is "no job N" whatever the section.
-				j, err := repo.Get(ctx, ids[0])
-				if err != nil {
-					return err
-				}
-				return report.Show(ctx, cmd.OutOrStdout(), repo, j, section, format == formatJSON)
-			})
+			return printView(cmd, gs, args[:1], app.View{Name: app.ViewShow, Section: section, Format: format}, "")
 		},
 	})
 	cmd.Long = strings.Replace(cmd.Long, "{{sections}}", help.String(), 1) // generated from report.Sections
@@ -172,30 +140,11 @@ func newJobsDiffCmd(gs *globalState) *cobra.Command {
 		Short: "Compare two jobs: their results side by side and the server settings that differ",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ids, err := parseJobIDs(args)
-			if err != nil {
-				return err
-			}
-			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
-				return diffJobs(ctx, cmd.OutOrStdout(), repo, ids, format == formatJSON)
-			})
+			return printView(cmd, gs, args, app.View{Name: app.ViewDiff, Format: format}, "")
 		},
 	})
 	addFormatFlag(cmd, &format)
 	return cmd
-}
-
-// diffJobs writes jobs ids[0] and ids[1] side by side (jobs diff A B).
-func diffJobs(ctx context.Context, w io.Writer, repo *jobs.Repo, ids []int64, asJSON bool) error {
-	a, err := repo.Get(ctx, ids[0])
-	if err != nil {
-		return err
-	}
-	b, err := repo.Get(ctx, ids[1])
-	if err != nil {
-		return err
-	}
-	return report.Diff(ctx, w, repo, a, b, asJSON)
 }
 
 func newJobsHlogCmd(gs *globalState) *cobra.Command {
@@ -205,22 +154,7 @@ func newJobsHlogCmd(gs *globalState) *cobra.Command {
 		Short: "Export a run's latency histograms per interval as an HdrHistogram interval log",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ids, err := parseJobIDs(args)
-			if err != nil {
-				return err
-			}
-			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
-				j, err := repo.Get(ctx, ids[0])
-				if err != nil {
-					return err
-				}
-				err = report.IntervalLog(ctx, cmd.OutOrStdout(), repo, j, tx)
-				var unknown *report.UnknownTxError
-				if errors.As(err, &unknown) {
-					return fmt.Errorf("--tx %s: %s", unknown.Tx, unknown.Why())
-				}
-				return err
-			})
+			return printView(cmd, gs, args, app.View{Name: app.ViewHlog, Tx: tx}, "")
 		},
 	})
 	cmd.Flags().StringVar(&tx, "tx", "new_order", "the transaction type whose latencies to export")
@@ -239,10 +173,10 @@ func newJobsDeleteCmd(gs *globalState) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
+			return withRecorded(cmd, gs, func(ctx context.Context, r recorded) error {
 				var errs []error
 				for _, id := range ids {
-					err := repo.DeleteStopped(ctx, id, force)
+					err := r.Delete(ctx, id, force)
 					var running *jobs.RunningError
 					if errors.As(err, &running) {
 						err = fmt.Errorf("%w; use --force to delete it anyway", err)
@@ -268,6 +202,9 @@ func newJobsRecoverCmd(gs *globalState) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, w := cmd.Context(), cmd.OutOrStdout()
+			if err := localOnly(gs, "jobs recover (this machine's spool files)"); err != nil {
+				return err
+			}
 			if gs.spoolDir() == "" {
 				_, err := gs.configEnv().DataDir()
 				return fmt.Errorf("no data directory, so no spool files: %w", err)

@@ -133,7 +133,7 @@ func newRootCmd(gs *globalState) *cobra.Command {
 	root.SetOut(gs.stdout)
 	root.SetErr(gs.stderr)
 	root.PersistentFlags().StringVar(&gs.flags.repo, "repo", "", "jobs repository: a SQLite file or a postgres:// URL (default $SLEDGE_REPO, else <data dir>/jobs.db)")
-	root.PersistentFlags().StringVar(&gs.flags.server, "server", "", "URL of a sledge serve to drive (run, build, jobs) instead of working here, e.g. http://127.0.0.1:8080 (default $SLEDGE_SERVER; token from $SLEDGE_TOKEN)")
+	root.PersistentFlags().StringVar(&gs.flags.server, "server", "", "URL of a sledge serve whose jobs to run, read and delete instead of this machine's (build, run, check, drop, jobs, compare, profile show/list), printing what they print here, e.g. http://127.0.0.1:8080 (default $SLEDGE_SERVER; token from $SLEDGE_TOKEN)")
 	root.AddCommand(
 		newBuildCmd(gs),
 		newRunCmd(gs),

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
-	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/report"
 )
@@ -55,8 +53,8 @@ func newProfileCmd(gs *globalState) *cobra.Command {
 			case s.LoadModel() != config.LoadClosed:
 				return errors.New("--terminals, --connections: a profile varies closed-loop VUs; a pool of connections does not vary with them")
 			}
-			if _, ok, _ := remoteFor(gs); ok {
-				return errors.New("sledge profile: runs on this machine only, not through --server")
+			if err := localOnly(gs, "sledge profile"); err != nil {
+				return err
 			}
 			// Asked last: every other check has passed.
 			if err := rf.confirmRebuild(cmd, gs); err != nil {
@@ -121,25 +119,7 @@ func newProfileShowCmd(gs *globalState) *cobra.Command {
 		Short: "Show a profile: its steps with the knee marked",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
-				ids, err := parseJobIDs(args)
-				if err != nil {
-					return err
-				}
-				p, err := app.LoadProfile(ctx, repo, ids[0])
-				if errors.Is(err, app.ErrNotProfile) {
-					return fmt.Errorf("job %d is not part of a profile (see `sledge profile list`)", ids[0])
-				}
-				if err != nil {
-					return err
-				}
-				if html != "" {
-					if err := writeHTMLFile(html, func(f io.Writer) error { return report.ProfileHTML(f, p) }); err != nil {
-						return err
-					}
-				}
-				return report.ProfileShow(cmd.OutOrStdout(), p, format == formatJSON)
-			})
+			return printView(cmd, gs, args, app.View{Name: app.ViewProfile, Format: format}, html)
 		},
 	})
 	addFormatFlag(cmd, &format)
@@ -154,13 +134,7 @@ func newProfileListCmd(gs *globalState) *cobra.Command {
 		Short: "List the profiles in the repository, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
-				ps, err := app.ListProfiles(ctx, repo)
-				if err != nil {
-					return err
-				}
-				return report.ProfileList(cmd.OutOrStdout(), ps, format == formatJSON)
-			})
+			return printView(cmd, gs, nil, app.View{Name: app.ViewProfiles, Format: format}, "")
 		},
 	})
 	addFormatFlag(cmd, &format)
@@ -174,28 +148,7 @@ func newCompareCmd(gs *globalState) *cobra.Command {
 		Short: "Compare two profiles step by step, or two jobs, and say whether the difference is beyond the noise",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ids, err := parseJobIDs(args)
-			if err != nil {
-				return err
-			}
-			return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
-				w := cmd.OutOrStdout()
-				a, b, profiles, err := app.ProfilePair(ctx, repo, ids[0], ids[1])
-				switch {
-				case err != nil:
-					return err
-				case !profiles && html != "":
-					return fmt.Errorf("--html: only for two profiles (jobs %d and %d are not both the first jobs of profiles; see `sledge profile list`)", ids[0], ids[1])
-				case !profiles:
-					return diffJobs(ctx, w, repo, ids, format == formatJSON)
-				}
-				if html != "" {
-					if err := writeHTMLFile(html, func(f io.Writer) error { return report.ProfileCompareHTML(f, a, b) }); err != nil {
-						return err
-					}
-				}
-				return report.ProfileCompare(w, a, b, format == formatJSON)
-			})
+			return printView(cmd, gs, args, app.View{Name: app.ViewCompare, Format: format}, html)
 		},
 	})
 	addFormatFlag(cmd, &format)

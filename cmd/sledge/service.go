@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -77,6 +79,16 @@ func remoteFor(gs *globalState) (*server.Client, bool, error) {
 		return nil, true, fmt.Errorf("--server: %w", err)
 	}
 	return c, true, nil
+}
+
+// localOnly refuses a command that works on this machine (what) when a
+// server is named: it would not be used, and the command would answer
+// about other jobs than the server's.
+func localOnly(gs *globalState, what string) error {
+	if _, ok, _ := remoteFor(gs); ok {
+		return fmt.Errorf("%s: runs on this machine only, not through --server", what)
+	}
+	return nil
 }
 
 // flagErrors words the job service's field errors as this front end's
@@ -154,4 +166,62 @@ func readRepo(cmd *cobra.Command, gs *globalState, fn func(context.Context, *job
 	}
 	defer repo.Close()
 	return fn(cmd.Context(), repo)
+}
+
+// recorded is where the commands that read or delete recorded jobs (jobs,
+// jobs show, diff, hlog and delete, compare, profile show and list) find
+// them: this machine's repository (app.Recorded) or the sledge serve named
+// by --server (server.Client), which answers with the same bytes.
+type recorded interface {
+	View(ctx context.Context, w io.Writer, v app.View) error
+	Delete(ctx context.Context, id int64, force bool) error
+}
+
+var (
+	_ recorded = app.Recorded{}
+	_ recorded = (*server.Client)(nil)
+)
+
+// withRecorded runs fn on the jobs of --server when it is given, else on
+// the existing jobs repository (readRepo): never on the local one when a
+// server is named.
+func withRecorded(cmd *cobra.Command, gs *globalState, fn func(context.Context, recorded) error) error {
+	if c, ok, err := remoteFor(gs); ok {
+		if err != nil {
+			return err
+		}
+		return fn(cmd.Context(), c)
+	}
+	return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
+		return fn(ctx, app.Recorded{Store: repo})
+	})
+}
+
+// printView prints a view of the recorded jobs on stdout, of the jobs
+// whose ids are args, and, with html, writes it as HTML to that file first
+// (--html). A view that has no HTML (a comparison of two jobs that are not
+// both profiles) is --html's error, and nothing is written.
+func printView(cmd *cobra.Command, gs *globalState, args []string, v app.View, html string) error {
+	var err error
+	if v.IDs, err = parseJobIDs(args); err != nil {
+		return err
+	}
+	return withRecorded(cmd, gs, func(ctx context.Context, r recorded) error {
+		if html != "" {
+			hv := v
+			hv.Format = app.FormatHTML
+			var b bytes.Buffer
+			err := r.View(ctx, &b, hv)
+			if fe := config.Fields(err); len(fe) == 1 && fe[0].Field == "format" {
+				return fmt.Errorf("--html: %s", fe[0].Msg)
+			}
+			if err == nil {
+				err = writeHTMLFile(html, func(f io.Writer) error { _, err := f.Write(b.Bytes()); return err })
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return flagErrors(r.View(ctx, cmd.OutOrStdout(), v))
+	})
 }

@@ -28,9 +28,6 @@ func TestProfileWriters(t *testing.T) {
 		{"list, none", func(w *bytes.Buffer, j bool) error { return ProfileList(w, nil, j) },
 			"No profiles in the repository (run one with sledge profile --vu LIST).\n", "[]"},
 		{"compare", func(w *bytes.Buffer, j bool) error { return ProfileCompare(w, a, b, j) }, "Profile 10", `"steps"`},
-		{"remote jobs", func(w *bytes.Buffer, j bool) error {
-			return RemoteJobList(w, []JobJSON{{ID: 7, Kind: "run", Status: "completed"}}, j)
-		}, "7 ", `"id": 7`},
 	} {
 		var text, js bytes.Buffer
 		if err := tc.write(&text, false); err != nil || !strings.Contains(text.String(), tc.wantText) {

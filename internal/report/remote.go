@@ -8,24 +8,15 @@ import (
 	"github.com/sledge-bench/sledge/internal/jobs"
 )
 
-// JobsJSONTable writes jobs as a server's API returned them (a remote
-// `sledge jobs`): JobsTable of the records they describe, so that a remote
-// listing reads as a local one.
+// JobsJSONTable writes jobs as a server's API returned them (GET
+// /api/jobs): JobsTable of the records they describe, so that a listing
+// read over the API reads as a local one.
 func JobsJSONTable(w io.Writer, list []JobJSON) error {
 	recs := make([]jobs.Job, len(list))
 	for i, j := range list {
 		recs[i] = FromJob(j)
 	}
 	return JobsTable(w, recs)
-}
-
-// RemoteJobList writes jobs as a server's API returned them as `sledge
-// jobs --server` lists them: JobsJSONTable, or (asJSON) the list as it came.
-func RemoteJobList(w io.Writer, list []JobJSON, asJSON bool) error {
-	if asJSON {
-		return WriteJSON(w, list)
-	}
-	return JobsJSONTable(w, list)
 }
 
 // FromJob is the job record a JobJSON describes (ToJob's inverse for what

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -216,8 +217,17 @@ func NoSection(j jobs.Job, what string) error {
 	case j.Status != metrics.StatusCompleted && j.Status != metrics.StatusInterrupted && j.Status != metrics.StatusDegraded:
 		why = fmt.Sprintf(": it is %s", j.Status)
 	}
-	return fmt.Errorf("job %d (%s) has no %s%s", j.ID, j.Kind, what, why)
+	return noSectionError(fmt.Sprintf("job %d (%s) has no %s%s", j.ID, j.Kind, what, why))
 }
+
+// ErrNoSection is matched (errors.Is) by NoSection's errors: the job is
+// there, the part of it asked for is not.
+var ErrNoSection = errors.New("job has no such section")
+
+type noSectionError string
+
+func (e noSectionError) Error() string        { return string(e) }
+func (e noSectionError) Is(target error) bool { return target == ErrNoSection }
 
 // summary is Show's default section: the job's record and whichever of run
 // result, analytic result, build and check it has.

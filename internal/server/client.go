@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/report"
 )
@@ -54,8 +55,9 @@ func (e *APIError) Unwrap() error {
 	return config.FieldErrors{{Field: e.Field, Msg: e.Message}}
 }
 
-// call sends a request and decodes a JSON answer into out (if not nil). An
-// error answer becomes an *APIError carrying the server's message.
+// call sends a request and decodes a JSON answer into out (if not nil; a
+// *bytes.Buffer takes the answer as it is). An error answer becomes an
+// *APIError carrying the server's message.
 func (c *Client) call(ctx context.Context, method, path string, body any, out any) error {
 	var rd io.Reader
 	if body != nil {
@@ -91,6 +93,10 @@ func (c *Client) call(ctx context.Context, method, path string, body any, out an
 		}
 		return &APIError{StatusCode: resp.StatusCode, Message: fmt.Sprintf("%s %s: %s", method, path, resp.Status)}
 	}
+	if raw, ok := out.(*bytes.Buffer); ok {
+		raw.Write(b) // the answer as it is (a view)
+		return nil
+	}
 	if out != nil && len(b) > 0 {
 		return json.Unmarshal(b, out)
 	}
@@ -103,70 +109,137 @@ func (c *Client) authorize(req *http.Request) {
 	}
 }
 
-// RunOptions says how RunJob prints a job's progress.
+// RunOptions says how RunJob prints a job's progress and its end.
 type RunOptions struct {
 	// ProgressJSON receives each interval as its JSON object on a line of
 	// its own (the event stream's interval data: report.IntervalJSON, the
 	// shape of a local run's --progress json) instead of a text line on
 	// the console; nil: text lines.
 	ProgressJSON io.Writer
+	// Summary, if not nil, receives the job's summary when it has ended:
+	// jobs show ID --format json (a local job's --format json).
+	Summary io.Writer
 }
 
-// RunJob starts a job on the server, prints its interval lines as they
-// come (report.IntervalLine's format, or JSON as opts says), its result as
-// JSON (runs) and how it ended ("job N: status"), and returns its final
-// status (metrics.Status*). When ctx ends first, it asks the server to stop
-// the job (recorded there as interrupted) and returns ctx's error.
-func (c *Client) RunJob(ctx context.Context, w io.Writer, spec config.Spec, opts RunOptions) (status string, err error) {
+// failed says whether a job's summary has a failed condition or query.
+func failed(sum report.SummaryJSON) bool {
+	for _, c := range sum.Check {
+		if !c.Passed && !c.Skipped {
+			return true
+		}
+	}
+	if sum.Analytic != nil {
+		for _, q := range sum.Analytic.Queries {
+			if q.Error != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// JobEnd is how a job RunJob followed ended.
+type JobEnd struct {
+	ID     int64
+	Status string // metrics.Status*
+	Error  string // why it failed, "" when it did not
+	// Failed says that the job ran to its end but found what it checks
+	// failing: a check's condition, an analytic run's query (its report
+	// says which), as a local job's app.Outcome.OK.
+	Failed bool
+}
+
+// RunJob starts a job on the server and prints what a local job prints on
+// its console, as the server's job records it (its output): its header,
+// its interval lines as they come (or, with opts.ProgressJSON, each
+// interval as JSON there instead), its result or report. It returns how
+// the job ended. When ctx ends first, it asks the server to stop the job
+// (recorded there as interrupted) and returns ctx's error.
+func (c *Client) RunJob(ctx context.Context, w io.Writer, spec config.Spec, opts RunOptions) (JobEnd, error) {
 	var created Created
 	if err := c.call(ctx, "POST", "/api/jobs", spec, &created); err != nil {
-		return "", err
+		return JobEnd{}, err
 	}
-	fmt.Fprintf(w, "%s job %s started on %s\n", spec.Kind, created.ID, c.base)
-	status, err = c.follow(ctx, w, created.ID, opts)
+	id, err := strconv.ParseInt(created.ID, 10, 64)
+	if err != nil {
+		return JobEnd{}, fmt.Errorf("the server named its job %q: %w", created.ID, err)
+	}
+	end := JobEnd{ID: id}
+	f := &follower{c: c, w: w, id: created.ID, opts: opts, skip: map[string]int{}}
+	end.Status, end.Error, err = f.follow(ctx)
+	if err == nil && (opts.Summary != nil || spec.Kind == config.KindCheck || spec.Kind == config.KindRun) {
+		// What it stored says whether it failed: the summary of jobs show.
+		var b bytes.Buffer
+		if err = c.View(ctx, &b, app.View{Name: app.ViewShow, IDs: []int64{id}, Format: app.FormatJSON}); err == nil {
+			var sum report.SummaryJSON
+			if err = json.Unmarshal(b.Bytes(), &sum); err == nil {
+				end.Failed = failed(sum)
+			}
+		}
+		if opts.Summary != nil && err == nil {
+			_, err = opts.Summary.Write(b.Bytes())
+		}
+	}
 	if ctx.Err() != nil {
 		// Ctrl-C: stop the job on the server, which records it interrupted.
 		stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = c.call(stopCtx, "POST", "/api/jobs/"+created.ID+"/stop", nil, nil)
 		fmt.Fprintf(w, "asked the server to stop job %s\n", created.ID)
-		return "", ctx.Err()
+		return end, ctx.Err()
 	}
-	if err != nil {
-		return "", err
-	}
-	if spec.Kind == config.KindRun {
-		var res json.RawMessage
-		if err := c.call(ctx, "GET", "/api/jobs/"+created.ID+"/result", nil, &res); err == nil {
-			var pretty bytes.Buffer
-			_ = json.Indent(&pretty, res, "", "  ")
-			fmt.Fprintln(w, pretty.String())
-		}
-	}
-	fmt.Fprintf(w, "job %s: %s\n", created.ID, status)
-	return status, nil
+	return end, err
 }
 
-// follow prints the job's interval lines from the event stream and returns
-// its final status.
-func (c *Client) follow(ctx context.Context, w io.Writer, id string, opts RunOptions) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/api/jobs/"+id+"/events", nil)
-	if err != nil {
-		return "", err
+// follower prints a job's console output as the server records it.
+type follower struct {
+	c       *Client
+	w       io.Writer
+	id      string
+	opts    RunOptions
+	printed int            // output lines printed (or skipped) so far
+	skip    map[string]int // interval text lines not to print (JSON progress)
+}
+
+// printOutput prints the job's output lines recorded since the last call.
+func (f *follower) printOutput(ctx context.Context) error {
+	var lines []string
+	if err := f.c.call(ctx, "GET", "/api/jobs/"+f.id+"/output", nil, &lines); err != nil {
+		return err
 	}
-	c.authorize(req)
-	resp, err := c.http.Do(req)
+	for ; f.printed < len(lines); f.printed++ {
+		l := lines[f.printed]
+		if f.skip[l] > 0 {
+			// A local run with JSON progress stores its text line but
+			// does not print it.
+			f.skip[l]--
+			continue
+		}
+		fmt.Fprintln(f.w, l)
+	}
+	return nil
+}
+
+// follow prints the job's output as its event stream says it grows and
+// returns its final status and error.
+func (f *follower) follow(ctx context.Context) (status, jobErr string, err error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", f.c.base+"/api/jobs/"+f.id+"/events", nil)
 	if err != nil {
-		return "", err
+		return "", "", err
+	}
+	f.c.authorize(req)
+	resp, err := f.c.http.Do(req)
+	if err != nil {
+		return "", "", err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(resp.Body)
 		var e ErrorBody
 		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			return "", &APIError{StatusCode: resp.StatusCode, Message: e.Error, Field: e.Field}
+			return "", "", &APIError{StatusCode: resp.StatusCode, Message: e.Error, Field: e.Field}
 		}
-		return "", &APIError{StatusCode: resp.StatusCode, Message: "GET /api/jobs/" + id + "/events: " + resp.Status}
+		return "", "", &APIError{StatusCode: resp.StatusCode, Message: "GET /api/jobs/" + f.id + "/events: " + resp.Status}
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
@@ -187,29 +260,31 @@ func (c *Client) follow(ctx context.Context, w io.Writer, id string, opts RunOpt
 			if json.Unmarshal([]byte(data), &iv) != nil {
 				continue
 			}
-			if opts.ProgressJSON != nil {
+			if f.opts.ProgressJSON != nil {
 				var line bytes.Buffer
 				if json.Compact(&line, []byte(data)) == nil {
-					fmt.Fprintln(opts.ProgressJSON, line.String())
+					fmt.Fprintln(f.opts.ProgressJSON, line.String())
 				}
-				continue
+				f.skip[report.IntervalJSONLine(iv)]++
 			}
-			fmt.Fprintln(w, report.IntervalJSONLine(iv))
+			if err := f.printOutput(ctx); err != nil {
+				return "", "", err
+			}
 		case "status":
 			var j report.JobJSON
 			if err := json.Unmarshal([]byte(data), &j); err != nil {
-				return "", err
+				return "", "", err
 			}
-			if j.Error != "" {
-				fmt.Fprintf(w, "error: %s\n", j.Error)
+			if err := f.printOutput(ctx); err != nil {
+				return "", "", err
 			}
-			return j.Status, nil
+			return j.Status, j.Error, nil
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return "", err
+		return "", "", err
 	}
-	return "", fmt.Errorf("the event stream of job %s ended without a status", id)
+	return "", "", fmt.Errorf("the event stream of job %s ended without a status", f.id)
 }
 
 // ListJobs lists the server's jobs, newest first: of a kind and a status

@@ -199,11 +199,13 @@ func TestClient(t *testing.T) {
 	spec := config.New(config.KindRun)
 	spec.VU, spec.Rampup, spec.Duration, spec.Interval = 2, config.Duration(time.Second), config.Duration(3*time.Second), config.Duration(time.Second)
 	var out bytes.Buffer
-	status, err := cl.RunJob(ctx, &out, spec, RunOptions{})
-	if err != nil || status != metrics.StatusCompleted {
-		t.Fatalf("RunJob: %q, %v\n%s", status, err, out.String())
+	end, err := cl.RunJob(ctx, &out, spec, RunOptions{})
+	if err != nil || end.Status != metrics.StatusCompleted || end.ID < 1 {
+		t.Fatalf("RunJob: %+v, %v\n%s", end, err, out.String())
 	}
-	for _, want := range []string{"run job", "started on " + ts.URL, "measure", `"nopm"`, ": completed"} {
+	// The job's console, as a local run prints it: its header, the
+	// intervals, the result table.
+	for _, want := range []string{fmt.Sprintf("run job %d: TPROC-C", end.ID), "measure", fmt.Sprintf("TPROC-C result (job %d): completed", end.ID), "  NOPM  "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("remote run output lacks %q:\n%s", want, out.String())
 		}
@@ -217,8 +219,8 @@ func TestClient(t *testing.T) {
 	// own (a local run's stderr), and no text progress line.
 	out.Reset()
 	var jsonLines bytes.Buffer
-	if status, err := cl.RunJob(ctx, &out, spec, RunOptions{ProgressJSON: &jsonLines}); err != nil || status != metrics.StatusCompleted {
-		t.Fatalf("RunJob (JSON progress): %q, %v\n%s", status, err, out.String())
+	if end, err := cl.RunJob(ctx, &out, spec, RunOptions{ProgressJSON: &jsonLines}); err != nil || end.Status != metrics.StatusCompleted {
+		t.Fatalf("RunJob (JSON progress): %+v, %v\n%s", end, err, out.String())
 	}
 	var objects int
 	for _, line := range strings.Split(strings.TrimSuffix(jsonLines.String(), "\n"), "\n") {
@@ -228,7 +230,7 @@ func TestClient(t *testing.T) {
 		}
 		objects++
 	}
-	if objects < 3 || progress.MatchString(out.String()) {
+	if objects < 3 || progress.MatchString(out.String()) || !strings.Contains(out.String(), "TPROC-C result") {
 		t.Errorf("%d JSON progress lines, the console has text ones too:\n%s\n%s", objects, jsonLines.String(), out.String())
 	}
 	list, err := cl.ListJobs(ctx, "run", "", 1)

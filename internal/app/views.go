@@ -1,0 +1,211 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/report"
+)
+
+// The views are what the commands that read jobs print (jobs, jobs show,
+// jobs diff, jobs hlog, compare, profile show and profile list), rendered where
+// the jobs are: by the CLI from its own repository, or by a server (GET
+// /api/view/{name}) for a CLI driving it, which then prints the server's
+// bytes as they are. The typed results they are drawn from (NaN for what
+// was not measured, encoded histograms) do not survive the API's JSON
+// shapes, so a remote command prints exactly what a local one would only
+// when the same code renders both.
+
+// The views (View.Name).
+const (
+	ViewJobs     = "jobs"     // jobs [--kind K] [--status S] [--limit N]
+	ViewShow     = "show"     // jobs show ID [SECTION]
+	ViewDiff     = "diff"     // jobs diff A B
+	ViewCompare  = "compare"  // compare A B
+	ViewProfile  = "profile"  // profile show ID
+	ViewProfiles = "profiles" // profile list
+	ViewHlog     = "hlog"     // jobs hlog ID --tx TX
+)
+
+// The formats a view is written in (View.Format).
+const (
+	FormatText = "text"
+	FormatJSON = "json"
+	FormatHTML = "html" // profile and compare (of two profiles) only
+)
+
+// viewIDs is how many job ids each view takes.
+var viewIDs = map[string]int{ViewJobs: 0, ViewShow: 1, ViewDiff: 2, ViewCompare: 2, ViewProfile: 1, ViewProfiles: 0, ViewHlog: 1}
+
+// ViewNames are the views, for a front end that lists them.
+var ViewNames = []string{ViewJobs, ViewShow, ViewDiff, ViewCompare, ViewProfile, ViewProfiles, ViewHlog}
+
+// View is one view of the jobs: which, of which jobs, in which format.
+type View struct {
+	Name    string
+	IDs     []int64
+	Section string // show: one of report.Sections, "" for the summary
+	Tx      string // hlog: the transaction type
+	Format  string // FormatText (also for ""), FormatJSON or FormatHTML
+	// Filter is which jobs the jobs view lists.
+	Filter jobs.ListFilter
+}
+
+// Validate reports what is wrong with v as field errors (name, id,
+// section, tx, format, and the filter's kind, status and limit).
+func (v View) Validate() error {
+	n, ok := viewIDs[v.Name]
+	if !ok {
+		return config.FieldErrors{{Field: "name", Msg: fmt.Sprintf("view %q: want one of %v", v.Name, ViewNames)}}
+	}
+	fe := config.Fields(v.Filter.Validate())
+	if len(v.IDs) != n {
+		fe = append(fe, config.FieldError{Field: "id", Msg: fmt.Sprintf("view %s takes %d job ids, got %d", v.Name, n, len(v.IDs))})
+	}
+	for _, id := range v.IDs {
+		if id < 1 {
+			fe = append(fe, config.FieldError{Field: "id", Msg: fmt.Sprintf("bad job id %d: want a positive number", id)})
+		}
+	}
+	if v.Section != "" && (v.Name != ViewShow || !slices.ContainsFunc(report.Sections, func(s struct{ Name, Help string }) bool { return s.Name == v.Section })) {
+		fe = append(fe, config.FieldError{Field: "section", Msg: fmt.Sprintf("section %q: not a section of view %s", v.Section, v.Name)})
+	}
+	if v.Name == ViewHlog && v.Tx == "" {
+		fe = append(fe, config.FieldError{Field: "tx", Msg: "tx: name the transaction type"})
+	}
+	switch v.Format {
+	case "", FormatText, FormatJSON:
+		if v.Name == ViewHlog && v.Format == FormatJSON {
+			fe = append(fe, config.FieldError{Field: "format", Msg: "format json: an interval log is text"})
+		}
+	case FormatHTML:
+		if v.Name != ViewProfile && v.Name != ViewCompare {
+			fe = append(fe, config.FieldError{Field: "format", Msg: "format html: only for a profile or a comparison of two profiles"})
+		}
+	default:
+		fe = append(fe, config.FieldError{Field: "format", Msg: fmt.Sprintf("format %q: want text, json or html", v.Format)})
+	}
+	if fe != nil {
+		return fe
+	}
+	return nil
+}
+
+// RecordedStore is what Recorded reads of the jobs repository (and
+// deletes); *jobs.Repo is one.
+type RecordedStore interface {
+	report.Store
+	ProfileStore
+	report.IntervalLogStore
+	DeleteStopped(ctx context.Context, id int64, force bool) error
+	Path() string
+}
+
+var _ RecordedStore = (*jobs.Repo)(nil)
+
+// Recorded are the jobs recorded in a repository as the commands that read
+// or delete them see them.
+type Recorded struct{ Store RecordedStore }
+
+// Delete deletes a job and everything recorded with it, unless it is still
+// running (a *jobs.RunningError) and not forced.
+func (r Recorded) Delete(ctx context.Context, id int64, force bool) error {
+	return r.Store.DeleteStopped(ctx, id, force)
+}
+
+// View writes view v to w. A job that does not exist is an error matching
+// jobs.ErrNotFound; a job of no profile (profile) ErrNotProfile; a
+// transaction type the job lacks (hlog) a field error of tx, and html for
+// two jobs that are not both profiles (compare) a field error of format,
+// each naming the job.
+func (r Recorded) View(ctx context.Context, w io.Writer, v View) error {
+	if err := v.Validate(); err != nil {
+		return err
+	}
+	st, asJSON := r.Store, v.Format == FormatJSON
+	switch v.Name {
+	case ViewJobs:
+		list, err := st.List(ctx, v.Filter)
+		if err != nil {
+			return err
+		}
+		return report.JobList(w, list, st.Path(), asJSON)
+	case ViewShow:
+		// Get first: a missing job is "no job N" whatever the section.
+		j, err := st.Get(ctx, v.IDs[0])
+		if err != nil {
+			return err
+		}
+		return report.Show(ctx, w, st, j, v.Section, asJSON)
+	case ViewDiff:
+		return r.diff(ctx, w, v.IDs, asJSON)
+	case ViewHlog:
+		j, err := st.Get(ctx, v.IDs[0])
+		if err != nil {
+			return err
+		}
+		err = report.IntervalLog(ctx, w, st, j, v.Tx)
+		var unknown *report.UnknownTxError
+		if errors.As(err, &unknown) {
+			return config.FieldErrors{{Field: "tx", Msg: "tx " + unknown.Tx + ": " + unknown.Why()}}
+		}
+		return err
+	case ViewProfile:
+		p, err := LoadProfile(ctx, st, v.IDs[0])
+		if errors.Is(err, ErrNotProfile) {
+			return notProfileError{v.IDs[0]}
+		}
+		if err != nil {
+			return err
+		}
+		if v.Format == FormatHTML {
+			return report.ProfileHTML(w, p)
+		}
+		return report.ProfileShow(w, p, asJSON)
+	case ViewProfiles:
+		ps, err := ListProfiles(ctx, st)
+		if err != nil {
+			return err
+		}
+		return report.ProfileList(w, ps, asJSON)
+	}
+	// ViewCompare: two profiles step by step, else two jobs as diff.
+	a, b, profiles, err := ProfilePair(ctx, st, v.IDs[0], v.IDs[1])
+	switch {
+	case err != nil:
+		return err
+	case !profiles && v.Format == FormatHTML:
+		return config.FieldErrors{{Field: "format", Msg: fmt.Sprintf("only for two profiles (jobs %d and %d are not both the first jobs of profiles; see `sledge profile list`)", v.IDs[0], v.IDs[1])}}
+	case !profiles:
+		return r.diff(ctx, w, v.IDs, asJSON)
+	case v.Format == FormatHTML:
+		return report.ProfileCompareHTML(w, a, b)
+	}
+	return report.ProfileCompare(w, a, b, asJSON)
+}
+
+// diff writes jobs ids[0] and ids[1] side by side (jobs diff A B).
+func (r Recorded) diff(ctx context.Context, w io.Writer, ids []int64, asJSON bool) error {
+	a, err := r.Store.Get(ctx, ids[0])
+	if err != nil {
+		return err
+	}
+	b, err := r.Store.Get(ctx, ids[1])
+	if err != nil {
+		return err
+	}
+	return report.Diff(ctx, w, r.Store, a, b, asJSON)
+}
+
+// notProfileError is profile's error for a job of no profile.
+type notProfileError struct{ id int64 }
+
+func (e notProfileError) Error() string {
+	return fmt.Sprintf("job %d is not part of a profile (see `sledge profile list`)", e.id)
+}
+func (e notProfileError) Is(target error) bool { return target == ErrNotProfile }

@@ -105,8 +105,8 @@ func runCommand(gs *globalState) (*cobra.Command, *config.Spec) {
 				return err
 			}
 			switch {
-			case repeat < 1 || repeat > maxRepeat:
-				return fmt.Errorf("--repeat must be between 1 and %d (got %d)", maxRepeat, repeat)
+			case repeat < 1 || repeat > app.MaxTrials:
+				return fmt.Errorf("--repeat must be between 1 and %d (got %d)", app.MaxTrials, repeat)
 			case repeat > 1 && (out != jobOutput{format: formatText, progress: formatText}):
 				return errors.New("--repeat: not with --progress json, --progress-file or --format json (a series prints its trials' table)")
 			case repeat == 1 && s.Between != "" && s.Between != config.BetweenNone:
@@ -325,9 +325,6 @@ func confirm(cmd *cobra.Command, gs *globalState, s config.Spec, yes bool, quest
 	}
 	return true, nil
 }
-
-// maxRepeat bounds --repeat: a series is a handful of trials.
-const maxRepeat = 100
 
 // jobOutput is how a job command prints: --format for its final result,
 // and a run's --progress and --progress-file for its intervals.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -83,24 +82,19 @@ func newK8sManifestCmd(gs *globalState) *cobra.Command {
 	return cmd
 }
 
-// k8sFlagErrors words k8s.Options field errors with the flags that set them.
+// k8sFlagErrors words k8s.Options field errors with the flags that set them
+// (the run's own flags come after --).
 func k8sFlagErrors(err error) error {
 	fields := config.Fields(err)
 	if fields == nil {
 		return err
 	}
-	msgs := make([]string, len(fields))
-	for i, f := range fields {
-		switch f.Field {
-		case "agents", "name", "namespace", "image", "secret", "run_id", "cpu", "memory":
-			msgs[i] = "--" + strings.ReplaceAll(f.Field, "_", "-") + ": " + f.Msg
-		case "run_args":
-			msgs[i] = "after --: " + f.Msg
-		default:
-			msgs[i] = f.Error()
+	return errors.New(fields.Worded(func(field string) string {
+		if field == "run_args" {
+			return "after --"
 		}
-	}
-	return errors.New(strings.Join(msgs, "\n"))
+		return flagName(field)
+	}))
 }
 
 // checkRunFlags parses the run's flags as sledge run does, so that a typo

@@ -43,15 +43,8 @@ func newProfileCmd(gs *globalState) *cobra.Command {
 			if err := unusedByIterations(cmd.Flags(), s); err != nil {
 				return err
 			}
-			switch {
-			case repeat < 1 || repeat > maxRepeat:
-				return fmt.Errorf("--repeat must be between 1 and %d (got %d)", maxRepeat, repeat)
-			case s.Stages != "":
-				return errors.New("--stages: a profile sets the VUs of each step itself (use --vu LIST)")
-			case s.Rate > 0 || s.RateByType != "":
-				return errors.New("--rate: a profile varies VUs; an open-loop rate does not (run one job per rate instead)")
-			case s.LoadModel() != config.LoadClosed:
-				return errors.New("--terminals, --connections: a profile varies closed-loop VUs; a pool of connections does not vary with them")
+			if err := app.CheckProfile(s, vus, repeat); err != nil {
+				return flagErrors(err)
 			}
 			if err := localOnly(gs, "sledge profile"); err != nil {
 				return err

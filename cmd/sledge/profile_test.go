@@ -26,8 +26,12 @@ func TestProfileBadInput(t *testing.T) {
 		{[]string{"--vu", "1,2,2"}, "strictly ascending"},
 		{[]string{"--vu", "0,1"}, "want 1 to 10000"},
 		{[]string{"--vu", "1,10001"}, "want 1 to 10000"},
-		{[]string{"--vu", "1,2", "--repeat", "0"}, "--repeat must be between"},
-		{[]string{"--vu", "1,2", "--stages", "1s:1"}, "--stages"},
+		{[]string{"--vu", "1,2", "--repeat", "0"}, "--repeat: must be between"},
+		{[]string{"--vu", "1,2", "--stages", "1s:1"}, "--stages: a profile sets the VUs"},
+		{[]string{"--vu", "1,2", "--repeat", "101"}, "--repeat: must be between 1 and 100"},
+		{[]string{"--vu", "1,2", "--rate", "10"}, "--rate: a profile varies closed-loop VUs"},
+		{[]string{"--vu", "1,2", "--terminals", "20"}, "--terminals: a profile varies closed-loop VUs"},
+		{[]string{"--vu", "1,2", "--connections", "4"}, "--connections: a profile varies closed-loop VUs"},
 		{[]string{"--vu", "1,2", "--duration", "-1s"}, "--duration"},
 	} {
 		out, err := e.run(append([]string{"profile"}, c.args...)...)

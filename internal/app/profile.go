@@ -25,6 +25,44 @@ const (
 // ErrNotProfile is the error of a job that belongs to no profile.
 var ErrNotProfile = errors.New("not part of a profile")
 
+// MaxTrials bounds the trials of a series, and of each step of a profile:
+// a handful each.
+const MaxTrials = 100
+
+// CheckProfile checks what a profile runs besides each step's spec: its VU
+// counts (CheckProfileVUs), its trials per step, and a spec whose VUs the
+// steps may set — a closed-loop run without stages. Errors about the spec
+// are config.FieldErrors naming the setting.
+func CheckProfile(spec config.Spec, vus []int, repeat int) error {
+	if err := CheckProfileVUs(vus); err != nil {
+		return err
+	}
+	if spec.Kind != config.KindRun {
+		return fmt.Errorf("a profile runs run jobs, not %s", spec.Kind)
+	}
+	var errs config.FieldErrors
+	if repeat < 1 || repeat > MaxTrials {
+		errs = append(errs, config.FieldError{Field: "repeat", Msg: fmt.Sprintf("must be between 1 and %d trials per step (got %d)", MaxTrials, repeat)})
+	}
+	if spec.Stages != "" {
+		errs = append(errs, config.FieldError{Field: "stages", Msg: "a profile sets the VUs of each step itself: not with stages"})
+	}
+	switch spec.LoadModel() {
+	case config.LoadRate:
+		errs = append(errs, config.FieldError{Field: "rate", Msg: "a profile varies closed-loop VUs; an open-loop rate does not vary with them (run one job per rate instead)"})
+	case config.LoadTerminals:
+		field := "terminals"
+		if spec.Terminals == 0 {
+			field = "connections"
+		}
+		errs = append(errs, config.FieldError{Field: field, Msg: "a profile varies closed-loop VUs; a pool of connections does not vary with them"})
+	}
+	if errs != nil {
+		return errs
+	}
+	return nil
+}
+
 // CheckProfileVUs checks a profile's VU counts: at least one, each in
 // 1..config.MaxVUs, strictly ascending.
 func CheckProfileVUs(vus []int) error {
@@ -54,22 +92,8 @@ func CheckProfileVUs(vus []int) error {
 // error. Every job records the between step too (setting "between"); a
 // rebuild's build job records the profile (betweenTrials) but is no step.
 func (s *Service) RunProfile(ctx context.Context, req Request, vus []int, repeat int) ([]Outcome, error) {
-	if err := CheckProfileVUs(vus); err != nil {
+	if err := CheckProfile(req.Spec, vus, repeat); err != nil {
 		return nil, err
-	}
-	if repeat < 1 {
-		return nil, fmt.Errorf("a profile needs at least one trial per step (got %d)", repeat)
-	}
-	if req.Spec.Kind != config.KindRun {
-		return nil, fmt.Errorf("a profile runs run jobs, not %s", req.Spec.Kind)
-	}
-	if req.Spec.Stages != "" {
-		return nil, errors.New("a profile sets the VUs of each step: not with stages")
-	}
-	if m := req.Spec.LoadModel(); m != config.LoadClosed {
-		// The steps set the VUs: a pool of connections (terminals, a
-		// rate) would not change with them.
-		return nil, fmt.Errorf("a profile sweeps closed-loop VUs: not a %s run", m)
 	}
 	for _, v := range vus {
 		spec := req.Spec

@@ -22,8 +22,8 @@ import (
 // failed or a between step did, the error that stopped the series: the
 // trials before it are kept.
 func (s *Service) RunSeries(ctx context.Context, req Request, n int) ([]Outcome, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("a series needs at least one trial (got %d)", n)
+	if n < 1 || n > MaxTrials {
+		return nil, config.FieldErrors{{Field: "repeat", Msg: fmt.Sprintf("must be between 1 and %d trials (got %d)", MaxTrials, n)}}
 	}
 	if _, p, err := s.validate(req.Spec); err != nil {
 		return nil, err

@@ -171,8 +171,13 @@ func (g *Generator) refreshRows() int64 {
 	return (g.orders / g.scale / 10000) * g.scale * 10
 }
 
-// RefreshRows is the number of orders RF1 inserts and RF2 deletes per set.
+// RefreshRows is the number of orders RF1 inserts and RF2 deletes per set:
+// 0 below MinRefreshSF, where the refresh functions do nothing.
 func (g *Generator) RefreshRows() int64 { return g.refreshRows() }
+
+// MinRefreshSF is the smallest scale factor whose update sets hold orders:
+// dbgen's ⌊orders/10000⌋·10 is 10 from 10,500 orders (SF 0.007) and 0 below.
+const MinRefreshSF = 0.007
 
 // RefreshSource streams RF1 set n's new orders (TableOrders) or their lines
 // (TableLineitem), as `dbgen -U n` writes them to orders.tbl.u<n> and

@@ -31,7 +31,9 @@ type BuildOptions struct {
 
 // Progress is a snapshot of a build.
 type Progress struct {
-	Phase               string // "drop", "schema", "load", "index", "analyze"
+	// Phase is "drop", "schema", "prepare" (the generator's text pool and
+	// the exact row count, when not made yet), "load", "index" or "analyze".
+	Phase               string
 	RowsDone, RowsTotal int64
 	Table               string
 }
@@ -235,8 +237,15 @@ func (b *builder) load(ctx context.Context, conns []db.Conn, rep *BuildReport) e
 	var total int64
 	select {
 	case total = <-b.loadReady:
-	case <-ctx.Done():
-		return ctx.Err()
+	default:
+		// Still making the text pool or the count: a phase of its own, so
+		// that neither the schema nor the load seems to hang.
+		b.prog.phase("prepare", 0, 0)
+		select {
+		case total = <-b.loadReady:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	b.prog.phase("load", 0, total)
 	b.prog.setWatch(func() (int64, string) {

@@ -49,15 +49,19 @@ func TestBuildSmallScales(t *testing.T) {
 				ctx := context.Background()
 				tg := e.tg(t)
 				var (
-					mu   sync.Mutex
-					load []Progress
+					mu     sync.Mutex
+					load   []Progress
+					phases []string
 				)
 				rep, err := Build(ctx, e.drv, tg, BuildOptions{SF: sf, Workers: 2,
 					Progress: func(p Progress) {
+						mu.Lock()
+						defer mu.Unlock()
+						if len(phases) == 0 || phases[len(phases)-1] != p.Phase {
+							phases = append(phases, p.Phase)
+						}
 						if p.Phase == "load" {
-							mu.Lock()
 							load = append(load, p)
-							mu.Unlock()
 						}
 					}})
 				if err != nil {
@@ -81,6 +85,11 @@ func TestBuildSmallScales(t *testing.T) {
 					}
 				}
 				mu.Lock()
+				// "prepare" only where the text pool was not ready (it is
+				// built once per process).
+				if got := strings.Join(phases, " "); got != "schema load index analyze" && got != "schema prepare load index analyze" {
+					t.Errorf("phases %q", got)
+				}
 				if len(load) == 0 {
 					t.Error("no load progress reported")
 				}

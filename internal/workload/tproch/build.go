@@ -104,7 +104,11 @@ func Build(ctx context.Context, drv db.Driver, t db.Target, o BuildOptions) (Bui
 	ready := make(chan int64, 1)
 	go func() {
 		total := make(chan int64, 1)
-		go func() { total <- loadTotal(ctx, g) }()
+		if o.Progress != nil {
+			go func() { total <- loadTotal(ctx, g) }()
+		} else {
+			total <- 0 // nobody to show it to
+		}
 		textPool()
 		ready <- <-total
 	}()

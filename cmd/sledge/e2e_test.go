@@ -419,3 +419,57 @@ func TestCheckTPROCHOnPostgres(t *testing.T) {
 	out = e.runScript("check.tcl", tcl)
 	wantLines(t, "check.tcl", out, `CHECK <Schema Check jobid=\d+>`, `.*TPROC-H check of postgres://.*`, `.*index orders_orderdate +PASS .*`, `.*all conditions hold`)
 }
+
+// TestTPROCHSmallScales: at small scales, on the embedded DuckDB and on
+// PostgreSQL, the build announces the exact rows it loads and never reports
+// a load of 0 rows, and below the smallest scale at which the refresh
+// functions act the run says so, in its output and its stored result, and
+// leaves out the power and composite figures.
+func TestTPROCHSmallScales(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs")
+	}
+	t.Parallel()
+	for _, tc := range []struct {
+		engine string
+		sf     string
+		rows   string // loaded (the exact total)
+		acts   bool   // the refresh functions change rows
+	}{
+		{"duckdb", "0.001", "8,695", false},
+		{"postgres", "0.001", "8,695", false},
+		{"duckdb", "0.01", "86,805", true},
+	} {
+		t.Run(tc.engine+"/"+tc.sf, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			var db []string
+			if tc.engine == "postgres" {
+				db = []string{"--db", testdb.Postgres(t)}
+			}
+			out := e.ok(append([]string{"build", "--workload", "tproch", "--scale", tc.sf, "--workers", "2"}, db...)...)
+			if !strings.Contains(out, "\nload: "+tc.rows+" rows\n") || !strings.Contains(out, ": "+tc.rows+" rows in ") {
+				t.Errorf("build output lacks the load of %s rows:\n%s", tc.rows, out)
+			}
+			if strings.Contains(out, "load: 0 of") {
+				t.Errorf("build output reports a load of 0 rows:\n%s", out)
+			}
+			out = e.ok(append([]string{"run", "--workload", "tproch", "--refresh", "--streams", "1", "--seed", "42"}, db...)...)
+			said := strings.Contains(out, "the refresh functions insert and delete no orders at scale factor "+tc.sf+" (they act from scale factor 0.007)")
+			warned := strings.Contains(out, "warning: RF1 and RF2 changed no rows (at scale factor "+tc.sf)
+			power := !strings.Contains(out, "TPROC-H power       n/a") && !strings.Contains(out, "TPROC-H composite   n/a")
+			if said == tc.acts || warned == tc.acts || power != tc.acts {
+				t.Errorf("run output: says the refresh functions do nothing %v, warns %v, power and composite %v; want %v, %v, %v:\n%s",
+					said, warned, power, !tc.acts, !tc.acts, tc.acts, out)
+			}
+			var res map[string]any
+			if err := json.Unmarshal([]byte(e.ok("jobs", "show", jobID(e.latest(jobs.KindRun)), "result", "--format", "json")), &res); err != nil {
+				t.Fatal(err)
+			}
+			stored := strings.Contains(fmt.Sprint(res["warnings"]), "RF1 and RF2 changed no rows")
+			if stored == tc.acts || (res["power"] != nil) != tc.acts || (res["composite"] != nil) != tc.acts || res["throughput"] == nil {
+				t.Errorf("stored result: power %v, composite %v, throughput %v, warnings %v", res["power"], res["composite"], res["throughput"], res["warnings"])
+			}
+		})
+	}
+}

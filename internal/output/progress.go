@@ -18,7 +18,8 @@ type Progress struct {
 	mu       sync.Mutex
 	tty      io.Writer // nil: no terminal
 	logf     func(format string, args ...any)
-	start    time.Time
+	now      func() time.Time
+	start    time.Time // of the current phase: rows/s and ETA are the phase's
 	lastLine time.Time
 	drawn    bool
 	phase    string
@@ -26,15 +27,29 @@ type Progress struct {
 
 // NewProgress draws on tty when it is not nil, else logs lines to logf.
 func NewProgress(tty io.Writer, logf func(format string, args ...any)) *Progress {
-	return &Progress{tty: tty, logf: logf, start: time.Now()}
+	return newProgress(tty, logf, time.Now)
+}
+
+func newProgress(tty io.Writer, logf func(format string, args ...any), now func() time.Time) *Progress {
+	return &Progress{tty: tty, logf: logf, now: now}
 }
 
 // Update shows a progress snapshot.
 func (p *Progress) Update(u workload.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	elapsed := time.Since(p.start)
-	rate := float64(u.RowsDone) / elapsed.Seconds()
+	now := p.now()
+	newPhase := u.Phase != p.phase
+	if newPhase {
+		// The rows of a phase are its own (loaded, then indexed, then
+		// analyzed): its rate counts from its start, not the build's.
+		p.start = now
+	}
+	elapsed := now.Sub(p.start)
+	rate := 0.0
+	if elapsed > 0 {
+		rate = float64(u.RowsDone) / elapsed.Seconds()
+	}
 	frac := 0.0
 	if u.RowsTotal > 0 {
 		frac = min(1, float64(u.RowsDone)/float64(u.RowsTotal))
@@ -44,6 +59,7 @@ func (p *Progress) Update(u workload.Progress) {
 		eta = (time.Duration(float64(u.RowsTotal-u.RowsDone)/rate) * time.Second).Round(time.Second).String()
 	}
 	if p.tty != nil {
+		p.phase = u.Phase
 		const width = 30
 		n := int(frac * width)
 		fmt.Fprintf(p.tty, "\r%-8s [%s%s] %3.0f%%  %s rows  %s rows/s  ETA %s   ",
@@ -53,17 +69,17 @@ func (p *Progress) Update(u workload.Progress) {
 		return
 	}
 	switch {
-	case u.Phase != p.phase:
+	case newPhase:
 		// A new phase: say what it will do; numbers follow every few seconds.
 		p.phase = u.Phase
-		p.lastLine = time.Now()
+		p.lastLine = now
 		if u.RowsTotal > 0 {
 			p.logf("%s: %s rows", u.Phase, report.Int(float64(u.RowsTotal)))
 		} else {
 			p.logf("%s", u.Phase)
 		}
-	case time.Since(p.lastLine) >= 5*time.Second:
-		p.lastLine = time.Now()
+	case now.Sub(p.lastLine) >= 5*time.Second:
+		p.lastLine = now
 		p.logf("%s: %s of %s rows (%.0f%%), %s rows/s, ETA %s",
 			u.Phase, report.Int(float64(u.RowsDone)), report.Int(float64(u.RowsTotal)), 100*frac, report.Int(rate), eta)
 	}

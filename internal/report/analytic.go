@@ -44,7 +44,14 @@ func Analytic(w io.Writer, id int64, target string, r *metrics.AnalyticResult) e
 	}
 	for _, rf := range r.Refreshes {
 		if rf.Stream == 0 {
-			fmt.Fprintf(tw, "  %s\t%.2f\t%d\t\n", rf.Function, tproch.RoundInterval(rf.Seconds), rf.Rows)
+			status := strconv.FormatInt(rf.Rows, 10)
+			switch {
+			case rf.Error != "":
+				status = "FAILED: " + rf.Error
+			case rf.Rows == 0:
+				status = "0 (changed nothing)"
+			}
+			fmt.Fprintf(tw, "  %s\t%.2f\t%s\t\n", rf.Function, tproch.RoundInterval(rf.Seconds), status)
 		}
 	}
 	tw.Flush() // cannot fail: it writes to a strings.Builder

@@ -95,10 +95,25 @@ func TestAnalyticGolden(t *testing.T) {
 	failed.GeomeanS, failed.Power, failed.Throughput, failed.Composite = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	failed.Warnings = []string{"the power test did not run all 22 queries successfully: no geometric mean or metrics"}
 
+	// Below scale factor 0.007 the update sets are empty: RF1 and RF2 ran
+	// and changed nothing, and power and composite are left out.
+	idle := goldenAnalyticResult()
+	idle.SF, idle.Validation, idle.Validated = 0.001, false, ""
+	for i := range idle.Queries {
+		idle.Queries[i].Check = ""
+	}
+	for i := range idle.Refreshes {
+		idle.Refreshes[i].Rows = 0
+	}
+	idle.Power, idle.Composite = math.NaN(), math.NaN()
+	idle.Warnings = []string{
+		"RF1 and RF2 changed no rows (at scale factor 0.001 the update sets are empty: the refresh functions act from scale factor 0.007): no power or composite metric",
+		"the throughput test's refresh stream: RF1 and RF2 changed no rows (at scale factor 0.001 the update sets are empty: the refresh functions act from scale factor 0.007)"}
+
 	for _, c := range []struct {
 		name string
 		r    *metrics.AnalyticResult
-	}{{"tproch_result", goldenAnalyticResult()}, {"tproch_result_failed", failed}} {
+	}{{"tproch_result", goldenAnalyticResult()}, {"tproch_result_failed", failed}, {"tproch_result_refresh_idle", idle}} {
 		t.Run(c.name, func(t *testing.T) {
 			var b bytes.Buffer
 			if err := Analytic(&b, 42, "duckdb:/data/tproch.duckdb", c.r); err != nil {

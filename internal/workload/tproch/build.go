@@ -31,7 +31,9 @@ type BuildOptions struct {
 
 // Progress is a snapshot of a build.
 type Progress struct {
-	Phase               string // "drop", "schema", "load", "index", "analyze"
+	// Phase is "drop", "schema", "prepare" (the generator's text pool and
+	// the exact row count, when not made yet), "load", "index" or "analyze".
+	Phase               string
 	RowsDone, RowsTotal int64
 	Table               string
 }
@@ -90,11 +92,27 @@ func Build(ctx context.Context, drv db.Driver, t db.Target, o BuildOptions) (Bui
 	if err != nil {
 		return rep, err
 	}
-	// The text pool takes about a second of one core to build, and every
-	// loader waits for it: build it while the sessions connect and the
-	// schema is created.
-	go textPool()
-	b := &builder{drv: drv, target: t, dialect: dl, kind: drv.Kind(), opts: o, g: g}
+	// Before the first row can load, the text pool (about a second of one
+	// core) must be built and, for the progress total, LINEITEM's exact row
+	// count known (a pass over its line-count stream, ≈10 ms per SF): both
+	// are made while the sessions connect and the schema is created, and the
+	// load phase starts when they are ready, so that it reports rows that
+	// exist of the total that will exist (not 0 rows for seconds, nor an
+	// estimate that the end contradicts).
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ready := make(chan int64, 1)
+	go func() {
+		total := make(chan int64, 1)
+		if o.Progress != nil {
+			go func() { total <- loadTotal(ctx, g) }()
+		} else {
+			total <- 0 // nobody to show it to
+		}
+		textPool()
+		ready <- <-total
+	}()
+	b := &builder{drv: drv, target: t, dialect: dl, kind: drv.Kind(), opts: o, g: g, loadReady: ready}
 	b.prog = newProgress(o.Progress)
 	defer b.prog.stop()
 	defer b.closeConns()
@@ -118,6 +136,9 @@ type builder struct {
 	prog    *progress
 	conns   []db.Conn
 	retries atomic.Int64 // table parts loaded again (db.RetryLoad)
+	// loadReady gives the load's exact row total once the text pool is
+	// built too.
+	loadReady <-chan int64
 }
 
 func (b *builder) closeConns() {
@@ -217,13 +238,20 @@ func loadUnits(workers int) []unit {
 
 func (b *builder) load(ctx context.Context, conns []db.Conn, rep *BuildReport) error {
 	var counts [numTables]atomic.Int64
-	// The load starts at once with LINEITEM estimated (4 lines per order);
-	// its exact count takes a pass over the line-count stream (≈10 ms per
-	// SF), made meanwhile, and replaces the estimate when known.
-	b.prog.phase("load", 0, loadTotal(b.g, false))
-	if b.opts.Progress != nil {
-		go func() { b.prog.setTotal("load", loadTotal(b.g, true)) }()
+	var total int64
+	select {
+	case total = <-b.loadReady:
+	default:
+		// Still making the text pool or the count: a phase of its own, so
+		// that neither the schema nor the load seems to hang.
+		b.prog.phase("prepare", 0, 0)
+		select {
+		case total = <-b.loadReady:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
+	b.prog.phase("load", 0, total)
 	b.prog.setWatch(func() (int64, string) {
 		var n int64
 		for i := range counts {
@@ -265,16 +293,17 @@ func (b *builder) load(ctx context.Context, conns []db.Conn, rep *BuildReport) e
 	return nil
 }
 
-// loadTotal is the number of rows a build loads: exact, or with LINEITEM
-// estimated at 4 lines per order (no pass over its line counts).
-func loadTotal(g *Generator, exact bool) int64 {
-	var total int64
+// loadTotal is the exact number of rows a build loads, 0 if ctx ended
+// first.
+func loadTotal(ctx context.Context, g *Generator) int64 {
+	total, err := g.countLineitemRows(ctx)
+	if err != nil {
+		return 0
+	}
 	for _, t := range Tables() {
-		if t == TableLineitem && exact {
-			total += g.ExactLineitemRows()
-			continue
+		if t != TableLineitem {
+			total += g.Rows(t)
 		}
-		total += g.Rows(t)
 	}
 	return total
 }
@@ -333,6 +362,12 @@ func (b *builder) loadUnit(ctx context.Context, c db.Conn, u unit, count *atomic
 				r = newCountingReader(ctx, src, FormatCopy, count)
 			}
 			n, err = c.CopyText(ctx, copySQL, r)
+			if err == nil && n != r.rows {
+				// MariaDB's LOAD DATA LOCAL skips a row whose key repeats
+				// with a warning only: a build must not end with fewer
+				// rows than it reports.
+				err = fmt.Errorf("the server stored %d of the %d rows sent (a row whose key repeats is skipped)", n, r.rows)
+			}
 			return err
 		}, func() {
 			count.Add(-r.rows)

@@ -17,8 +17,7 @@ import (
 )
 
 // checkSF is the scale of the check's tests: they need a built schema, not
-// data, but at SF 0.001 (ten suppliers) PARTSUPP's supplier spread repeats
-// keys and PostgreSQL's primary key refuses them.
+// much data.
 const checkSF = testSF
 
 // buildFor fills an empty database at a testdb URL with TPROC-H at checkSF

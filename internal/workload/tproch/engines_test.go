@@ -233,7 +233,7 @@ func TestComputeMetrics(t *testing.T) {
 	for q := 1; q <= 22; q++ {
 		res.Queries = append(res.Queries, metrics.AnalyticQuery{Stream: 0, Query: q, Seconds: 10})
 	}
-	res.Refreshes = []metrics.AnalyticRefresh{{Stream: 0, Function: "RF1", Seconds: 10}, {Stream: 0, Function: "RF2", Seconds: 10}}
+	res.Refreshes = []metrics.AnalyticRefresh{{Stream: 0, Function: "RF1", Seconds: 10, Rows: 10}, {Stream: 0, Function: "RF2", Seconds: 10, Rows: 10}}
 	computeMetrics(res)
 	// The reference sheet's worked example: SF 10, all intervals 10 s → power
 	// 3,600.0; 3 streams in Ts = 1,000 s → throughput 2,376.0; composite 2,924.7.
@@ -249,7 +249,7 @@ func TestComputeMetrics(t *testing.T) {
 		}
 		res.Queries = append(res.Queries, metrics.AnalyticQuery{Stream: 0, Query: q, Seconds: s})
 	}
-	res.Refreshes = []metrics.AnalyticRefresh{{Stream: 0, Function: "RF1", Seconds: 1}, {Stream: 0, Function: "RF2", Seconds: 1}}
+	res.Refreshes = []metrics.AnalyticRefresh{{Stream: 0, Function: "RF1", Seconds: 1, Rows: 10}, {Stream: 0, Function: "RF2", Seconds: 1, Rows: 10}}
 	computeMetrics(res)
 	want := math.Round(3600/math.Exp((math.Log(20)+21*math.Log(0.02))/24)*10) / 10
 	if res.Power != want {
@@ -318,5 +318,74 @@ func TestMinStreams(t *testing.T) {
 		if got := MinStreams(sf); got != want {
 			t.Errorf("MinStreams(%g) = %d, want %d", sf, got, want)
 		}
+	}
+}
+
+// TestComputeMetricsIdleRefresh: a refresh function that changed no rows
+// (the update sets are empty below MinRefreshSF) leaves out the power and
+// composite figures, and a warning says why; the throughput figure does not
+// use the refresh times and stays.
+func TestComputeMetricsIdleRefresh(t *testing.T) {
+	t.Parallel()
+	// MinRefreshSF is where the update sets stop being empty.
+	for _, sf := range []float64{MinRefreshSF - 0.001, MinRefreshSF} {
+		if n := mustGen(t, sf).RefreshRows(); (n > 0) != (sf >= MinRefreshSF) {
+			t.Errorf("SF %g: %d orders per update set, MinRefreshSF %g", sf, n, MinRefreshSF)
+		}
+	}
+	for _, tc := range []struct {
+		name          string
+		sf            float64
+		power, stream int64 // rows of the power test's and the refresh stream's refresh functions
+		wantPower     bool
+		want          []string // in the warnings, in order
+	}{
+		{"rows", 0.01, 10, 10, true, nil},
+		{"empty update sets", 0.001, 0, 0, false, []string{
+			"RF1 and RF2 changed no rows (at scale factor 0.001 the update sets are empty: the refresh functions act from scale factor 0.007): no power or composite metric",
+			"the throughput test's refresh stream: RF1 and RF2 changed no rows (at scale factor 0.001"}},
+		{"just below", 0.006, 0, 0, false, []string{"at scale factor 0.006 the update sets are empty"}},
+		{"nothing left to delete", 1, 10, 0, true, []string{"the throughput test's refresh stream: RF1 and RF2 changed no rows"}},
+		{"power RF2 idle", 1, 0, 10, false, []string{"RF1 and RF2 changed no rows: no power or composite metric"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := &metrics.AnalyticResult{SF: tc.sf, Streams: 2, QuerySets: 1, ThroughputSeconds: 100, Refresh: true}
+			for q := 1; q <= 22; q++ {
+				res.Queries = append(res.Queries, metrics.AnalyticQuery{Stream: 0, Query: q, Seconds: 1})
+			}
+			for s := 1; s <= 2; s++ {
+				for q := 1; q <= 22; q++ {
+					res.Queries = append(res.Queries, metrics.AnalyticQuery{Stream: s, Query: q, Seconds: 1})
+				}
+			}
+			for _, f := range []string{"RF1", "RF2"} {
+				res.Refreshes = append(res.Refreshes, metrics.AnalyticRefresh{Stream: 0, Set: 1, Function: f, Seconds: 0.001, Rows: tc.power})
+			}
+			for set := 2; set <= 3; set++ {
+				for _, f := range []string{"RF1", "RF2"} {
+					res.Refreshes = append(res.Refreshes, metrics.AnalyticRefresh{Stream: 3, Set: set, Function: f, Seconds: 0.001, Rows: tc.stream})
+				}
+			}
+			computeMetrics(res)
+			if math.IsNaN(res.Power) == tc.wantPower || math.IsNaN(res.Composite) == tc.wantPower {
+				t.Errorf("power %v, composite %v; want figures: %v", res.Power, res.Composite, tc.wantPower)
+			}
+			if math.IsNaN(res.Throughput) || math.IsNaN(res.GeomeanS) {
+				t.Errorf("throughput %v, geomean %v: they do not use the refresh functions", res.Throughput, res.GeomeanS)
+			}
+			got := strings.Join(res.Warnings, "\n")
+			if len(tc.want) == 0 && got != "" {
+				t.Errorf("warnings %q, want none", got)
+			}
+			rest := got
+			for _, w := range tc.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("warnings %q lack %q", got, w)
+				}
+				rest = rest[i+len(w):]
+			}
+		})
 	}
 }

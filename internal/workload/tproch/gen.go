@@ -1,6 +1,7 @@
 package tproch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -117,17 +118,26 @@ func (g *Generator) Rows(t Table) int64 {
 // ExactLineitemRows is LINEITEM's exact row count (6,001,215 at SF 1). It
 // replays the line-count stream, one draw per order (≈10 ms per SF), once.
 func (g *Generator) ExactLineitemRows() int64 {
-	g.lineOnce.Do(func() {
-		var s stream
-		s.init(sdOLcnt, 0)
-		var n int64
-		for i := int64(0); i < g.orders; i++ {
-			n += s.intn(1, 7)
-			s.nextRow()
-		}
-		g.lineRows = n
-	})
+	g.lineOnce.Do(func() { g.lineRows, _ = g.countLineitemRows(context.Background()) })
 	return g.lineRows
+}
+
+// countLineitemRows is ExactLineitemRows, given up when ctx ends (at SF
+// 1,000 the pass takes seconds).
+func (g *Generator) countLineitemRows(ctx context.Context) (int64, error) {
+	var s stream
+	s.init(sdOLcnt, 0)
+	var n int64
+	for i := int64(0); i < g.orders; i++ {
+		if i&(1<<20-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		n += s.intn(1, 7)
+		s.nextRow()
+	}
+	return n, nil
 }
 
 // units is the number of generation units of t: rows, parts for PARTSUPP,
@@ -171,8 +181,13 @@ func (g *Generator) refreshRows() int64 {
 	return (g.orders / g.scale / 10000) * g.scale * 10
 }
 
-// RefreshRows is the number of orders RF1 inserts and RF2 deletes per set.
+// RefreshRows is the number of orders RF1 inserts and RF2 deletes per set:
+// 0 below MinRefreshSF, where the refresh functions do nothing.
 func (g *Generator) RefreshRows() int64 { return g.refreshRows() }
+
+// MinRefreshSF is the smallest scale factor whose update sets hold orders:
+// dbgen's ⌊orders/10000⌋·10 is 10 from 10,500 orders (SF 0.007) and 0 below.
+const MinRefreshSF = 0.007
 
 // RefreshSource streams RF1 set n's new orders (TableOrders) or their lines
 // (TableLineitem), as `dbgen -U n` writes them to orders.tbl.u<n> and
@@ -217,9 +232,43 @@ func retailPrice(p int64) int64 {
 	return 90000 + (p/10)%20001 + (p%1000)*100
 }
 
-// partSuppKey is the i-th (0..3) supplier of part p among s suppliers.
+// partSuppKey is the i-th (0..3) supplier of part p among s suppliers:
+// dbgen's spread, p + i·k with k = s/4 + (p−1)/s, modulo s. Two of a part's
+// four suppliers coincide when d·k is a multiple of s for some d in 1..3,
+// which needs 3k ≥ s: never from SF 0.023 up (k stays near s/4: (p−1)/s is
+// at most 19), but for some parts at SF 0.001–0.007, 0.009, 0.012, 0.015,
+// 0.018 and 0.021 (at SF 0.001, s = 10, the parts with k = 5 get suppliers
+// p, p+5, p, p+5), where dbgen's PARTSUPP breaks its own primary key. There a repeated supplier is replaced by the next
+// one up (modulo s) that the part does not have yet: keys stay unique,
+// LINEITEM (which draws its supplier through this function) still finds
+// every pair in PARTSUPP, and wherever dbgen's keys are unique they are
+// unchanged.
 func partSuppKey(p, i, s int64) int64 {
-	return (p+i*(s/4+(p-1)/s))%s + 1
+	k := s/4 + (p-1)/s
+	if 3*k < s || i == 0 {
+		return (p+i*k)%s + 1
+	}
+	return distinctSuppKey(p, i, s, k)
+}
+
+// distinctSuppKey is partSuppKey where dbgen's suppliers of a part may
+// repeat (s ≥ 4: there are at least ten suppliers).
+func distinctSuppKey(p, i, s, k int64) int64 {
+	var keys [4]int64
+	for j := int64(0); j <= i; j++ {
+		c := (p + j*k) % s
+		for taken := true; taken; {
+			taken = false
+			for _, prev := range keys[:j] {
+				if prev == c {
+					c, taken = (c+1)%s, true
+					break
+				}
+			}
+		}
+		keys[j] = c
+	}
+	return keys[i] + 1
 }
 
 // Streams each table draws from.

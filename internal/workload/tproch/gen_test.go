@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -743,5 +744,70 @@ func TestLargeSFSmoke(t *testing.T) {
 		if pk := r[1].i; pk < 1 || pk > g.Rows(TablePart) {
 			t.Errorf("l_partkey %d", pk)
 		}
+	}
+}
+
+// TestPartSuppKeysUnique: at every scale, a part's four suppliers are
+// distinct suppliers (PARTSUPP's primary key holds; dbgen's spread repeats
+// some below SF 0.023), they are dbgen's wherever dbgen's are distinct, and
+// every LINEITEM (part, supplier) pair, base and refresh, is in PARTSUPP.
+func TestPartSuppKeysUnique(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		sf      float64
+		repeats bool // dbgen's formula repeats a supplier for some part
+	}{
+		{0.001, true}, {0.002, true}, {0.005, true}, {0.007, true}, {0.008, false}, {0.01, false},
+		{0.021, true}, {0.022, false}, {0.05, false}, {0.1, false},
+	} {
+		t.Run(strconv.FormatFloat(tc.sf, 'g', -1, 64), func(t *testing.T) {
+			t.Parallel()
+			g := mustGen(t, tc.sf)
+			s := g.Rows(TableSupplier)
+			dbgenRepeats := false
+			for p := int64(1); p <= g.Rows(TablePart); p++ {
+				seen := map[int64]bool{}
+				var dbgen [4]int64
+				dbgenDistinct := true
+				for i := int64(0); i < 4; i++ {
+					dbgen[i] = (p+i*(s/4+(p-1)/s))%s + 1
+					for _, d := range dbgen[:i] {
+						dbgenDistinct = dbgenDistinct && d != dbgen[i]
+					}
+				}
+				dbgenRepeats = dbgenRepeats || !dbgenDistinct
+				for i := int64(0); i < 4; i++ {
+					k := partSuppKey(p, i, s)
+					if k < 1 || k > s || seen[k] {
+						t.Fatalf("part %d: supplier %d is %d (of %d suppliers; earlier %v)", p, i, k, s, seen)
+					}
+					seen[k] = true
+					if dbgenDistinct && k != dbgen[i] {
+						t.Fatalf("part %d: supplier %d is %d, dbgen's is %d", p, i, k, dbgen[i])
+					}
+				}
+			}
+			if dbgenRepeats != tc.repeats {
+				t.Errorf("dbgen's spread repeats a supplier: %v, want %v", dbgenRepeats, tc.repeats)
+			}
+			// The generated PARTSUPP rows: unique keys; LINEITEM's pairs in them.
+			pairs := map[[2]int64]bool{}
+			for _, r := range tableRows(t, g, TablePartSupp) {
+				key := [2]int64{r[0].i, r[1].i}
+				if pairs[key] {
+					t.Fatalf("PARTSUPP key %v twice", key)
+				}
+				pairs[key] = true
+			}
+			lines := tableRows(t, g, TableLineitem)
+			if g.RefreshRows() > 0 {
+				lines = append(lines, collect(t, srcOf(t)(g.RefreshSource(TableLineitem, 1)))...)
+			}
+			for _, l := range lines {
+				if key := [2]int64{l[1].i, l[2].i}; !pairs[key] {
+					t.Fatalf("LINEITEM (part, supplier) %v is not in PARTSUPP", key)
+				}
+			}
+		})
 	}
 }

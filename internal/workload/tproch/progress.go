@@ -12,7 +12,6 @@ type progress struct {
 	mu    sync.Mutex
 	cur   Progress
 	watch func() (int64, string)
-	ended bool // the current phase has reported its end
 	done  chan struct{}
 	once  sync.Once
 }
@@ -54,7 +53,6 @@ func (p *progress) phase(name string, done, total int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cur = Progress{Phase: name, RowsDone: done, RowsTotal: total}
-	p.ended = false
 	p.report()
 }
 
@@ -72,22 +70,12 @@ func (p *progress) advance(n int64, table string) {
 	p.report()
 }
 
-// setTotal corrects the total of phase while it runs (a late correction
-// touches neither its end nor the next phase).
-func (p *progress) setTotal(phase string, total int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.cur.Phase == phase && !p.ended {
-		p.cur.RowsTotal = total
-	}
-}
-
 // end stops watching and reports the phase finished: done rows of done, so
-// that the bar ends full even where the total was an estimate.
+// that the bar ends full whatever the last tick showed.
 func (p *progress) end(done int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.watch, p.ended = nil, true
+	p.watch = nil
 	p.cur.RowsDone, p.cur.RowsTotal = done, done
 	p.report()
 }

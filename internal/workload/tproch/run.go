@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -92,6 +94,9 @@ func Run(ctx context.Context, drv db.Driver, t db.Target, o RunOptions) (*metric
 			Refresh: o.Refresh, Validation: o.Validate, Status: metrics.StatusCompleted}}
 	if o.Streams > 0 && o.Streams < minStreams {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the specification asks for at least %d query streams at scale factor %g; this run used %d", minStreams, meta.SF, o.Streams))
+	}
+	if o.Refresh && g.RefreshRows() == 0 {
+		o.Logf("the refresh functions insert and delete no orders at scale factor %g (they act from scale factor %g): no power or composite metric", meta.SF, MinRefreshSF)
 	}
 	err = r.power(ctx, main)
 	if err == nil && o.Streams > 0 {
@@ -403,12 +408,22 @@ func computeMetrics(res *metrics.AnalyticResult) {
 	for _, v := range power {
 		intervals = append(intervals, math.Max(v, maxQ/1000))
 	}
-	var rf []float64
+	var (
+		rf               []float64
+		idle, streamIdle []string // refresh functions that changed no rows
+	)
 	for _, f := range res.Refreshes {
-		if f.Stream == 0 {
-			if f.Error != "" {
-				failed = true
+		if f.Error != "" && f.Stream == 0 {
+			failed = true
+		}
+		if f.Error == "" && f.Rows == 0 {
+			if f.Stream == 0 {
+				idle = append(idle, f.Function)
+			} else if !slices.Contains(streamIdle, f.Function) {
+				streamIdle = append(streamIdle, f.Function)
 			}
+		}
+		if f.Stream == 0 {
 			rf = append(rf, RoundInterval(f.Seconds))
 		}
 	}
@@ -416,10 +431,20 @@ func computeMetrics(res *metrics.AnalyticResult) {
 		res.Warnings = append(res.Warnings, "a refresh function failed: no metrics")
 		return
 	}
-	if len(rf) == 2 {
+	switch {
+	case len(rf) == 2 && len(idle) > 0:
+		// Its time would be that of an empty transaction: a power figure
+		// (and the composite) computed with it would measure nothing.
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s changed no rows%s: no power or composite metric",
+			strings.Join(idle, " and "), refreshIdleReason(res.SF)))
+	case len(rf) == 2:
 		res.Power = math.Round(3600*res.SF/geomean(append(intervals, rf...))*10) / 10
-	} else {
+	default:
 		res.Warnings = append(res.Warnings, "power metric needs the refresh functions (--refresh)")
+	}
+	if res.Streams > 0 && len(streamIdle) > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the throughput test's refresh stream: %s changed no rows%s",
+			strings.Join(streamIdle, " and "), refreshIdleReason(res.SF)))
 	}
 	if res.Streams > 0 && res.ThroughputSeconds > 0 {
 		for _, q := range res.Queries {
@@ -434,6 +459,15 @@ func computeMetrics(res *metrics.AnalyticResult) {
 			res.Composite = math.Round(math.Sqrt(res.Power*res.Throughput)*10) / 10
 		}
 	}
+}
+
+// refreshIdleReason explains refresh functions that changed no rows where
+// the scale factor is the cause: its update sets are empty.
+func refreshIdleReason(sf float64) string {
+	if g, err := NewGenerator(sf); err == nil && g.RefreshRows() == 0 {
+		return fmt.Sprintf(" (at scale factor %g the update sets are empty: the refresh functions act from scale factor %g)", sf, MinRefreshSF)
+	}
+	return ""
 }
 
 func geomean(v []float64) float64 {

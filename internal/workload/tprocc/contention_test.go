@@ -28,7 +28,9 @@ func contentionRun(t *testing.T, drv db.Driver, tg db.Target, mode Mode, vus, ma
 	}
 	defer r.Close(ctx)
 	out := &logOutput{t: t}
-	cfg := engine.Config{VUs: vus, Rampup: time.Second, Duration: 6 * time.Second, Interval: 2 * time.Second, MaxRetries: maxRetries, StallAfter: runStallAfter}
+	// Two intervals: enough to see that every one commits (no VU died),
+	// and PostgreSQL's SSI conflicts come by the hundred a second.
+	cfg := engine.Config{VUs: vus, Rampup: time.Second, Duration: 4 * time.Second, Interval: 2 * time.Second, MaxRetries: maxRetries, StallAfter: runStallAfter}
 	release := windowSlot()
 	res, err := engine.Run(ctx, r, cfg, out)
 	release()

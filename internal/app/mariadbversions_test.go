@@ -26,7 +26,7 @@ import (
 // happens, while with it on for the sessions (asked, or left as the server
 // has it) the conflicts (error 1020) are serialization failures, retried
 // under --max-retries and counted so; no transaction is ever classed
-// `other` and NOPM agrees with the database. Then an observed run whose
+// `other` and NOPM agrees with the database. Then an observed (paced) run whose
 // server statistics that exist on that version must move, a check, and a
 // drop after which the schema is gone. A short smoke per version: the
 // versions run at the same time.
@@ -150,8 +150,14 @@ func TestMariaDBVersions(t *testing.T) {
 			}
 			cases := time.Now()
 
-			// The observed run, with Sledge's defaults.
-			f := runJob(t, svc, repo, mariaRunSpec(url, "procs", "on"), newConsole())
+			// The observed run, with Sledge's defaults but paced (keying and
+			// think times at 1 %: about 13 transactions a second, as the
+			// fault tests' runs): the statistics that must move move with a
+			// steady flow of transactions; unpaced, the two versions' runs
+			// took all the CPU they could get for nothing more.
+			sp := mariaRunSpec(url, "procs", "on")
+			sp.Pacing, sp.PacingScale = "spec", 0.01
+			f := runJob(t, svc, repo, sp, newConsole())
 			if other, _ := classes(f.res); other != 0 || f.res.NewOrders <= 0 {
 				t.Errorf("observed run: %d New-Orders, %d transactions classed other", f.res.NewOrders, other)
 			}

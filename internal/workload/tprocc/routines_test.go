@@ -110,20 +110,17 @@ func TestNewOrderRoutineMatchesStatements(t *testing.T) {
 	}
 	t.Parallel()
 	for _, tc := range []struct {
-		name   string
-		drv    db.Driver
-		target func(*testing.T) db.Target
+		name string
+		drv  db.Driver
+		kind db.Kind
 	}{
-		{"postgres", postgres.Driver{}, postgresTarget},
-		{"mariadb", mysql.Driver{}, mariadbTarget},
+		{"postgres", postgres.Driver{}, db.Postgres},
+		{"mariadb", mysql.Driver{}, db.MySQL},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			tg := tc.target(t)
-			if _, err := Build(ctx, tc.drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 11}); err != nil {
-				t.Fatal(err)
-			}
+			tg := built(t, tc.kind, 1, 3)
 			c := connect(t, tc.drv, tg)
 			var in inputs
 			routineOrder(&in)

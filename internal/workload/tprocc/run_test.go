@@ -156,10 +156,7 @@ func TestRunPostgresBothModes(t *testing.T) {
 	}
 	t.Parallel()
 	drv := postgres.Driver{}
-	tg := postgresTarget(t)
-	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 2, Workers: 2, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
+	tg := built(t, db.Postgres, 2, 3)
 	requireConsistent(t, drv, tg, "after the build")
 	runFor(t, drv, tg, ModeProcs, db.DefaultIsolation, 4, 6*time.Second)
 	requireConsistent(t, drv, tg, "after the procs run")
@@ -258,10 +255,7 @@ func testInvalidItemRollsBack(t *testing.T, drv db.Driver, tg db.Target, mode Mo
 func TestInvalidItemRollsBackPostgres(t *testing.T) {
 	t.Parallel()
 	drv := postgres.Driver{}
-	tg := postgresTarget(t)
-	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 4}); err != nil {
-		t.Fatal(err)
-	}
+	tg := built(t, db.Postgres, 1, 3)
 	for _, mode := range []Mode{ModeProcs, ModeSQL} {
 		testInvalidItemRollsBack(t, drv, tg, mode)
 	}
@@ -271,10 +265,7 @@ func TestInvalidItemRollsBackPostgres(t *testing.T) {
 func TestInvalidItemRollsBackSQLite(t *testing.T) {
 	t.Parallel()
 	drv := sqlite.Driver{}
-	tg := sqliteTarget(t)
-	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 4}); err != nil {
-		t.Fatal(err)
-	}
+	tg := built(t, db.SQLite, 1, 3)
 	testInvalidItemRollsBack(t, drv, tg, ModeSQL)
 	requireConsistent(t, drv, tg, "after the forced orders")
 }
@@ -289,10 +280,7 @@ func TestReconnectAfterBackendsTerminated(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	drv := postgres.Driver{}
-	tg := postgresTarget(t)
-	if _, err := Build(ctx, drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 6}); err != nil {
-		t.Fatal(err)
-	}
+	tg := built(t, db.Postgres, 1, 3)
 	r, err := NewRunner(ctx, drv, tg, RunOptions{Mode: ModeProcs, Seed: 8})
 	if err != nil {
 		t.Fatal(err)
@@ -352,10 +340,7 @@ func TestSerializableWithRetries(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	drv := postgres.Driver{}
-	tg := postgresTarget(t)
-	if _, err := Build(ctx, drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 9}); err != nil {
-		t.Fatal(err)
-	}
+	tg := built(t, db.Postgres, 1, 3)
 	r, err := NewRunner(ctx, drv, tg, RunOptions{Mode: ModeSQL, Isolation: db.Serializable, Seed: 10})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package tprocc
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -120,10 +119,7 @@ func TestRunMariaDBBothModes(t *testing.T) {
 	}
 	t.Parallel()
 	drv := mysql.Driver{}
-	tg := mariadbTarget(t)
-	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 1, Workers: 2, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
+	tg := built(t, db.MySQL, 1, 3)
 	requireConsistent(t, drv, tg, "after the build")
 	runFor(t, drv, tg, ModeProcs, db.DefaultIsolation, 4, 6*time.Second)
 	requireConsistent(t, drv, tg, "after the procs run")
@@ -134,10 +130,7 @@ func TestRunMariaDBBothModes(t *testing.T) {
 func TestInvalidItemRollsBackMariaDB(t *testing.T) {
 	t.Parallel()
 	drv := mysql.Driver{}
-	tg := mariadbTarget(t)
-	if _, err := Build(context.Background(), drv, tg, BuildOptions{Warehouses: 1, Workers: 1, Seed: 4}); err != nil {
-		t.Fatal(err)
-	}
+	tg := built(t, db.MySQL, 1, 3)
 	for _, mode := range []Mode{ModeProcs, ModeSQL} {
 		testInvalidItemRollsBack(t, drv, tg, mode)
 	}

@@ -394,6 +394,7 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		case err != nil:
 			return flagErrors(err) // a field the server names is worded as our flag
 		case end.Status == metrics.StatusInterrupted:
+			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s job %d interrupted\n", s.Kind, end.ID)
 			return exitError{code: exitInterrupted}
 		case end.Error != "":
 			return errors.New(end.Error)

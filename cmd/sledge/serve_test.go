@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -60,6 +63,42 @@ func TestRemoteCLI(t *testing.T) {
 	// A spec the server refuses is worded as this front end's flag.
 	if _, err := e.run("--server", ts.URL, "run", "--vu", "-3"); err == nil || !strings.Contains(err.Error(), "--vu") {
 		t.Errorf("remote run with a bad --vu: %v", err)
+	}
+	// A remote run stopped on the server ends as a local one interrupted
+	// does: exit status 130, and the line saying so on stderr.
+	gs := e.state()
+	type ended struct{ err error }
+	done := make(chan ended, 1)
+	go func() {
+		_, err := runSledge(context.Background(), gs, "--server", ts.URL, "run", "--vu", "1", "--rampup", "0s", "--duration", "10m", "--interval", "1s")
+		done <- ended{err}
+	}()
+	var (
+		stopped bool
+		id      string
+	)
+	for !stopped {
+		select {
+		case r := <-done:
+			t.Fatalf("the remote run ended before it was stopped: %v\n%s", r.err, testStderr(gs))
+		case <-time.After(100 * time.Millisecond):
+		}
+		var running []map[string]any
+		if err := json.Unmarshal([]byte(e.ok("--server", ts.URL, "jobs", "--format", "json", "--status", "running")), &running); err != nil || len(running) != 1 {
+			continue
+		}
+		id = fmt.Sprint(running[0]["id"])
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/api/jobs/"+id+"/stop", nil)
+		req.Header.Set("Authorization", "Bearer tok")
+		req.Header.Set("Content-Type", "application/json")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			stopped = resp.StatusCode == http.StatusAccepted
+			resp.Body.Close()
+		}
+	}
+	var code interface{ ExitCode() int }
+	if r := <-done; !errors.As(r.err, &code) || code.ExitCode() != exitInterrupted || !strings.Contains(testStderr(gs), "sledge: run job "+id+" interrupted\n") {
+		t.Errorf("a remote run stopped on the server: %v; stderr:\n%s", r.err, testStderr(gs))
 	}
 	e.set("SLEDGE_TOKEN", "wrong")
 	if _, err := e.run("--server", ts.URL, "jobs"); err == nil || !strings.Contains(err.Error(), "token") {

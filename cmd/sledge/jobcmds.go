@@ -348,13 +348,7 @@ func (o *jobOutput) bind(fl *pflag.FlagSet, progress bool) {
 
 // check refuses values the flags do not take.
 func (o jobOutput) check() error {
-	if o.format != formatText && o.format != formatJSON {
-		return fmt.Errorf("--format: %q: want text or json", o.format)
-	}
-	if o.progress != formatText && o.progress != formatJSON {
-		return fmt.Errorf("--progress: %q: want text or json", o.progress)
-	}
-	return nil
+	return errors.Join(checkFormat("--format", o.format), checkFormat("--progress", o.progress))
 }
 
 // runJobCmd runs a spec here, or on the server named by --server, printing

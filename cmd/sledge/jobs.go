@@ -24,12 +24,15 @@ const (
 // addFormatFlag gives cmd --format, text or json, checked before it runs.
 func addFormatFlag(cmd *cobra.Command, format *string) {
 	cmd.Flags().StringVar(format, "format", formatText, "output format: text or json")
-	cmd.PreRunE = func(*cobra.Command, []string) error {
-		if *format != formatText && *format != formatJSON {
-			return fmt.Errorf("--format %q: want text or json", *format)
-		}
-		return nil
+	cmd.PreRunE = func(*cobra.Command, []string) error { return checkFormat("--format", *format) }
+}
+
+// checkFormat refuses a value of a --format-like flag other than text or json.
+func checkFormat(flag, value string) error {
+	if value != formatText && value != formatJSON {
+		return fmt.Errorf("%s: %q: want text or json", flag, value)
 	}
+	return nil
 }
 
 // parseJobIDs reads job ids, all of them before anything is done: a typo

@@ -293,7 +293,7 @@ func TestJobsErrors(t *testing.T) {
 		{"no result", []string{"jobs", "show", fmt.Sprint(s.build), "result"}, "has no run result"},
 		{"failed run has no result", []string{"jobs", "show", fmt.Sprint(s.failed), "result", "--format", "json"}, "it is failed"},
 		{"no build", []string{"jobs", "show", fmt.Sprint(s.run), "build"}, "has no build result"},
-		{"bad format", []string{"jobs", "--format", "xml"}, `--format "xml"`},
+		{"bad format", []string{"jobs", "--format", "xml"}, `--format: "xml": want text or json`},
 		{"bad status", []string{"jobs", "--status", "done"}, `--status "done"`},
 		{"bad kind", []string{"jobs", "--kind", "load"}, `--kind "load"`},
 		{"too many args", []string{"jobs", "show", "1", "result", "extra"}, "accepts between 1 and 2 arg(s)"},

@@ -89,23 +89,19 @@ func runSandbox(cmd *cobra.Command, gs *globalState, e sandbox.Engine, f *sandbo
 	}
 	dir = gs.abs(dir)
 
-	if f.stop || f.status {
-		var s sandbox.Server
-		var err error
-		if f.status {
-			s, err = e.StatusDir(dir, stderr)
-		} else {
-			_, err = e.StopDir(ctx, dir, stderr)
-		}
-		switch {
-		case err != nil:
-			return err
-		case f.status && s == nil:
+	if f.stop {
+		_, err := e.StopDir(ctx, dir, stderr)
+		return err
+	}
+	if f.status {
+		s, err := e.StatusDir(dir, stderr)
+		if err == nil && s == nil {
 			return exitError{code: sandboxExitNotRunning}
-		case f.status:
+		}
+		if err == nil {
 			fmt.Fprintln(stdout, s.URL(sandbox.Database))
 		}
-		return nil
+		return err
 	}
 
 	if rootBase {
@@ -130,7 +126,7 @@ func runSandbox(cmd *cobra.Command, gs *globalState, e sandbox.Engine, f *sandbo
 		return err
 	}
 	if started {
-		fmt.Fprintf(stderr, "sledge: started; stop it with: sledge sandbox %s --stop%s%s\n", e.Name, versionFlag(f), sandboxDirFlag(f.dir, dir))
+		fmt.Fprintf(stderr, "sledge: started; stop it with: sledge sandbox %s --stop%s\n", e.Name, againFlags(f, dir))
 	}
 	fmt.Fprintln(stdout, s.URL(sandbox.Database))
 	return nil
@@ -150,20 +146,15 @@ func fetchServer(cmd *cobra.Command, gs *globalState, e sandbox.Engine, version 
 	return bin, err
 }
 
-// versionFlag repeats --version in a suggested command line: it chooses
-// the default directory.
-func versionFlag(f *sandboxFlags) string {
-	if f.version == "" || f.dir != "" {
-		return ""
+// againFlags repeats in a suggested command line the flags that chose the
+// sandbox: --version (it chooses the default directory), or --dir, quoted
+// for a POSIX shell if it needs it, when one was given.
+func againFlags(f *sandboxFlags, abs string) string {
+	if f.dir != "" {
+		return " --dir " + shell.Quote(abs)
 	}
-	return " --version " + f.version
-}
-
-// sandboxDirFlag repeats --dir in a suggested command line, when one was
-// given, quoted for a POSIX shell if it needs it.
-func sandboxDirFlag(flag, abs string) string {
-	if flag == "" {
-		return ""
+	if f.version != "" {
+		return " --version " + f.version
 	}
-	return " --dir " + shell.Quote(abs)
+	return ""
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"reflect"
 	"slices"
 	"strings"
@@ -84,6 +86,20 @@ func TestProfileAPI(t *testing.T) {
 		if p["id"] != root || len(steps) != 2 || p["knee_rule"] == "" {
 			t.Errorf("GET /api/profiles/%s: %v", id, p)
 		}
+	}
+	// The profile's HTML page, as sledge profile show --html writes it: a
+	// page without script, which a browser opening it from the API runs
+	// sandboxed (never in the web UI's origin, with its stored token).
+	resp, err := http.Get(ts.URL + "/api/view/profile?format=html&id=" + root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") ||
+		!strings.Contains(csp, "sandbox") || !strings.Contains(csp, "default-src 'none'") || resp.Header.Get("X-Content-Type-Options") != "nosniff" ||
+		!strings.Contains(string(page), "<svg") || strings.Contains(string(page), "<script") {
+		t.Errorf("GET /api/view/profile?format=html: %d, %v\n%.300s", resp.StatusCode, resp.Header, page)
 	}
 	build := fmt.Sprint(buildID)
 	if code, b := c.do("GET", "/api/profiles/"+build, ""); code != 404 {

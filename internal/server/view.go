@@ -73,6 +73,13 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", viewContentType[v.Format])
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if v.Format == app.FormatHTML {
+		// A report page has no script and loads nothing: opened in a
+		// browser it runs sandboxed, in an origin of its own, never with
+		// the web UI's (its stored token).
+		w.Header().Set("Content-Security-Policy", "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+	}
 	_, _ = w.Write(buf.Bytes())
 }
 

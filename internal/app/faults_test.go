@@ -2,16 +2,19 @@ package app
 
 // Fault-injection tests on real servers: a private PostgreSQL or MariaDB
 // sandbox that the test starts itself, so that it can stop and start it in
-// the middle of a run. Each builds one warehouse through the job service,
-// runs it with a few VUs and 1 s intervals, and checks what the service
-// returned, what the repository kept and what the JSON and text say.
+// the middle of a run. Each starts a copy of a server that holds one
+// warehouse (built once per binary: faultSeed), runs it with a few VUs and
+// 1 s intervals, and checks what the service returned, what the repository
+// kept and what the JSON and text say.
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,6 +31,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/report"
 	"github.com/sledge-bench/sledge/internal/sandbox"
 	"github.com/sledge-bench/sledge/internal/testdb"
+	"github.com/sledge-bench/sledge/internal/testdb/tpcctest"
 )
 
 // faultServer is a private database server the test can stop and start.
@@ -73,15 +77,88 @@ func serverDir(t *testing.T) string {
 	return dir
 }
 
-func startPostgres(t *testing.T) *faultServer {
+// The servers' settings: small buffers, as ten of them may run at once.
+var (
+	pgFaultOptions    = sandbox.Options{Settings: map[string]string{"shared_buffers": "128MB"}}
+	mariaFaultOptions = sandbox.Options{Settings: map[string]string{"innodb-buffer-pool-size": "128M"}}
+)
+
+// faultSeed returns a stopped sandbox of kind ("postgres" or "mariadb"),
+// made once per test binary, whose database faults holds TPROC-C with w
+// warehouses as `sledge build` leaves it (w 0: the database is empty). A
+// test starts a copy of it (startPostgres, startMariaDBWith): a copy costs
+// a fraction of a build, and the tests would otherwise build ten times.
+func faultSeed(t *testing.T, kind string, w int) string {
+	t.Helper()
+	return testdb.SeedDir(t, fmt.Sprintf("faults %s w%d", kind, w), func(ctx context.Context, dir string) error {
+		var s interface {
+			CreateDatabase(ctx context.Context, name string) error
+			URL(name string) string
+			Stop(ctx context.Context) error
+			StopOnExit(removeDir bool) (func() error, error)
+		}
+		var err error
+		if kind == "postgres" {
+			s, err = sandbox.StartPostgres(ctx, dir, pgFaultOptions)
+		} else {
+			s, err = sandbox.StartMariaDB(ctx, dir, mariaFaultOptions)
+		}
+		if err != nil {
+			return err
+		}
+		// Should the binary die during the build, the watchdog stops the
+		// server; the directory goes with the other seeds.
+		stopNow, err := s.StopOnExit(false)
+		if err != nil {
+			return errors.Join(err, s.Stop(ctx))
+		}
+		defer stopNow()
+		if err := s.CreateDatabase(ctx, "faults"); err != nil {
+			return errors.Join(err, s.Stop(ctx))
+		}
+		if w > 0 {
+			start := time.Now()
+			if err := tpcctest.Build(ctx, s.URL("faults"), tpcctest.Options{Warehouses: w}); err != nil {
+				return errors.Join(err, s.Stop(ctx))
+			}
+			t.Logf("seed: built %d warehouse(s) on %s in %s", w, kind, time.Since(start).Round(100*time.Millisecond))
+		}
+		return s.Stop(ctx)
+	})
+}
+
+// ownPort is opts with a port of the copy's own for its first start. A
+// sandbox starts again on the port it last used, and every copy of a seed
+// would try the seed's: while one test's server was down for its outage,
+// another's copy could take its port, and the first one's clients would
+// reconnect to the wrong server. (Restarts keep their own port.)
+func ownPort(t *testing.T, opts sandbox.Options) sandbox.Options {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Port = l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return opts
+}
+
+// startPostgres starts a private PostgreSQL whose database faults holds w
+// warehouses (0: none), a copy of faultSeed's.
+func startPostgres(t *testing.T, w int) *faultServer {
 	t.Helper()
 	_, err := sandbox.FindBinaries(testdb.PGBin())
 	needServer(t, err)
+	seed := faultSeed(t, "postgres", w)
 	dir := serverDir(t)
-	opts := sandbox.Options{Settings: map[string]string{"shared_buffers": "128MB"}}
+	opts := pgFaultOptions
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p, err := sandbox.StartPostgres(ctx, dir, opts)
+	if err := testdb.CopyTree(ctx, seed, dir); err != nil {
+		os.RemoveAll(dir)
+		t.Fatal(err)
+	}
+	p, err := sandbox.StartPostgres(ctx, dir, ownPort(t, opts))
 	if err != nil {
 		os.RemoveAll(dir)
 		t.Fatal(err)
@@ -101,9 +178,6 @@ func startPostgres(t *testing.T) *faultServer {
 		stopNow()
 		os.RemoveAll(dir)
 	})
-	if err := p.CreateDatabase(ctx, "faults"); err != nil {
-		t.Fatal(err)
-	}
 	return &faultServer{
 		kind: "postgres", url: p.URL("faults"),
 		pid: func() (int, error) {
@@ -136,20 +210,27 @@ func startPostgres(t *testing.T) *faultServer {
 	}
 }
 
-func startMariaDB(t *testing.T) *faultServer { return startMariaDBWith(t, nil) }
+// startMariaDB starts a private MariaDB whose database faults holds w
+// warehouses (0: none), a copy of faultSeed's.
+func startMariaDB(t *testing.T, w int) *faultServer { return startMariaDBWith(t, w, nil) }
 
-// startMariaDBWith starts a private MariaDB with extra server settings
-// (mariadbd option names and values).
-func startMariaDBWith(t *testing.T, settings map[string]string) *faultServer {
+// startMariaDBWith is startMariaDB with extra server settings (mariadbd
+// option names and values).
+func startMariaDBWith(t *testing.T, w int, settings map[string]string) *faultServer {
 	t.Helper()
 	_, err := sandbox.EnsureMariaDB(t.Context(), testdb.MariaDBBin(), t.Logf)
 	needServer(t, err)
+	seed := faultSeed(t, "mariadb", w)
 	dir := serverDir(t)
-	opts := sandbox.Options{Settings: map[string]string{"innodb-buffer-pool-size": "128M"}}
+	opts := sandbox.Options{Settings: maps.Clone(mariaFaultOptions.Settings)}
 	maps.Copy(opts.Settings, settings)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	m, err := sandbox.StartMariaDB(ctx, dir, opts)
+	if err := testdb.CopyTree(ctx, seed, dir); err != nil {
+		os.RemoveAll(dir)
+		t.Fatal(err)
+	}
+	m, err := sandbox.StartMariaDB(ctx, dir, ownPort(t, opts))
 	if err != nil {
 		os.RemoveAll(dir)
 		t.Fatal(err)
@@ -167,9 +248,6 @@ func startMariaDBWith(t *testing.T, settings map[string]string) *faultServer {
 		stopNow()
 		os.RemoveAll(dir)
 	})
-	if err := m.CreateDatabase(ctx, "faults"); err != nil {
-		t.Fatal(err)
-	}
 	return &faultServer{
 		kind: "mariadb", url: m.URL("faults"),
 		pid: func() (int, error) {
@@ -476,7 +554,6 @@ func (f finished) requireOutage(t *testing.T, o *outage, interval time.Duration)
 // truth's within one interval.
 func testRestartMidWindow(t *testing.T, srv *faultServer) {
 	svc, repo := faultService(t)
-	buildOne(t, svc, srv.url)
 	con := newConsole()
 	o := &outage{after: "measuring for", delay: 3 * time.Second}
 	o.inject(t, srv, con)
@@ -535,7 +612,6 @@ func requireObservedRestart(t *testing.T, repo *jobs.Repo, id int64, out metrics
 // the transactions it lost reported, its intervals without commits listed.
 func testLongOutage(t *testing.T, srv *faultServer) {
 	svc, repo := faultService(t)
-	buildOne(t, svc, srv.url)
 	con := newConsole()
 	o := &outage{after: "measuring for", delay: 6 * time.Second, down: 20 * time.Second}
 	o.inject(t, srv, con)
@@ -586,7 +662,6 @@ func testLongOutage(t *testing.T, srv *faultServer) {
 // window-start probe could not be read), never "disagrees".
 func testDownAtWindowStart(t *testing.T, srv *faultServer) {
 	svc, repo := faultService(t)
-	buildOne(t, svc, srv.url)
 	con := newConsole()
 	// The VUs have connected before the stop (1.5 s into the ramp-up, or
 	// later on a busy machine, but 1 s before the window opens at the
@@ -739,7 +814,6 @@ func (h *hang) wait(t *testing.T) {
 // text and the JSON show the stall.
 func testStallMidWindow(t *testing.T, srv *faultServer) {
 	svc, repo := faultService(t)
-	buildOne(t, svc, srv.url)
 	con := newConsole()
 	h := &hang{after: "measuring for", delay: 3 * time.Second, hold: 10 * time.Second}
 	h.inject(t, srv, con)
@@ -778,7 +852,6 @@ func testStallMidWindow(t *testing.T, srv *faultServer) {
 // with the reason.
 func testHangAcrossWindowEnd(t *testing.T, srv *faultServer) {
 	svc, repo := faultService(t)
-	buildOne(t, svc, srv.url)
 	con := newConsole()
 	h := &hang{after: "measuring for", delay: 6 * time.Second, hold: 12 * time.Second}
 	h.inject(t, srv, con)
@@ -828,12 +901,12 @@ func TestFaultDownAtWindowStartMariaDB(t *testing.T) {
 
 // faultTest runs a scenario on a server of its own. Each test owns its
 // server, so they may run in parallel.
-func faultTest(t *testing.T, server func(*testing.T) *faultServer, scenario func(*testing.T, *faultServer)) {
+func faultTest(t *testing.T, server func(*testing.T, int) *faultServer, scenario func(*testing.T, *faultServer)) {
 	if testing.Short() {
 		t.Skip("starts a server, builds and runs with faults")
 	}
 	parallel(t)
 	start := time.Now()
-	scenario(t, server(t))
+	scenario(t, server(t, 1))
 	t.Logf("took %s", time.Since(start).Round(100*time.Millisecond))
 }

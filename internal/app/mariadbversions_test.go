@@ -59,7 +59,7 @@ func TestMariaDBVersions(t *testing.T) {
 			name: "system",
 			// A private server: the binary's shared one is other tests'.
 			server: func(t *testing.T) string {
-				return startMariaDBWith(t, map[string]string{"innodb-snapshot-isolation": "ON"}).url
+				return startMariaDBWith(t, 0, map[string]string{"innodb-snapshot-isolation": "ON"}).url
 			},
 			deltas: moved, absent: mysqlRows,
 		},

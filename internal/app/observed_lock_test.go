@@ -52,14 +52,9 @@ func TestRunObservedLockPostgres(t *testing.T) {
 	// A server of its own (faults_test.go's): the requested checkpoints it
 	// counts are the whole server's, and every other test's DROP DATABASE
 	// requests one.
-	url := startPostgres(t).url
+	url := startPostgres(t, 1).url
 	svc, repo := newService(t)
 	ctx := context.Background()
-	build := config.New(config.KindBuild)
-	build.DB, build.Warehouses = url, 2
-	if _, err := svc.Run(ctx, Request{Spec: build}); err != nil {
-		t.Fatal(err)
-	}
 	sp := config.New(config.KindRun)
 	sp.DB, sp.VU = url, 4
 	sp.Rampup, sp.Duration, sp.Interval = 0, config.Duration(10*time.Second), config.Duration(time.Second)
@@ -200,14 +195,9 @@ func TestRunObservedMariaDB(t *testing.T) {
 	// A server of its own (faults_test.go's): the schemas, events and
 	// users compared are the whole server's, and other tests create and
 	// drop databases.
-	url := startMariaDB(t).url
+	url := startMariaDB(t, 1).url
 	svc, repo := newService(t)
 	ctx := context.Background()
-	build := config.New(config.KindBuild)
-	build.DB = url
-	if _, err := svc.Run(ctx, Request{Spec: build}); err != nil {
-		t.Fatal(err)
-	}
 	cfg, err := mysqldb.Config(url)
 	if err != nil {
 		t.Fatal(err)

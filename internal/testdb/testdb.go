@@ -395,7 +395,7 @@ func startMariaDBServer(binDir, label string) (*sandbox.MariaDB, string, func() 
 }
 
 func shutdown() error {
-	errs := []error{removeTemplates()}
+	errs := []error{removeTemplates(), removeSeeds()}
 	if cluster != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -48,8 +47,7 @@ func TestRunProfile(t *testing.T) {
 	parallel(t)
 	ctx := context.Background()
 	svc, repo := faultService(t)
-	url := "sqlite:" + filepath.Join(t.TempDir(), "profile.db")
-	buildOne(t, svc, url)
+	url := tpccSQLite(t, "profile.db")
 	spec := runSpec(url, 0, 2*time.Second)
 	before, err := repo.List(ctx, jobs.ListFilter{})
 	if err != nil {
@@ -146,8 +144,12 @@ func TestRunProfile(t *testing.T) {
 		t.Errorf("the second step's between: %q", cfg["between"])
 	}
 
-	if _, err := LoadProfile(ctx, repo, before[0].ID); !errors.Is(err, ErrNotProfile) {
-		t.Errorf("the build job as a profile: %v", err)
+	check := config.New(config.KindCheck)
+	check.DB = url
+	if o, err := svc.Run(ctx, Request{Spec: check}); err != nil {
+		t.Fatal(err)
+	} else if _, err := LoadProfile(ctx, repo, o.ID); !errors.Is(err, ErrNotProfile) {
+		t.Errorf("a check job as a profile: %v", err)
 	}
 	if _, err := LoadProfile(ctx, repo, 9999); !errors.Is(err, jobs.ErrNotFound) {
 		t.Errorf("an unknown job as a profile: %v", err)

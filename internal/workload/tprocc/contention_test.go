@@ -97,12 +97,17 @@ func contentionRun(t *testing.T, drv db.Driver, tg db.Target, mode Mode, vus, ma
 // retries and without, every window's accounting checked. Where conflicts
 // come readily (requireConflicts) it needs to see them both ways: retried
 // with retries allowed, failed and counted without.
+//
+// Where conflicts are rare, the window without retries would show nothing
+// that the first one did not: it runs only where they come readily.
 func testSerializableContention(t *testing.T, drv db.Driver, tg db.Target, mode Mode, vus int, requireConflicts bool) {
 	if retries, _ := contentionRun(t, drv, tg, mode, vus, 10); requireConflicts && retries == 0 {
 		t.Errorf("no retries in a window of deliberate contention")
 	}
-	if _, failed := contentionRun(t, drv, tg, mode, vus, 0); requireConflicts && failed == 0 {
-		t.Errorf("no failures without retries in a window of deliberate contention")
+	if requireConflicts {
+		if _, failed := contentionRun(t, drv, tg, mode, vus, 0); failed == 0 {
+			t.Errorf("no failures without retries in a window of deliberate contention")
+		}
 	}
 	requireConsistent(t, drv, tg, "after the serializable runs")
 }

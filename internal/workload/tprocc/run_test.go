@@ -55,34 +55,39 @@ func requireConsistent(t *testing.T, drv db.Driver, tg db.Target, when string) C
 	return rep
 }
 
+// runFor runs windows of d from their first transaction (no ramp-up) until
+// every transaction type has committed and a designed New-Order rollback
+// has rolled back. A rollback is 1 % of New-Orders by chance, and seeing one
+// by chance takes about 700 New-Orders (a 0.1 % chance of none): minutes of
+// windows on a busy machine. Each window's seed is instead one that deals
+// some VU a rollback in its first deck (rollbackSeed), which also holds
+// every type: a window in which each VU gets through 23 transactions sees
+// them all. A machine too busy for that runs another window (up to 10).
 func runFor(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isolation, vus int, d time.Duration) *metrics.RunResult {
 	t.Helper()
-	// Every transaction type commits and 1 % of New-Orders roll back by
-	// design: with 700 New-Orders none would be a 0.1 % chance. A machine
-	// too busy to reach that many in one window runs another (up to 20:
-	// two minutes of 6 s windows), so that these say something about
-	// Sledge, not the machine.
-	const enoughNewOrders, maxWindows = 700, 20
+	const maxWindows = 10
 	var (
 		res        *metrics.RunResult
 		committed  = map[string]int64{}
 		newOrders  int64
 		rolledBack int64
+		seed       = uint64(98)
 	)
 	for w := 1; ; w++ {
-		// Each window its own seed: the same one would deal each VU the
-		// same first cards again, and the rollback's card may lie beyond
-		// what a short window draws.
-		res = runWindow(t, drv, tg, mode, iso, vus, d, uint64(98+w))
+		seed = rollbackSeed(t, drv, tg, mode, iso, vus, seed)
+		res = runWindow(t, drv, tg, mode, iso, vus, d, seed)
+		seed++ // the next window's search starts past this one
+		done := true
 		for _, tx := range res.Tx {
 			committed[tx.Name] += tx.Count
+			done = done && committed[tx.Name] > 0
 		}
 		newOrders += res.Tx[txNewOrder].Count
 		rolledBack += res.Tx[txNewOrder].RolledBack
-		if newOrders >= enoughNewOrders || w == maxWindows {
+		if done && rolledBack > 0 || w == maxWindows {
 			break
 		}
-		t.Logf("%d New-Orders in %d windows: another window", newOrders, w)
+		t.Logf("%d New-Orders, %d rolled back in %d windows: another window", newOrders, rolledBack, w)
 	}
 	for _, tx := range res.Tx {
 		if committed[tx.Name] == 0 {
@@ -90,9 +95,40 @@ func runFor(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isolati
 		}
 	}
 	if rolledBack == 0 {
-		t.Errorf("no designed New-Order rollbacks in the window (%d New-Orders)", newOrders)
+		t.Errorf("no designed New-Order rollbacks in the windows (%d New-Orders)", newOrders)
 	}
 	return res
+}
+
+// rollbackSeed returns the first seed from from on whose run deals some VU
+// a designed New-Order rollback in its first deck of 23 transactions,
+// predicted by the run's own terminals (NewRunner, newTerminal: the draws
+// the run's VUs make with that seed).
+func rollbackSeed(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isolation, vus int, from uint64) uint64 {
+	t.Helper()
+	ctx := context.Background()
+	for seed := from; seed < from+200; seed++ {
+		r, err := NewRunner(ctx, drv, tg, RunOptions{Mode: mode, Isolation: iso, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dealt := false
+		for vu := 0; vu < vus && !dealt; vu++ {
+			term := r.newTerminal(vu)
+			for range len(deckCards) {
+				if term.Next() == txNewOrder && term.gen.in.rollback {
+					dealt = true
+					break
+				}
+			}
+		}
+		r.Close(ctx)
+		if dealt {
+			return seed
+		}
+	}
+	t.Fatalf("no seed in %d…%d deals a rollback in a first deck", from, from+199)
+	return 0
 }
 
 // runStallAfter is the stall threshold of this package's test runs: long.
@@ -115,7 +151,7 @@ func runWindow(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isol
 	defer r.Close(ctx)
 	out := &logOutput{t: t}
 	release := windowSlot()
-	res, err := engine.Run(ctx, r, engine.Config{VUs: vus, Rampup: 2 * time.Second, Duration: d, Interval: 2 * time.Second, MaxRetries: 5, StallAfter: runStallAfter}, out)
+	res, err := engine.Run(ctx, r, engine.Config{VUs: vus, Duration: d, Interval: 2 * time.Second, MaxRetries: 5, StallAfter: runStallAfter}, out)
 	release()
 	if err != nil {
 		t.Fatal(err)
@@ -158,9 +194,9 @@ func TestRunPostgresBothModes(t *testing.T) {
 	drv := postgres.Driver{}
 	tg := built(t, db.Postgres, 2, 3)
 	requireConsistent(t, drv, tg, "after the build")
-	runFor(t, drv, tg, ModeProcs, db.DefaultIsolation, 4, 6*time.Second)
+	runFor(t, drv, tg, ModeProcs, db.DefaultIsolation, 4, 4*time.Second)
 	requireConsistent(t, drv, tg, "after the procs run")
-	runFor(t, drv, tg, ModeSQL, db.DefaultIsolation, 4, 6*time.Second)
+	runFor(t, drv, tg, ModeSQL, db.DefaultIsolation, 4, 4*time.Second)
 	rep := requireConsistent(t, drv, tg, "after the sql run")
 	for _, c := range rep.Conditions {
 		if c.Name == "C11" && !c.Skipped {
@@ -180,7 +216,7 @@ func TestRunSQLite(t *testing.T) {
 	if _, err := NewRunner(context.Background(), drv, tg, RunOptions{Mode: ModeProcs}); err == nil {
 		t.Fatal("procs mode accepted on SQLite")
 	}
-	runFor(t, drv, tg, ModeAuto, db.DefaultIsolation, 3, 10*time.Second)
+	runFor(t, drv, tg, ModeAuto, db.DefaultIsolation, 3, 4*time.Second)
 	requireConsistent(t, drv, tg, "after the run")
 }
 

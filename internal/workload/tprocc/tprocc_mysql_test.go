@@ -121,9 +121,9 @@ func TestRunMariaDBBothModes(t *testing.T) {
 	drv := mysql.Driver{}
 	tg := built(t, db.MySQL, 1, 3)
 	requireConsistent(t, drv, tg, "after the build")
-	runFor(t, drv, tg, ModeProcs, db.DefaultIsolation, 4, 6*time.Second)
+	runFor(t, drv, tg, ModeProcs, db.DefaultIsolation, 4, 4*time.Second)
 	requireConsistent(t, drv, tg, "after the procs run")
-	runFor(t, drv, tg, ModeSQL, db.DefaultIsolation, 4, 6*time.Second)
+	runFor(t, drv, tg, ModeSQL, db.DefaultIsolation, 4, 4*time.Second)
 	requireConsistent(t, drv, tg, "after the sql run")
 }
 

@@ -189,12 +189,9 @@ func TestSegmentBuildParts(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	drv := sqlite.Driver{}
-	const w, seed = 3, 5
+	const w, seed = 2, 5 // two parts of one warehouse each
 
-	whole := sqliteTarget(t)
-	if _, err := Build(ctx, drv, whole, BuildOptions{Warehouses: w, Workers: 2, Seed: seed}); err != nil {
-		t.Fatal(err)
-	}
+	whole := built(t, db.SQLite, w, seed) // as a whole build leaves it (shared with TestSegmentRunSQLite)
 	wc := connect(t, drv, whole)
 	want, err := Check(ctx, wc, db.SQLite, CheckOptions{})
 	if err != nil {
@@ -284,8 +281,8 @@ func TestSegmentBuildParts(t *testing.T) {
 	if _, err := Build(ctx, drv, other, o); err != nil {
 		t.Fatal(err)
 	}
-	o.Part, o.Warehouses, o.LoadFirst, o.LoadCount = PartLoad, 4, 1, 2
-	if _, err := Build(ctx, drv, other, o); err == nil || !strings.Contains(err.Error(), `warehouses "3"`) {
+	o.Part, o.Warehouses, o.LoadFirst, o.LoadCount = PartLoad, 3, 1, 2
+	if _, err := Build(ctx, drv, other, o); err == nil || !strings.Contains(err.Error(), `warehouses "2"`) {
 		t.Errorf("load of another build's size: %v", err)
 	}
 	o.Part, o.Warehouses = PartSchema, w
@@ -313,10 +310,7 @@ func TestSegmentRunSQLite(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	drv := sqlite.Driver{}
-	tg := sqliteTarget(t)
-	if _, err := Build(ctx, drv, tg, BuildOptions{Warehouses: 2, Workers: 2, Seed: 8}); err != nil {
-		t.Fatal(err)
-	}
+	tg := built(t, db.SQLite, 2, 5) // TestSegmentBuildParts' whole build
 	env := workload.Env{Driver: drv, Target: tg, Logf: t.Logf, Progress: func(workload.Progress) {}}
 	for _, c := range []struct {
 		segment  string

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"flag"
 	"sync"
 	"testing"
 )
@@ -12,10 +13,18 @@ import (
 // keeps the others out (alone). Waiting tests never keep a running one from
 // ending: a test counted in is never held up, so its parallel subtests (and
 // the slots they need) always go on; the measuring tests may come last.
+//
+// A test waiting in alone holds one of go test's parallel slots. Should
+// every slot be held so, no other test's body runs (a body needs a slot)
+// and none can start: the tests still counted in are parents waiting for
+// subtests that need a slot. Waiting for them then would never end (seen
+// with -parallel 1), and the machine is as good as idle: one of the waiting
+// tests goes on.
 var machine = struct {
 	sync.Mutex
 	changed *sync.Cond
 	running int  // tests counted in by parallel
+	waiting int  // tests waiting in alone
 	alone   bool // a test has the machine to itself
 }{}
 
@@ -44,10 +53,14 @@ func parallel(t *testing.T) {
 // t.Parallel, not parallel(t).
 func alone(t *testing.T) {
 	t.Helper()
+	slots := parallelSlots()
 	machine.Lock()
-	for machine.alone || machine.running > 0 {
+	machine.waiting++
+	machine.changed.Broadcast() // a waiting test may now hold the last slot
+	for machine.alone || machine.running > 0 && machine.waiting < slots {
 		machine.changed.Wait()
 	}
+	machine.waiting--
 	machine.alone = true
 	machine.Unlock()
 	t.Cleanup(func() {
@@ -56,4 +69,16 @@ func alone(t *testing.T) {
 		machine.changed.Broadcast()
 		machine.Unlock()
 	})
+}
+
+// parallelSlots is go test's -parallel (the tests that run at once).
+func parallelSlots() int {
+	if f := flag.Lookup("test.parallel"); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if n, ok := g.Get().(int); ok && n > 0 {
+				return n
+			}
+		}
+	}
+	return 1
 }

@@ -1,0 +1,205 @@
+package pgscript
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sledge-bench/sledge/internal/sandbox"
+	"github.com/sledge-bench/sledge/internal/testdb"
+)
+
+func TestMain(m *testing.M) { testdb.Main(m) }
+
+// pgbenchPath finds the pgbench of the PostgreSQL the sandbox runs.
+func pgbenchPath(t *testing.T) string {
+	t.Helper()
+	dir, err := sandbox.FindBinaries(testdb.PGBin())
+	if err == nil {
+		p := filepath.Join(dir, "pgbench")
+		if _, err = os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("$CI is set, so the pgbench comparison must run, but: %v", err)
+	}
+	t.Skipf("no pgbench: %v", err)
+	return ""
+}
+
+const logTable = `CREATE TABLE log (id bigserial PRIMARY KEY, client int NOT NULL, k text NOT NULL, v text)`
+
+// logDB makes a database with an empty log table.
+func logDB(t *testing.T) string {
+	t.Helper()
+	url := testdb.Postgres(t)
+	conn := connect(t, url)
+	if err := conn.Exec(context.Background(), logTable).Close(); err != nil {
+		t.Fatal(err)
+	}
+	return url
+}
+
+func connect(t *testing.T, url string) *pgconn.PgConn {
+	t.Helper()
+	conn, err := pgconn.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// readLog returns the logged values, client by client, in order.
+func readLog(t *testing.T, url string) []string {
+	t.Helper()
+	conn := connect(t, url)
+	rs, err := conn.Exec(context.Background(), `SELECT client, k, coalesce(v, '<NULL>') FROM log ORDER BY client, id`).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, row := range rs[0].Rows {
+		out = append(out, fmt.Sprintf("client %s %s=%s", row[0], row[1], row[2]))
+	}
+	return out
+}
+
+type diffCase struct {
+	name       string
+	files      []string // testdata files, with @weight
+	clients    int
+	threads    int
+	tx         int
+	seed       uint64
+	mode       QueryMode
+	defines    []Define
+	allowShell bool
+}
+
+// TestAgainstPgbench runs scripts that use every function and meta-command
+// with pgbench and with this package, with the same seed, clients, threads
+// and transactions, and compares what both logged, client by client.
+func TestAgainstPgbench(t *testing.T) {
+	t.Parallel()
+	pgbench := pgbenchPath(t)
+	defs := []Define{{"dv", "3.25"}, {"dtext", "yes"}, {"dnull", "null"}}
+	cases := []diffCase{
+		{name: "random", files: []string{"random.sql"}, clients: 3, threads: 1, tx: 40, seed: 1},
+		{name: "random-seed-2", files: []string{"random.sql"}, clients: 2, threads: 2, tx: 40, seed: 18446744073709551615},
+		{name: "arith", files: []string{"arith.sql"}, clients: 2, threads: 1, tx: 30, seed: 42, defines: defs},
+		{name: "control", files: []string{"control.sql"}, clients: 2, threads: 2, tx: 30, seed: 7},
+		{name: "weights", files: []string{"weight_a.sql@3", "weight_b.sql@1", "random.sql@0"}, clients: 3, threads: 3, tx: 40, seed: 99},
+		{name: "extended", files: []string{"params.sql"}, clients: 2, threads: 1, tx: 20, seed: 5, mode: Extended},
+		{name: "prepared", files: []string{"params.sql@2", "weight_p.sql@1"}, clients: 2, threads: 2, tx: 20, seed: 6, mode: Prepared},
+		{name: "shell", files: []string{"shell.sql"}, clients: 1, threads: 1, tx: 5, seed: 3, allowShell: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			want := runPgbench(t, pgbench, tc)
+			got := runHere(t, tc)
+			if len(want) == 0 {
+				t.Fatal("pgbench logged nothing")
+			}
+			for i := 0; i < len(want) || i < len(got); i++ {
+				w, g := "<none>", "<none>"
+				if i < len(want) {
+					w = want[i]
+				}
+				if i < len(got) {
+					g = got[i]
+				}
+				if w != g {
+					t.Fatalf("row %d differs (of %d from pgbench, %d here):\npgbench: %s\nhere:    %s", i, len(want), len(got), w, g)
+				}
+			}
+		})
+	}
+}
+
+func runPgbench(t *testing.T, pgbench string, tc diffCase) []string {
+	t.Helper()
+	url := logDB(t)
+	args := []string{"-n", "-t", strconv.Itoa(tc.tx), "-c", strconv.Itoa(tc.clients), "-j", strconv.Itoa(tc.threads),
+		"--random-seed", strconv.FormatUint(tc.seed, 10), "-M", tc.mode.String()}
+	for _, d := range tc.defines {
+		args = append(args, "-D", d.Name+"="+d.Value)
+	}
+	for _, f := range tc.files {
+		args = append(args, "-f", filepath.Join("testdata", f))
+	}
+	args = append(args, url)
+	cmd := exec.Command(pgbench, args...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("pgbench %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	if !strings.Contains(string(out), "number of failed transactions: 0") {
+		t.Fatalf("pgbench had failures:\n%s", out)
+	}
+	return readLog(t, url)
+}
+
+func runHere(t *testing.T, tc diffCase) []string {
+	t.Helper()
+	url := logDB(t)
+	var scripts []Weighted
+	for _, f := range tc.files {
+		name, w, err := SplitWeight(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Parse(name, string(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		scripts = append(scripts, Weighted{Script: s, Weight: w})
+	}
+	setup, err := New(Config{Scripts: scripts, Clients: tc.clients, Threads: tc.threads, Seed: tc.seed,
+		Defines: tc.defines, Mode: tc.mode, AllowShell: tc.allowShell})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Clients of one thread share its choice stream, which pgbench draws
+	// from in the order its event loop serves them: with several scripts,
+	// each client has a thread of its own so that the order is fixed.
+	if len(scripts) > 1 && tc.threads != tc.clients {
+		t.Fatal("a case with several scripts needs one thread per client")
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, tc.clients)
+	for i, c := range setup.Clients() {
+		conn := NewPgConn(connect(t, url))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; n < tc.tx; n++ {
+				if _, err := c.Run(context.Background(), conn, c.Choose()); err != nil {
+					errs[i] = fmt.Errorf("client %d, transaction %d: %w", i, n, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return readLog(t, url)
+}

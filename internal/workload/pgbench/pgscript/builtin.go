@@ -51,6 +51,9 @@ func BuiltinNames() []string {
 func Builtin(name string) (*Script, error) {
 	found := -1
 	for i, b := range builtins {
+		if name == "" {
+			break
+		}
 		if b.name == name {
 			found = i
 			break
@@ -62,7 +65,7 @@ func Builtin(name string) (*Script, error) {
 			found = i
 		}
 	}
-	if found < 0 || name == "" {
+	if found < 0 {
 		return nil, fmt.Errorf("no built-in script named %q (%s)", name, strings.Join(BuiltinNames(), ", "))
 	}
 	s, err := Parse(builtins[found].name, builtins[found].src)

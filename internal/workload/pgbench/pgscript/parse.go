@@ -99,7 +99,7 @@ func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.Name, e.
 // start with a backslash and end at the end of the line (a backslash at the
 // end of a line continues it). name is used in errors.
 func Parse(name, src string) (*Script, error) {
-	p := &scriptParser{name: name, src: src, line: 1}
+	p := &scriptParser{name: name, src: src, line: 1, s: Script{Name: name}}
 	if err := p.run(); err != nil {
 		return nil, err
 	}

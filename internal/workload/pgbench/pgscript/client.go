@@ -101,7 +101,8 @@ type Config struct {
 	Clients int
 	// Threads is pgbench's -j: clients are dealt to threads in order, and
 	// each thread has its own stream for choosing scripts (and for
-	// throttling). Default 1.
+	// throttling). Default 1; more threads than clients count as one per
+	// client, as in pgbench.
 	Threads int
 	// Seed is the random seed (pgbench's --random-seed as a number).
 	Seed uint64
@@ -151,9 +152,11 @@ func New(cfg Config) (*Setup, error) {
 	if cfg.Threads == 0 {
 		cfg.Threads = 1
 	}
-	if cfg.Threads < 1 || cfg.Threads > cfg.Clients {
-		return nil, fmt.Errorf("number of threads must be between 1 and the number of clients %d (not %d)", cfg.Clients, cfg.Threads)
+	if cfg.Threads < 1 {
+		return nil, fmt.Errorf("number of threads must be at least 1 (not %d)", cfg.Threads)
 	}
+	// as pgbench: no more threads than clients (fewer threads, fewer draws)
+	cfg.Threads = min(cfg.Threads, cfg.Clients)
 	if cfg.Scale == 0 {
 		cfg.Scale = 1
 	}
@@ -172,7 +175,7 @@ func New(cfg Config) (*Setup, error) {
 		}
 		s.prepNames = append(s.prepNames, names)
 	}
-	if s.totalWeight == 0 && len(cfg.Scripts) > 1 {
+	if s.totalWeight == 0 {
 		return nil, errors.New("total script weight must not be zero")
 	}
 	base := NewRand(cfg.Seed)
@@ -224,6 +227,9 @@ func New(cfg Config) (*Setup, error) {
 
 // Clients returns the clients, by id.
 func (s *Setup) Clients() []*Client { return s.clients }
+
+// Threads returns the threads; client i's is Clients()[i].Thread().
+func (s *Setup) Threads() []*Thread { return s.threads }
 
 // Scripts returns the scripts with their weights.
 func (s *Setup) Scripts() []Weighted { return s.cfg.Scripts }

@@ -354,13 +354,17 @@ func TestNew(t *testing.T) {
 			t.Error("clients have different default seeds")
 		}
 	}
+	if setup, err := New(Config{Scripts: one, Clients: 2, Threads: 3}); err != nil || len(setup.Threads()) != 2 {
+		t.Errorf("3 threads for 2 clients: %v; want 2 threads, as pgbench", err)
+	}
 	for _, tc := range []struct {
 		cfg  Config
 		want string
 	}{
 		{Config{Clients: 1}, "no script"},
 		{Config{Scripts: one}, "number of clients"},
-		{Config{Scripts: one, Clients: 2, Threads: 3}, "number of threads"},
+		{Config{Scripts: one, Clients: 2, Threads: -1}, "number of threads"},
+		{Config{Scripts: []Weighted{{s, 0}}, Clients: 1}, "total script weight must not be zero"},
 		{Config{Scripts: []Weighted{{s, 0}, {s, 0}}, Clients: 1}, "total script weight must not be zero"},
 		{Config{Scripts: []Weighted{{s, -1}}, Clients: 1}, "out of range"},
 		{Config{Scripts: one, Clients: 1, Defines: []Define{{"1x", "1"}}}, "invalid variable name"},

@@ -1,11 +1,14 @@
 package pgscript
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,10 +109,17 @@ func TestAgainstPgbench(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			want := runPgbench(t, pgbench, tc)
-			got := runHere(t, tc)
+			want, wantDebug := runPgbench(t, pgbench, tc)
+			got, gotDebug := runHere(t, tc)
 			if len(want) == 0 {
 				t.Fatal("pgbench logged nothing")
+			}
+			if tc.name == "arith" && len(wantDebug) != tc.clients*tc.tx {
+				t.Errorf("pgbench wrote %d debug lines, want one per transaction", len(wantDebug))
+			}
+			// debug() writes as clients run: compare the sorted lines
+			if !reflect.DeepEqual(gotDebug, wantDebug) {
+				t.Errorf("debug output differs:\npgbench: %q\nhere:    %q", wantDebug, gotDebug)
 			}
 			for i := 0; i < len(want) || i < len(got); i++ {
 				w, g := "<none>", "<none>"
@@ -127,7 +137,31 @@ func TestAgainstPgbench(t *testing.T) {
 	}
 }
 
-func runPgbench(t *testing.T, pgbench string, tc diffCase) []string {
+// debugLines returns the sorted debug() lines of an output.
+func debugLines(out string) []string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "debug(") {
+			lines = append(lines, l)
+		}
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+// syncBuffer is a bytes.Buffer that clients running at once may share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func runPgbench(t *testing.T, pgbench string, tc diffCase) ([]string, []string) {
 	t.Helper()
 	url := logDB(t)
 	args := []string{"-n", "-t", strconv.Itoa(tc.tx), "-c", strconv.Itoa(tc.clients), "-j", strconv.Itoa(tc.threads),
@@ -147,13 +181,14 @@ func runPgbench(t *testing.T, pgbench string, tc diffCase) []string {
 	if !strings.Contains(string(out), "number of failed transactions: 0") {
 		t.Fatalf("pgbench had failures:\n%s", out)
 	}
-	return readLog(t, url)
+	return readLog(t, url), debugLines(string(out))
 }
 
-func runHere(t *testing.T, tc diffCase) []string {
+func runHere(t *testing.T, tc diffCase) ([]string, []string) {
 	t.Helper()
 	url := logDB(t)
 	var scripts []Weighted
+	var debug syncBuffer
 	for _, f := range tc.files {
 		name, w, err := SplitWeight(f)
 		if err != nil {
@@ -170,7 +205,7 @@ func runHere(t *testing.T, tc diffCase) []string {
 		scripts = append(scripts, Weighted{Script: s, Weight: w})
 	}
 	setup, err := New(Config{Scripts: scripts, Clients: tc.clients, Threads: tc.threads, Seed: tc.seed,
-		Defines: tc.defines, Mode: tc.mode, AllowShell: tc.allowShell})
+		Defines: tc.defines, Mode: tc.mode, AllowShell: tc.allowShell, Debug: &debug})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,5 +236,5 @@ func runHere(t *testing.T, tc diffCase) []string {
 			t.Fatal(err)
 		}
 	}
-	return readLog(t, url)
+	return readLog(t, url), debugLines(debug.buf.String())
 }

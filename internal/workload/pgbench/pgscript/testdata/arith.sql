@@ -76,3 +76,12 @@ INSERT INTO log (client, k, v) VALUES
   (:client_id, 'case', ':cs1 :cs2'), (:client_id, 'null', ':nul :isn :isn2 :isn3 :isn4 :ist :isnt :nadd :nand :nand2 :nor'),
   (:client_id, 'const', ':dbg :big :small :flt'), (:client_id, 'dbls', ':ddiv :dsmall :dbig :dneg :inf1 :inf2 :nan1 :nan2'),
   (:client_id, 'defs', ':dv2 :dt :dn :dv :dtext'), (:client_id, 'undefined', ':nosuchvar::text');
+\set f1 1e15
+\set f2 1e14 + 0.5
+\set f3 0.0001
+\set f4 0.00001
+\set f5 2.0 * 4503599627370496
+\set f6 1.0 / 7 * 1e-300
+\set f7 123456789012345.678
+\set f8 -0.1 * 3
+INSERT INTO log (client, k, v) VALUES (:client_id, 'fmt', ':f1 :f2 :f3 :f4 :f5 :f6 :f7 :f8');

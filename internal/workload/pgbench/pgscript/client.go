@@ -86,6 +86,18 @@ type Conn interface {
 	InTransaction() bool
 }
 
+// Pipeliner is a Conn that can also send a batch of queries before reading
+// any result, as libpq's pipeline mode: the server runs them in order, up
+// to the first error, as one implicit transaction unless they hold their
+// own BEGIN and COMMIT. With a Conn that is not a Pipeliner, the commands
+// of a pipeline run one after the other, each in its own transaction.
+type Pipeliner interface {
+	Conn
+	// ExecPipeline sends qs (none of which needs its rows) and a sync,
+	// and returns the first error.
+	ExecPipeline(ctx context.Context, qs []Query) error
+}
+
 // Weighted is a script with its weight in the choice of scripts.
 type Weighted struct {
 	Script *Script
@@ -265,6 +277,7 @@ type Client struct {
 
 	latency  []time.Duration
 	pipeline bool
+	batch    []Query // the pipeline's queries not yet sent
 	cur      struct{ script, command int }
 }
 
@@ -340,6 +353,8 @@ func (c *Client) Run(ctx context.Context, conn Conn, script int) (Outcome, error
 	out := Outcome{Script: script, Latency: lat}
 	c.cur.script = script
 	c.pipeline = false
+	c.batch = c.batch[:0]
+	pipeliner, _ := conn.(Pipeliner)
 	en := &env{vars: c.vars, rand: &c.rand, debug: c.setup.cfg.Debug, where: c.where}
 	fail := func(cmd *Command, sqlErr bool, err error) (Outcome, error) {
 		if sqlErr && conn.InTransaction() {
@@ -350,6 +365,7 @@ func (c *Client) Run(ctx context.Context, conn Conn, script int) (Outcome, error
 			}
 		}
 		c.pipeline = false
+		c.batch = c.batch[:0]
 		return out, &CommandError{Script: sc.Name, Line: cmd.Line, Command: cmd.Text, SQL: sqlErr, Err: err}
 	}
 	for i := 0; i < len(sc.Commands); {
@@ -361,6 +377,10 @@ func (c *Client) Run(ctx context.Context, conn Conn, script int) (Outcome, error
 		case SQL:
 			if c.pipeline && cmd.Store != StoreNone {
 				return fail(cmd, false, errors.New("\\gset and \\aset are not allowed in pipeline mode"))
+			}
+			if c.pipeline && pipeliner != nil {
+				c.batch = append(c.batch, c.query(script, i, cmd))
+				break
 			}
 			if err := c.execSQL(ctx, conn, script, i, cmd); err != nil {
 				var se *storeError
@@ -415,6 +435,12 @@ func (c *Client) Run(ctx context.Context, conn Conn, script int) (Outcome, error
 			if !c.pipeline {
 				return fail(cmd, false, errors.New("not in pipeline mode"))
 			}
+			if len(c.batch) > 0 {
+				if err := pipeliner.ExecPipeline(ctx, c.batch); err != nil {
+					return fail(cmd, true, err)
+				}
+				c.batch = c.batch[:0]
+			}
 			c.pipeline = cmd.Kind == MetaSyncPipeline
 		}
 		lat[i] = time.Since(start)
@@ -458,22 +484,29 @@ type storeError struct{ msg string }
 
 func (e *storeError) Error() string { return e.msg }
 
-func (c *Client) execSQL(ctx context.Context, conn Conn, script, i int, cmd *Command) error {
+// query builds the query of SQL command i of script script in the
+// client's mode.
+func (c *Client) query(script, i int, cmd *Command) Query {
 	q := Query{Mode: c.setup.cfg.Mode, Rows: cmd.Store != StoreNone}
 	if q.Mode == Simple {
 		q.SQL = Substitute(cmd.SQL, c.vars)
-	} else {
-		q.SQL = cmd.ParamSQL
-		q.Params = make([][]byte, len(cmd.ParamVars))
-		for k, name := range cmd.ParamVars {
-			if t, ok := c.vars.Text(name); ok {
-				q.Params[k] = []byte(t)
-			}
-		}
-		if q.Mode == Prepared {
-			q.Name = c.setup.prepNames[script][i]
+		return q
+	}
+	q.SQL = cmd.ParamSQL
+	q.Params = make([][]byte, len(cmd.ParamVars))
+	for k, name := range cmd.ParamVars {
+		if t, ok := c.vars.Text(name); ok {
+			q.Params[k] = []byte(t)
 		}
 	}
+	if q.Mode == Prepared {
+		q.Name = c.setup.prepNames[script][i]
+	}
+	return q
+}
+
+func (c *Client) execSQL(ctx context.Context, conn Conn, script, i int, cmd *Command) error {
+	q := c.query(script, i, cmd)
 	results, err := conn.Exec(ctx, &q)
 	if err != nil {
 		return err

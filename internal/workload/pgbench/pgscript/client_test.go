@@ -390,3 +390,35 @@ func TestChoose(t *testing.T) {
 		t.Errorf("choices %v for weights 3, 0, 1", n)
 	}
 }
+
+// fakePipeliner records the batches of a pipeline.
+type fakePipeliner struct {
+	fakeConn
+	batches [][]string
+}
+
+func (f *fakePipeliner) ExecPipeline(_ context.Context, qs []Query) error {
+	var b []string
+	for _, q := range qs {
+		b = append(b, q.SQL)
+	}
+	f.batches = append(f.batches, b)
+	return nil
+}
+
+func TestRunPipelineBatches(t *testing.T) {
+	t.Parallel()
+	c := newClient(t, "\\startpipeline\nSELECT 1;\n\\set x 2\nSELECT :x;\n\\syncpipeline\nSELECT 3;\n\\endpipeline\nSELECT 4;", Config{Mode: Extended})
+	conn := &fakePipeliner{}
+	out, err := c.Run(context.Background(), conn, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"SELECT 1;", "SELECT $1;"}, {"SELECT 3;"}}
+	if !reflect.DeepEqual(conn.batches, want) || !reflect.DeepEqual(conn.sqls(), []string{"SELECT 4;"}) {
+		t.Errorf("batches %q then %q, want %q then SELECT 4", conn.batches, conn.sqls(), want)
+	}
+	if out.Latency[6] < 0 {
+		t.Error("\\endpipeline has no latency")
+	}
+}

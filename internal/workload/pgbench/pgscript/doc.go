@@ -16,9 +16,11 @@
 //     mode (simple, extended, prepared), timing each command, and
 //     Client.Rewind replays the draws for a retry.
 //
-// Pipelines are parsed and checked as pgbench checks them, but the
-// commands between \startpipeline and \endpipeline are sent one after the
-// other, each waiting for its result: Conn has no pipelining.
+// Pipelines: on a Conn that is a Pipeliner (PgConn, over pgx) the commands
+// between \startpipeline and \syncpipeline or \endpipeline go to the
+// server as one batch, which runs as one implicit transaction, as in
+// pgbench. On any other Conn they run one after the other, each waiting for
+// its result (and, outside an explicit BEGIN, each in its own transaction).
 //
 // What a run does with the outcomes (rates, retries, reports) belongs to
 // the workload built on this package.

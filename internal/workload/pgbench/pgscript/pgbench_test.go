@@ -3,6 +3,7 @@ package pgscript
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -237,4 +238,40 @@ func runHere(t *testing.T, tc diffCase) ([]string, []string) {
 		}
 	}
 	return readLog(t, url), debugLines(debug.buf.String())
+}
+
+// TestPipelineTransaction: on PostgreSQL a pipeline runs as one implicit
+// transaction, as in pgbench, so an error undoes the pipeline's earlier
+// commands; the error is reported at \endpipeline and the session stays
+// usable.
+func TestPipelineTransaction(t *testing.T) {
+	t.Parallel()
+	url := logDB(t)
+	src := "\\startpipeline\nINSERT INTO log (client, k, v) VALUES (:client_id, 'p', 'x');\nSELECT 1 / (:client_id::int - :client_id::int);\n\\endpipeline\n"
+	s, err := Parse("p.sql", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, err := Parse("ok.sql", "INSERT INTO log (client, k, v) VALUES (:client_id, 'ok', 'y');")
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup, err := New(Config{Scripts: []Weighted{{s, 1}, {ok, 1}}, Clients: 1, Mode: Extended})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := setup.Clients()[0]
+	conn := NewPgConn(connect(t, url))
+	_, err = c.Run(context.Background(), conn, 0)
+	var ce *CommandError
+	var se interface{ SQLState() string }
+	if !errors.As(err, &ce) || ce.Line != 4 || !errors.As(err, &se) || se.SQLState() != "22012" {
+		t.Fatalf("error %v, want division_by_zero at \\endpipeline (line 4)", err)
+	}
+	if _, err := c.Run(context.Background(), conn, 1); err != nil {
+		t.Fatalf("the session is not usable after a failed pipeline: %v", err)
+	}
+	if got, want := readLog(t, url), []string{"client 0 ok=y"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("logged %q, want %q: the failed pipeline was not one transaction", got, want)
+	}
 }

@@ -10,7 +10,7 @@ import (
 // PgConn runs queries on a PostgreSQL session as libpq does for pgbench:
 // the simple protocol in simple mode, unnamed extended-protocol statements
 // in extended mode, and statements prepared once per session in prepared
-// mode; all values travel as text.
+// mode; all values travel as text. It is a Pipeliner.
 type PgConn struct {
 	conn     *pgconn.PgConn
 	prepared map[string]bool
@@ -44,11 +44,8 @@ func (c *PgConn) Exec(ctx context.Context, q *Query) ([]Result, error) {
 		}
 		return out, nil
 	case Prepared:
-		if !c.prepared[q.Name] {
-			if _, err := c.conn.Prepare(ctx, q.Name, q.SQL, nil); err != nil {
-				return nil, fmt.Errorf("prepare: %w", err)
-			}
-			c.prepared[q.Name] = true
+		if err := c.prepare(ctx, q); err != nil {
+			return nil, err
 		}
 		r := c.conn.ExecPrepared(ctx, q.Name, q.Params, nil, nil).Read()
 		if r.Err != nil {
@@ -82,4 +79,62 @@ func result(fields []pgconn.FieldDescription, rows [][][]byte) Result {
 		}
 	}
 	return r
+}
+
+func (c *PgConn) prepare(ctx context.Context, q *Query) error {
+	if c.prepared[q.Name] {
+		return nil
+	}
+	if _, err := c.conn.Prepare(ctx, q.Name, q.SQL, nil); err != nil {
+		return fmt.Errorf("prepare: %w", err)
+	}
+	c.prepared[q.Name] = true
+	return nil
+}
+
+// ExecPipeline sends qs in pipeline mode with one sync at the end and
+// returns the first error. As pgbench, it prepares the statements of a
+// pipeline before it starts.
+func (c *PgConn) ExecPipeline(ctx context.Context, qs []Query) error {
+	for i := range qs {
+		if qs[i].Mode == Prepared {
+			if err := c.prepare(ctx, &qs[i]); err != nil {
+				return err
+			}
+		}
+	}
+	p := c.conn.StartPipeline(ctx)
+	for _, q := range qs {
+		if q.Mode == Prepared {
+			p.SendQueryPrepared(q.Name, q.Params, nil, nil)
+		} else {
+			p.SendQueryParams(q.SQL, q.Params, nil, nil, nil)
+		}
+	}
+	var first error
+	if err := p.Sync(); err != nil {
+		first = err
+	}
+	for first == nil {
+		res, err := p.GetResults()
+		if err != nil {
+			first = err
+			break
+		}
+		if rr, ok := res.(*pgconn.ResultReader); ok {
+			if _, err := rr.Close(); err != nil {
+				first = err
+			}
+			continue
+		}
+		if _, ok := res.(*pgconn.PipelineSync); ok || res == nil {
+			break
+		}
+	}
+	// Close reads what is left up to the sync (the server skips the
+	// queries after an error) and leaves pipeline mode.
+	if err := p.Close(); err != nil && first == nil {
+		first = err
+	}
+	return first
 }

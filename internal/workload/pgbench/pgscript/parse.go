@@ -555,32 +555,35 @@ func parameterize(sql string) (string, []string) {
 // Substitute replaces each :name whose variable is defined with its text,
 // as pgbench's simple mode does; other colons stay.
 func Substitute(sql string, vars *Vars) string {
-	if strings.IndexByte(sql, ':') < 0 {
+	i := strings.IndexByte(sql, ':')
+	if i < 0 {
 		return sql
 	}
 	var b strings.Builder
-	i := 0
-	for i < len(sql) {
-		if sql[i] != ':' {
-			b.WriteByte(sql[i])
-			i++
-			continue
-		}
-		name, n := variableAt(sql, i)
-		if n == 0 {
-			for i < len(sql) && sql[i] == ':' {
-				b.WriteByte(':')
-				i++
+	b.Grow(len(sql) + 32)
+	for i >= 0 {
+		b.WriteString(sql[:i])
+		sql = sql[i:]
+		name, n := variableAt(sql, 0)
+		switch {
+		case n == 0:
+			k := 0
+			for k < len(sql) && sql[k] == ':' {
+				k++
 			}
-			continue
+			b.WriteString(sql[:k])
+			sql = sql[k:]
+		default:
+			if text, ok := vars.Text(name); ok {
+				b.WriteString(text)
+				sql = sql[n:]
+			} else {
+				b.WriteByte(':')
+				sql = sql[1:]
+			}
 		}
-		if text, ok := vars.Text(name); ok {
-			b.WriteString(text)
-			i += n
-			continue
-		}
-		b.WriteByte(':')
-		i++
+		i = strings.IndexByte(sql, ':')
 	}
+	b.WriteString(sql)
 	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/sandbox"
 	"github.com/sledge-bench/sledge/internal/testdb"
 )
@@ -40,7 +42,16 @@ func pgbenchPath(t *testing.T) string {
 	return ""
 }
 
-const logTable = `CREATE TABLE log (id bigserial PRIMARY KEY, client int NOT NULL, k text NOT NULL, v text)`
+const logTable = `CREATE TABLE log (id bigserial PRIMARY KEY, client int NOT NULL, k text NOT NULL, v text);
+CREATE SEQUENCE attempts;
+CREATE FUNCTION flaky() RETURNS int LANGUAGE plpgsql AS $$
+BEGIN
+	CASE nextval('attempts') % 5
+	WHEN 1 THEN RAISE EXCEPTION 'flaky serialization' USING ERRCODE = '40001';
+	WHEN 3 THEN RAISE EXCEPTION 'flaky deadlock' USING ERRCODE = '40P01';
+	ELSE RETURN 1;
+	END CASE;
+END $$`
 
 // logDB makes a database with an empty log table.
 func logDB(t *testing.T) string {
@@ -88,6 +99,7 @@ type diffCase struct {
 	mode       QueryMode
 	defines    []Define
 	allowShell bool
+	maxTries   int // pgbench's --max-tries; 0 is 1 (no retry)
 }
 
 // TestAgainstPgbench runs scripts that use every function and meta-command
@@ -106,12 +118,19 @@ func TestAgainstPgbench(t *testing.T) {
 		{name: "extended", files: []string{"params.sql"}, clients: 2, threads: 1, tx: 20, seed: 5, mode: Extended},
 		{name: "prepared", files: []string{"params.sql@2", "weight_p.sql@1"}, clients: 2, threads: 2, tx: 20, seed: 6, mode: Prepared},
 		{name: "shell", files: []string{"shell.sql"}, clients: 1, threads: 1, tx: 5, seed: 3, allowShell: true},
+		{name: "retry", files: []string{"retry.sql"}, clients: 1, threads: 1, tx: 30, seed: 11, maxTries: 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			want, wantDebug := runPgbench(t, pgbench, tc)
-			got, gotDebug := runHere(t, tc)
+			want, wantDebug, wantRetries := runPgbench(t, pgbench, tc)
+			got, gotDebug, gotRetries := runHere(t, tc)
+			if gotRetries != wantRetries {
+				t.Errorf("%d retries here, %d by pgbench", gotRetries, wantRetries)
+			}
+			if tc.maxTries > 1 && wantRetries == 0 {
+				t.Error("pgbench retried nothing")
+			}
 			if len(want) == 0 {
 				t.Fatal("pgbench logged nothing")
 			}
@@ -162,13 +181,18 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
-func runPgbench(t *testing.T, pgbench string, tc diffCase) ([]string, []string) {
+var retriesLine = regexp.MustCompile(`total number of retries: (\d+)`)
+
+func runPgbench(t *testing.T, pgbench string, tc diffCase) ([]string, []string, int) {
 	t.Helper()
 	url := logDB(t)
 	args := []string{"-n", "-t", strconv.Itoa(tc.tx), "-c", strconv.Itoa(tc.clients), "-j", strconv.Itoa(tc.threads),
 		"--random-seed", strconv.FormatUint(tc.seed, 10), "-M", tc.mode.String()}
 	for _, d := range tc.defines {
 		args = append(args, "-D", d.Name+"="+d.Value)
+	}
+	if tc.maxTries > 0 {
+		args = append(args, "--max-tries", strconv.Itoa(tc.maxTries))
 	}
 	for _, f := range tc.files {
 		args = append(args, "-f", filepath.Join("testdata", f))
@@ -182,10 +206,14 @@ func runPgbench(t *testing.T, pgbench string, tc diffCase) ([]string, []string) 
 	if !strings.Contains(string(out), "number of failed transactions: 0") {
 		t.Fatalf("pgbench had failures:\n%s", out)
 	}
-	return readLog(t, url), debugLines(string(out))
+	retries := 0
+	if m := retriesLine.FindStringSubmatch(string(out)); m != nil {
+		retries, _ = strconv.Atoi(m[1])
+	}
+	return readLog(t, url), debugLines(string(out)), retries
 }
 
-func runHere(t *testing.T, tc diffCase) ([]string, []string) {
+func runHere(t *testing.T, tc diffCase) ([]string, []string, int) {
 	t.Helper()
 	url := logDB(t)
 	var scripts []Weighted
@@ -218,13 +246,24 @@ func runHere(t *testing.T, tc diffCase) ([]string, []string) {
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, tc.clients)
+	retries := make([]int, tc.clients)
 	for i, c := range setup.Clients() {
 		conn := NewPgConn(connect(t, url))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for n := 0; n < tc.tx; n++ {
-				if _, err := c.Run(context.Background(), conn, c.Choose()); err != nil {
+				script := c.Choose()
+				for try := 1; ; try++ {
+					_, err := c.Run(context.Background(), conn, script)
+					if err == nil {
+						break
+					}
+					if try < tc.maxTries && db.ClassifySQLState(db.SQLState(err)).Retryable() {
+						retries[i]++
+						c.Rewind()
+						continue
+					}
 					errs[i] = fmt.Errorf("client %d, transaction %d: %w", i, n, err)
 					return
 				}
@@ -237,7 +276,11 @@ func runHere(t *testing.T, tc diffCase) ([]string, []string) {
 			t.Fatal(err)
 		}
 	}
-	return readLog(t, url), debugLines(debug.buf.String())
+	total := 0
+	for _, r := range retries {
+		total += r
+	}
+	return readLog(t, url), debugLines(debug.buf.String()), total
 }
 
 // TestPipelineTransaction: on PostgreSQL a pipeline runs as one implicit

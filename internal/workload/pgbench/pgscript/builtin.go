@@ -106,6 +106,19 @@ func SplitWeight(spec string) (string, int, error) {
 	return name, int(n), nil
 }
 
+// ParseDefine reads a predefined variable written name=value (pgbench's
+// -D): the name is what precedes the first =, and neither may be empty.
+func ParseDefine(s string) (Define, error) {
+	name, value, ok := strings.Cut(s, "=")
+	if !ok || name == "" || value == "" {
+		return Define{}, fmt.Errorf("invalid variable definition %q: name=value is expected", s)
+	}
+	if !ValidName(name) {
+		return Define{}, fmt.Errorf("invalid variable name %q", name)
+	}
+	return Define{Name: name, Value: value}, nil
+}
+
 // ParseSeed reads a random seed written as an unsigned decimal integer
 // (pgbench's --random-seed also takes "time" and "rand", which draw one:
 // the caller's choice, not this package's).

@@ -238,3 +238,44 @@ func TestBuiltinAsPgbench(t *testing.T) {
 		}
 	}
 }
+
+func TestParseDefine(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in   string
+		want Define
+		err  string
+	}{
+		{"a=1", Define{"a", "1"}, ""},
+		{"a=b=c", Define{"a", "b=c"}, ""},
+		{"a= x", Define{"a", " x"}, ""},
+		{"a", Define{}, "name=value"},
+		{"=1", Define{}, "name=value"},
+		{"a=", Define{}, "name=value"},
+		{"1a=1", Define{}, "invalid variable name"},
+	}
+	for _, tc := range cases {
+		d, err := ParseDefine(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseDefine(%q): %v, want error %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || d != tc.want {
+			t.Errorf("ParseDefine(%q) = %+v, %v; want %+v", tc.in, d, err, tc.want)
+		}
+	}
+}
+
+func TestParseSeed(t *testing.T) {
+	t.Parallel()
+	if s, err := ParseSeed("18446744073709551615"); err != nil || s != 18446744073709551615 {
+		t.Errorf("ParseSeed(max) = %d, %v", s, err)
+	}
+	for _, bad := range []string{"", "-1", "time", "1x", "18446744073709551616"} {
+		if _, err := ParseSeed(bad); err == nil {
+			t.Errorf("ParseSeed(%q) accepted", bad)
+		}
+	}
+}

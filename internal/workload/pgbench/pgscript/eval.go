@@ -179,9 +179,9 @@ func apply(o op, a []Value, en *env) (Value, error) {
 		case opSqrt:
 			d = math.Sqrt(d)
 		case opLn:
-			d = math.Log(d)
+			d = cLog(d)
 		case opExp:
-			d = math.Exp(d)
+			d = cExp(d)
 		}
 		return DoubleValue(d), nil
 	case opInt:
@@ -203,7 +203,7 @@ func apply(o op, a []Value, en *env) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		return DoubleValue(math.Pow(l, r)), nil
+		return DoubleValue(cPow(l, r)), nil
 	case opHashFNV1a, opHashMurmur2:
 		v, err := a[0].toInt()
 		if err != nil {

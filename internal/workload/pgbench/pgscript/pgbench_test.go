@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -100,6 +101,11 @@ type diffCase struct {
 	defines    []Define
 	allowShell bool
 	maxTries   int // pgbench's --max-tries; 0 is 1 (no retry)
+	// libm lists the fields (counted from 0 in "client N k=v1 v2 ...")
+	// that come from exp, ln and pow: glibc's are not correctly rounded
+	// for rare inputs, where this package's are, so up to one row in a
+	// thousand may differ there.
+	libm []int
 }
 
 // TestAgainstPgbench runs scripts that use every function and meta-command
@@ -118,6 +124,7 @@ func TestAgainstPgbench(t *testing.T) {
 		{name: "extended", files: []string{"params.sql"}, clients: 2, threads: 1, tx: 20, seed: 5, mode: Extended},
 		{name: "prepared", files: []string{"params.sql@2", "weight_p.sql@1"}, clients: 2, threads: 2, tx: 20, seed: 6, mode: Prepared},
 		{name: "shell", files: []string{"shell.sql"}, clients: 1, threads: 1, tx: 5, seed: 3, allowShell: true},
+		{name: "bits", files: []string{"bits.sql"}, clients: 1, threads: 1, tx: 3000, seed: 13, libm: []int{3, 4, 5}},
 		{name: "retry", files: []string{"retry.sql"}, clients: 1, threads: 1, tx: 30, seed: 11, maxTries: 3},
 	}
 	for _, tc := range cases {
@@ -141,6 +148,9 @@ func TestAgainstPgbench(t *testing.T) {
 			if !reflect.DeepEqual(gotDebug, wantDebug) {
 				t.Errorf("debug output differs:\npgbench: %q\nhere:    %q", wantDebug, gotDebug)
 			}
+			if tc.libm != nil {
+				want, got = libmDiffers(t, want, got, tc.libm)
+			}
 			for i := 0; i < len(want) || i < len(got); i++ {
 				w, g := "<none>", "<none>"
 				if i < len(want) {
@@ -155,6 +165,37 @@ func TestAgainstPgbench(t *testing.T) {
 			}
 		})
 	}
+}
+
+// libmDiffers blanks the libm fields of rows that differ only there, and
+// fails if more than one row in a thousand does.
+func libmDiffers(t *testing.T, want, got []string, fields []int) ([]string, []string) {
+	t.Helper()
+	if len(want) != len(got) {
+		return want, got
+	}
+	want, got = slices.Clone(want), slices.Clone(got)
+	n := 0
+	for i := range want {
+		w, g := strings.Fields(want[i]), strings.Fields(got[i])
+		if len(w) != len(g) || want[i] == got[i] {
+			continue
+		}
+		for _, f := range fields {
+			if f < len(w) {
+				w[f], g[f] = "-", "-"
+			}
+		}
+		if strings.Join(w, " ") == strings.Join(g, " ") {
+			n++
+			t.Logf("last-bit difference in a libm function: pgbench %q, here %q", want[i], got[i])
+			want[i], got[i] = strings.Join(w, " "), strings.Join(g, " ")
+		}
+	}
+	if n*1000 > len(want) {
+		t.Errorf("%d of %d rows differ in exp, ln or pow: more than glibc's rare rounding errors", n, len(want))
+	}
+	return want, got
 }
 
 // debugLines returns the sorted debug() lines of an output.

@@ -71,7 +71,7 @@ func (r *Rand) Float64() float64 {
 func (r *Rand) normal() float64 {
 	u1 := 1.0 - r.Float64()
 	u2 := 1.0 - r.Float64()
-	return math.Sqrt(-2.0*math.Log(u1)) * math.Sin(2.0*math.Pi*u2)
+	return math.Sqrt(-2.0*cLog(u1)) * cSin(2.0*math.Pi*u2)
 }
 
 // Uniform is pgbench's random(lo, hi): uniform over [lo, hi]. The caller has
@@ -83,9 +83,9 @@ func (r *Rand) Uniform(lo, hi int64) int64 {
 // Exponential is random_exponential(lo, hi, param): the density at hi is
 // exp(-param) times the density at lo. param must be > 0.
 func (r *Rand) Exponential(lo, hi int64, param float64) int64 {
-	cut := math.Exp(-param)
+	cut := cExp(-param)
 	u := 1.0 - r.Float64() // (0, 1]
-	x := -math.Log(cut+(1.0-cut)*u) / param
+	x := -cLog(cut+(1.0-cut)*u) / param
 	return lo + int64(float64(hi-lo+1)*x)
 }
 
@@ -114,12 +114,12 @@ func (r *Rand) zipf(n int64, s float64) int64 {
 	if n <= 1 {
 		return 1
 	}
-	b := math.Pow(2.0, s-1.0)
+	b := cPow(2.0, s-1.0)
 	for {
 		u := r.Float64()
 		v := r.Float64()
-		x := math.Floor(math.Pow(u, -1.0/(s-1.0)))
-		t := math.Pow(1.0+1.0/x, s-1.0)
+		x := math.Floor(cPow(u, -1.0/(s-1.0)))
+		t := cPow(1.0+1.0/x, s-1.0)
 		if v*x*(t-1.0)/(b-1.0) <= t/b && x <= float64(n) {
 			return int64(x)
 		}
@@ -130,7 +130,7 @@ func (r *Rand) zipf(n int64, s float64) int64 {
 // under --rate): inverse transform sampling, rounded to an integer.
 func (r *Rand) Poisson(center float64) int64 {
 	u := 1.0 - r.Float64()
-	return int64(-math.Log(u)*center + 0.5)
+	return int64(-cLog(u)*center + 0.5)
 }
 
 // FNV-1a and MurmurHash2 (64-bit) constants.

@@ -103,8 +103,8 @@ type diffCase struct {
 	maxTries   int // pgbench's --max-tries; 0 is 1 (no retry)
 	// libm lists the fields (counted from 0 in "client N k=v1 v2 ...")
 	// that come from exp, ln and pow: glibc's are not correctly rounded
-	// for rare inputs, where this package's are, so up to one row in a
-	// thousand may differ there.
+	// for about one input in a thousand, where this package's are, so a
+	// few rows in a thousand may differ there by an ulp.
 	libm []int
 }
 
@@ -168,7 +168,7 @@ func TestAgainstPgbench(t *testing.T) {
 }
 
 // libmDiffers blanks the libm fields of rows that differ only there, and
-// fails if more than one row in a thousand does.
+// fails if more than five rows in a thousand do.
 func libmDiffers(t *testing.T, want, got []string, fields []int) ([]string, []string) {
 	t.Helper()
 	if len(want) != len(got) {
@@ -192,7 +192,7 @@ func libmDiffers(t *testing.T, want, got []string, fields []int) ([]string, []st
 			want[i], got[i] = strings.Join(w, " "), strings.Join(g, " ")
 		}
 	}
-	if n*1000 > len(want) {
+	if n*200 > len(want) {
 		t.Errorf("%d of %d rows differ in exp, ln or pow: more than glibc's rare rounding errors", n, len(want))
 	}
 	return want, got

@@ -12,6 +12,10 @@
 //     per client for the script functions, three per thread for the choice
 //     of scripts, throttling and sampling) and the predefined variables
 //     (:scale, :client_id, :default_seed, :random_seed, -D definitions).
+//   - Values follow pgbench: 64-bit integers with overflow errors, doubles
+//     printed as "%.15g" (Infinity, NaN), booleans, NULL; exp, ln, pow and
+//     the Box-Muller sine are correctly rounded (see libm.go), where Go's
+//     math would often be an ulp away from the C library pgbench uses.
 //   - Client.Run executes one transaction of a script on a Conn in a query
 //     mode (simple, extended, prepared), timing each command, and
 //     Client.Rewind replays the draws for a retry.

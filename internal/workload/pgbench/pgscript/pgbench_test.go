@@ -124,7 +124,7 @@ func TestAgainstPgbench(t *testing.T) {
 		{name: "extended", files: []string{"params.sql"}, clients: 2, threads: 1, tx: 20, seed: 5, mode: Extended},
 		{name: "prepared", files: []string{"params.sql@2", "weight_p.sql@1"}, clients: 2, threads: 2, tx: 20, seed: 6, mode: Prepared},
 		{name: "shell", files: []string{"shell.sql"}, clients: 1, threads: 1, tx: 5, seed: 3, allowShell: true},
-		{name: "bits", files: []string{"bits.sql"}, clients: 1, threads: 1, tx: 3000, seed: 13, libm: []int{3, 4, 5}},
+		{name: "bits", files: []string{"bits.sql"}, clients: 1, threads: 1, tx: 2000, seed: 13, libm: []int{3, 4, 5}},
 		{name: "retry", files: []string{"retry.sql"}, clients: 1, threads: 1, tx: 30, seed: 11, maxTries: 3},
 	}
 	for _, tc := range cases {

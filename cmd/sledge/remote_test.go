@@ -159,6 +159,36 @@ func TestRemoteSameOutput(t *testing.T) {
 			t.Errorf("run --format json: %v\n%s", err, out)
 		}
 	}
+
+	// A job that fails on its workload's schema says what to do about it
+	// alike both ways: the server's job record keeps the error's kind.
+	empty := filepath.Join(e.home(), "empty.sqlite")
+	db, err = sql.Open("sqlite", "file:"+empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE other (a integer)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	jobN := regexp.MustCompile(`job \d+`)
+	for _, c := range []struct {
+		args   []string
+		advice string
+	}{
+		{append([]string{"run", "--db", "sqlite:" + empty}, short...), ": run `sledge build` first"},
+		{[]string{"check", "--db", "sqlite:" + empty}, ": run `sledge build` first"},
+		{[]string{"build", "--warehouses", "1"}, ": use --force to drop it and build again"},
+	} {
+		local, lerr := e.run(c.args...)
+		got, rerr := remote(c.args...)
+		if lerr == nil || errText(rerr) != errText(lerr) || !strings.Contains(errText(lerr), c.advice) {
+			t.Errorf("%v: remote error %q, local %q; want both with %q", c.args, errText(rerr), errText(lerr), c.advice)
+		}
+		if jobN.ReplaceAllString(got, "job N") != jobN.ReplaceAllString(local, "job N") {
+			t.Errorf("%v: remote stdout differs from the local one:\n--- local\n%s--- remote\n%s", c.args, local, got)
+		}
+	}
 }
 
 func remoteOK(t *testing.T, remote func(...string) (string, error), args ...string) string {

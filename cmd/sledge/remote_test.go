@@ -4,12 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sledge-bench/sledge/internal/jobs"
 )
 
 // TestRemoteSameOutput runs each command that reads jobs both ways, on the
@@ -205,4 +208,53 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestRemoteDeleteRunning: `jobs delete` of a running job is refused alike
+// both ways, and --force deletes it both ways (the server passes it on).
+func TestRemoteDeleteRunning(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ts := testServer(e, "")
+	// Running jobs of a process that is alive (this one), as a run of
+	// another process on the server's repository is.
+	r, err := jobs.Open(context.Background(), e.repo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids [2]string
+	for i := range ids {
+		id, err := r.Create(context.Background(), jobs.Job{Kind: jobs.KindRun, Workload: "tprocc"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = strconv.FormatInt(id, 10)
+	}
+	r.Close()
+	remote := func(args ...string) (string, error) {
+		gs := e.state()
+		gs.env["SLEDGE_REPO"] = filepath.Join(t.TempDir(), "none.db")
+		return runSledge(context.Background(), gs, append([]string{"--server", ts.URL}, args...)...)
+	}
+	for i, run := range []func(...string) (string, error){e.run, remote} {
+		side := []string{"local", "remote"}[i]
+		_, err := run("jobs", "delete", ids[0])
+		if want := "job " + ids[0] + " is still running (pid "; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "; use --force to delete it anyway") {
+			t.Errorf("%s delete of a running job: %v", side, err)
+		}
+	}
+	_, lerr := e.run("jobs", "delete", ids[0])
+	_, rerr := remote("jobs", "delete", ids[0])
+	if errText(lerr) != errText(rerr) {
+		t.Errorf("refusals differ: local %q, remote %q", errText(lerr), errText(rerr))
+	}
+	for i, run := range []func(...string) (string, error){e.run, remote} {
+		out, err := run("jobs", "delete", "--force", ids[i])
+		if err != nil || out != "deleted job "+ids[i]+"\n" {
+			t.Errorf("delete --force %s: %q, %v", ids[i], out, err)
+		}
+		if _, err := e.run("jobs", "show", ids[i]); !errors.Is(err, jobs.ErrNotFound) {
+			t.Errorf("job %s after delete --force: %v", ids[i], err)
+		}
+	}
 }

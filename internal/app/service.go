@@ -607,6 +607,15 @@ func (s *Service) leaveGroup(runID string) {
 	s.mu.Unlock()
 }
 
+// Running is the job with that id this service runs; false when it runs
+// none (another process may run it).
+func (s *Service) Running(id int64) (*Job, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.running[id]
+	return j, ok
+}
+
 // Stop stops a job running in this service; false when there is none.
 func (s *Service) Stop(id int64) bool {
 	s.mu.Lock()

@@ -378,7 +378,9 @@ func (s *Server) deleteJob(w http.ResponseWriter, r *http.Request, j jobs.Job) {
 }
 
 func (s *Server) stopJob(w http.ResponseWriter, r *http.Request, j jobs.Job) {
-	if !s.svc.Stop(j.ID) {
+	// A job that has recorded its end is not running, though the service
+	// may still be tidying up after it.
+	if j.Status != metrics.StatusRunning || !s.svc.Stop(j.ID) {
 		apiError(w, http.StatusConflict, "id", fmt.Sprintf("job %d is not running in this server (status %s)", j.ID, j.Status))
 		return
 	}

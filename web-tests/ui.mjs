@@ -21,8 +21,9 @@
 // interval charts' y axes start at zero, the compare page's neutral band,
 // and at the end opens every job's page (runs, builds, the drop) and a run's
 // page, the jobs list (ID, result and status first, in view) and the
-// compare page at a 390 px wide viewport, which must not scroll sideways
-// (mobile-job.png, mobile-jobs.png, mobile-compare.png). A screenshot of every page
+// compare page at a 390 px wide viewport, which must not scroll sideways,
+// nor the compare page's figures inside their panel (mobile-job.png,
+// mobile-jobs.png, mobile-compare.png, mobile-compare-table.png). A screenshot of every page
 // goes to ARTIFACT_DIR. Any failure exits 1 with a message and a screenshot
 // of the page it happened on (failure.png). Every wait is for what the page
 // shows and lasts until $SLEDGE_DEADLINE_MS (milliseconds since the epoch,
@@ -678,6 +679,30 @@ async function main() {
     await chartsFit();
     o = await overflow();
     check(o.sw <= o.iw, `compare page at 390 px: scrollWidth ${o.sw} > innerWidth ${o.iw}: ${o.out.join('; ')}`);
+    // The figures table fits its panel: no sideways scrolling inside it
+    // either (a card per job at this width), every job's NOPM and its
+    // ratio in view.
+    await page.locator(`${sel('compare-table')} [data-testid^="compare-ratio-nopm-"]`).first().waitFor();
+    const fig = await page.evaluate(() => {
+      const panel = document.querySelector('[data-testid="compare-table-panel"]');
+      const boxes = [...panel.querySelectorAll('*')].filter(e => e.scrollWidth > e.clientWidth + 0.5 &&
+        ['auto', 'scroll'].includes(getComputedStyle(e).overflowX));
+      const right = panel.getBoundingClientRect().right;
+      return {
+        scrolls: [panel, ...boxes].filter(e => e.scrollWidth > e.clientWidth + 0.5)
+          .map(e => `${e.tagName.toLowerCase()}.${e.className}: ${e.scrollWidth} > ${e.clientWidth}`),
+        out: [...panel.querySelectorAll('td')].filter(e => e.getBoundingClientRect().right > right + 0.5).length,
+      };
+    });
+    check(fig.scrolls.length === 0 && fig.out === 0,
+      `the compare figures at 390 px scroll sideways: ${fig.scrolls.join('; ')}; ${fig.out} cells beyond the panel`);
+    for (const id of [runID, runID2]) {
+      for (const tid of ['compare-nopm-' + id, 'compare-ratio-nopm-' + id]) {
+        const r = await page.locator(sel(tid)).boundingBox();
+        check(r && r.x >= 0 && r.x + r.width <= o.iw, `${tid} at 390 px is not in view: ${JSON.stringify(r)}`);
+      }
+    }
+    await page.locator(sel('compare-table-panel')).screenshot({ path: path.join(artifacts, 'mobile-compare-table.png') });
     await shot('mobile-compare.png');
     await page.setViewportSize({ width: 1280, height: 900 });
   });

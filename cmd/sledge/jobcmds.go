@@ -391,7 +391,9 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s job %d interrupted\n", s.Kind, end.ID)
 			return exitError{code: exitInterrupted}
 		case end.Error != "":
-			return errors.New(end.Error)
+			// A job that failed on its workload's schema gets the advice
+			// a local one does.
+			return flagErrors(end.Err())
 		case end.Failed || end.Status != metrics.StatusCompleted && end.Status != metrics.StatusDegraded:
 			return exitError{code: 1} // the report above says what failed
 		}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sledge-bench/sledge/internal/jobs"
 )
 
 // TestRemoteSameOutput runs each command that reads jobs both ways, on the
@@ -159,6 +162,36 @@ func TestRemoteSameOutput(t *testing.T) {
 			t.Errorf("run --format json: %v\n%s", err, out)
 		}
 	}
+
+	// A job that fails on its workload's schema says what to do about it
+	// alike both ways: the server's job record keeps the error's kind.
+	empty := filepath.Join(e.home(), "empty.sqlite")
+	db, err = sql.Open("sqlite", "file:"+empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE other (a integer)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	jobN := regexp.MustCompile(`job \d+`)
+	for _, c := range []struct {
+		args   []string
+		advice string
+	}{
+		{append([]string{"run", "--db", "sqlite:" + empty}, short...), ": run `sledge build` first"},
+		{[]string{"check", "--db", "sqlite:" + empty}, ": run `sledge build` first"},
+		{[]string{"build", "--warehouses", "1"}, ": use --force to drop it and build again"},
+	} {
+		local, lerr := e.run(c.args...)
+		got, rerr := remote(c.args...)
+		if lerr == nil || errText(rerr) != errText(lerr) || !strings.Contains(errText(lerr), c.advice) {
+			t.Errorf("%v: remote error %q, local %q; want both with %q", c.args, errText(rerr), errText(lerr), c.advice)
+		}
+		if jobN.ReplaceAllString(got, "job N") != jobN.ReplaceAllString(local, "job N") {
+			t.Errorf("%v: remote stdout differs from the local one:\n--- local\n%s--- remote\n%s", c.args, local, got)
+		}
+	}
 }
 
 func remoteOK(t *testing.T, remote func(...string) (string, error), args ...string) string {
@@ -175,4 +208,53 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestRemoteDeleteRunning: `jobs delete` of a running job is refused alike
+// both ways, and --force deletes it both ways (the server passes it on).
+func TestRemoteDeleteRunning(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ts := testServer(e, "")
+	// Running jobs of a process that is alive (this one), as a run of
+	// another process on the server's repository is.
+	r, err := jobs.Open(context.Background(), e.repo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids [2]string
+	for i := range ids {
+		id, err := r.Create(context.Background(), jobs.Job{Kind: jobs.KindRun, Workload: "tprocc"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = strconv.FormatInt(id, 10)
+	}
+	r.Close()
+	remote := func(args ...string) (string, error) {
+		gs := e.state()
+		gs.env["SLEDGE_REPO"] = filepath.Join(t.TempDir(), "none.db")
+		return runSledge(context.Background(), gs, append([]string{"--server", ts.URL}, args...)...)
+	}
+	for i, run := range []func(...string) (string, error){e.run, remote} {
+		side := []string{"local", "remote"}[i]
+		_, err := run("jobs", "delete", ids[0])
+		if want := "job " + ids[0] + " is still running (pid "; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "; use --force to delete it anyway") {
+			t.Errorf("%s delete of a running job: %v", side, err)
+		}
+	}
+	_, lerr := e.run("jobs", "delete", ids[0])
+	_, rerr := remote("jobs", "delete", ids[0])
+	if errText(lerr) != errText(rerr) {
+		t.Errorf("refusals differ: local %q, remote %q", errText(lerr), errText(rerr))
+	}
+	for i, run := range []func(...string) (string, error){e.run, remote} {
+		out, err := run("jobs", "delete", "--force", ids[i])
+		if err != nil || out != "deleted job "+ids[i]+"\n" {
+			t.Errorf("delete --force %s: %q, %v", ids[i], out, err)
+		}
+		if _, err := e.run("jobs", "show", ids[i]); !errors.Is(err, jobs.ErrNotFound) {
+			t.Errorf("job %s after delete --force: %v", ids[i], err)
+		}
+	}
 }

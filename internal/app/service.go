@@ -560,15 +560,22 @@ func (s *Service) finish(ctx context.Context, e *execution, o Outcome) Outcome {
 	ctx = context.WithoutCancel(ctx)
 	e.out.Flush()
 	msg := ""
+	var sf jobs.SchemaFailure
 	if o.Err != nil {
 		msg = o.Err.Error()
+		// Kept apart from the text, so that a front end reading the job
+		// (the remote client) can word it as this one's would.
+		var se *workload.SchemaError
+		if errors.As(o.Err, &se) {
+			sf = jobs.SchemaFailure{Kind: se.Kind(), Workload: se.Workload, Holds: se.Holds}
+		}
 	}
 	if e.grp != nil && !e.merged {
 		// An agent of a group run: the agent that merges records the end.
 		_ = e.out.Close()
 		return e.closeStore(ctx, o)
 	}
-	if _, err := e.store.Finish(ctx, o.Status, msg); err != nil {
+	if _, err := e.store.Finish(ctx, o.Status, msg, sf); err != nil {
 		fmt.Fprintf(s.opts.Warn, "sledge: warning: cannot record the job's end: %v\n", err)
 	}
 	_ = e.out.Close()
@@ -598,6 +605,15 @@ func (s *Service) leaveGroup(runID string) {
 	s.mu.Lock()
 	delete(s.groups, runID)
 	s.mu.Unlock()
+}
+
+// Running is the job with that id this service runs; false when it runs
+// none (another process may run it).
+func (s *Service) Running(id int64) (*Job, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.running[id]
+	return j, ok
 }
 
 // Stop stops a job running in this service; false when there is none.

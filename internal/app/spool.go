@@ -126,7 +126,7 @@ func (t storeTarget) apply(ctx context.Context, r spool.Record) error {
 		if err := r.Decode(&f); err != nil {
 			return err
 		}
-		return t.repo.Finish(ctx, t.id, f.Status, f.Error)
+		return t.repo.FinishSchema(ctx, t.id, f.Status, f.Error, f.Schema)
 	case spool.KindMissing:
 		var m []jobs.MissingInterval
 		if err := r.Decode(&m); err != nil {
@@ -140,6 +140,7 @@ func (t storeTarget) apply(ctx context.Context, r spool.Record) error {
 // finishRecord is how a job ended, as spooled.
 type finishRecord struct {
 	Status, Error string
+	Schema        jobs.SchemaFailure // zero in what an older Sledge spooled
 }
 
 // handIn applies records in order; it stops at the first that cannot be
@@ -217,10 +218,11 @@ func (s *jobStore) AgentFailed(ctx context.Context, why string) (stored bool, er
 	})
 }
 
-// Finish stores or keeps how the job ended.
-func (s *jobStore) Finish(ctx context.Context, status, msg string) (stored bool, err error) {
-	return s.write(ctx, spool.KindFinish, 0, finishRecord{Status: status, Error: msg}, func(ctx context.Context) error {
-		return s.t.repo.Finish(ctx, s.t.id, status, msg)
+// Finish stores or keeps how the job ended, with what a job that failed
+// on its workload's schema found.
+func (s *jobStore) Finish(ctx context.Context, status, msg string, sf jobs.SchemaFailure) (stored bool, err error) {
+	return s.write(ctx, spool.KindFinish, 0, finishRecord{Status: status, Error: msg, Schema: sf}, func(ctx context.Context) error {
+		return s.t.repo.FinishSchema(ctx, s.t.id, status, msg, sf)
 	})
 }
 

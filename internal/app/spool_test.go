@@ -116,6 +116,40 @@ func TestRecoverSpool(t *testing.T) {
 	}
 }
 
+// TestRecoverSpoolSchemaFailure: the end a job spooled keeps what it found
+// about its workload's schema, as a direct Finish does.
+func TestRecoverSpoolSchemaFailure(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	repoPath := filepath.Join(dir, "jobs.db")
+	repo, err := jobs.Open(ctx, repoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	pid := deadPID(t)
+	id, err := repo.Create(ctx, jobs.Job{Kind: jobs.KindBuild, Workload: "tprocc", PID: pid}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := spool.Create(SpoolDir(dir), spool.Header{Repo: repoPath, Job: id, PID: pid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf := jobs.SchemaFailure{Kind: "schema_exists", Workload: "tprocc"}
+	if err := f.Append(spool.KindFinish, 0, finishRecord{Status: metrics.StatusFailed, Error: "build: it is there", Schema: sf}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := Recover(ctx, repo, repoPath, SpoolDir(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if j, err := repo.Get(ctx, id); err != nil || j.Status != metrics.StatusFailed || j.SchemaFailure != sf {
+		t.Errorf("job %s, schema failure %+v (%v); want failed with %+v", j.Status, j.SchemaFailure, err, sf)
+	}
+}
+
 // TestRecoverKeepsBusySpool: the spool of a live process is left to it,
 // and its job is not reaped as abandoned while it exists.
 func TestRecoverKeepsBusySpool(t *testing.T) {

@@ -38,9 +38,12 @@ type Job struct {
 	Host      string
 	PID       int
 	Error     string
-	CreatedAt time.Time
-	StartedAt time.Time
-	EndedAt   time.Time // zero while running
+	// SchemaFailure is, for a job that failed on its workload's schema,
+	// what it found; zero for every other job.
+	SchemaFailure SchemaFailure
+	CreatedAt     time.Time
+	StartedAt     time.Time
+	EndedAt       time.Time // zero while running
 
 	// Headline is filled by List and Get for jobs with a run result, so a
 	// listing needs no query per job. Ignored by Create.
@@ -68,6 +71,16 @@ type PartOf struct {
 type Headline struct {
 	NOPM, TPM   float64
 	NOPMDBCheck float64
+}
+
+// SchemaFailure is what a job that failed on its workload's schema found
+// (a workload.SchemaError, which the job's error text no longer is once
+// stored), so that a front end reading the job, the remote client, words it
+// as the front end that ran it would.
+type SchemaFailure struct {
+	Kind     string // workload.SchemaError.Kind: "schema_exists", "no_schema", "schema_unusable"
+	Workload string // the workload's registered name
+	Holds    string // for "no_schema": the workload whose schema the database holds, if it looked
 }
 
 // Duration is how long the job ran (until now for a running job).
@@ -137,14 +150,21 @@ func (r *Repo) SetDBVersion(ctx context.Context, id int64, v string) error {
 // Finish records how the job ended: status is one of the final statuses
 // (completed, degraded, interrupted, failed, abandoned).
 func (r *Repo) Finish(ctx context.Context, id int64, status string, errText string) error {
+	return r.FinishSchema(ctx, id, status, errText, SchemaFailure{})
+}
+
+// FinishSchema records how the job ended as Finish does, with what a job
+// that failed on its workload's schema found (Job.SchemaFailure).
+func (r *Repo) FinishSchema(ctx context.Context, id int64, status string, errText string, sf SchemaFailure) error {
 	switch status {
 	case metrics.StatusCompleted, metrics.StatusDegraded, metrics.StatusInterrupted, metrics.StatusFailed,
 		metrics.StatusAbandoned:
 	default:
 		return fmt.Errorf("finish job %d: %q is not a final status", id, status)
 	}
-	res, err := r.db.ExecContext(ctx, "UPDATE job SET status = ?, error = ?, ended_at = ? WHERE id = ?",
-		status, redactText(errText), fmtTime(time.Now()), id)
+	res, err := r.db.ExecContext(ctx, `UPDATE job SET status = ?, error = ?, ended_at = ?,
+		schema_error = ?, schema_error_workload = ?, schema_error_holds = ? WHERE id = ?`,
+		status, redactText(errText), fmtTime(time.Now()), sf.Kind, sf.Workload, sf.Holds, id)
 	if err != nil {
 		return fmt.Errorf("finish job %d: %w", id, err)
 	}

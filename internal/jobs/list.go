@@ -49,7 +49,8 @@ func (f ListFilter) Validate() error {
 }
 
 const jobColumns = `j.id, j.kind, j.workload, j.db_kind, j.target, j.db_version, j.status,
-	j.created_at, j.started_at, j.ended_at, j.host, j.pid, j.error, r.job_id IS NOT NULL, r.nopm, r.tpm, r.nopm_db_check,
+	j.created_at, j.started_at, j.ended_at, j.host, j.pid, j.error,
+	j.schema_error, j.schema_error_workload, j.schema_error_holds, r.job_id IS NOT NULL, r.nopm, r.tpm, r.nopm_db_check,
 	h.job_id IS NOT NULL, h.geomean_s,
 	COALESCE(cs.value, ''), COALESCE(ct.value, ''), COALESCE(cp.value, ''), COALESCE(cv.value, '')`
 
@@ -74,7 +75,8 @@ func scanJob(s scanner) (Job, error) {
 		geomean           float64
 	)
 	if err := s.Scan(&j.ID, &j.Kind, &j.Workload, &j.DBKind, &j.Target, &j.DBVersion, &j.Status,
-		&created, &started, &ended, &j.Host, &j.PID, &j.Error, &hasResult, nanFloat{&nopm}, nanFloat{&tpm}, nanFloat{&dbNOPM},
+		&created, &started, &ended, &j.Host, &j.PID, &j.Error,
+		&j.SchemaFailure.Kind, &j.SchemaFailure.Workload, &j.SchemaFailure.Holds, &hasResult, nanFloat{&nopm}, nanFloat{&tpm}, nanFloat{&dbNOPM},
 		&hasAnalytic, nanFloat{&geomean},
 		&j.PartOf.Series, &j.PartOf.Trial, &j.PartOf.Profile, &j.PartOf.ProfileVU); err != nil {
 		return Job{}, err

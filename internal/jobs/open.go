@@ -61,6 +61,7 @@ var migrations = [...]migration{
 	{sqlite: "schema_v13.sql", postgres: "schema_pg_v13.sql"},
 	{sqlite: "schema_v14.sql", postgres: "schema_pg_v14.sql"},
 	{sqlite: "schema_v15.sql", postgres: "schema_pg_v15.sql"},
+	{sqlite: "schema_v16.sql", postgres: "schema_pg_v16.sql"},
 }
 
 // migration names one version's script per dialect.

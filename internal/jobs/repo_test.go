@@ -121,6 +121,42 @@ func TestCreateGetFinish(t *testing.T) {
 	})
 }
 
+// A job that failed on its workload's schema keeps what it found; Get and
+// List read it back, and a job that failed otherwise has none.
+func TestFinishSchemaFailure(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, b backend) {
+		r := b.open(t)
+		ctx := context.Background()
+		sf := SchemaFailure{Kind: "no_schema", Workload: "tproch", Holds: "tprocc"}
+		failed := mustCreate(t, r, Job{Kind: KindCheck, Workload: "tproch"}, nil)
+		if err := r.FinishSchema(ctx, failed, metrics.StatusFailed, "check: no TPROC-H schema", sf); err != nil {
+			t.Fatal(err)
+		}
+		other := mustCreate(t, r, Job{Kind: KindRun, Workload: "tprocc"}, nil)
+		if err := r.Finish(ctx, other, metrics.StatusFailed, "boom"); err != nil {
+			t.Fatal(err)
+		}
+		j, err := r.Get(ctx, failed)
+		if err != nil || j.SchemaFailure != sf || j.Error != "check: no TPROC-H schema" {
+			t.Errorf("Get: %+v, %v; want schema failure %+v", j.SchemaFailure, err, sf)
+		}
+		list, err := r.List(ctx, ListFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range list {
+			want := SchemaFailure{}
+			if j.ID == failed {
+				want = sf
+			}
+			if j.SchemaFailure != want {
+				t.Errorf("List: job %d's schema failure %+v, want %+v", j.ID, j.SchemaFailure, want)
+			}
+		}
+	})
+}
+
 func TestMissingJob(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {

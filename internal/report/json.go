@@ -57,8 +57,11 @@ type JobJSON struct {
 	EndedAt   *string `json:"ended_at"`   // null while running
 	DurationS *Float  `json:"duration_s"` // null while running
 	Error     string  `json:"error"`
-	NOPM      *Float  `json:"nopm"` // null unless a run with a result
-	TPM       *Float  `json:"tpm"`
+	// SchemaError is, for a job that failed on its workload's schema,
+	// what it found (jobs.SchemaFailure); absent for every other job.
+	SchemaError *SchemaErrorJSON `json:"schema_error,omitempty"`
+	NOPM        *Float           `json:"nopm"` // null unless a run with a result
+	TPM         *Float           `json:"tpm"`
 	// GeomeanS is a TPROC-H run's headline: the geometric mean of the
 	// power test's query times, seconds; null unless one was computed.
 	GeomeanS *Float `json:"geomean_s"`
@@ -71,6 +74,18 @@ type JobJSON struct {
 	ProfileVU string `json:"profile_vu,omitempty"`
 }
 
+// SchemaErrorJSON is what a job that failed on its workload's schema
+// found: kind is "schema_exists" (a build found the schema and was not
+// told to replace it), "no_schema" (the job needs one and found none) or
+// "schema_unusable" (an unfinished build's, or another workload's), of
+// workload; holds, for no_schema, names the workload whose schema the
+// database holds instead, when the job looked (a check does).
+type SchemaErrorJSON struct {
+	Kind     string `json:"kind"`
+	Workload string `json:"workload"`
+	Holds    string `json:"holds,omitempty"`
+}
+
 // ToJob is the JSON shape of a job.
 func ToJob(j jobs.Job) JobJSON {
 	out := JobJSON{
@@ -78,6 +93,9 @@ func ToJob(j jobs.Job) JobJSON {
 		DBVersion: j.DBVersion, Host: j.Host, PID: j.PID, Error: j.Error,
 		CreatedAt: jsonTime(j.CreatedAt), StartedAt: jsonTime(j.StartedAt),
 		Series: j.PartOf.Series, Trial: j.PartOf.Trial, Profile: j.PartOf.Profile, ProfileVU: j.PartOf.ProfileVU,
+	}
+	if sf := j.SchemaFailure; sf.Kind != "" {
+		out.SchemaError = &SchemaErrorJSON{Kind: sf.Kind, Workload: sf.Workload, Holds: sf.Holds}
 	}
 	if !j.EndedAt.IsZero() {
 		e := jsonTime(j.EndedAt)

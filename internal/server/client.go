@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/report"
+	"github.com/sledge-bench/sledge/internal/workload"
 )
 
 // Client drives a Sledge server: the CLI's --server mode.
@@ -143,11 +145,41 @@ type JobEnd struct {
 	ID     int64
 	Status string // metrics.Status*
 	Error  string // why it failed, "" when it did not
+	// Schema is what a job that failed on its workload's schema found,
+	// nil for every other end.
+	Schema *report.SchemaErrorJSON
 	// Failed says that the job ran to its end but found what it checks
 	// failing: a check's condition, an analytic run's query (its report
 	// says which), as a local job's app.Outcome.OK.
 	Failed bool
 }
+
+// Err is why the job failed, nil when it did not: its error as the server
+// recorded it, which, for a job that failed on its workload's schema, is
+// (errors.As) the workload.SchemaError the job met, as a local job's error
+// is, so that a front end words it alike.
+func (e JobEnd) Err() error {
+	if e.Error == "" {
+		return nil
+	}
+	if e.Schema != nil {
+		if se := workload.SchemaErrorOf(e.Schema.Kind, e.Schema.Workload, e.Schema.Holds, e.Error); se != nil {
+			return &JobError{Msg: e.Error, Err: se}
+		}
+	}
+	return errors.New(e.Error)
+}
+
+// JobError is a job's error as the server recorded it (Msg, what a local
+// job's error says), wrapping what the record keeps of its kind.
+type JobError struct {
+	Msg string
+	Err error
+}
+
+func (e *JobError) Error() string { return e.Msg }
+
+func (e *JobError) Unwrap() error { return e.Err }
 
 // RunJob starts a job on the server and prints what a local job prints on
 // its console, as the server's job records it (its output): its header,
@@ -166,7 +198,9 @@ func (c *Client) RunJob(ctx context.Context, w io.Writer, spec config.Spec, opts
 	}
 	end := JobEnd{ID: id}
 	f := &follower{c: c, w: w, id: created.ID, opts: opts, skip: map[string]int{}}
-	end.Status, end.Error, err = f.follow(ctx)
+	var last report.JobJSON
+	last, err = f.follow(ctx)
+	end.Status, end.Error, end.Schema = last.Status, last.Error, last.SchemaError
 	if err == nil && (opts.Summary != nil || spec.Kind == config.KindCheck || spec.Kind == config.KindRun) {
 		// What it stored says whether it failed: the summary of jobs show.
 		var b bytes.Buffer
@@ -221,25 +255,25 @@ func (f *follower) printOutput(ctx context.Context) error {
 }
 
 // follow prints the job's output as its event stream says it grows and
-// returns its final status and error.
-func (f *follower) follow(ctx context.Context) (status, jobErr string, err error) {
+// returns the job as it ended.
+func (f *follower) follow(ctx context.Context) (report.JobJSON, error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", f.c.base+"/api/jobs/"+f.id+"/events", nil)
 	if err != nil {
-		return "", "", err
+		return report.JobJSON{}, err
 	}
 	f.c.authorize(req)
 	resp, err := f.c.http.Do(req)
 	if err != nil {
-		return "", "", err
+		return report.JobJSON{}, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(resp.Body)
 		var e ErrorBody
 		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			return "", "", &APIError{StatusCode: resp.StatusCode, Message: e.Error, Field: e.Field}
+			return report.JobJSON{}, &APIError{StatusCode: resp.StatusCode, Message: e.Error, Field: e.Field}
 		}
-		return "", "", &APIError{StatusCode: resp.StatusCode, Message: "GET /api/jobs/" + f.id + "/events: " + resp.Status}
+		return report.JobJSON{}, &APIError{StatusCode: resp.StatusCode, Message: "GET /api/jobs/" + f.id + "/events: " + resp.Status}
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
@@ -268,23 +302,23 @@ func (f *follower) follow(ctx context.Context) (status, jobErr string, err error
 				f.skip[report.IntervalJSONLine(iv)]++
 			}
 			if err := f.printOutput(ctx); err != nil {
-				return "", "", err
+				return report.JobJSON{}, err
 			}
 		case "status":
 			var j report.JobJSON
 			if err := json.Unmarshal([]byte(data), &j); err != nil {
-				return "", "", err
+				return report.JobJSON{}, err
 			}
 			if err := f.printOutput(ctx); err != nil {
-				return "", "", err
+				return report.JobJSON{}, err
 			}
-			return j.Status, j.Error, nil
+			return j, nil
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return "", "", err
+		return report.JobJSON{}, err
 	}
-	return "", "", fmt.Errorf("the event stream of job %s ended without a status", f.id)
+	return report.JobJSON{}, fmt.Errorf("the event stream of job %s ended without a status", f.id)
 }
 
 // ListJobs lists the server's jobs, newest first: of a kind and a status

@@ -342,10 +342,33 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request, j jobs.Job) {
 	writeAPI(w, http.StatusOK, report.ToJob(j))
 }
 
+// deleteJob deletes a job and everything recorded with it. A running job
+// is refused (409, the words of jobs.RunningError) unless force=true, as
+// `sledge jobs delete --force` deletes it locally: one this server runs is
+// stopped first, and deleted once it has recorded its end (so that nothing
+// writes to it after); one another process runs is deleted as it stands.
 func (s *Server) deleteJob(w http.ResponseWriter, r *http.Request, j jobs.Job) {
+	force := false
+	if v := r.URL.Query().Get("force"); v != "" {
+		var err error
+		if force, err = strconv.ParseBool(v); err != nil {
+			apiError(w, http.StatusBadRequest, "force", fmt.Sprintf("force %q: want true or false", v))
+			return
+		}
+	}
 	if j.Status == metrics.StatusRunning {
-		apiError(w, http.StatusConflict, "id", fmt.Sprintf("job %d is running: stop it first", j.ID))
-		return
+		if !force {
+			apiError(w, http.StatusConflict, "id", (&jobs.RunningError{ID: j.ID, PID: j.PID, Host: j.Host}).Error())
+			return
+		}
+		if rj, ok := s.svc.Running(j.ID); ok {
+			rj.Stop()
+			select {
+			case <-rj.Done():
+			case <-r.Context().Done():
+				return
+			}
+		}
 	}
 	if err := s.store.Delete(r.Context(), j.ID); err != nil {
 		apiError(w, http.StatusInternalServerError, "", err.Error())
@@ -355,7 +378,9 @@ func (s *Server) deleteJob(w http.ResponseWriter, r *http.Request, j jobs.Job) {
 }
 
 func (s *Server) stopJob(w http.ResponseWriter, r *http.Request, j jobs.Job) {
-	if !s.svc.Stop(j.ID) {
+	// A job that has recorded its end is not running, though the service
+	// may still be tidying up after it.
+	if j.Status != metrics.StatusRunning || !s.svc.Stop(j.ID) {
 		apiError(w, http.StatusConflict, "id", fmt.Sprintf("job %d is not running in this server (status %s)", j.ID, j.Status))
 		return
 	}

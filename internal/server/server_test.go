@@ -20,6 +20,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -342,6 +343,48 @@ func TestServeStop(t *testing.T) {
 	}
 	if code, _ := c.do("POST", "/api/jobs/"+id+"/stop", ""); code != 409 {
 		t.Errorf("stopping a finished job: %d", code)
+	}
+}
+
+// DELETE /api/jobs/{id}?force=true deletes a running job as `sledge jobs
+// delete --force` does: one the server runs is stopped first, and gone
+// once deleted; without force it is refused with the words of a local
+// delete.
+func TestServeDeleteForce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs on SQLite")
+	}
+	t.Parallel()
+	ts, srv := testServer(t, "")
+	c := apiClient{t: t, base: ts.URL}
+	id := c.json("POST", "/api/jobs", `{"kind":"run","vu":1,"rampup":"0s","duration":"10m","interval":"1s"}`, 201)["id"].(string)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		var lines []json.RawMessage
+		if code, b := c.do("GET", "/api/jobs/"+id+"/output", ""); code == 200 && json.Unmarshal(b, &lines) == nil && len(lines) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the job said nothing in a minute")
+		}
+	}
+	if code, b := c.do("DELETE", "/api/jobs/"+id, ""); code != 409 || !strings.Contains(string(b), "job "+id+" is still running (pid ") {
+		t.Errorf("delete while running: %d %s", code, b)
+	}
+	if code, b := c.do("DELETE", "/api/jobs/"+id+"?force=nonsense", ""); code != 400 || !strings.Contains(string(b), `"field": "force"`) {
+		t.Errorf("delete with a bad force: %d %s", code, b)
+	}
+	if j := c.json("GET", "/api/jobs/"+id, "", 200); j["status"] != "running" {
+		t.Fatalf("refused deletes changed the job: %v", j["status"])
+	}
+	if code, b := c.do("DELETE", "/api/jobs/"+id+"?force=true", ""); code != 204 {
+		t.Fatalf("forced delete of a running job: %d %s", code, b)
+	}
+	if code, _ := c.do("GET", "/api/jobs/"+id, ""); code != 404 {
+		t.Errorf("after a forced delete: %d", code)
+	}
+	n, _ := strconv.ParseInt(id, 10, 64)
+	if _, ok := srv.svc.Running(n); ok {
+		t.Errorf("the server still runs the deleted job %s", id)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/report"
 )
 
@@ -109,11 +110,24 @@ func commandError(err error) error {
 	return err
 }
 
-// Delete deletes a job on the server and everything recorded with it. The
-// server deletes no running job, forced or not: its error says to stop the
-// job first.
+// Delete deletes a job on the server and everything recorded with it. A
+// running job is a *jobs.RunningError unless forced, as in a local
+// repository; forced, the server stops it first when it runs it itself.
 func (c *Client) Delete(ctx context.Context, id int64, force bool) error {
-	return commandError(c.call(ctx, "DELETE", "/api/jobs/"+strconv.FormatInt(id, 10), nil, nil))
+	path := "/api/jobs/" + strconv.FormatInt(id, 10)
+	if force {
+		path += "?force=true"
+	}
+	err := c.call(ctx, "DELETE", path, nil, nil)
+	var ae *APIError
+	if errors.As(err, &ae) && ae.StatusCode == http.StatusConflict {
+		// Running: the job's process, to say which as a local delete does.
+		var j report.JobJSON
+		if gerr := c.call(ctx, "GET", "/api/jobs/"+strconv.FormatInt(id, 10), nil, &j); gerr == nil && j.Status == metrics.StatusRunning {
+			return &jobs.RunningError{ID: id, PID: j.PID, Host: j.Host}
+		}
+	}
+	return commandError(err)
 }
 
 // View writes a view of the server's jobs to w: exactly what the view's

@@ -36,3 +36,34 @@ type SchemaError struct {
 func (e *SchemaError) Error() string { return e.Msg }
 
 func (e *SchemaError) Unwrap() error { return e.Err }
+
+// schemaKinds name the sentinels where a SchemaError must outlive its
+// process: in a job's record, and in the API's job object.
+var schemaKinds = map[string]error{
+	"schema_exists":   ErrSchemaExists,
+	"no_schema":       ErrNoSchema,
+	"schema_unusable": ErrSchemaUnusable,
+}
+
+// Kind names e's sentinel ("schema_exists", "no_schema" or
+// "schema_unusable"), "" for another error.
+func (e *SchemaError) Kind() string {
+	for k, s := range schemaKinds {
+		if e.Err == s {
+			return k
+		}
+	}
+	return ""
+}
+
+// SchemaErrorOf is the SchemaError a job recorded by its Kind, workload
+// and Holds (a job's record keeps no more of it), with msg as its account;
+// nil for a kind this Sledge does not know, which reads as an error of no
+// kind.
+func SchemaErrorOf(kind, workload, holds, msg string) *SchemaError {
+	s, ok := schemaKinds[kind]
+	if !ok {
+		return nil
+	}
+	return &SchemaError{Err: s, Workload: workload, Msg: msg, Holds: holds}
+}

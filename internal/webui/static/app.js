@@ -82,13 +82,17 @@
   }
 
   function table(cols, rows, attrs) {
-    // cols: [{label, num, title}]; rows: arrays of cells or {attrs, cells}.
+    // cols: [{label, num, title, cls}]; rows: arrays of cells or {attrs,
+    // cells}. Each cell carries its column's label (data-label), which a
+    // table laid out as cards at narrow widths shows beside it.
     return h('table', Object.assign({ class: 'data' }, attrs || {}),
       h('thead', null, h('tr', null, cols.map(c => h('th', { class: c.num ? 'num' : null, title: c.title }, c.label)))),
       h('tbody', null, rows.map(r => {
         const cells = Array.isArray(r) ? r : r.cells;
-        return h('tr', Array.isArray(r) ? null : r.attrs,
-          cells.map((v, i) => h('td', { class: cols[i] && cols[i].num ? 'num' : null }, v)));
+        return h('tr', Array.isArray(r) ? null : r.attrs, cells.map((v, i) => {
+          const c = cols[i] || {};
+          return h('td', { class: [c.num ? 'num' : '', c.cls || ''].join(' ').trim() || null, 'data-label': c.label }, v);
+        }));
       })));
   }
 
@@ -2331,7 +2335,9 @@
     }
 
     const cols = [{ label: 'Job' }, { label: 'Workload' }, { label: 'Database' }, { label: 'Setup' }, { label: 'Status' }];
-    for (const m of METRICS) cols.push({ label: m.label, num: true }, { label: 'vs #' + (base ? base.id : ''), num: true });
+    // On a phone the table is a card per job (table.rowcards), each figure
+    // on a line with its ratio beside it: fig and vs place them.
+    for (const m of METRICS) cols.push({ label: m.label, num: true, cls: 'fig' }, { label: 'vs #' + (base ? base.id : ''), num: true, cls: 'vs' });
     const rows = entries.map(e => {
       if (!e.job) {
         return { attrs: { testid: 'compare-row-' + e.id }, cells: ['#' + e.id, h('span', { style: 'color:var(--danger)' }, e.error ? e.error.message : 'not found')].concat(cols.slice(2).map(() => '')) };
@@ -2391,7 +2397,7 @@
       h('div', { class: 'page-head' }, h('h1', null, 'Compare'), h('span', { class: 'sub' }, ids.map(i => '#' + i).join(', '))),
       settingsBox,
       verdictBox,
-      panel(null, 'compare-table-panel', h('div', { class: 'scroll-x' }, table(cols, rows, { testid: 'compare-table', id: 'compare-table' })),
+      panel(null, 'compare-table-panel', h('div', { class: 'scroll-x' }, table(cols, rows, { testid: 'compare-table', id: 'compare-table', class: 'data rowcards' })),
         base ? h('p', { class: 'muted', style: 'margin:8px 0 0', testid: 'compare-legend' },
           `Ratios are against job #${base.id}. `, h('span', { class: 'ratio ratio-neutral' }, 'Grey'),
           `: within ${NEUTRAL_BAND * 100} % — not judged; repeat runs to tell noise from change. Beyond it `,

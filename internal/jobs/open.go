@@ -61,6 +61,9 @@ var migrations = [...]migration{
 	{sqlite: "schema_v13.sql", postgres: "schema_pg_v13.sql"},
 	{sqlite: "schema_v14.sql", postgres: "schema_pg_v14.sql"},
 	{sqlite: "schema_v15.sql", postgres: "schema_pg_v15.sql"},
+	{sqlite: "schema_v16.sql", postgres: "schema_pg_v16.sql"}, // placeholder of branch i29-export: renumber at merge
+	{sqlite: "schema_v17.sql", postgres: "schema_pg_v17.sql"}, // placeholder of branch i29-export: renumber at merge
+	{sqlite: "schema_v18.sql", postgres: "schema_pg_v18.sql"},
 }
 
 // migration names one version's script per dialect.

@@ -84,7 +84,8 @@ func newJobsCmd(gs *globalState) *cobra.Command {
 	}
 	addListFlags(list, lf)
 
-	cmd.AddCommand(list, newJobsShowCmd(gs), newJobsDiffCmd(gs), newJobsHlogCmd(gs), newJobsDeleteCmd(gs), newJobsRecoverCmd(gs))
+	cmd.AddCommand(list, newJobsShowCmd(gs), newJobsDiffCmd(gs), newJobsHlogCmd(gs), newJobsDeleteCmd(gs), newJobsRecoverCmd(gs),
+		newJobsExportCmd(gs), newJobsImportCmd(gs))
 	return cmd
 }
 

@@ -471,6 +471,10 @@ func (r *Repo) Import(ctx context.Context, f *ExportFile, now time.Time) ([]Impo
 		}
 		for _, ej := range f.Jobs {
 			im, err := importJob(ctx, tx, f, ej, cols, now)
+			var dup *DuplicateError
+			if errors.As(err, &dup) {
+				return err // names the job
+			}
 			if err != nil {
 				return fmt.Errorf("job %d of the file: %w", ej.ID, err)
 			}

@@ -156,7 +156,8 @@ func (r *Repo) inTx(ctx context.Context, what string, fn func(*repoTx) error) er
 	if err := fn(tx); err != nil {
 		var nf notFoundError
 		var ie *ImportedError
-		if errors.As(err, &nf) || errors.As(err, &ie) {
+		var de *DuplicateError
+		if errors.As(err, &nf) || errors.As(err, &ie) || errors.As(err, &de) {
 			return err // "no job N" says it all
 		}
 		return fmt.Errorf("%s: %w", what, err)

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -144,5 +146,128 @@ func TestJobsExportImportRoundTrip(t *testing.T) {
 	}
 	if _, err := e.run("jobs", "export", "99"); err == nil || !strings.Contains(err.Error(), "no job 99") {
 		t.Errorf("export of no job: %v", err)
+	}
+}
+
+// TestJobsExportImportThroughServer: export from one server and import
+// into another with --server (the second with a token), and the API's own
+// routes: a download of one job, and refusals.
+func TestJobsExportImportThroughServer(t *testing.T) {
+	t.Parallel()
+	src := newEnv(t)
+	d := seedDiffRepo(t)
+	src.set("SLEDGE_REPO", d.path)
+	tsA := testServer(src, "")
+	dst := newEnv(t)
+	tsB := testServer(dst, "tok")
+
+	client := newEnv(t) // its own repository does not exist: nothing is read here
+	client.set("SLEDGE_TOKEN", "tok")
+	raw := client.ok("--server", tsA.URL, "jobs", "export", fmt.Sprint(d.a), fmt.Sprint(d.b))
+	if !strings.HasPrefix(raw, `{"format":"sledge-jobs","version":1,`) {
+		t.Fatalf("export through the server: %.200s", raw)
+	}
+	if _, err := client.run("--server", tsA.URL, "jobs", "export", "99"); err == nil || err.Error() != "no job 99" {
+		t.Errorf("export of no job through the server: %v", err)
+	}
+	file := filepath.Join(client.tmp(), "two.json")
+	if err := os.WriteFile(file, []byte(raw), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := client.ok("--server", tsB.URL, "jobs", "import", file)
+	if !strings.Contains(out, fmt.Sprintf("imported job %d of ", d.a)) || !strings.Contains(out, fmt.Sprintf("imported job %d of ", d.b)) {
+		t.Errorf("import through the server says %q", out)
+	}
+	if _, err := client.run("--server", tsB.URL, "jobs", "import", file); err == nil || !strings.Contains(err.Error(), "already imported as job 1") {
+		t.Errorf("second import through the server: %v", err)
+	}
+	if _, err := os.Stat(client.repo()); !os.IsNotExist(err) {
+		t.Errorf("the client's own repository: %v", err)
+	}
+	// The imported jobs are the server's, marked.
+	show := dst.ok("jobs", "show", "2")
+	if !regexp.MustCompile(fmt.Sprintf(`(?m)^imported +job %d of `, d.b)).MatchString(show) {
+		t.Errorf("jobs show of the imported job:\n%s", show)
+	}
+
+	// GET /api/jobs/{id}/export: the file as a download.
+	resp, err := http.Get(tsA.URL + fmt.Sprintf("/api/jobs/%d/export", d.a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Disposition"), fmt.Sprintf("sledge-job-%d.json", d.a)) ||
+		!strings.HasPrefix(string(body), `{"format":"sledge-jobs"`) {
+		t.Errorf("GET export: %d %v %.100s", resp.StatusCode, resp.Header, body)
+	}
+	for _, c := range []struct {
+		name, token, body string
+		code              int
+		want              string
+	}{
+		{"no token", "", raw, 401, ""},
+		{"not an export", "tok", `{"hello":1}`, 400, "not a sledge jobs export"},
+		{"a later version", "tok", strings.Replace(raw, `"version":1`, `"version":2`, 1), 400, "file version 2 is newer"},
+		{"a duplicate", "tok", raw, 409, "already imported"},
+	} {
+		req, _ := http.NewRequest("POST", tsB.URL+"/api/jobs/import", strings.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/json")
+		if c.token != "" {
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.code || !strings.Contains(string(b), c.want) {
+			t.Errorf("%s: %d %s, want %d with %q", c.name, resp.StatusCode, b, c.code, c.want)
+		}
+	}
+}
+
+// TestJobsExportImportTPROCH: a TPROC-H build and run (on the embedded
+// DuckDB) round-trip into a second repository with the same jobs show (the
+// summary and the query times) but the imported line.
+func TestJobsExportImportTPROCH(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs TPROC-H on DuckDB")
+	}
+	t.Parallel()
+	e := newEnv(t)
+	e.ok("build", "--workload", "tproch", "--scale", "0.01", "--workers", "2") // job 1
+	e.ok("run", "--workload", "tproch")                                        // job 2
+	file := filepath.Join(e.tmp(), "tproch.json")
+	e.ok("jobs", "export", "1", "2", "-o", file)
+	other := filepath.Join(t.TempDir(), "jobs.db")
+	e.ok("--repo", other, "jobs", "import", file)
+	for _, args := range [][]string{{"jobs", "show", "1"}, {"jobs", "show", "2"}, {"jobs", "show", "2", "result"}, {"jobs", "show", "2", "result", "--format", "json"}, {"jobs", "show", "2", "--format", "json"}} {
+		want := e.ok(args...)
+		got := e.ok(append([]string{"--repo", other}, args...)...)
+		if args[len(args)-1] == "json" {
+			// The imported marker is the only difference.
+			var w, g map[string]any
+			if err := json.Unmarshal([]byte(want), &w); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(got), &g); err != nil {
+				t.Fatal(err)
+			}
+			if j, ok := g["job"].(map[string]any); ok {
+				delete(j, "imported_from")
+			}
+			if fmt.Sprint(w) != fmt.Sprint(g) {
+				t.Errorf("%v differs:\n--- source\n%s\n--- imported\n%s", args, want, got)
+			}
+			continue
+		}
+		if withoutImported(got) != want {
+			t.Errorf("%v differs:\n--- source\n%s--- imported\n%s", args, want, got)
+		}
+	}
+	if !strings.Contains(e.ok("jobs", "show", "2", "result"), "geometric mean") {
+		t.Error("the TPROC-H result shows no geometric mean")
 	}
 }

@@ -595,32 +595,42 @@ func importJob(ctx context.Context, tx *repoTx, f *ExportFile, ej ExportedJob, c
 	return Imported{From: ej.ID, ID: id, Origin: o}, nil
 }
 
-// importValue converts a value of the file (decoded with UseNumber) for a
-// column of class.
+// importValue converts a value of the file for a column of class: a value
+// decoded with UseNumber (json.Number), or one Export made (int64,
+// float64, string, map[string]string).
 func importValue(v any, class string) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
 	switch class {
 	case colInt, colBool:
-		n, ok := v.(json.Number)
-		if !ok {
+		var i int64
+		switch x := v.(type) {
+		case json.Number:
+			n, err := x.Int64()
+			if err != nil {
+				return nil, fmt.Errorf("want an integer: %w", err)
+			}
+			i = n
+		case int64:
+			i = x
+		default:
 			return nil, fmt.Errorf("want an integer, got %T", v)
-		}
-		i, err := n.Int64()
-		if err != nil {
-			return nil, fmt.Errorf("want an integer: %w", err)
 		}
 		if class == colBool {
 			return i != 0, nil
 		}
 		return i, nil
 	case colReal:
-		n, ok := v.(json.Number)
-		if !ok {
-			return nil, fmt.Errorf("want a number, got %T", v)
+		switch x := v.(type) {
+		case json.Number:
+			return x.Float64()
+		case float64:
+			return x, nil
+		case int64:
+			return float64(x), nil
 		}
-		return n.Float64()
+		return nil, fmt.Errorf("want a number, got %T", v)
 	case colText:
 		s, ok := v.(string)
 		if !ok {
@@ -633,6 +643,10 @@ func importValue(v any, class string) (any, error) {
 			return []byte(x), nil
 		case map[string]any:
 			if s, ok := x["base64"].(string); ok && len(x) == 1 {
+				return base64.StdEncoding.DecodeString(s)
+			}
+		case map[string]string:
+			if s, ok := x["base64"]; ok && len(x) == 1 {
 				return base64.StdEncoding.DecodeString(s)
 			}
 		}

@@ -130,6 +130,7 @@ async function main() {
   await page.screenshot({ path: path.join(artifacts, 'not-observed-job.png'), fullPage: true });
 
   if (process.env.AGENTS_ID) await agentsPanel(process.env.AGENTS_ID);
+  if (process.env.IMPORTED_ID) await importedJob(process.env.IMPORTED_ID, observedID);
   if (liveID) await livePage();
 
   check(consoleErrors.length === 0, `the browser console has errors:\n  ${consoleErrors.join('\n  ')}`);
@@ -150,6 +151,26 @@ async function agentsPanel(id) {
   check(/^1\/2 client2 \(pid 202\) 4 \(5–8\) lost — — 3\.0 ms$/.test(rows[1]), `the lost agent's row: ${rows[1]}`);
   await page.locator(sel('agents-panel')).screenshot({ path: path.join(artifacts, 'agents-panel.png') });
   log('  screenshot agents-panel.png');
+}
+
+// importedJob opens the observed run imported back (sledge jobs import):
+// marked imported with its origin, in the list and on its page, which
+// shows its server section as the original's does.
+async function importedJob(id, from) {
+  step('imported job: marked, with its origin, and read as any other');
+  await page.goto(`${base}/#/jobs/${id}`);
+  await page.locator(sel('aas-chart-svg')).waitFor();
+  const badge = (await page.locator(sel('job-imported')).textContent()).trim();
+  check(badge === 'imported', `the imported badge says ${JSON.stringify(badge)}`);
+  const title = await page.locator(sel('job-imported')).getAttribute('title');
+  check(new RegExp(`^imported: job ${from} of .*; read-only$`).test(title || ''), `the badge's title says ${JSON.stringify(title)}`);
+  const origin = (await page.locator(sel('job-origin')).textContent()).replace(/\s+/g, ' ').trim();
+  check(origin.startsWith(`Imported from job #${from} of `) && origin.endsWith('(read-only)'), `the origin says ${JSON.stringify(origin)}`);
+  await page.screenshot({ path: path.join(artifacts, 'imported-job.png'), fullPage: true });
+  await page.goto(base + '/#/');
+  await page.locator(sel('job-imported-' + id)).waitFor();
+  check(await page.locator(sel('job-imported-' + from)).count() === 0, 'the original job is marked imported in the list');
+  log('  screenshot imported-job.png');
 }
 
 // livePage watches a running job: the server section fills in and grows

@@ -429,6 +429,16 @@ func TestWebUIObservedInChromium(t *testing.T) {
 	observeStoredRun(t, repo, observed)
 	unobserved := storeRun(t, repo)
 	group := storeGroupRun(t, repo)
+	// The observed run imported back: the page marks it and reads it as
+	// the original.
+	exported, err := repo.Export(context.Background(), []int64{observed}, "test", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	imported, err := repo.Import(context.Background(), exported, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// Long enough that only the page's Stop ends it.
 	live := postJob(t, ts.URL, `{"kind":"run","db":"live-pg","vu":2,"rampup":"2s","duration":"5m","interval":"1s"}`)
@@ -437,8 +447,8 @@ func TestWebUIObservedInChromium(t *testing.T) {
 	defer cancel()
 	cmd := nodeCommand(ctx, t, webTests, node, chromium, "observed.mjs", ts.URL, artifacts,
 		fmt.Sprint(observed), fmt.Sprint(unobserved), live)
-	cmd.Env = append(cmd.Env, fmt.Sprint("AGENTS_ID=", group))
-	err := runStreaming(t, cmd)
+	cmd.Env = append(cmd.Env, fmt.Sprint("AGENTS_ID=", group), fmt.Sprint("IMPORTED_ID=", imported[0].ID))
+	err = runStreaming(t, cmd)
 	if err != nil {
 		// The page did not get to stop it: stop it here.
 		if resp, perr := http.Post(ts.URL+"/api/jobs/"+live+"/stop", "application/json", nil); perr == nil {

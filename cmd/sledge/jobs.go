@@ -68,7 +68,7 @@ func newJobsCmd(gs *globalState) *cobra.Command {
 	f := &listFlags{}
 	cmd := withHelp("jobs", &cobra.Command{
 		Use:   "jobs",
-		Short: "List, show, compare and delete the recorded jobs",
+		Short: "List, show, compare, delete, export and import the recorded jobs",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runJobsList(cmd, gs, f) },
 	})
@@ -84,7 +84,8 @@ func newJobsCmd(gs *globalState) *cobra.Command {
 	}
 	addListFlags(list, lf)
 
-	cmd.AddCommand(list, newJobsShowCmd(gs), newJobsDiffCmd(gs), newJobsHlogCmd(gs), newJobsDeleteCmd(gs), newJobsRecoverCmd(gs))
+	cmd.AddCommand(list, newJobsShowCmd(gs), newJobsDiffCmd(gs), newJobsHlogCmd(gs), newJobsDeleteCmd(gs), newJobsRecoverCmd(gs),
+		newJobsExportCmd(gs), newJobsImportCmd(gs))
 	return cmd
 }
 

@@ -180,6 +180,8 @@ type recorded interface {
 var (
 	_ recorded = app.Recorded{}
 	_ recorded = (*server.Client)(nil)
+	_ importer = app.Recorded{}
+	_ importer = (*server.Client)(nil)
 )
 
 // withRecorded runs fn on the jobs of --server when it is given, else on
@@ -193,7 +195,7 @@ func withRecorded(cmd *cobra.Command, gs *globalState, fn func(context.Context, 
 		return fn(cmd.Context(), c)
 	}
 	return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
-		return fn(ctx, app.Recorded{Store: repo})
+		return fn(ctx, app.Recorded{Store: repo, Version: version})
 	})
 }
 

@@ -102,6 +102,9 @@ func New(opts Options) *Service {
 // Repo is the service's jobs repository.
 func (s *Service) Repo() *jobs.Repo { return s.opts.Repo }
 
+// Version is Sledge's version (Options.Version).
+func (s *Service) Version() string { return s.opts.Version }
+
 // Request is one job to run.
 type Request struct {
 	Spec config.Spec

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/jobs"
@@ -30,6 +31,7 @@ const (
 	ViewProfile  = "profile"  // profile show ID
 	ViewProfiles = "profiles" // profile list
 	ViewHlog     = "hlog"     // jobs hlog ID --tx TX
+	ViewExport   = "export"   // jobs export ID... (the file, JSON; gzip is the writer's)
 )
 
 // The formats a view is written in (View.Format).
@@ -40,10 +42,12 @@ const (
 )
 
 // viewIDs is how many job ids each view takes.
-var viewIDs = map[string]int{ViewJobs: 0, ViewShow: 1, ViewDiff: 2, ViewCompare: 2, ViewProfile: 1, ViewProfiles: 0, ViewHlog: 1}
+// (-1: one or more).
+var viewIDs = map[string]int{ViewJobs: 0, ViewShow: 1, ViewDiff: 2, ViewCompare: 2, ViewProfile: 1, ViewProfiles: 0, ViewHlog: 1,
+	ViewExport: -1}
 
 // ViewNames are the views, for a front end that lists them.
-var ViewNames = []string{ViewJobs, ViewShow, ViewDiff, ViewCompare, ViewProfile, ViewProfiles, ViewHlog}
+var ViewNames = []string{ViewJobs, ViewShow, ViewDiff, ViewCompare, ViewProfile, ViewProfiles, ViewHlog, ViewExport}
 
 // View is one view of the jobs: which, of which jobs, in which format.
 type View struct {
@@ -64,7 +68,10 @@ func (v View) Validate() error {
 		return config.FieldErrors{{Field: "name", Msg: fmt.Sprintf("view %q: want one of %v", v.Name, ViewNames)}}
 	}
 	fe := config.Fields(v.Filter.Validate())
-	if len(v.IDs) != n {
+	switch {
+	case n < 0 && len(v.IDs) == 0:
+		fe = append(fe, config.FieldError{Field: "id", Msg: fmt.Sprintf("view %s takes one or more job ids, got none", v.Name)})
+	case n >= 0 && len(v.IDs) != n:
 		fe = append(fe, config.FieldError{Field: "id", Msg: fmt.Sprintf("view %s takes %d job ids, got %d", v.Name, n, len(v.IDs))})
 	}
 	for _, id := range v.IDs {
@@ -82,6 +89,9 @@ func (v View) Validate() error {
 	case "", FormatText, FormatJSON:
 		if v.Name == ViewHlog && v.Format == FormatJSON {
 			fe = append(fe, config.FieldError{Field: "format", Msg: "format json: an interval log is text"})
+		}
+		if v.Name == ViewExport && v.Format == FormatText {
+			fe = append(fe, config.FieldError{Field: "format", Msg: "format text: an export is JSON"})
 		}
 	case FormatHTML:
 		if v.Name != ViewProfile && v.Name != ViewCompare {
@@ -104,13 +114,25 @@ type RecordedStore interface {
 	report.IntervalLogStore
 	DeleteStopped(ctx context.Context, id int64, force bool) error
 	Path() string
+	Export(ctx context.Context, ids []int64, sledgeVersion string, now time.Time) (*jobs.ExportFile, error)
+	Import(ctx context.Context, f *jobs.ExportFile, now time.Time) ([]jobs.Imported, error)
 }
 
 var _ RecordedStore = (*jobs.Repo)(nil)
 
-// Recorded are the jobs recorded in a repository as the commands that read
-// or delete them see them.
-type Recorded struct{ Store RecordedStore }
+// Recorded are the jobs recorded in a repository as the commands that read,
+// delete, export and import them see them. Version is Sledge's, written in
+// an export.
+type Recorded struct {
+	Store   RecordedStore
+	Version string
+}
+
+// Import loads the jobs of an export (jobs.ReadExport) into the repository
+// as read-only jobs with new ids, all or none (jobs.Repo.Import).
+func (r Recorded) Import(ctx context.Context, f *jobs.ExportFile) ([]jobs.Imported, error) {
+	return r.Store.Import(ctx, f, time.Now())
+}
 
 // Delete deletes a job and everything recorded with it, unless it is still
 // running (a *jobs.RunningError) and not forced.
@@ -167,6 +189,12 @@ func (r Recorded) View(ctx context.Context, w io.Writer, v View) error {
 			return report.ProfileHTML(w, p)
 		}
 		return report.ProfileShow(w, p, asJSON)
+	case ViewExport:
+		f, err := st.Export(ctx, v.IDs, r.Version, time.Now())
+		if err != nil {
+			return err
+		}
+		return jobs.WriteExport(w, f, false)
 	case ViewProfiles:
 		ps, err := ListProfiles(ctx, st)
 		if err != nil {

@@ -56,6 +56,10 @@ type Job struct {
 	// series, trial, profile and profile_vu), filled by List and Get in the
 	// same query; zero when it belongs to none. Ignored by Create.
 	PartOf PartOf
+	// Origin is where an imported job was recorded (sledge jobs import),
+	// filled by List and Get; nil for a job recorded here. An imported job
+	// is read-only. Ignored by Create.
+	Origin *Origin
 }
 
 // PartOf places a job in the series (sledge run --repeat) or profile
@@ -140,11 +144,11 @@ func (r *Repo) create(ctx context.Context, tx *repoTx, j Job, config map[string]
 
 // SetDBVersion records the database server's version.
 func (r *Repo) SetDBVersion(ctx context.Context, id int64, v string) error {
-	res, err := r.db.ExecContext(ctx, "UPDATE job SET db_version = ? WHERE id = ?", v, id)
+	res, err := r.db.ExecContext(ctx, "UPDATE job SET db_version = ? WHERE id = ?"+notImported, v, id)
 	if err != nil {
 		return fmt.Errorf("set database version of job %d: %w", id, err)
 	}
-	return mustAffect(res, id)
+	return refuseImported(ctx, r.db, res, id)
 }
 
 // Finish records how the job ended: status is one of the final statuses
@@ -163,12 +167,12 @@ func (r *Repo) FinishSchema(ctx context.Context, id int64, status string, errTex
 		return fmt.Errorf("finish job %d: %q is not a final status", id, status)
 	}
 	res, err := r.db.ExecContext(ctx, `UPDATE job SET status = ?, error = ?, ended_at = ?,
-		schema_error = ?, schema_error_workload = ?, schema_error_holds = ? WHERE id = ?`,
+		schema_error = ?, schema_error_workload = ?, schema_error_holds = ? WHERE id = ?`+notImported,
 		status, redactText(errText), fmtTime(time.Now()), sf.Kind, sf.Workload, sf.Holds, id)
 	if err != nil {
 		return fmt.Errorf("finish job %d: %w", id, err)
 	}
-	return mustAffect(res, id)
+	return refuseImported(ctx, r.db, res, id)
 }
 
 // childTables are deleted explicitly by Delete, children before parents, so
@@ -180,7 +184,7 @@ var childTables = []string{
 	"job_outage_lost", "job_outage", "job_connection_event", "job_idle_interval", "job_monitor_gap", "job_stall", "job_disruption",
 	"job_tproch_query", "job_tproch_refresh", "job_tproch_result",
 	"job_load", "job_stage", "job_vu_timing",
-	"job_build_table", "job_build", "job_check", "job_output", "job_system", "job_config",
+	"job_build_table", "job_build", "job_check", "job_output", "job_system", "job_config", "job_origin",
 }
 
 // RunningError is a running job that DeleteStopped would not delete.
@@ -211,7 +215,7 @@ func (r *Repo) DeleteStopped(ctx context.Context, id int64, force bool) error {
 // Delete removes a job and everything recorded with it.
 func (r *Repo) Delete(ctx context.Context, id int64) error {
 	return r.inTx(ctx, fmt.Sprintf("delete job %d", id), func(tx *repoTx) error {
-		if err := lockJob(ctx, tx, id); err != nil {
+		if _, err := lockAnyJob(ctx, tx, id); err != nil {
 			return err
 		}
 		for _, t := range childTables {

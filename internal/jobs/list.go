@@ -52,7 +52,8 @@ const jobColumns = `j.id, j.kind, j.workload, j.db_kind, j.target, j.db_version,
 	j.created_at, j.started_at, j.ended_at, j.host, j.pid, j.error,
 	j.schema_error, j.schema_error_workload, j.schema_error_holds, r.job_id IS NOT NULL, r.nopm, r.tpm, r.nopm_db_check,
 	h.job_id IS NOT NULL, h.geomean_s,
-	COALESCE(cs.value, ''), COALESCE(ct.value, ''), COALESCE(cp.value, ''), COALESCE(cv.value, '')`
+	COALESCE(cs.value, ''), COALESCE(ct.value, ''), COALESCE(cp.value, ''), COALESCE(cv.value, ''),
+	o.origin_id, o.host, o.repository, o.sledge_version, o.exported_at, o.imported_at`
 
 // jobFrom joins a job's headline figures and the settings that place it in
 // a series or profile (job_config's primary key makes each join one row).
@@ -60,7 +61,8 @@ const jobFrom = ` FROM job j LEFT JOIN job_result r ON r.job_id = j.id LEFT JOIN
 	LEFT JOIN job_config cs ON cs.job_id = j.id AND cs.key = 'series'
 	LEFT JOIN job_config ct ON ct.job_id = j.id AND ct.key = 'trial'
 	LEFT JOIN job_config cp ON cp.job_id = j.id AND cp.key = 'profile'
-	LEFT JOIN job_config cv ON cv.job_id = j.id AND cv.key = 'profile_vu'`
+	LEFT JOIN job_config cv ON cv.job_id = j.id AND cv.key = 'profile_vu'
+	LEFT JOIN job_origin o ON o.job_id = j.id`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -73,12 +75,17 @@ func scanJob(s scanner) (Job, error) {
 		nopm, tpm, dbNOPM float64
 		hasAnalytic       bool
 		geomean           float64
+		originID          sql.NullInt64
+		oHost, oRepo      sql.NullString
+		oVersion          sql.NullString
+		oExported, oAt    sql.NullString
 	)
 	if err := s.Scan(&j.ID, &j.Kind, &j.Workload, &j.DBKind, &j.Target, &j.DBVersion, &j.Status,
 		&created, &started, &ended, &j.Host, &j.PID, &j.Error,
 		&j.SchemaFailure.Kind, &j.SchemaFailure.Workload, &j.SchemaFailure.Holds, &hasResult, nanFloat{&nopm}, nanFloat{&tpm}, nanFloat{&dbNOPM},
 		&hasAnalytic, nanFloat{&geomean},
-		&j.PartOf.Series, &j.PartOf.Trial, &j.PartOf.Profile, &j.PartOf.ProfileVU); err != nil {
+		&j.PartOf.Series, &j.PartOf.Trial, &j.PartOf.Profile, &j.PartOf.ProfileVU,
+		&originID, &oHost, &oRepo, &oVersion, &oExported, &oAt); err != nil {
 		return Job{}, err
 	}
 	// Stored redacted; again, for a repository an older Sledge wrote.
@@ -100,6 +107,16 @@ func scanJob(s scanner) (Job, error) {
 	}
 	if hasAnalytic {
 		j.GeomeanS = &geomean
+	}
+	if originID.Valid {
+		o := &Origin{ID: originID.Int64, Host: oHost.String, Repository: oRepo.String, SledgeVersion: oVersion.String}
+		if o.ExportedAt, err = parseTime(oExported.String); err != nil {
+			return Job{}, err
+		}
+		if o.ImportedAt, err = parseTime(oAt.String); err != nil {
+			return Job{}, err
+		}
+		j.Origin = o
 	}
 	return j, nil
 }

@@ -62,6 +62,7 @@ var migrations = [...]migration{
 	{sqlite: "schema_v14.sql", postgres: "schema_pg_v14.sql"},
 	{sqlite: "schema_v15.sql", postgres: "schema_pg_v15.sql"},
 	{sqlite: "schema_v16.sql", postgres: "schema_pg_v16.sql"},
+	{sqlite: "schema_v17.sql", postgres: "schema_pg_v17.sql"},
 }
 
 // migration names one version's script per dialect.

@@ -25,12 +25,12 @@ func (r *Repo) AppendOutput(ctx context.Context, id int64, line string) error {
 	// concurrent appenders (even in other processes) cannot collide.
 	res, err := r.db.ExecContext(ctx, `INSERT INTO job_output (job_id, seq, at, line)
 		SELECT ?1, COALESCE((SELECT MAX(seq) FROM job_output WHERE job_id = ?1), 0) + 1, ?2, ?3
-		WHERE EXISTS (SELECT 1 FROM job WHERE id = ?1)`,
+		WHERE EXISTS (SELECT 1 FROM job WHERE id = ?1`+notImported+`)`,
 		id, fmtTime(time.Now()), redactText(line))
 	if err != nil {
 		return fmt.Errorf("store output of job %d: %w", id, err)
 	}
-	return mustAffect(res, id)
+	return refuseImported(ctx, r.db, res, id)
 }
 
 // AppendOutputLines stores console lines of the job in one transaction, each

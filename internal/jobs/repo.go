@@ -87,14 +87,51 @@ func requireJob(ctx context.Context, q queryer, id int64) error {
 // the transaction ends, so that concurrent writers of the job (other
 // processes, other machines) take turns. SQLite's write transactions are
 // serialised already.
+//
+// An imported job is read-only: lockJob refuses it with an *ImportedError,
+// so that every write of a job's rows refuses it in one place.
 func lockJob(ctx context.Context, tx *repoTx, id int64) error {
-	var one int
-	err := tx.QueryRowContext(ctx, "SELECT 1 FROM job WHERE id = ?"+tx.d.lockJob, id).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return notFoundError{id}
+	imported, err := lockAnyJob(ctx, tx, id)
+	if err == nil && imported {
+		return &ImportedError{ID: id}
 	}
 	return err
 }
+
+// lockAnyJob is lockJob for a write that is allowed on an imported job
+// too (Delete), saying whether the job is one.
+func lockAnyJob(ctx context.Context, tx *repoTx, id int64) (imported bool, err error) {
+	var n int
+	err = tx.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM job_origin o WHERE o.job_id = job.id) FROM job WHERE id = ?"+tx.d.lockJob, id).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, notFoundError{id}
+	}
+	return n > 0, err
+}
+
+// refuseImported turns a write that changed no row of job id into the
+// error that says why: *ImportedError for an imported job, else
+// notFoundError. For the writes that are one statement (their WHERE
+// excludes imported jobs) rather than a transaction that begins with
+// lockJob.
+func refuseImported(ctx context.Context, q queryer, res sql.Result, id int64) error {
+	n, err := res.RowsAffected()
+	if err != nil || n > 0 {
+		return err
+	}
+	var imported int
+	err = q.QueryRowContext(ctx, "SELECT count(*) FROM job_origin WHERE job_id = ?", id).Scan(&imported)
+	if err != nil {
+		return err
+	}
+	if imported > 0 {
+		return &ImportedError{ID: id}
+	}
+	return notFoundError{id}
+}
+
+// notImported ends the WHERE of a one-statement write of table job.
+const notImported = " AND NOT EXISTS (SELECT 1 FROM job_origin o WHERE o.job_id = job.id)"
 
 func mustAffect(res sql.Result, id int64) error {
 	n, err := res.RowsAffected()
@@ -118,7 +155,9 @@ func (r *Repo) inTx(ctx context.Context, what string, fn func(*repoTx) error) er
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
 		var nf notFoundError
-		if errors.As(err, &nf) {
+		var ie *ImportedError
+		var de *DuplicateError
+		if errors.As(err, &nf) || errors.As(err, &ie) || errors.As(err, &de) {
 			return err // "no job N" says it all
 		}
 		return fmt.Errorf("%s: %w", what, err)

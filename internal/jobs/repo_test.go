@@ -574,42 +574,61 @@ func jobRows(t *testing.T, r *Repo, id int64) map[string]int {
 	return out
 }
 
+// fillEveryTable records a job with a row in every table of a job's data
+// but job_origin (a group run, so that the agents' tables have rows too),
+// and returns its id.
+func fillEveryTable(t *testing.T, r *Repo) int64 {
+	t.Helper()
+	ctx := context.Background()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, _, err := r.JoinRun(ctx, fmt.Sprintf("run-%d", time.Now().UnixNano()), Job{Kind: KindRun}, map[string]string{"vu": "1"},
+		Agent{Segment: "0/1", Host: "h", PID: 1, VUs: 1, JoinedAt: time.Now()}, noCheck)
+	must(err)
+	id := g.JobID
+	must(r.AddAgentInterval(ctx, id, "0/1", time.Now(), metrics.Interval{Seq: 1, Tx: []metrics.IntervalTx{{Name: "a"}},
+		VUs: []metrics.VUInterval{{VU: 1, State: "running", Commits: 3}}}))
+	must(r.SetSystem(ctx, id, map[string]string{"cpus": "1"}))
+	must(r.AppendOutput(ctx, id, "hello"))
+	must(r.AddInterval(ctx, id, metrics.Interval{Seq: 1, Tx: []metrics.IntervalTx{{Name: "a"}},
+		VUs: []metrics.VUInterval{{VU: 1, State: "running", Commits: 3}}}))
+	res := sampleRunResult()
+	res.VUTiming = sampleVUTiming()
+	must(r.SaveRunResult(ctx, id, res))
+	must(r.MarkIntervalsMissing(ctx, id, []MissingInterval{{Seq: 2, Reason: "lost"}}))
+	must(r.SaveBuildResult(ctx, id, BuildResult{Tables: map[string]int64{"t": 1}}))
+	must(r.SaveCheck(ctx, id, []CheckItem{{Name: "c"}}))
+	must(r.SaveAnalyticResult(ctx, id, sampleAnalyticResult()))
+	saveObservations(t, r, id, sampleObservations())
+	return id
+}
+
 func TestDeleteRemovesEverything(t *testing.T) {
 	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		r := b.open(t)
-		runs := 0
-		fill := func() int64 {
-			must := func(err error) {
-				t.Helper()
-				if err != nil {
-					t.Fatal(err)
-				}
+		// Imported jobs, so that job_origin has rows too (and an imported
+		// job, read-only otherwise, can be deleted).
+		a, c := fillEveryTable(t, r), fillEveryTable(t, r)
+		for _, id := range []int64{a, c} {
+			if err := r.Finish(ctx, id, metrics.StatusCompleted, ""); err != nil {
+				t.Fatal(err)
 			}
-			// A group run, so that the agents' tables have rows too.
-			runs++
-			g, _, err := r.JoinRun(ctx, fmt.Sprint("run-", runs), Job{Kind: KindRun}, map[string]string{"vu": "1"},
-				Agent{Segment: "0/1", Host: "h", PID: 1, VUs: 1, JoinedAt: time.Now()}, noCheck)
-			must(err)
-			id := g.JobID
-			must(r.AddAgentInterval(ctx, id, "0/1", time.Now(), metrics.Interval{Seq: 1, Tx: []metrics.IntervalTx{{Name: "a"}},
-				VUs: []metrics.VUInterval{{VU: 1, State: "running", Commits: 3}}}))
-			must(r.SetSystem(ctx, id, map[string]string{"cpus": "1"}))
-			must(r.AppendOutput(ctx, id, "hello"))
-			must(r.AddInterval(ctx, id, metrics.Interval{Seq: 1, Tx: []metrics.IntervalTx{{Name: "a"}},
-				VUs: []metrics.VUInterval{{VU: 1, State: "running", Commits: 3}}}))
-			res := sampleRunResult()
-			res.VUTiming = sampleVUTiming()
-			must(r.SaveRunResult(ctx, id, res))
-			must(r.MarkIntervalsMissing(ctx, id, []MissingInterval{{Seq: 2, Reason: "lost"}}))
-			must(r.SaveBuildResult(ctx, id, BuildResult{Tables: map[string]int64{"t": 1}}))
-			must(r.SaveCheck(ctx, id, []CheckItem{{Name: "c"}}))
-			must(r.SaveAnalyticResult(ctx, id, sampleAnalyticResult()))
-			saveObservations(t, r, id, sampleObservations())
-			return id
 		}
-		victim, keep := fill(), fill()
+		f, err := r.Export(ctx, []int64{a, c}, "test", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		im, err := r.Import(ctx, reread(t, f, false), time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		victim, keep := im[0].ID, im[1].ID
 		for tbl, n := range jobRows(t, r, victim) {
 			if n == 0 {
 				t.Fatalf("test setup: table %s has no row for the job", tbl)

@@ -72,6 +72,19 @@ type JobJSON struct {
 	Trial     string `json:"trial,omitempty"`
 	Profile   string `json:"profile,omitempty"`
 	ProfileVU string `json:"profile_vu,omitempty"`
+	// ImportedFrom is where an imported job (sledge jobs import) was
+	// recorded; absent for a job recorded in this repository.
+	ImportedFrom *OriginJSON `json:"imported_from,omitempty"`
+}
+
+// OriginJSON is where an imported job was recorded and exported.
+type OriginJSON struct {
+	ID            int64  `json:"id"` // its id there
+	Host          string `json:"host"`
+	Repository    string `json:"repository"`
+	SledgeVersion string `json:"sledge_version"`
+	ExportedAt    string `json:"exported_at"`
+	ImportedAt    string `json:"imported_at"`
 }
 
 // SchemaErrorJSON is what a job that failed on its workload's schema
@@ -109,6 +122,10 @@ func ToJob(j jobs.Job) JobJSON {
 	if j.GeomeanS != nil && !math.IsNaN(*j.GeomeanS) {
 		g := Float(*j.GeomeanS)
 		out.GeomeanS = &g
+	}
+	if o := j.Origin; o != nil {
+		out.ImportedFrom = &OriginJSON{ID: o.ID, Host: o.Host, Repository: o.Repository, SledgeVersion: o.SledgeVersion,
+			ExportedAt: jsonTime(o.ExportedAt), ImportedAt: jsonTime(o.ImportedAt)}
 	}
 	return out
 }

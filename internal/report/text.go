@@ -56,13 +56,18 @@ func JobsTable(w io.Writer, list []jobs.Job) error {
 	tw := newTable(w, 0)
 	// PART OF only when some job is part of a series or profile: a plain
 	// listing keeps its columns.
-	grouped := false
+	// IMPORTED FROM likewise, when some job was imported.
+	grouped, imported := false, false
 	for _, j := range list {
 		grouped = grouped || PartOfText(j.PartOf) != ""
+		imported = imported || j.Origin != nil
 	}
 	head := "ID\tKIND\tWORKLOAD\tSTATUS\tTARGET\tSTARTED\tDURATION\tNOPM\tTPM\tGEOMEAN"
 	if grouped {
 		head += "\tPART OF"
+	}
+	if imported {
+		head += "\tIMPORTED FROM"
 	}
 	fmt.Fprintln(tw, head)
 	for _, j := range list {
@@ -78,9 +83,20 @@ func JobsTable(w io.Writer, list []jobs.Job) error {
 		if grouped {
 			fmt.Fprintf(tw, "\t%s", PartOfText(j.PartOf))
 		}
+		if imported && j.Origin != nil {
+			fmt.Fprintf(tw, "\tjob %d on %s", j.Origin.ID, Dash(j.Origin.Host))
+		}
 		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
+}
+
+// OriginText says where an imported job was recorded: "job 7 of
+// bench-01 (sqlite:jobs.db), exported 2026-11-28 01:02:03 by sledge 1.2.3;
+// read-only".
+func OriginText(o *jobs.Origin) string {
+	return fmt.Sprintf("job %d of %s (%s), exported %s by sledge %s; read-only",
+		o.ID, Dash(o.Host), Dash(o.Repository), LocalTime(o.ExportedAt), Dash(o.SledgeVersion))
 }
 
 // PartOfText places a job in its profile or series: "profile 12, 8 VUs,
@@ -120,6 +136,9 @@ func Job(w io.Writer, j jobs.Job) error {
 		fmt.Fprintf(tw, "ended\t%s (%s)\n", LocalTime(j.EndedAt), JobDuration(j))
 	}
 	fmt.Fprintf(tw, "host\t%s (pid %d)\n", Dash(j.Host), j.PID)
+	if j.Origin != nil {
+		fmt.Fprintf(tw, "imported\t%s\n", OriginText(j.Origin))
+	}
 	if j.Error != "" {
 		fmt.Fprintf(tw, "error\t%s\n", j.Error)
 	}

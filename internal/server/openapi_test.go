@@ -25,7 +25,7 @@ func TestOpenAPIDocumentCoversTheRoutes(t *testing.T) {
 		"/api/jobs/{id}/result": {"get"}, "/api/jobs/{id}/timing": {"get"}, "/api/jobs/{id}/series": {"get"},
 		"/api/jobs/{id}/audit": {"get"}, "/api/jobs/{id}/config": {"get"}, "/api/jobs/{id}/output": {"get"},
 		"/api/jobs/{id}/events": {"get"}, "/api/jobs/{id}/observed": {"get"}, "/api/jobs/{id}/agents": {"get"},
-		"/api/targets": {"get"}, "/api/view/{name}": {"get"},
+		"/api/targets": {"get"}, "/api/view/{name}": {"get"}, "/api/jobs/{id}/export": {"get"}, "/api/jobs/import": {"post"},
 	}
 	for p, methods := range want {
 		for _, m := range methods {

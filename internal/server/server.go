@@ -121,11 +121,13 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/jobs/{id}/observed", s.withJob(s.getObserved))
 	mux.HandleFunc("GET /api/jobs/{id}/agents", s.withJob(s.getAgents))
 	mux.HandleFunc("GET /api/jobs/{id}/events", s.withJob(s.events))
-	mux.HandleFunc("GET /api/profiles", s.listProfiles)       // profiles.go
-	mux.HandleFunc("GET /api/profiles/{id}", s.getProfile)    // profiles.go
-	mux.HandleFunc("GET /api/compare", s.compare)             // profiles.go
-	mux.HandleFunc("GET /api/series/{id}", s.getSeriesTrials) // series.go
-	mux.HandleFunc("GET /api/view/{name}", s.view)            // view.go
+	mux.HandleFunc("GET /api/jobs/{id}/export", s.withJob(s.exportJob)) // export.go
+	mux.HandleFunc("POST /api/jobs/import", s.importJobs)               // export.go
+	mux.HandleFunc("GET /api/profiles", s.listProfiles)                 // profiles.go
+	mux.HandleFunc("GET /api/profiles/{id}", s.getProfile)              // profiles.go
+	mux.HandleFunc("GET /api/compare", s.compare)                       // profiles.go
+	mux.HandleFunc("GET /api/series/{id}", s.getSeriesTrials)           // series.go
+	mux.HandleFunc("GET /api/view/{name}", s.view)                      // view.go
 	// The API's own mux answers unknown paths with 404 and known paths with
 	// the wrong method with 405 (a GET never reaches a state-changing
 	// handler); everything else is the web UI.

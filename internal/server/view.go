@@ -57,7 +57,7 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request) {
 		v.IDs = append(v.IDs, id)
 	}
 	var buf bytes.Buffer
-	err := app.Recorded{Store: s.viewStore()}.View(r.Context(), &buf, v)
+	err := app.Recorded{Store: s.viewStore(), Version: s.svc.Version()}.View(r.Context(), &buf, v)
 	if fe := config.Fields(err); fe != nil {
 		apiError(w, http.StatusBadRequest, fe[0].Field, fe[0].Msg)
 		return

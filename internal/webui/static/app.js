@@ -69,6 +69,15 @@
     return h('span', { class: 'badge badge-' + (status || 'unknown'), testid }, status || 'unknown');
   }
 
+  // importedBadge marks a job imported from another repository (sledge jobs
+  // import): read-only, its origin in the title; null for a local job.
+  function importedBadge(job, testid) {
+    const o = job && job.imported_from;
+    if (!o) return null;
+    return h('span', { class: 'badge badge-imported', testid,
+      title: `imported: job ${o.id} of ${o.host || '—'} (${o.repository || '—'}), exported ${fmtDate(o.exported_at)} by sledge ${o.sledge_version || '—'}; read-only` }, 'imported');
+  }
+
   function panel(title, testid, ...kids) {
     return h('section', { class: 'panel', testid }, title ? h('h2', null, title) : null, kids);
   }
@@ -1113,7 +1122,7 @@
         headline: h('td', { class: 'num', testid: 'job-headline-' + job.id },
           hl ? [h('b', null, hl.text), ' ', h('span', { class: 'muted' }, hl.unit)]
             : (job.kind === 'run' && workloadOf(job) === 'tproch' && !det && job.status !== 'running' ? '…' : '—')),
-        status: h('td', null, badge(job.status, 'job-status-' + job.id)),
+        status: h('td', null, badge(job.status, 'job-status-' + job.id), job.imported_from ? ' ' : null, importedBadge(job, 'job-imported-' + job.id)),
         started: h('td', null, h('div', null, fmtDate(job.started_at)),
           h('div', { class: 'muted' }, job.status === 'running' ? 'running ' + fmtDuration(jobSeconds(job)) : fmtDuration(jobSeconds(job)))),
       };
@@ -1434,6 +1443,7 @@
       h('div', { class: 'page-head' },
         h('h1', { testid: 'job-title' }, `Job #${job.id}`),
         badge(job.status, 'job-status'),
+        importedBadge(job, 'job-imported'),
         h('span', { class: 'sub' }, `${job.kind || ''} · ${workloadLabel(workloadOf(job))}`),
         h('span', { class: 'spacer' }),
         buttons),
@@ -1443,7 +1453,9 @@
           : job.target ? h('span', null, 'Target ', h('b', { class: 'mono', testid: 'job-target' }, job.target)) : null,
         h('span', null, 'Started ', h('b', null, fmtDate(job.started_at))),
         job.ended_at ? h('span', null, 'Ended ', h('b', null, fmtDate(job.ended_at))) : null,
-        h('span', null, job.status === 'running' ? 'Running for ' : 'Took ', durEl)),
+        h('span', null, job.status === 'running' ? 'Running for ' : 'Took ', durEl),
+        job.imported_from ? h('span', { testid: 'job-origin' }, 'Imported from ',
+          h('b', null, `job #${job.imported_from.id} of ${job.imported_from.host || '—'}`), ' (read-only)') : null),
       job.error ? alertBox('error', job.error, 'job-error') : null,
     ];
   }

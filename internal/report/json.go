@@ -69,6 +69,9 @@ type JobJSON struct {
 	Trial     string `json:"trial,omitempty"`
 	Profile   string `json:"profile,omitempty"`
 	ProfileVU string `json:"profile_vu,omitempty"`
+	// Thresholds are a run's thresholds with their verdicts, in the order
+	// given; absent when it has none (and in lists of jobs).
+	Thresholds []ThresholdJSON `json:"thresholds,omitempty"`
 }
 
 // ToJob is the JSON shape of a job.

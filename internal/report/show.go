@@ -57,7 +57,13 @@ func Show(ctx context.Context, w io.Writer, s Store, j jobs.Job, section string,
 		return summary(ctx, w, s, j, asJSON)
 	case "status":
 		if asJSON {
-			return WriteJSON(w, ToJob(j))
+			out := ToJob(j)
+			vs, err := s.Thresholds(ctx, j.ID)
+			if err != nil {
+				return err
+			}
+			out.Thresholds = ToThresholds(vs)
+			return WriteJSON(w, out)
 		}
 		return Job(w, j)
 	case "result", "timing":

@@ -593,6 +593,33 @@ def test_run_via_binary(fake, capsys):
     assert "SLEDGE-JOB" not in out  # the contract's line is not echoed
 
 
+def test_run_via_binary_thresholds(fake):
+    """thresholds go in the spec; the verdicts come from the job's record,
+    and a failed one raises nothing: Result.passed says it."""
+    verdicts = [
+        {"threshold": "nopm>=1000", "metric": "nopm", "name": "", "op": ">=", "limit": 1000, "unit": "",
+         "value": 1234.5, "passed": True, "note": ""},
+        {"threshold": "p99(new_order)<1ms", "metric": "p99", "name": "new_order", "op": "<", "limit": 1, "unit": "ms",
+         "value": 3.5, "passed": False, "note": ""},
+    ]
+    fake.rules([
+        {"match": ["cli", "job"], "stdout": "SLEDGE-JOB 12 completed\n"},
+        {"match": ["jobs", "show", "12", "result", "--format", "json"], "stdout": json.dumps(RESULT)},
+        {"match": ["jobs", "show", "12", "status", "--format", "json"],
+         "stdout": json.dumps({"id": 12, "kind": "run", "status": "completed", "thresholds": verdicts})},
+    ])
+    r = sledge.run(thresholds=["nopm>=1000", "p99(new_order)<1ms"], quiet=True)
+    assert json.loads(fake.calls()[0]["stdin"]) == {"kind": "run", "thresholds": ["nopm>=1000", "p99(new_order)<1ms"]}
+    assert r.thresholds == verdicts
+    assert not r.passed
+    fake.rules([
+        {"match": ["cli", "job"], "stdout": "SLEDGE-JOB 12 completed\n"},
+        {"match": ["jobs", "show", "12", "result", "--format", "json"], "stdout": json.dumps(RESULT)},
+    ])
+    r = sledge.run(quiet=True)  # none asked: no extra call, nothing to fail
+    assert (r.thresholds, r.passed) == ([], True)
+
+
 def test_run_via_binary_defaults_and_failure(fake):
     fake.rules([{"match": ["cli", "job"], "stdout": "run job 4: TPROC-C\nError: run: database went away\nSLEDGE-JOB 4 failed\n",
                  "stderr": "a warning\n", "rc": 1}])

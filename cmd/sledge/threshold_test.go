@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sledge-bench/sledge/internal/testdb/tpcctest"
 )
 
 // TestThresholdRefused: a threshold that cannot be read, or names what
@@ -95,5 +97,57 @@ func TestThresholdVerdicts(t *testing.T) {
 			th[1].Threshold != "max(new_order)<0us" || th[1].Passed || th[1].Value == nil {
 			t.Errorf("%s: stored verdicts %+v", side, th)
 		}
+	}
+}
+
+// TestThresholdTcl: Sledge's own threshold command in a HammerDB script: a
+// bad threshold stops vurun before any job, worded as the command; after
+// threshold clear, the run's verdicts are printed under its result and
+// stored with its job.
+func TestThresholdTcl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs on PostgreSQL")
+	}
+	needTclsh(t)
+	t.Parallel()
+	e := newEnv(t)
+	conn := strings.Join(hammerConnection(t, tpcctest.Postgres(t, tpcctest.Options{}), "pg_"), "\n")
+	out := e.runScript("thresholds.tcl", `dbset db pg
+`+conn+`
+diset tpcc pg_driver timed
+diset tpcc pg_rampup 0
+diset tpcc pg_duration 0.05
+threshold {p99(neworder)<5ms}
+puts "BAD [vurun]"
+threshold clear
+threshold tpm>0 {max(new_order) < 0us}
+threshold
+puts "RUN [vurun]"
+`)
+	for _, want := range []string{
+		`Error: threshold: thresholds "p99(neworder)<5ms": "neworder" is not a TPROC-C transaction type: want new_order, payment`,
+		"BAD Benchmark Run (No jobid)",
+		"Threshold: tpm>0\nThreshold: max(new_order) < 0us\n",
+		"thresholds (1 of 2 failed):",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the script's output lacks %q:\n%s", want, out)
+		}
+	}
+	m := regexp.MustCompile(`RUN Benchmark Run jobid=(\d+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no run:\n%s", out)
+	}
+	var j struct {
+		Thresholds []struct {
+			Threshold string
+			Passed    bool
+		}
+	}
+	if err := json.Unmarshal([]byte(e.ok("jobs", "show", m[1], "status", "--format", "json")), &j); err != nil {
+		t.Fatal(err)
+	}
+	if th := j.Thresholds; len(th) != 2 || th[0].Threshold != "tpm>0" || !th[0].Passed || th[1].Threshold != "max(new_order) < 0us" || th[1].Passed {
+		t.Errorf("stored verdicts %+v", th)
 	}
 }

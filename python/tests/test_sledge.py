@@ -148,6 +148,7 @@ def test_state_json_sent_for_each_action(fake, tmp_path):
     h.giset("commandline", "keepalive_margin", 5)
     h.vuset("vu", 3)
     h.dgset("directory", str(tmp_path))
+    h.threshold("nopm>=100", "p99(new_order)<50ms")
     expected = {
         "db": "maria",
         "bm": "TPROC-C",
@@ -160,6 +161,7 @@ def test_state_json_sent_for_each_action(fake, tmp_path):
         "vu": dict(BASE_VU, vu="3"),
         "dg": {"directory": str(tmp_path)},
         "profileid": 0,
+        "thresholds": ["nopm>=100", "p99(new_order)<50ms"],
     }
     # HammerDB's answers; the fake engine created no job.
     answers = {"buildschema": "Schema Build (No jobid)", "checkschema": "Schema Check (No jobid)",
@@ -179,8 +181,21 @@ def test_default_state(fake):
     h.checkschema()
     assert json.loads(fake.calls()[0]["stdin"]) == {
         "db": "pg", "bm": "TPROC-C", "dicts": {"connection": {}, "tpcc": {}, "tpch": {}}, "vu": BASE_VU, "dg": {},
-        "profileid": 0,
+        "profileid": 0, "thresholds": [],
     }
+
+
+def test_threshold_command(fake, capsys):
+    h.threshold()
+    h.threshold("tpm>0", "errors<1%")
+    h.threshold()
+    assert h.session().state()["thresholds"] == ["tpm>0", "errors<1%"]
+    h.threshold("clear")
+    assert h.session().state()["thresholds"] == []
+    assert capsys.readouterr().out.splitlines() == [
+        "No thresholds set", "Threshold set: tpm>0", "Threshold set: errors<1%",
+        "Threshold: tpm>0", "Threshold: errors<1%", "Thresholds cleared",
+    ]
 
 
 def test_dbset_and_dict_errors(fake):
@@ -455,7 +470,7 @@ def test_star_import_exports_exactly_the_commands():
         "quit", "clearscript", "customscript", "custommonitor", "savescript", "distributescript", "switchmode",
         "steprun", "metset", "metstart", "metstatus", "metstop", "wsport", "wsstart", "wsstatus", "wsstop",
         "pipes", "pipe", "ci", "citmp", "cifix", "ciset", "cilisten", "cistatus", "cistop", "cireset", "cipush",
-        "tclpy",
+        "tclpy", "threshold",
     }
     assert "print" not in names and "help" not in names
     ns2 = {}

@@ -77,6 +77,9 @@ func TestThresholdVerdicts(t *testing.T) {
 		if !table.MatchString(out) {
 			t.Errorf("%s: the run prints no verdicts:\n%s", side, out)
 		}
+		if cfg := e.ok("jobs", "show", m[1], "config"); !strings.Contains(cfg, "tpm>0; max(new_order)<0us") {
+			t.Errorf("%s: the job's settings lack its thresholds:\n%s", side, cfg)
+		}
 		if shown := e.ok("jobs", "show", m[1]); !table.MatchString(shown) {
 			t.Errorf("%s: jobs show %s has no verdicts:\n%s", side, m[1], shown)
 		}

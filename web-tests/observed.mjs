@@ -127,6 +127,17 @@ async function main() {
   check(/not observed/.test(line), `the line says ${JSON.stringify(line)}`);
   check(await page.locator(sel('aas-chart')).count() === 0 && await page.locator(sel('settings-table')).count() === 0,
     'a job not observed shows a chart or settings');
+  // Its thresholds: a table of the verdicts, the failed ones counted.
+  const ths = page.locator(sel('thresholds-panel'));
+  await ths.waitFor();
+  const head = await ths.textContent();
+  check(head.includes('Thresholds: 2 of 3 failed'), `the thresholds panel says ${JSON.stringify(head)}`);
+  const rows = [0, 1, 2].map(i => page.locator(sel('threshold-row-' + i)));
+  const texts = await Promise.all(rows.map(r => r.textContent()));
+  check(/nopm>=40000\s*41,?000\s*pass/.test(texts[0]), `threshold row 0 says ${JSON.stringify(texts[0])}`);
+  check(/p99\(new_order\)<5ms\s*12\.5ms\s*FAIL/.test(texts[1]), `threshold row 1 says ${JSON.stringify(texts[1])}`);
+  check(/p99\(delivery\)<1s\s*—\s*FAIL/.test(texts[2]), `threshold row 2 says ${JSON.stringify(texts[2])}`);
+  check((await rows[2].getAttribute('title')) === 'no transaction completed in the window', 'the unmeasured row has no note');
   await page.screenshot({ path: path.join(artifacts, 'not-observed-job.png'), fullPage: true });
 
   if (process.env.AGENTS_ID) await agentsPanel(process.env.AGENTS_ID);

@@ -30,6 +30,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/server"
 	"github.com/sledge-bench/sledge/internal/testdb"
 	"github.com/sledge-bench/sledge/internal/testdb/tpcctest"
+	"github.com/sledge-bench/sledge/internal/threshold"
 )
 
 // TestWebUIInChromium drives the web UI in headless Chromium: the script
@@ -411,7 +412,8 @@ func ensurePlaywright(ctx context.Context, dir string, logf func(string, ...any)
 // PostgreSQL observer and a host observer saw shows the active sessions
 // stacked by wait class under the TPM chart (a Lock spike in two
 // intervals, a gap), the server statistics and the settings table; a run
-// without observations says it was not observed; and a run going on
+// without observations says it was not observed (and shows its thresholds'
+// verdicts); and a run going on
 // against the test's PostgreSQL server draws the chart live, growing with
 // its intervals, until the page stops it. Screenshots go to a directory
 // of its own beside TestWebUIInChromium's (observed-job.png,
@@ -428,6 +430,14 @@ func TestWebUIObservedInChromium(t *testing.T) {
 	observed := storeRun(t, repo)
 	observeStoredRun(t, repo, observed)
 	unobserved := storeRun(t, repo)
+	// Its thresholds: one passed, one failed, one not measured.
+	if err := repo.SaveThresholds(context.Background(), unobserved, []threshold.Verdict{
+		{Threshold: threshold.Threshold{Text: "nopm>=40000", Metric: "nopm", Op: ">=", Limit: 40000}, Value: 41000, HasValue: true, Pass: true},
+		{Threshold: threshold.Threshold{Text: "p99(new_order)<5ms", Metric: "p99", Name: "new_order", Op: "<", Limit: 5, Unit: "ms"}, Value: 12.5, HasValue: true},
+		{Threshold: threshold.Threshold{Text: "p99(delivery)<1s", Metric: "p99", Name: "delivery", Op: "<", Limit: 1, Unit: "s"}, Note: "no transaction completed in the window"},
+	}); err != nil {
+		t.Fatal(err)
+	}
 	group := storeGroupRun(t, repo)
 	// The observed run imported back: the page marks it and reads it as
 	// the original.

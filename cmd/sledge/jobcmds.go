@@ -109,6 +109,8 @@ func runCommand(gs *globalState) (*cobra.Command, *config.Spec) {
 				return fmt.Errorf("--repeat must be between 1 and %d (got %d)", app.MaxTrials, repeat)
 			case repeat > 1 && (out != jobOutput{format: formatText, progress: formatText}):
 				return errors.New("--repeat: not with --progress json, --progress-file or --format json (a series prints its trials' table)")
+			case repeat > 1 && len(s.Thresholds) > 0:
+				return errors.New("--threshold: not with --repeat (thresholds judge one run)")
 			case repeat == 1 && s.Between != "" && s.Between != config.BetweenNone:
 				return errors.New("--between applies between trials: use it with --repeat N (or sledge profile)")
 			case repeat > 1:
@@ -128,6 +130,7 @@ func runCommand(gs *globalState) (*cobra.Command, *config.Spec) {
 	fl := cmd.Flags()
 	rf = bindRunFlags(fl, &s)
 	out.bind(fl, true)
+	fl.StringArrayVar(&s.Thresholds, "threshold", nil, "a pass/fail criterion judged on the measured window's result, METRIC[(NAME)] OP VALUE[UNIT], e.g. 'nopm>=40000', 'p99(new_order)<50ms', 'errors<1%' (repeatable): shown and stored with the job's verdicts; a failed one makes the exit status 99")
 	fl.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the client to this file (for go tool pprof)")
 	bindSegmentFlags(fl, &s, "run", "the process runs its share of the --vu virtual users, numbered as in the whole run and homed on its share of the warehouses")
 	return cmd, &s
@@ -396,6 +399,8 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 			return flagErrors(end.Err())
 		case end.Failed || end.Status != metrics.StatusCompleted && end.Status != metrics.StatusDegraded:
 			return exitError{code: 1} // the report above says what failed
+		case end.ThresholdsFailed > 0:
+			return thresholdsFailed(cmd, s, end.ID, end.ThresholdsFailed)
 		}
 		return nil
 	}
@@ -421,16 +426,32 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		if err != nil {
 			return flagErrors(err)
 		}
-		if o.NotStored != nil {
-			// Measured and printed, but not (all) in the repository yet:
-			// kept in a spool file, handed in later.
-			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %v\n", o.NotStored)
-			return exitError{code: exitNotStored}
-		}
 		if !o.OK() && (o.Check != nil || o.Analytic != nil) {
 			// The report above says what failed.
 			return exitError{code: 1}
 		}
+		if o.NotStored != nil {
+			// Measured and printed, but not (all) in the repository yet:
+			// kept in a spool file, handed in later.
+			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %v\n", o.NotStored)
+			if o.ThresholdsFailed() == 0 {
+				return exitError{code: exitNotStored}
+			}
+		}
+		if n := o.ThresholdsFailed(); n > 0 {
+			return thresholdsFailed(cmd, s, o.ID, n)
+		}
 		return nil
 	})
+}
+
+// thresholdsFailed says on stderr that a run failed n of its thresholds
+// (the report above has the table) and ends with exitThresholds.
+func thresholdsFailed(cmd *cobra.Command, s config.Spec, id int64, n int) error {
+	what := fmt.Sprintf("%d of its %d thresholds", n, len(s.Thresholds))
+	if len(s.Thresholds) == 1 {
+		what = "its threshold"
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s job %d failed %s\n", s.Kind, id, what)
+	return exitError{code: exitThresholds}
 }

@@ -98,6 +98,12 @@ const exitInterrupted = 130
 // handed in later (EX_TEMPFAIL of sysexits.h: "try again later").
 const exitNotStored = 75
 
+// exitThresholds is the exit status of a run that ended (completed or
+// degraded) but failed one of its thresholds (--threshold): k6's code for
+// the same, distinct from a failed job's 1, so that a pipeline can tell a
+// regression from a broken run.
+const exitThresholds = 99
+
 // ownExitCode is the exit status an error chooses after its command
 // printed its own message (exitError, a script's exit): false for any other
 // error, which is printed. A failed child process's *exec.ExitError, which

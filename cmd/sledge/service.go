@@ -118,6 +118,8 @@ func flagName(field string) string {
 		return "--yes"
 	case "rate_by_type":
 		return "--rate"
+	case "thresholds":
+		return "--threshold"
 	}
 	return "--" + strings.ReplaceAll(field, "_", "-")
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/observe"
 	"github.com/sledge-bench/sledge/internal/output"
 	"github.com/sledge-bench/sledge/internal/report"
+	"github.com/sledge-bench/sledge/internal/threshold"
 	"github.com/sledge-bench/sledge/internal/workload"
 
 	// The workloads register themselves.
@@ -184,7 +185,13 @@ type Outcome struct {
 	Analytic *metrics.AnalyticResult
 	Build    *workload.BuildReport
 	Check    *workload.CheckReport
+	// Thresholds are a run's thresholds judged on its result (none when it
+	// has none, or no result).
+	Thresholds []threshold.Verdict
 }
+
+// ThresholdsFailed counts the run's thresholds that failed.
+func (o Outcome) ThresholdsFailed() int { return threshold.Failed(o.Thresholds) }
 
 // OK reports whether the job did all it was asked and found nothing wrong:
 // completed, no check condition failed, no analytic query failed. A
@@ -714,8 +721,8 @@ func (e *execution) run(ctx context.Context) Outcome {
 				// the job with what they handed in.
 				merged, last, done := e.finishGroup(ctx, nil, cmp.Or(o.Err, errors.New(o.Status)))
 				if !done {
-					e.saveRun(ctx, merged, "", false, nil)
-					return Outcome{Status: merged.Status, Run: merged}
+					vs := e.saveRun(ctx, merged, "", false, nil)
+					return Outcome{Status: merged.Status, Run: merged, Thresholds: vs}
 				}
 				return last
 			}
@@ -970,13 +977,13 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 		// every run come out of the same code as those of several agents.
 		return Outcome{Status: metrics.StatusFailed, Err: fmt.Errorf("run: %w", err)}
 	}
-	e.saveRun(ctx, res, version, cfg.InProcessDB, obs)
-	return Outcome{Status: res.Status, Run: res}
+	vs := e.saveRun(ctx, res, version, cfg.InProcessDB, obs)
+	return Outcome{Status: res.Status, Run: res, Thresholds: vs}
 }
 
-// saveRun prints a run's result, with what its observers saw, and stores
-// it.
-func (e *execution) saveRun(ctx context.Context, res *metrics.RunResult, version string, inProcessDB bool, obs *observation) {
+// saveRun prints a run's result, with what its observers saw and its
+// thresholds' verdicts, and stores them; it returns the verdicts.
+func (e *execution) saveRun(ctx context.Context, res *metrics.RunResult, version string, inProcessDB bool, obs *observation) []threshold.Verdict {
 	// Was the window steady? Judged on the series as stored (and what the
 	// spool keeps); a run of several agents' by its merge, on the intervals
 	// of the agents merged (groupSteadiness).
@@ -988,9 +995,23 @@ func (e *execution) saveRun(ctx context.Context, res *metrics.RunResult, version
 	var b bytes.Buffer
 	_ = report.RunResult(&b, e.p.wl.Title(), e.id, e.p.target.String(), version, res, inProcessDB)
 	e.observedBlock(ctx, &b, obs)
+	vs := threshold.JudgeRun(e.p.spec.Thresholds, res)
+	_ = report.Thresholds(&b, vs)
 	e.out.Text(b.String())
 	if _, err := e.store.SaveRunResult(context.WithoutCancel(ctx), res); err != nil {
 		e.warn("the result", err)
+	}
+	e.saveThresholds(ctx, vs)
+	return vs
+}
+
+// saveThresholds stores a run's verdicts, if it has thresholds.
+func (e *execution) saveThresholds(ctx context.Context, vs []threshold.Verdict) {
+	if len(vs) == 0 {
+		return
+	}
+	if _, err := e.store.SaveThresholds(context.WithoutCancel(ctx), vs); err != nil {
+		e.warn("the thresholds' verdicts", err)
 	}
 }
 
@@ -1014,6 +1035,9 @@ func (e *execution) runAnalytic(ctx context.Context, a workload.Analytic) Outcom
 	var b bytes.Buffer
 	_ = report.Analytic(&b, e.id, e.p.target.String(), res)
 	e.observedBlock(ctx, &b, obs)
+	vs := threshold.JudgeAnalytic(e.p.spec.Thresholds, res)
+	_ = report.Thresholds(&b, vs)
 	e.out.Text(b.String())
-	return Outcome{Status: res.Status, Err: err, Analytic: res}
+	e.saveThresholds(ctx, vs)
+	return Outcome{Status: res.Status, Err: err, Analytic: res, Thresholds: vs}
 }

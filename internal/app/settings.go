@@ -3,6 +3,7 @@ package app
 import (
 	"runtime"
 	"strconv"
+	"strings"
 
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/engine"
@@ -38,6 +39,11 @@ func settings(p *plan) map[string]string {
 			kv["iterations"], kv["rampup"] = strconv.Itoa(sp.Iterations), "0s"
 			delete(kv, "duration")
 		}
+	}
+	if sp.Kind == config.KindRun && len(sp.Spec.Thresholds) > 0 {
+		// As given, so that a run that ends without a result (and so
+		// without verdicts) still says what it was to be judged on.
+		kv["thresholds"] = strings.Join(sp.Spec.Thresholds, "; ")
 	}
 	for k, v := range p.req.Settings {
 		kv[k] = v

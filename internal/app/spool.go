@@ -25,6 +25,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/spool"
+	"github.com/sledge-bench/sledge/internal/threshold"
 )
 
 // SpoolDir is the directory of the spool files in a data directory.
@@ -121,6 +122,12 @@ func (t storeTarget) apply(ctx context.Context, r spool.Record) error {
 			return err
 		}
 		return t.repo.SaveAnalyticResult(ctx, t.id, &res)
+	case spool.KindThresholds:
+		var vs []threshold.Verdict
+		if err := r.Decode(&vs); err != nil {
+			return err
+		}
+		return t.repo.SaveThresholds(ctx, t.id, vs)
 	case spool.KindFinish:
 		var f finishRecord
 		if err := r.Decode(&f); err != nil {
@@ -202,6 +209,11 @@ func (s *jobStore) SaveRunResult(ctx context.Context, res *metrics.RunResult) (s
 // SaveAnalyticResult stores or keeps a TPROC-H run's result.
 func (s *jobStore) SaveAnalyticResult(ctx context.Context, res *metrics.AnalyticResult) (stored bool, err error) {
 	return s.write(ctx, spool.KindAnalytic, 0, res, func(ctx context.Context) error { return s.t.repo.SaveAnalyticResult(ctx, s.t.id, res) })
+}
+
+// SaveThresholds stores or keeps a run's verdicts.
+func (s *jobStore) SaveThresholds(ctx context.Context, vs []threshold.Verdict) (stored bool, err error) {
+	return s.write(ctx, spool.KindThresholds, 0, vs, func(ctx context.Context) error { return s.t.repo.SaveThresholds(ctx, s.t.id, vs) })
 }
 
 // SavePart stores or keeps an agent's part of a group run.

@@ -1,5 +1,7 @@
 package config
 
+import "github.com/sledge-bench/sledge/internal/threshold"
+
 // Plan is a job as the job service runs it: a spec whose text settings
 // have been read, once, into typed values. Front ends fill a Spec (flags, a
 // JSON body, a HammerDB script's settings); the service parses it
@@ -20,6 +22,8 @@ type Plan struct {
 	// RateByType is a rate run's rate per transaction type (nil: Rate is a
 	// total rate).
 	RateByType map[string]float64
+	// Thresholds are a run's criteria, as read from Spec.Thresholds.
+	Thresholds []threshold.Threshold
 }
 
 // TotalRate is a rate run's transactions per second: Rate, or the sum of

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/observe"
+	"github.com/sledge-bench/sledge/internal/threshold"
 )
 
 // Job kinds.
@@ -136,6 +137,11 @@ type Spec struct {
 	// (GOMAXPROCS). It is a setting of the process, decided once by the
 	// process that runs the job; 0 lets that process choose.
 	ClientCPUs int `json:"client_cpus,omitempty"`
+
+	// Thresholds are a run's pass/fail criteria, as threshold.Parse reads
+	// them ("nopm>=40000", "p99(new_order)<50ms", "errors<1%"): each is
+	// judged on the measured window's result and stored with the job.
+	Thresholds []string `json:"thresholds,omitempty"`
 
 	// Analytic runs.
 	Streams   int  `json:"streams,omitempty"`
@@ -416,7 +422,9 @@ func (s Spec) check(p *Plan) FieldErrors {
 		add(!oneOf(s.Metrics, "on", "off"), "metrics", "%q: want on or off", s.Metrics)
 		add(!(s.MetricsRate > 0 && s.MetricsRate <= MaxMetricsRate), "metrics_rate", "must be in (0, %d] samples per second (got %g)", MaxMetricsRate, s.MetricsRate)
 		errs = append(errs, s.checkLoad(p)...)
+		errs = append(errs, s.checkThresholds(p)...)
 	}
+	add(s.Kind != KindRun && s.Kind != "" && len(s.Thresholds) > 0, "thresholds", "apply to run jobs only, not %s", s.Kind)
 	errs = append(errs, segErrs...)
 	// Whatever the kind: a scrape URL is fetched by whoever runs the job,
 	// so a bad one is refused even where it would go unused.
@@ -424,6 +432,21 @@ func (s Spec) check(p *Plan) FieldErrors {
 		if err := observe.CheckScrapeURL(s.Scrape); err != nil {
 			errs = append(errs, fieldErr("scrape", "%q: %v (e.g. http://db1:9100/metrics)", db.Redact(s.Scrape), err))
 		}
+	}
+	return errs
+}
+
+// checkThresholds reads the thresholds into p; the workload checks that
+// its runs measure what they name (threshold.Check).
+func (s Spec) checkThresholds(p *Plan) FieldErrors {
+	var errs FieldErrors
+	for _, text := range s.Thresholds {
+		t, err := threshold.Parse(text)
+		if err != nil {
+			errs = append(errs, fieldErr("thresholds", "%v", err))
+			continue
+		}
+		p.Thresholds = append(p.Thresholds, t)
 	}
 	return errs
 }

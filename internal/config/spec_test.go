@@ -12,7 +12,7 @@ func TestNewFillsDefaults(t *testing.T) {
 		Rampup: Duration(10 * time.Second), Duration: Duration(time.Minute), Interval: Duration(10 * time.Second),
 		Mode: "auto", SnapshotIsolation: "off", ExecMode: "prepared", Pacing: "off", PacingScale: 1, QuerySets: 1,
 		Metrics: "on", MetricsRate: 10, AgentWait: Duration(2 * time.Minute)}
-	if s != want {
+	if !sameSpec(s, want) {
 		t.Errorf("New(run) = %+v\nwant %+v", s, want)
 	}
 	if err := s.Validate(); err != nil {
@@ -334,6 +334,32 @@ func TestFieldErrorsWorded(t *testing.T) {
 	} {
 		if got := tc.errs.Worded(flag); got != tc.want {
 			t.Errorf("%v worded %q, want %q", tc.errs, got, tc.want)
+		}
+	}
+}
+
+func TestParseThresholds(t *testing.T) {
+	t.Parallel()
+	s := New(KindRun)
+	s.Thresholds = []string{"nopm>=40000", " p99(new_order) < 50ms"}
+	p, err := s.Parse()
+	if err != nil || len(p.Thresholds) != 2 || p.Thresholds[1].Metric != "p99" || p.Thresholds[1].Name != "new_order" ||
+		p.Thresholds[1].Limit != 50 || p.Thresholds[1].Unit != "ms" {
+		t.Fatalf("Parse = %+v, %v", p.Thresholds, err)
+	}
+	cases := []struct {
+		kind, th, want string
+	}{
+		{KindRun, "p99<50", `thresholds "p99<50": a latency needs a unit: ms, s or us`},
+		{KindRun, "speed>1", `thresholds "speed>1": unknown metric "speed": want one of nopm`},
+		{KindBuild, "nopm>1", "thresholds apply to run jobs only, not build"},
+	}
+	for _, c := range cases {
+		s := New(c.kind)
+		s.Thresholds = []string{"tpm>1", c.th}
+		fe := Fields(s.Validate())
+		if len(fe) != 1 || fe[0].Field != "thresholds" || !strings.HasPrefix(fe[0].Msg, c.want) {
+			t.Errorf("%s %q: %v, want one error of thresholds starting %q", c.kind, c.th, fe, c.want)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/testdb"
+	"github.com/sledge-bench/sledge/internal/threshold"
 )
 
 func openTemp(t *testing.T) (*Repo, string) {
@@ -602,6 +603,7 @@ func fillEveryTable(t *testing.T, r *Repo) int64 {
 	must(r.MarkIntervalsMissing(ctx, id, []MissingInterval{{Seq: 2, Reason: "lost"}}))
 	must(r.SaveBuildResult(ctx, id, BuildResult{Tables: map[string]int64{"t": 1}}))
 	must(r.SaveCheck(ctx, id, []CheckItem{{Name: "c"}}))
+	must(r.SaveThresholds(ctx, id, []threshold.Verdict{{Threshold: threshold.Threshold{Text: "tpm>1", Metric: "tpm", Op: ">", Limit: 1}}}))
 	must(r.SaveAnalyticResult(ctx, id, sampleAnalyticResult()))
 	saveObservations(t, r, id, sampleObservations())
 	return id

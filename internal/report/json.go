@@ -75,6 +75,9 @@ type JobJSON struct {
 	// ImportedFrom is where an imported job (sledge jobs import) was
 	// recorded; absent for a job recorded in this repository.
 	ImportedFrom *OriginJSON `json:"imported_from,omitempty"`
+	// Thresholds are a run's thresholds with their verdicts, in the order
+	// given; absent when it has none (and in lists of jobs).
+	Thresholds []ThresholdJSON `json:"thresholds,omitempty"`
 }
 
 // OriginJSON is where an imported job was recorded and exported.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/threshold"
 	"github.com/sledge-bench/sledge/internal/workload"
 	"github.com/sledge-bench/sledge/internal/workload/tproch"
 )
@@ -26,6 +27,7 @@ type Store interface {
 	Observations(ctx context.Context, id int64) ([]jobs.Observation, error)
 	Agents(ctx context.Context, id int64) ([]jobs.Agent, error)
 	JobsWithSetting(ctx context.Context, key, value string) ([]int64, error)
+	Thresholds(ctx context.Context, id int64) ([]threshold.Verdict, error)
 }
 
 var _ Store = (*jobs.Repo)(nil)
@@ -55,7 +57,13 @@ func Show(ctx context.Context, w io.Writer, s Store, j jobs.Job, section string,
 		return summary(ctx, w, s, j, asJSON)
 	case "status":
 		if asJSON {
-			return WriteJSON(w, ToJob(j))
+			out := ToJob(j)
+			vs, err := s.Thresholds(ctx, j.ID)
+			if err != nil {
+				return err
+			}
+			out.Thresholds = ToThresholds(vs)
+			return WriteJSON(w, out)
 		}
 		return Job(w, j)
 	case "result", "timing":
@@ -70,7 +78,10 @@ func Show(ctx context.Context, w io.Writer, s Store, j jobs.Job, section string,
 				if asJSON {
 					return WriteJSON(w, ToAnalytic(j.ID, a))
 				}
-				return Analytic(w, j.ID, j.Target, a)
+				if err := Analytic(w, j.ID, j.Target, a); err != nil {
+					return err
+				}
+				return storedThresholds(ctx, w, s, j.ID)
 			}
 		}
 		res, err := s.RunResult(ctx, j.ID)
@@ -102,7 +113,10 @@ func Show(ctx context.Context, w io.Writer, s Store, j jobs.Job, section string,
 		if err := StoredRunResult(w, workload.Title(j.Workload), j, res); err != nil {
 			return err
 		}
-		return ObservedBlock(w, Summarize(obs, ivs))
+		if err := ObservedBlock(w, Summarize(obs, ivs)); err != nil {
+			return err
+		}
+		return storedThresholds(ctx, w, s, j.ID)
 	case "metrics", "settings":
 		obs, err := s.Observations(ctx, j.ID)
 		if err != nil {
@@ -248,8 +262,13 @@ func summary(ctx context.Context, w io.Writer, s Store, j jobs.Job, asJSON bool)
 	if err != nil {
 		return err
 	}
+	vs, err := s.Thresholds(ctx, j.ID)
+	if err != nil {
+		return err
+	}
 	if asJSON {
 		sum := SummaryJSON{Job: ToJob(j)}
+		sum.Job.Thresholds = ToThresholds(vs)
 		if ares != nil {
 			a := ToAnalytic(j.ID, ares)
 			sum.Analytic = &a
@@ -301,6 +320,9 @@ func summary(ctx context.Context, w io.Writer, s Store, j jobs.Job, asJSON bool)
 			return err
 		}
 	}
+	if err := Thresholds(w, vs); err != nil {
+		return err
+	}
 	if b != nil {
 		fmt.Fprintln(w)
 		if err := Build(w, b); err != nil {
@@ -314,6 +336,15 @@ func summary(ctx context.Context, w io.Writer, s Store, j jobs.Job, asJSON bool)
 		}
 	}
 	return nil
+}
+
+// storedThresholds writes a run's stored verdicts (nothing for none).
+func storedThresholds(ctx context.Context, w io.Writer, s Store, id int64) error {
+	vs, err := s.Thresholds(ctx, id)
+	if err != nil {
+		return err
+	}
+	return Thresholds(w, vs)
 }
 
 // missingIntervals reads the intervals of a job's series that were never

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/threshold"
 	"github.com/sledge-bench/sledge/internal/workload"
 	"github.com/sledge-bench/sledge/internal/workload/tproch"
 )
@@ -35,7 +36,9 @@ type fakeStore struct {
 	build    *jobs.BuildResult
 	check    []jobs.CheckItem
 	obs      []jobs.Observation
-	err      error
+	// thresholds are the run's verdicts.
+	thresholds []threshold.Verdict
+	err        error
 }
 
 func (s *fakeStore) RunResult(context.Context, int64) (*metrics.RunResult, error) {
@@ -57,6 +60,9 @@ func (s *fakeStore) Observations(context.Context, int64) ([]jobs.Observation, er
 }
 
 func (s *fakeStore) Agents(context.Context, int64) ([]jobs.Agent, error) { return nil, s.err }
+func (s *fakeStore) Thresholds(context.Context, int64) ([]threshold.Verdict, error) {
+	return s.thresholds, s.err
+}
 func (s *fakeStore) JobsWithSetting(context.Context, string, string) ([]int64, error) {
 	return nil, s.err
 }

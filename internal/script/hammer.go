@@ -426,6 +426,7 @@ func (h *hammer) spec(action string) (config.Spec, error) {
 			s.Engine = strings.TrimSpace(h.value("storage_engine"))
 		}
 	case s.Kind == config.KindRun:
+		s.Thresholds = h.st.Thresholds
 		if err := h.runSpec(&s); err != nil || action != "steprun" {
 			return s, err
 		}
@@ -617,6 +618,8 @@ func (h *hammer) setting(field string) string {
 		return h.diset("timeprofile")
 	case "engine":
 		return h.diset("storage_engine")
+	case "thresholds":
+		return "threshold"
 	}
 	return field
 }

@@ -18,6 +18,7 @@ namespace eval ::sledge {
     variable lastjob ""
     variable jobsformat JSON
     variable profileid 0
+    variable thresholds {}
 
     proc jsonstr {s} {
         set out "\""
@@ -48,10 +49,11 @@ namespace eval ::sledge {
     }
 
     proc state {} {
-        variable db; variable bm; variable dicts; variable vu; variable dg; variable profileid
+        variable db; variable bm; variable dicts; variable vu; variable dg; variable profileid; variable thresholds
         set ds {}
         dict for {name d} $dicts { lappend ds "[jsonstr $name]:[jsondict $d]" }
-        return "\{\"db\":[jsonstr $db],\"bm\":[jsonstr $bm],\"dicts\":\{[join $ds ,]\},\"vu\":[jsondict $vu],\"dg\":[jsondict $dg],\"profileid\":$profileid\}"
+        set ts [lmap t $thresholds {jsonstr $t}]
+        return "\{\"db\":[jsonstr $db],\"bm\":[jsonstr $bm],\"dicts\":\{[join $ds ,]\},\"vu\":[jsondict $vu],\"dg\":[jsondict $dg],\"profileid\":$profileid,\"thresholds\":\[[join $ts ,]\]\}"
     }
 
     # action runs `sledge cli do NAME`, echoes its output as it comes and
@@ -593,6 +595,28 @@ proc vurun {} {
     return [::sledge::answer "Benchmark Run" $id]
 }
 
+# threshold is Sledge's own (HammerDB has none): pass/fail criteria judged
+# on the result of every later run, as sledge run --threshold (each printed
+# with its verdict under the result and stored with the job). threshold
+# EXPR ?EXPR ...? adds them, threshold clear removes them all, threshold
+# alone lists them. The engine reads them at vurun, refusing a bad one.
+proc threshold {args} {
+    if {![llength $args]} {
+        if {![llength $::sledge::thresholds]} { puts "No thresholds set"; return }
+        foreach t $::sledge::thresholds { puts "Threshold: $t" }
+        return
+    }
+    if {$args eq "clear"} {
+        set ::sledge::thresholds {}
+        puts "Thresholds cleared"
+        return
+    }
+    foreach t $args {
+        lappend ::sledge::thresholds $t
+        puts "Threshold set: $t"
+    }
+}
+
 # runtimer and waittocomplete wait for a run to end; vurun returns when the
 # job has ended, so there is nothing left to wait for. A value that is not
 # seconds is reported, not raised: HammerDB 6 ignores it.
@@ -973,6 +997,7 @@ set ::sledge::help {
     tcstart {tcstart} {Sledge records every run's transaction count anyway (jobs ID tcount)}
     tcstatus {tcstatus} {whether tcstart was called; the count is recorded either way}
     tcstop {tcstop} {the counter stops with each run}
+    threshold {threshold ?expr ...?|clear} {Sledge's own: pass/fail criteria judged on every later run's result (threshold {p99(new_order)<50ms})}
     vucomplete {vucomplete} {true once the virtual users' run has ended}
     vucreate {vucreate} {create the virtual users (vuset vu)}
     vudestroy {vudestroy} {destroy the virtual users}

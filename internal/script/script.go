@@ -47,6 +47,10 @@ type State struct {
 	// ProfileID is the performance profile (jobs profileid N) that runs are
 	// recorded under; 0 for none.
 	ProfileID int `json:"profileid"`
+	// Thresholds are the session's thresholds (Sledge's own threshold
+	// command; HammerDB has none), judged on every run's result
+	// (config.Spec.Thresholds).
+	Thresholds []string `json:"thresholds,omitempty"`
 }
 
 // ReadState reads the State a front end hands to `sledge cli do` (JSON).

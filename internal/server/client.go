@@ -152,6 +152,9 @@ type JobEnd struct {
 	// failing: a check's condition, an analytic run's query (its report
 	// says which), as a local job's app.Outcome.OK.
 	Failed bool
+	// ThresholdsFailed counts the run's thresholds that failed (as a local
+	// job's app.Outcome.ThresholdsFailed).
+	ThresholdsFailed int
 }
 
 // Err is why the job failed, nil when it did not: its error as the server
@@ -208,6 +211,11 @@ func (c *Client) RunJob(ctx context.Context, w io.Writer, spec config.Spec, opts
 			var sum report.SummaryJSON
 			if err = json.Unmarshal(b.Bytes(), &sum); err == nil {
 				end.Failed = failed(sum)
+				for _, t := range sum.Job.Thresholds {
+					if !t.Passed {
+						end.ThresholdsFailed++
+					}
+				}
 			}
 		}
 		if opts.Summary != nil && err == nil {

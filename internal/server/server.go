@@ -36,6 +36,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/output"
 	"github.com/sledge-bench/sledge/internal/report"
+	"github.com/sledge-bench/sledge/internal/threshold"
 	"github.com/sledge-bench/sledge/internal/webui"
 	"github.com/sledge-bench/sledge/internal/workload"
 )
@@ -57,6 +58,8 @@ type Store interface {
 	Observations(ctx context.Context, id int64) ([]jobs.Observation, error)
 	// Agents is nil (and no error) for a job run by one process.
 	Agents(ctx context.Context, id int64) ([]jobs.Agent, error)
+	// Thresholds is nil (and no error) for a job without thresholds.
+	Thresholds(ctx context.Context, id int64) ([]threshold.Verdict, error)
 }
 
 var _ Store = (*jobs.Repo)(nil)
@@ -340,8 +343,16 @@ func firstField(err error) string {
 	return ""
 }
 
+// getJob is the job's record, with a run's thresholds and their verdicts.
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request, j jobs.Job) {
-	writeAPI(w, http.StatusOK, report.ToJob(j))
+	out := report.ToJob(j)
+	vs, err := s.store.Thresholds(r.Context(), j.ID)
+	if err != nil {
+		apiError(w, http.StatusInternalServerError, "", err.Error())
+		return
+	}
+	out.Thresholds = report.ToThresholds(vs)
+	writeAPI(w, http.StatusOK, out)
 }
 
 // deleteJob deletes a job and everything recorded with it. A running job

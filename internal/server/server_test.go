@@ -416,6 +416,13 @@ func TestServeRejectsBadRequests(t *testing.T) {
 		{`{"kind":"run","rate_by_type":"new_order=6e5,payment=6e5"}`, "rate_by_type"},
 		{`{"kind":"run","rate":10,"stages":"10s:1e-12"}`, "stages"},
 		{`{"kind":"run","duration":1e300}`, "duration"},
+		// Thresholds (issue 29): unreadable, naming what the workload does
+		// not measure, on a job that is not a run, not a list.
+		{`{"kind":"run","thresholds":["p99<50"]}`, "thresholds"},
+		{`{"kind":"run","thresholds":["p99(neworder)<50ms"]}`, "thresholds"},
+		{`{"kind":"run","workload":"tproch","thresholds":["nopm>1"]}`, "thresholds"},
+		{`{"kind":"check","thresholds":["nopm>1"]}`, "thresholds"},
+		{`{"kind":"run","thresholds":"nopm>1"}`, "thresholds"},
 		{`not json`, ""},
 	} {
 		code, b := c.do("POST", "/api/jobs", tc.body)

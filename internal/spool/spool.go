@@ -38,6 +38,8 @@ const (
 	KindAnalytic = "analytic" // a TPROC-H run's result
 	KindFinish   = "finish"   // how the job ended: status and error
 	KindMissing  = "missing"  // intervals neither stored nor kept: seq and reason
+	// KindThresholds is a run's thresholds with their verdicts.
+	KindThresholds = "thresholds"
 )
 
 // ext is the spool files' extension.

@@ -12,6 +12,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/threshold"
 )
 
 // Workload is the tiny core every workload implements. What else it can do
@@ -311,4 +312,15 @@ func Title(name string) string {
 		return w.Title()
 	}
 	return name
+}
+
+// CheckThresholds reports the thresholds of run p that name what the
+// workload's runs do not measure (threshold.Check), as field errors of
+// "thresholds".
+func CheckThresholds(p config.Plan, sc threshold.Scope) config.FieldErrors {
+	var errs config.FieldErrors
+	for _, err := range threshold.Check(p.Thresholds, sc) {
+		errs = append(errs, config.FieldError{Field: "thresholds", Msg: "thresholds " + err.Error()})
+	}
+	return errs
 }

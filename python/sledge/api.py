@@ -17,7 +17,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import warnings
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from ._engine import SledgeError, call_json, stream
 from .session import _JOB_LINE
@@ -41,9 +41,13 @@ class Result:
     tpm: Optional[float]
     raw: Dict[str, Any] = dataclasses.field(repr=False)
     transactions: Dict[str, Any] = dataclasses.field(default_factory=dict, repr=False)
+    # The run's thresholds (run(thresholds=[...])) with their verdicts, as
+    # the job object has them: threshold, metric, name, op, limit, unit,
+    # value (None when it could not be measured), passed, note.
+    thresholds: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
 
     @classmethod
-    def from_json(cls, job_id, raw):
+    def from_json(cls, job_id, raw, job=None):
         return cls(
             job_id=str(raw.get("job_id", job_id)),
             status=raw.get("status", ""),
@@ -51,7 +55,13 @@ class Result:
             tpm=raw.get("tpm"),
             raw=raw,
             transactions=raw.get("transactions") or {},
+            thresholds=list((job or {}).get("thresholds") or []),
         )
+
+    @property
+    def passed(self):
+        """Whether every threshold passed (True for a run without any)."""
+        return all(t.get("passed") for t in self.thresholds)
 
     @property
     def iterations(self):
@@ -243,6 +253,10 @@ def run(db=None, vu=None, duration=None, rampup=None, workload=None, mode=None, 
     Other keywords are passed on as fields of the job's spec, the HTTP API's
     JSON keys (max_retries=3, isolation="serializable", seed=7,
     random_home=True, interval="5s", ...).
+    thresholds: a list of pass/fail criteria judged on the measured window
+    (["nopm>=40000", "p99(new_order)<50ms", "errors<1%"], as sledge run
+    --threshold): the Result's thresholds hold the verdicts and its passed
+    says whether all held. A failed threshold raises nothing: check passed.
 
     server: the URL of a `sledge serve` (token from token= or $SLEDGE_TOKEN)
     to run there over the HTTP API instead of spawning the binary
@@ -266,7 +280,8 @@ def run(db=None, vu=None, duration=None, rampup=None, workload=None, mode=None, 
     else:
         job_id, _status = _spawn_job(spec, binary, repo, quiet)
         raw = call_json(["jobs", "show", job_id, "result"], binary=binary, repo=repo)
-    res = Result.from_json(job_id, raw)
+        j = call_json(["jobs", "show", job_id, "status"], binary=binary, repo=repo) if spec.get("thresholds") else None
+    res = Result.from_json(job_id, raw, j)
     _check_warehouses(res, warehouses)
     return res
 

@@ -33,7 +33,7 @@ __all__ = [
     "vucreate", "vurun", "vudestroy", "vustatus", "vucomplete",
     "loadscript", "clearscript", "customscript", "custommonitor", "savescript", "distributescript",
     "switchmode", "steprun",
-    "tcstart", "tcstop", "tcstatus", "tcset",
+    "tcstart", "tcstop", "tcstatus", "tcset", "threshold",
     "metset", "metstart", "metstatus", "metstop",
     "wsport", "wsstart", "wsstatus", "wsstop",
     "pipes", "pipe", "ci", "citmp", "cifix", "ciset", "cilisten", "cistatus", "cistop", "cireset", "cipush",
@@ -179,6 +179,10 @@ def tcstatus():
 
 def tcset(key=None, value=None):
     return _default.tcset(key, value)
+
+
+def threshold(*exprs):
+    return _default.threshold(*exprs)
 
 
 def metset(key=None, value=None):
@@ -418,6 +422,8 @@ HELP = (
      'whether tcstart was called; the count is recorded either way'),
     ('tcstop', 'tcstop',
      'the counter stops with each run'),
+    ('threshold', 'threshold ?expr ...?|clear',
+     "Sledge's own: pass/fail criteria judged on every later run's result (threshold {p99(new_order)<50ms})"),
     ('vucomplete', 'vucomplete',
      "true once the virtual users' run has ended"),
     ('vucreate', 'vucreate',

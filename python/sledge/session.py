@@ -167,6 +167,7 @@ class Session:
         self.job_status = None
         self.jobs_format = "JSON"  # jobs format JSON|text
         self.profile_id = 0  # jobs profileid N: the profile new runs are recorded under
+        self.thresholds = []  # threshold EXPR: judged on every later run's result
         self.custom = None  # the file customscript named, until loadscript/clearscript
         self.tc = False  # tcstart called (Sledge records the count either way)
         self.ws = None  # the sledge serve process wsstart started
@@ -180,6 +181,7 @@ class Session:
             "vu": dict(self.vu),
             "dg": dict(self.dg),
             "profileid": self.profile_id,
+            "thresholds": list(self.thresholds),
         }
 
     def state_json(self):
@@ -847,6 +849,25 @@ class Session:
             self._notice("Transaction Counter thread running (Sledge records it with every run: jobs ID tcount)")
         else:
             self._notice("Transaction Counter is not running (Sledge records it with every run anyway: jobs ID tcount)")
+
+    def threshold(self, *exprs):
+        """Sledge's own command (HammerDB has none): pass/fail criteria
+        judged on the result of every later run, as sledge run --threshold;
+        each is printed with its verdict under the result and stored with
+        the job. threshold(EXPR, ...) adds them, threshold('clear') removes
+        them all, threshold() lists them. The engine reads them at vurun,
+        refusing a bad one."""
+        exprs = [_s(e) for e in exprs]
+        if not exprs:
+            self._notice("\n".join("Threshold: " + t for t in self.thresholds) or "No thresholds set")
+            return
+        if exprs == ["clear"]:
+            self.thresholds = []
+            self._notice("Thresholds cleared")
+            return
+        for t in exprs:
+            self.thresholds.append(t)
+            self._notice("Threshold set: " + t)
 
     def tcset(self, key=None, value=None):
         usage = "Usage: tcset [refreshrate|logtotemp|unique|timestamps] value"

@@ -148,6 +148,7 @@ def test_state_json_sent_for_each_action(fake, tmp_path):
     h.giset("commandline", "keepalive_margin", 5)
     h.vuset("vu", 3)
     h.dgset("directory", str(tmp_path))
+    h.threshold("nopm>=100", "p99(new_order)<50ms")
     expected = {
         "db": "maria",
         "bm": "TPROC-C",
@@ -160,6 +161,7 @@ def test_state_json_sent_for_each_action(fake, tmp_path):
         "vu": dict(BASE_VU, vu="3"),
         "dg": {"directory": str(tmp_path)},
         "profileid": 0,
+        "thresholds": ["nopm>=100", "p99(new_order)<50ms"],
     }
     # HammerDB's answers; the fake engine created no job.
     answers = {"buildschema": "Schema Build (No jobid)", "checkschema": "Schema Check (No jobid)",
@@ -179,8 +181,21 @@ def test_default_state(fake):
     h.checkschema()
     assert json.loads(fake.calls()[0]["stdin"]) == {
         "db": "pg", "bm": "TPROC-C", "dicts": {"connection": {}, "tpcc": {}, "tpch": {}}, "vu": BASE_VU, "dg": {},
-        "profileid": 0,
+        "profileid": 0, "thresholds": [],
     }
+
+
+def test_threshold_command(fake, capsys):
+    h.threshold()
+    h.threshold("tpm>0", "errors<1%")
+    h.threshold()
+    assert h.session().state()["thresholds"] == ["tpm>0", "errors<1%"]
+    h.threshold("clear")
+    assert h.session().state()["thresholds"] == []
+    assert capsys.readouterr().out.splitlines() == [
+        "No thresholds set", "Threshold set: tpm>0", "Threshold set: errors<1%",
+        "Threshold: tpm>0", "Threshold: errors<1%", "Thresholds cleared",
+    ]
 
 
 def test_dbset_and_dict_errors(fake):
@@ -455,7 +470,7 @@ def test_star_import_exports_exactly_the_commands():
         "quit", "clearscript", "customscript", "custommonitor", "savescript", "distributescript", "switchmode",
         "steprun", "metset", "metstart", "metstatus", "metstop", "wsport", "wsstart", "wsstatus", "wsstop",
         "pipes", "pipe", "ci", "citmp", "cifix", "ciset", "cilisten", "cistatus", "cistop", "cireset", "cipush",
-        "tclpy",
+        "tclpy", "threshold",
     }
     assert "print" not in names and "help" not in names
     ns2 = {}
@@ -591,6 +606,33 @@ def test_run_via_binary(fake, capsys):
     out = capsys.readouterr().out
     assert "run job 12" in out
     assert "SLEDGE-JOB" not in out  # the contract's line is not echoed
+
+
+def test_run_via_binary_thresholds(fake):
+    """thresholds go in the spec; the verdicts come from the job's record,
+    and a failed one raises nothing: Result.passed says it."""
+    verdicts = [
+        {"threshold": "nopm>=1000", "metric": "nopm", "name": "", "op": ">=", "limit": 1000, "unit": "",
+         "value": 1234.5, "passed": True, "note": ""},
+        {"threshold": "p99(new_order)<1ms", "metric": "p99", "name": "new_order", "op": "<", "limit": 1, "unit": "ms",
+         "value": 3.5, "passed": False, "note": ""},
+    ]
+    fake.rules([
+        {"match": ["cli", "job"], "stdout": "SLEDGE-JOB 12 completed\n"},
+        {"match": ["jobs", "show", "12", "result", "--format", "json"], "stdout": json.dumps(RESULT)},
+        {"match": ["jobs", "show", "12", "status", "--format", "json"],
+         "stdout": json.dumps({"id": 12, "kind": "run", "status": "completed", "thresholds": verdicts})},
+    ])
+    r = sledge.run(thresholds=["nopm>=1000", "p99(new_order)<1ms"], quiet=True)
+    assert json.loads(fake.calls()[0]["stdin"]) == {"kind": "run", "thresholds": ["nopm>=1000", "p99(new_order)<1ms"]}
+    assert r.thresholds == verdicts
+    assert not r.passed
+    fake.rules([
+        {"match": ["cli", "job"], "stdout": "SLEDGE-JOB 12 completed\n"},
+        {"match": ["jobs", "show", "12", "result", "--format", "json"], "stdout": json.dumps(RESULT)},
+    ])
+    r = sledge.run(quiet=True)  # none asked: no extra call, nothing to fail
+    assert (r.thresholds, r.passed) == ([], True)
 
 
 def test_run_via_binary_defaults_and_failure(fake):

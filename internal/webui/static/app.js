@@ -1715,6 +1715,8 @@
       parts.push(extras);
     }
 
+    if (Array.isArray(job.thresholds) && job.thresholds.length) parts.push(thresholdsPanel(job.thresholds));
+
     let charts = null;
     if (series.length) {
       charts = seriesCharts('series-charts');
@@ -2153,6 +2155,20 @@
         r.refreshes.map(x => [streamLabel(x.stream), fmtNum(x.set), x.function, fmtSig(x.seconds), fmtNum(x.rows), x.error || '']),
         { testid: 'refresh-table' })) : null,
       panel('Queries', 'query-table-panel', h('div', { class: 'scroll-x' }, qTable)));
+  }
+
+  // thresholdsPanel is a run's thresholds (sledge run --threshold) with
+  // the value measured and the verdict; a value that could not be measured
+  // is a dash, its note in the row's title.
+  function thresholdsPanel(ths) {
+    const failed = ths.filter(t => !t.passed).length;
+    return panel(failed ? `Thresholds: ${failed} of ${ths.length} failed` : 'Thresholds: all passed', 'thresholds-panel', table(
+      [{ label: 'Threshold' }, { label: 'Value', num: true }, { label: '' }],
+      ths.map((t, i) => ({
+        attrs: { testid: 'threshold-row-' + i, title: t.note || '' },
+        cells: [t.threshold, isNum(t.value) ? fmtSig(t.value) + (t.unit || '') : '—',
+          h('span', { class: 'badge ' + (t.passed ? 'badge-ok' : 'badge-bad') }, t.passed ? 'pass' : 'FAIL')],
+      })), { testid: 'thresholds-table', id: 'thresholds-table' }));
   }
 
   function auditPanel(audit) {

@@ -14,6 +14,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/threshold"
 	"github.com/sledge-bench/sledge/internal/workload"
 )
 
@@ -78,6 +79,7 @@ func (Workload) Validate(s config.Plan) config.FieldErrors {
 					Msg: fmt.Sprintf("rate_by_type: %q is not a TPROC-C transaction type: want %s", name, strings.Join(txNames, ", "))})
 			}
 		}
+		errs = append(errs, workload.CheckThresholds(s, threshold.Scope{Title: "TPROC-C", TxNames: txNames})...)
 	}
 	return errs
 }

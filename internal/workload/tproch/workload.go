@@ -12,6 +12,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/threshold"
 	"github.com/sledge-bench/sledge/internal/workload"
 )
 
@@ -73,6 +74,9 @@ func (Workload) Validate(s config.Plan) config.FieldErrors {
 			Msg: "per_vu_timing applies to TPROC-C runs only: a TPROC-H run keeps every stream's query times (jobs ID N)"}}
 	}
 	if s.Kind == config.KindRun {
+		if errs := workload.CheckThresholds(s, threshold.Scope{Title: "TPROC-H", Analytic: true}); len(errs) > 0 {
+			return errs
+		}
 		field := ""
 		switch {
 		case s.Model == config.LoadRate:

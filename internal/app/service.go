@@ -33,6 +33,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/workload"
 
 	// The workloads register themselves.
+	_ "github.com/sledge-bench/sledge/internal/workload/chbench"
 	_ "github.com/sledge-bench/sledge/internal/workload/tprocc"
 	_ "github.com/sledge-bench/sledge/internal/workload/tproch"
 )

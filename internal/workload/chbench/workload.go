@@ -91,14 +91,13 @@ func (Workload) Build(ctx context.Context, env workload.Env, p config.Plan) (wor
 	return rep.Workload(size), err
 }
 
-// SchemaExists reports whether the database holds TPROC-C's schema or any
-// of the added tables.
+// SchemaExists reports whether the database holds a CH-benCHmark build,
+// finished or not: its record in sledge_meta. Its tables alone do not tell:
+// TPROC-C's are TPROC-C's, and TPROC-H has a SUPPLIER, NATION and REGION
+// of its own. (Build itself refuses a database holding any of them.)
 func (Workload) SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, error) {
-	if ok, err := tprocc.SchemaExists(ctx, c, k); err != nil || ok {
-		return ok, err
-	}
-	n, err := tprocc.CountTables(ctx, c, k, addedTables)
-	return n > 0, err
+	state, err := buildState(ctx, c, k)
+	return state != "", err
 }
 
 // BuildRecorded reports whether sledge_meta holds a CH-benCHmark build

@@ -3,7 +3,7 @@
 -- condition's description.
 
 -- name: supplier keys
--- SU_SUPPKEY is 0 … 9,999, each once: every stock row has its supplier
+-- SU_SUPPKEY is within 0 … 9,999, what mod(S_W_ID * S_I_ID, 10000) gives
 SELECT su_suppkey FROM supplier WHERE su_suppkey < 0 OR su_suppkey > 9999
 
 -- name: supplier nations

@@ -23,7 +23,7 @@ import (
 // config.Spec — whose defaults are the flags' defaults — and hand it to the
 // job service, or to a `sledge serve` with --server.
 
-const dbFlagHelp = "database: postgres://user:pass@host:port/dbname, mysql://user:pass@host:port/dbname or mariadb://… (MariaDB or MySQL; ?socket=PATH for a Unix socket), sqlite:PATH or a *.db/*.sqlite file, duckdb:PATH (default $SLEDGE_DB, else the workload's embedded database in the data directory: SQLite for tprocc, DuckDB for tproch)"
+const dbFlagHelp = "database: postgres://user:pass@host:port/dbname, mysql://user:pass@host:port/dbname or mariadb://… (MariaDB or MySQL; ?socket=PATH for a Unix socket), sqlite:PATH or a *.db/*.sqlite file, duckdb:PATH (default $SLEDGE_DB, else the workload's embedded database in the data directory: SQLite for tprocc and chbench, DuckDB for tproch)"
 
 func bindTargetFlags(fl *pflag.FlagSet, s *config.Spec) {
 	fl.StringVar(&s.DB, "db", s.DB, dbFlagHelp)

@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/sledge-bench/sledge/internal/config"
@@ -34,6 +35,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/workload"
 
 	// The workloads register themselves.
+	_ "github.com/sledge-bench/sledge/internal/workload/chbench"
 	_ "github.com/sledge-bench/sledge/internal/workload/tprocc"
 	_ "github.com/sledge-bench/sledge/internal/workload/tproch"
 )
@@ -252,7 +254,9 @@ func (s *Service) Validate(spec config.Spec) error {
 
 func (s *Service) validate(spec config.Spec) (workload.Workload, config.Plan, error) {
 	wl, p, errs := checkSpec(spec)
-	if wl != nil && !can(wl, spec.Kind) {
+	// A workload that says itself why it cannot do the job (its Validator
+	// named the workload field) is not told again that it cannot.
+	if wl != nil && !can(wl, spec.Kind) && !slices.ContainsFunc(errs, func(e config.FieldError) bool { return e.Field == "workload" }) {
 		errs = append(errs, config.FieldError{Field: "workload",
 			Msg: fmt.Sprintf("workload %s has no %s jobs", wl.Name(), spec.Kind)})
 	}

@@ -42,6 +42,12 @@ type BuildOptions struct {
 	// Progress, if set, is called with the build's progress at most about
 	// every 250 ms and at every phase change, never concurrently.
 	Progress func(Progress)
+	// Now is the load's timestamp (O_ENTRY_D, OL_DELIVERY_D, H_DATE,
+	// C_SINCE) as "YYYY-MM-DD HH:MM:SS"; empty: the database's clock at the
+	// start of the load. A fixed one makes the rows of two builds equal to
+	// the second, so that queries over them (CH-benCHmark's answers) can be
+	// compared across databases and days.
+	Now string
 
 	// Part runs one part of a build shared by several processes: PartWhole
 	// (the default) runs all of it. The parts, in order: PartSchema once,
@@ -135,6 +141,11 @@ func (o *BuildOptions) validate() error {
 	for _, r := range o.Engine {
 		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
 			return fmt.Errorf("storage engine %q is not a plain name (e.g. InnoDB, MyRocks, Aria)", o.Engine)
+		}
+	}
+	if o.Now != "" {
+		if _, err := time.Parse(time.DateTime, o.Now); err != nil {
+			return fmt.Errorf("the load's timestamp %q is not YYYY-MM-DD HH:MM:SS", o.Now)
 		}
 	}
 	switch o.Part {
@@ -316,9 +327,12 @@ func (b *builder) schema(ctx context.Context, main db.Conn) error {
 // load loads ITEM and the warehouses of the build (or of its load part)
 // and counts the rows into rep.
 func (b *builder) load(ctx context.Context, main db.Conn, rep *BuildReport) error {
-	now, err := serverNow(ctx, main, b.kind)
-	if err != nil {
-		return err
+	now := b.opts.Now
+	if now == "" {
+		var err error
+		if now, err = serverNow(ctx, main, b.kind); err != nil {
+			return err
+		}
 	}
 	first, last, item := b.opts.loadRange()
 	units := loadRangeUnits(b.kind, first, last, item)

@@ -56,6 +56,14 @@ func SchemaExists(ctx context.Context, conn db.Conn, kind db.Kind) (bool, error)
 	return n > 0, nil
 }
 
+// CountTables counts how many of names exist as tables in the database on
+// conn (PostgreSQL: as the unqualified name resolves on the search path).
+// Workloads that extend TPROC-C's schema (CH-benCHmark) look for their own
+// tables with it.
+func CountTables(ctx context.Context, conn db.Conn, kind db.Kind, names []string) (int, error) {
+	return countTables(ctx, conn, kind, names)
+}
+
 // countTables counts how many of names exist as tables (PostgreSQL: as the
 // unqualified name resolves on the search path, as every statement sees it).
 func countTables(ctx context.Context, conn db.Conn, kind db.Kind, names []string) (int, error) {

@@ -155,23 +155,37 @@ func (w Workload) Build(ctx context.Context, env workload.Env, s config.Plan) (w
 // PartSchema, PartLoad — the warehouses of the spec's segment
 // (BuildPartsFor), ITEM with the first — or PartFinish.
 func (Workload) BuildPart(ctx context.Context, env workload.Env, s config.Plan, part string) (workload.BuildReport, error) {
-	o := BuildOptions{
-		Warehouses: s.Warehouses, Workers: buildWorkers(s), Seed: s.BuildSeed(), Force: s.Force,
-		Engine: s.Engine, Loader: s.Loader, Part: part,
-		Progress: func(p Progress) { env.Progress(workload.Progress(p)) },
-	}
+	o := PlanOptions(env, s)
+	o.Part = part
 	size := plural(s.Warehouses, "warehouse")
 	if part == PartLoad {
 		o.LoadFirst, o.LoadCount = BuildPartsFor(s.Segment, s.Warehouses)
 		size = fmt.Sprintf("%s of %d (segment %s)", warehouseRange(o.LoadFirst, o.LoadCount), s.Warehouses, s.Segment)
 	}
 	rep, err := Build(ctx, env.Driver, env.Target, o)
+	return rep.Workload(size), err
+}
+
+// PlanOptions are the options of the whole build plan s asks for, its
+// progress reported to env: what `sledge build` runs, and what a workload
+// built on TPROC-C's schema (CH-benCHmark) builds first.
+func PlanOptions(env workload.Env, s config.Plan) BuildOptions {
+	return BuildOptions{
+		Warehouses: s.Warehouses, Workers: buildWorkers(s), Seed: s.BuildSeed(), Force: s.Force,
+		Engine: s.Engine, Loader: s.Loader,
+		Progress: func(p Progress) { env.Progress(workload.Progress(p)) },
+	}
+}
+
+// Workload is the build's report as the job service records it, its size
+// named size.
+func (rep BuildReport) Workload(size string) workload.BuildReport {
 	note := ""
 	if rep.LoadRetries > 0 {
 		note = fmt.Sprintf("%d table part(s) loaded again after a deadlock or lock wait timeout between the loaders", rep.LoadRetries)
 	}
 	return workload.BuildReport{Size: size, Warehouses: rep.Warehouses,
-		Workers: rep.Workers, Rows: rep.Rows, Tables: rep.Tables, Duration: rep.Duration, Version: rep.Version, Note: note}, err
+		Workers: rep.Workers, Rows: rep.Rows, Tables: rep.Tables, Duration: rep.Duration, Version: rep.Version, Note: note}
 }
 
 // warehouseRange names count warehouses from first: "warehouse 3",

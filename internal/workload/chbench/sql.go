@@ -1,0 +1,100 @@
+package chbench
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/sqlfile"
+)
+
+// Every statement Sledge sends for CH-benCHmark's own part lives in sql/,
+// one named statement per "-- name: X" block, organised as TPROC-H's is:
+//
+//	schema.sql   CREATE TABLE of SUPPLIER, NATION, REGION (every dialect)
+//	drop.sql     their DROP TABLE IF EXISTS (every dialect)
+//	checks.sql   the conditions on them, each a query of the rows breaking it
+//	queries.sql  q1 … q22
+//
+// Each is a base written once in the standard SQL PostgreSQL runs; a
+// dialect whose text must differ has sql/<dialect>/<kind>.sql holding only
+// those statements, each with a "-- differs:" line, and the base
+// statement's "-- overridden:" line names the dialects that replace it
+// (sqlfile.Overlay). The TPROC-C tables under them are TPROC-C's own SQL.
+//
+//go:embed sql
+var sqlFiles embed.FS
+
+// dialect maps a database kind to its folder under sql/. DuckDB has none:
+// TPROC-C, whose schema the queries read, does not build there.
+func dialect(k db.Kind) (string, error) {
+	switch k {
+	case db.Postgres:
+		return "postgres", nil
+	case db.MySQL:
+		return "mysql", nil // MariaDB and MySQL
+	case db.SQLite:
+		return "sqlite", nil
+	}
+	return "", fmt.Errorf("CH-benCHmark has no SQL for %s (it runs on PostgreSQL, MariaDB/MySQL and SQLite)", k)
+}
+
+// statements returns one kind of file's statements as k runs them, in the
+// base's order.
+func statements(k db.Kind, kind string) ([]sqlfile.Statement, error) {
+	d, err := dialect(k)
+	if err != nil {
+		return nil, err
+	}
+	base, err := parseFile("sql/" + kind + ".sql")
+	if err != nil {
+		return nil, err
+	}
+	own, err := parseFile("sql/" + d + "/" + kind + ".sql")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	list, err := sqlfile.Overlay(base, own)
+	if err != nil {
+		return nil, fmt.Errorf("CH-benCHmark SQL %s/%s.sql over %s.sql: %w", d, kind, kind, err)
+	}
+	return list, nil
+}
+
+func parseFile(name string) ([]sqlfile.Statement, error) {
+	b, err := sqlFiles.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	list, err := sqlfile.Parse(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("CH-benCHmark SQL %s: %w", name, err)
+	}
+	return list, nil
+}
+
+// Queries returns the 22 analytic queries as k runs them; element i is
+// query i+1. They take no parameters.
+func Queries(k db.Kind) ([22]string, error) {
+	var out [22]string
+	list, err := statements(k, "queries")
+	if err != nil {
+		return out, err
+	}
+	m := sqlfile.Map(list)
+	if len(m) != len(out) {
+		return out, fmt.Errorf("CH-benCHmark queries for %s: %d statements, want q1 … q22", k, len(m))
+	}
+	for i := range out {
+		q, ok := m["q"+strconv.Itoa(i+1)]
+		if !ok {
+			return out, fmt.Errorf("CH-benCHmark queries for %s: no q%d", k, i+1)
+		}
+		out[i] = strings.TrimSuffix(strings.TrimSpace(q), ";")
+	}
+	return out, nil
+}

@@ -1,0 +1,118 @@
+// Package chbench is CH-benCHmark (Cole et al., "The mixed workload
+// CH-benCHmark", DBTest 2011): TPROC-C's schema and transactions plus three
+// tables (SUPPLIER, NATION, REGION) over which TPROC-H's 22 analytic queries
+// are rewritten. What exists so far: its build (TPROC-C's, then the added
+// tables), check, drop and the 22 queries per dialect with answers
+// validated on a fixed build. The mixed run (TPROC-C virtual users and
+// analytic streams at once) is not there yet.
+package chbench
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/workload"
+	"github.com/sledge-bench/sledge/internal/workload/tprocc"
+)
+
+// Name is CH-benCHmark's id in specs and job records.
+const Name = "chbench"
+
+func init() { workload.Register(Workload{}) }
+
+// Workload is CH-benCHmark's entry in the workload registry.
+type Workload struct{}
+
+var (
+	_ workload.Validator       = Workload{}
+	_ workload.TargetValidator = Workload{}
+	_ workload.Builder         = Workload{}
+	_ workload.SchemaFinder    = Workload{}
+	_ workload.BuildRecorder   = Workload{}
+	_ workload.Checker         = Workload{}
+	_ workload.Dropper         = Workload{}
+)
+
+func (Workload) Name() string      { return Name }
+func (Workload) Title() string     { return "CH-benCHmark" }
+func (Workload) Aliases() []string { return []string{"ch-benchmark", "chbenchmark"} }
+
+// DefaultDB is an embedded SQLite database of its own.
+func (Workload) DefaultDB(dataDir string) string {
+	return "sqlite:" + filepath.Join(dataDir, "chbench.sqlite")
+}
+
+// ErrNoRun is the field error of a run: the mixed run does not exist yet.
+const ErrNoRun = "the CH-benCHmark run (TPROC-C virtual users and analytic query streams at once) is not available yet: " +
+	"chbench builds, checks and drops its schema; its TPROC-C part runs as workload tprocc on the same database"
+
+// Validate adds TPROC-C's rules for a build, and refuses what CH-benCHmark
+// cannot do yet: a run, and a build in parts (segments).
+func (Workload) Validate(p config.Plan) config.FieldErrors {
+	switch p.Kind {
+	case config.KindRun:
+		return config.FieldErrors{{Field: "workload", Msg: ErrNoRun}}
+	case config.KindBuild:
+		errs := tprocc.Workload{}.Validate(p)
+		if !p.Segment.IsWhole() {
+			errs = append(errs, config.FieldError{Field: "segment",
+				Msg: "segment: a CH-benCHmark build is made by one process, not in segments"})
+		}
+		return errs
+	}
+	return nil
+}
+
+// ValidateTarget is TPROC-C's (a storage engine on MariaDB/MySQL only), and
+// refuses a database the queries have no SQL for.
+func (Workload) ValidateTarget(p config.Plan, t db.Target) config.FieldErrors {
+	if _, err := dialect(t.Kind); err != nil {
+		return config.FieldErrors{{Field: "db", Msg: err.Error()}}
+	}
+	return tprocc.Workload{}.ValidateTarget(p, t)
+}
+
+// PlanBuild is TPROC-C's.
+func (Workload) PlanBuild(p *config.Plan) (string, map[string]string) {
+	return tprocc.Workload{}.PlanBuild(p)
+}
+
+// Build builds TPROC-C as `sledge build --workload tprocc` would, then the
+// added tables.
+func (Workload) Build(ctx context.Context, env workload.Env, p config.Plan) (workload.BuildReport, error) {
+	rep, err := Build(ctx, env.Driver, env.Target, BuildOptions{tprocc.PlanOptions(env, p)})
+	size := strconv.Itoa(p.Warehouses) + " warehouses"
+	if p.Warehouses == 1 {
+		size = "1 warehouse"
+	}
+	return rep.Workload(size), err
+}
+
+// SchemaExists reports whether the database holds a CH-benCHmark build,
+// finished or not: its record in sledge_meta. Its tables alone do not tell:
+// TPROC-C's are TPROC-C's, and TPROC-H has a SUPPLIER, NATION and REGION
+// of its own. (Build itself refuses a database holding any of them.)
+func (Workload) SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, error) {
+	state, err := buildState(ctx, c, k)
+	return state != "", err
+}
+
+// BuildRecorded reports whether sledge_meta holds a CH-benCHmark build
+// record (finished or not).
+func (Workload) BuildRecorded(ctx context.Context, c db.Conn, k db.Kind) (bool, error) {
+	state, err := buildState(ctx, c, k)
+	return state != "", err
+}
+
+// Check is Check.
+func (Workload) Check(ctx context.Context, env workload.Env, c db.Conn) (workload.CheckReport, error) {
+	return Check(ctx, c, env.Target.Kind)
+}
+
+// Drop is Drop.
+func (Workload) Drop(ctx context.Context, env workload.Env, c db.Conn) error {
+	return Drop(ctx, c, env.Target.Kind)
+}

@@ -510,3 +510,34 @@ func TestMariaDBDriverMessagesAreCounted(t *testing.T) {
 		t.Errorf("run stored as %v", r["status"])
 	}
 }
+
+// TestRunPerVUTiming: `sledge run --per-vu-timing` keeps each VU's timing
+// with the job (the flag was once bound to `sledge build` instead, where it
+// meant nothing, and `sledge run` refused it).
+func TestRunPerVUTiming(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs")
+	}
+	t.Parallel()
+	e := newEnv(t)
+	e.tpcc()
+	e.ok("run", "--vu", "2", "--rampup", "0s", "--duration", "1s", "--interval", "1s", "--per-vu-timing")
+	run := e.latest(jobs.KindRun)
+	if cfg := e.ok("jobs", "show", jobID(run), "config"); !regexp.MustCompile(`per_vu_timing\s+true`).MatchString(cfg) {
+		t.Errorf("the run's settings lack per_vu_timing true:\n%s", cfg)
+	}
+	repo, err := jobs.Open(context.Background(), e.repo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	id, _ := strconv.ParseInt(jobID(run), 10, 64)
+	for vu := 1; vu <= 2; vu++ {
+		if got, err := repo.VUTiming(context.Background(), id, vu); err != nil || len(got) == 0 {
+			t.Errorf("VU %d's timing: %v, %v", vu, got, err)
+		}
+	}
+	if _, err := e.run("build", "--per-vu-timing"); err == nil || !strings.Contains(err.Error(), "unknown flag") {
+		t.Errorf("build --per-vu-timing: %v, want an unknown flag", err)
+	}
+}

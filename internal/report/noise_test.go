@@ -41,7 +41,7 @@ func TestNoiseShown(t *testing.T) {
 		{"noisy", noisyHost(true), []string{
 			"host CPU       user 90.0%, sys 5.0%, iowait n/a, steal 1.0%, others 70.0% (1.40 cores), self 20.0%",
 			"CPU frequency  mean 2050 MHz, intervals' means 2000–2100 MHz (5% apart)",
-			"machine        NOISY: other processes (see the warnings)"}, true, false, 1},
+			"machine        NOISY: other processes beyond bounds"}, true, false, 1},
 		{"no frequency", noisyHost(false), []string{"CPU frequency  not available"}, true, true, 1},
 		{"not measured", observedHost(), nil, false, true, 0},
 	} {

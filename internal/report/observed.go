@@ -434,7 +434,7 @@ func noiseVerdict(n observe.Noise) string {
 			what = append(what, "frequency changes")
 		}
 	}
-	return "NOISY: " + strings.Join(what, ", ") + " (see the warnings)"
+	return "NOISY: " + strings.Join(what, ", ") + " beyond bounds"
 }
 
 // costText words an observer's own cost.

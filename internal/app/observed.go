@@ -1,11 +1,13 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +36,7 @@ func RunObservers(target db.Target, spec config.Spec) []observe.Observer {
 		obs = append(obs, observe.NewMySQL(target, opts))
 	}
 	name := "client host"
+	host := observe.HostOptions{ProcRoot: "/proc", SysRoot: "/sys"}
 	switch {
 	case spec.Scrape != "":
 		// The exporter is the database host, whatever the target's
@@ -42,8 +45,49 @@ func RunObservers(target db.Target, spec config.Spec) []observe.Observer {
 		obs = append(obs, observe.NewScrape("database host", spec.Scrape))
 	case localDatabase(target):
 		name = "client and database host"
+		host.Server = localServer(target)
 	}
-	return append(obs, observe.NewHost(name, "/proc"))
+	return append(obs, observe.NewHost(name, host))
+}
+
+// localServer says how the host observer finds the processes of target's
+// server, which runs on this machine (localDatabase): by the loopback TCP
+// port it listens on. An embedded engine runs inside this process (the
+// zero value: nothing else to find); a server reached over a Unix socket
+// cannot be found by its socket's path in /proc without walking every
+// process's files, and is left unknown.
+func localServer(target db.Target) observe.LocalServer {
+	if target.Kind != db.Postgres && target.Kind != db.MySQL {
+		return observe.LocalServer{}
+	}
+	u, err := url.Parse(target.DSN)
+	if err != nil {
+		return observe.LocalServer{Unknown: "the connection string is not a URL"}
+	}
+	q := u.Query()
+	host, port := u.Hostname(), u.Port()
+	switch {
+	case target.Kind == db.MySQL && q.Get("socket") != "":
+		return observe.LocalServer{Unknown: "the server is reached over a Unix socket"}
+	case target.Kind == db.Postgres && q.Get("host") != "":
+		hosts := strings.Split(q.Get("host"), ",")
+		if len(hosts) > 1 {
+			return observe.LocalServer{Unknown: "the connection string names several hosts"}
+		}
+		host = hosts[0]
+		port = cmp.Or(q.Get("port"), port)
+	}
+	if strings.HasPrefix(host, "/") {
+		return observe.LocalServer{Unknown: "the server is reached over a Unix socket"}
+	}
+	if port == "" {
+		port = map[db.Kind]string{db.Postgres: "5432", db.MySQL: "3306"}[target.Kind]
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n <= 0 || n > 65535 {
+		return observe.LocalServer{Unknown: fmt.Sprintf("the connection string's port %q is not a TCP port", port)}
+	}
+	return observe.LocalServer{Port: n}
 }
 
 // localDatabase reports whether target's database runs on this machine: an

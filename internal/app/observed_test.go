@@ -225,6 +225,39 @@ func TestLocalDatabase(t *testing.T) {
 	}
 }
 
+// TestLocalServer: the host observer finds a local server by the TCP port
+// of its connection string (the engine's default when there is none), and
+// says why it cannot when the server is reached over a Unix socket.
+func TestLocalServer(t *testing.T) {
+	parallel(t)
+	for _, c := range []struct {
+		dsn     string
+		port    int
+		unknown string
+	}{
+		{"sqlite:/tmp/x.db", 0, ""},
+		{"postgres://u@127.0.0.1:5433/d", 5433, ""},
+		{"postgres://u@localhost/d", 5432, ""},
+		{"postgres://u@[::1]:6000/d", 6000, ""},
+		{"postgres://u@x:7000/d?host=127.0.0.1", 7000, ""},
+		{"postgres://u@x/d?host=localhost&port=7001", 7001, ""},
+		{"postgres://u@x/d?host=/var/run/postgresql", 0, "Unix socket"},
+		{"postgres://u@x/d?host=127.0.0.1,localhost", 0, "several hosts"},
+		{"mysql://root@127.0.0.1:3307/d", 3307, ""},
+		{"mysql://root@localhost/d", 3306, ""},
+		{"mysql://root@/d?socket=/run/mysqld/mysqld.sock", 0, "Unix socket"},
+	} {
+		tg, err := db.ParseTarget(c.dsn)
+		if err != nil {
+			t.Fatalf("%s: %v", c.dsn, err)
+		}
+		got := localServer(tg)
+		if got.Port != c.port || (c.unknown == "") != (got.Unknown == "") || !strings.Contains(got.Unknown, c.unknown) {
+			t.Errorf("localServer(%s) = %+v, want port %d, unknown %q", c.dsn, got, c.port, c.unknown)
+		}
+	}
+}
+
 // TestRunObservedPostgres: a short TPROC-C run on the private PostgreSQL is
 // observed for real: the server's sessions (wait events), its statistics
 // and settings, and this host (the client's and, on loopback, the

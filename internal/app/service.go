@@ -965,6 +965,13 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 		err = fmt.Errorf("run: %w", err)
 	}
 	if e.grp != nil {
+		if obs != nil && res != nil {
+			// The agent that observed judges its own host; the merge keeps
+			// its warnings.
+			if series, serr := e.repo().AgentSeries(context.WithoutCancel(ctx), e.id); serr == nil {
+				res.Warnings = append(res.Warnings, e.noiseWarnings(ctx, series[e.grp.name])...)
+			}
+		}
 		// An agent hands in its part; the one that merges goes on with the
 		// job's merged result.
 		var (
@@ -993,7 +1000,13 @@ func (e *execution) saveRun(ctx context.Context, res *metrics.RunResult, version
 	// of the agents merged (groupSteadiness).
 	if e.grp == nil {
 		if ivs, err := e.repo().Intervals(context.WithoutCancel(ctx), e.id); err == nil {
-			res.Warnings = append(res.Warnings, metrics.SteadinessWarnings(withKept(ivs, e.store.Intervals()))...)
+			ivs = withKept(ivs, e.store.Intervals())
+			res.Warnings = append(res.Warnings, metrics.SteadinessWarnings(ivs)...)
+			// Was the client machine quiet? Judged on what the host
+			// observer stored over the same window.
+			if obs != nil {
+				res.Warnings = append(res.Warnings, e.noiseWarnings(ctx, ivs)...)
+			}
 		}
 	}
 	var b bytes.Buffer

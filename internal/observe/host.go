@@ -3,6 +3,7 @@ package observe
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,19 +36,39 @@ const sectorSize = 512
 type host struct {
 	name     string
 	procRoot string
+	sysRoot  string
+	server   LocalServer
 
 	mu      sync.Mutex
 	started bool
 	prev    hostReading
 	last    time.Duration // elapsed at the previous Cut (0 at Start)
 	cost    Cost
+	// procs follows this process's and the local server's CPU; nil when
+	// this process's cannot be read. prevProc is its previous reading,
+	// valid when haveProc.
+	procs    *procAccount
+	prevProc procReading
+	haveProc bool
+	freq     bool // the CPU frequency can be read
+}
+
+// HostOptions say where the host observer reads and what it must know of
+// the run.
+type HostOptions struct {
+	ProcRoot string // "/proc" in production
+	SysRoot  string // "/sys" in production: the CPU frequency
+	// Server is the database server when it runs on this host, so that its
+	// CPU is not counted as other processes'.
+	Server LocalServer
 }
 
 // NewHost returns an observer of the operating system's CPU, memory,
-// network and disk figures, read from procRoot ("/proc" in production).
+// network and disk figures, of the CPU used by this process, by the local
+// database server and by every other process, and of the CPU frequency.
 // name is what the caller calls the machine, e.g. "client host".
-func NewHost(name, procRoot string) Observer {
-	return &host{name: name, procRoot: procRoot}
+func NewHost(name string, o HostOptions) Observer {
+	return &host{name: name, procRoot: o.ProcRoot, sysRoot: o.SysRoot, server: o.Server}
 }
 
 func (h *host) Name() string { return h.name }
@@ -66,7 +87,71 @@ func (h *host) Start(ctx context.Context) (Start, error) {
 		return Start{}, fmt.Errorf("%s: OS metrics need Linux /proc: %w", h.name, err)
 	}
 	h.prev, h.last, h.started = r, 0, true
-	return h.describe(r), nil
+	st := h.describe(r)
+	st.Notes = append(st.Notes, h.startNoise()...)
+	return st, nil
+}
+
+// startNoise takes the baselines of what tells a noisy machine (this
+// process's CPU, the local server's, the CPU frequency) and says what of
+// it cannot be measured.
+func (h *host) startNoise() []string {
+	var notes []string
+	h.procs, h.haveProc = &procAccount{procRoot: h.procRoot, server: h.server}, false
+	var (
+		pr  procReading
+		err error
+	)
+	timed(&h.cost, func() { pr, err = h.procs.read() })
+	if err != nil {
+		h.procs = nil
+		notes = append(notes, "this process's and other processes' CPU not measured: "+err.Error())
+	} else {
+		h.prevProc, h.haveProc = pr, true
+		if why := cmp.Or(h.server.Unknown, h.procs.unknown); why != "" {
+			notes = append(notes, "the database server's processes on this host cannot be told apart ("+why+
+				"): other processes' CPU is not measured, only this process's")
+		}
+	}
+	timed(&h.cost, func() { _, err = readFreq(h.sysRoot) })
+	h.freq = err == nil
+	if err != nil {
+		notes = append(notes, "CPU frequency not available ("+err.Error()+"; usual on virtual machines)")
+	}
+	return notes
+}
+
+// noiseCounters are the interval's process and frequency figures.
+func (h *host) noiseCounters(prev, cur hostReading) []Counter {
+	var cs []Counter
+	if h.procs != nil {
+		var (
+			pr  procReading
+			err error
+		)
+		timed(&h.cost, func() { pr, err = h.procs.read() })
+		switch {
+		case err != nil:
+			h.haveProc = false // the next interval has no baseline
+		case h.haveProc && prev.cpu != nil && cur.cpu != nil:
+			unknown := cmp.Or(h.server.Unknown, h.procs.unknown) != ""
+			cs = append(cs, procCounters(*prev.cpu, *cur.cpu, h.prevProc, pr, unknown)...)
+			fallthrough
+		default:
+			h.prevProc, h.haveProc = pr, true
+		}
+	}
+	if h.freq {
+		var (
+			f   freqReading
+			err error
+		)
+		timed(&h.cost, func() { f, err = readFreq(h.sysRoot) })
+		if err == nil {
+			cs = append(cs, freqCounters(f)...)
+		}
+	}
+	return cs
 }
 
 // describe says what machine this is, from files that are nice to have:
@@ -109,6 +194,7 @@ func (h *host) Cut(elapsed time.Duration) Snapshot {
 	}
 	cur := h.read()
 	snap.Counters, snap.Gap = hostCounters(h.prev, cur, snap.Length)
+	snap.Counters = append(snap.Counters, h.noiseCounters(h.prev, cur)...)
 	h.prev, h.last = cur, elapsed
 	return snap
 }

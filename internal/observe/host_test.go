@@ -122,9 +122,14 @@ func counterMap(t *testing.T, cs []Counter) map[string]Counter {
 
 func TestHostFixtureCounters(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
+	root, sys := t.TempDir(), t.TempDir()
 	writeProc(t, root, procBefore)
-	o := NewHost("client and database host", root)
+	// This process used 100 of the interval's 1000 ticks; the CPUs ran at
+	// 2 and 3 GHz at its end.
+	write(t, filepath.Join(root, "self/stat"), procStatLine(300, 1, 30, 20, 500))
+	write(t, filepath.Join(sys, "devices/system/cpu/cpu0/cpufreq/scaling_cur_freq"), "2000000\n")
+	write(t, filepath.Join(sys, "devices/system/cpu/cpu1/cpufreq/scaling_cur_freq"), "3000000\n")
+	o := NewHost("client and database host", HostOptions{ProcRoot: root, SysRoot: sys})
 	if got := o.Name(); got != "client and database host" {
 		t.Errorf("Name() = %q", got)
 	}
@@ -151,6 +156,7 @@ func TestHostFixtureCounters(t *testing.T) {
 	}
 
 	writeProc(t, root, procAfter)
+	write(t, filepath.Join(root, "self/stat"), procStatLine(300, 1, 100, 50, 500))
 	snap := o.Cut(10 * time.Second)
 	if snap.Gap != "" {
 		t.Errorf("Gap = %q", snap.Gap)
@@ -168,6 +174,12 @@ func TestHostFixtureCounters(t *testing.T) {
 		{SourceOSCPU, "steal_pct", Gauge, "%", 5},
 		{SourceOSCPU, "idle_pct", Gauge, "%", 20},
 		{SourceOSCPU, "cpus", Gauge, "", 4},
+		// user + nice + system: 600 ticks, 100 of them this process's.
+		{SourceOSCPU, "self_pct", Gauge, "%", 10},
+		{SourceOSCPU, "others_pct", Gauge, "%", 50},
+		{SourceOSCPU, "freq_min_mhz", Gauge, "MHz", 2000},
+		{SourceOSCPU, "freq_mean_mhz", Gauge, "MHz", 2500},
+		{SourceOSCPU, "freq_max_mhz", Gauge, "MHz", 3000},
 		{SourceOSMem, "total", Gauge, "bytes", 16000000 * kB},
 		{SourceOSMem, "available", Gauge, "bytes", 6000000 * kB},
 		{SourceOSMem, "used", Gauge, "bytes", 10000000 * kB},
@@ -229,7 +241,7 @@ func TestHostGapWhenAFileGoes(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	writeProc(t, root, procBefore)
-	o := NewHost("client host", root)
+	o := NewHost("client host", HostOptions{ProcRoot: root})
 	if _, err := o.Start(context.Background()); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -282,7 +294,7 @@ func TestHostStartWithoutProc(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "proc")
 			tc.setup(t, root)
-			o := NewHost("client host", root)
+			o := NewHost("client host", HostOptions{ProcRoot: root})
 			_, err := o.Start(context.Background())
 			if err == nil || !strings.Contains(err.Error(), "need Linux /proc") {
 				t.Fatalf("Start error = %v, want one saying OS metrics need Linux /proc", err)
@@ -339,7 +351,7 @@ func TestHostRealProc(t *testing.T) {
 	if _, err := os.Stat("/proc/stat"); err != nil {
 		t.Skip("no Linux /proc here:", err)
 	}
-	o := NewHost("client host", "/proc")
+	o := NewHost("client host", HostOptions{ProcRoot: "/proc", SysRoot: "/sys"})
 	st, err := o.Start(context.Background())
 	if err != nil {
 		t.Fatalf("Start: %v", err)

@@ -226,7 +226,7 @@ func TestScrapeFixtureCountersMatchTheHostObserver(t *testing.T) {
 	// The host observer on the same figures in /proc's shape.
 	root := t.TempDir()
 	writeProc(t, root, procBefore)
-	h := NewHost("client host", root)
+	h := NewHost("client host", HostOptions{ProcRoot: root})
 	if _, err := h.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -57,9 +57,13 @@ type ObserverSummary struct {
 	// disks' throughput in MB/s.
 	CPUUser, CPUSys, CPUIOWait, CPUSteal float64
 	DiskMBps                             float64
-	Gaps                                 []Gap
-	Cost                                 observe.Cost
-	Notes                                []string
+	// Noise is this host's other load over the window and its judgement
+	// (observe.JudgeHost); nil for an observer that does not measure it
+	// (a server's, a scraped host's, a job recorded before Sledge did).
+	Noise *observe.Noise
+	Gaps  []Gap
+	Cost  observe.Cost
+	Notes []string
 }
 
 // WaitShare is one wait event's average active sessions and its share of
@@ -209,8 +213,27 @@ func summarizeObserver(o jobs.Observation, window []observe.Snapshot) ObserverSu
 	s.CPUUser, s.CPUSys = gauge(observe.SourceOSCPU, "user_pct"), gauge(observe.SourceOSCPU, "sys_pct")
 	s.CPUIOWait, s.CPUSteal = gauge(observe.SourceOSCPU, "iowait_pct"), gauge(observe.SourceOSCPU, "steal_pct")
 	s.DiskMBps = gauge(observe.SourceOSDisk, "mbps")
+	if figures[observe.SourceOSCPU+"/self_pct"] != nil {
+		n := observe.JudgeHost(o.Name, window)
+		s.Noise = &n
+	}
 	s.Gaps = gaps(window)
 	return s
+}
+
+// NoiseWarnings are the warnings of the observers that judged their host
+// noisy (observe.JudgeHost) over the window.
+func NoiseWarnings(o *Observed) []string {
+	if o == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range o.Observers {
+		if s.Noise != nil {
+			out = append(out, s.Noise.Warnings...)
+		}
+	}
+	return out
 }
 
 // summarizeWaits averages the window's waits: weighted by the samples of
@@ -343,8 +366,16 @@ func ObservedBlock(w io.Writer, o *Observed) error {
 			fmt.Fprintf(tw, "      statistics\t%s\n", strings.Join(stats, ", "))
 		}
 		if !math.IsNaN(s.CPUUser) {
-			fmt.Fprintf(tw, "      host CPU\tuser %.1f%%, sys %.1f%%, iowait %s, steal %s\n",
-				s.CPUUser, s.CPUSys, nanOr(s.CPUIOWait, "%.1f%%"), nanOr(s.CPUSteal, "%.1f%%"))
+			fmt.Fprintf(tw, "      host CPU\tuser %.1f%%, sys %.1f%%, iowait %s, steal %s%s\n",
+				s.CPUUser, s.CPUSys, nanOr(s.CPUIOWait, "%.1f%%"), nanOr(s.CPUSteal, "%.1f%%"), processText(s.Noise))
+		}
+		if n := s.Noise; n != nil {
+			freq := "not available"
+			if !math.IsNaN(n.FreqMeanMHz) {
+				freq = fmt.Sprintf("mean %.0f MHz, intervals' means %.0f–%.0f MHz (%.0f%% apart)", n.FreqMeanMHz, n.FreqMinMHz, n.FreqMaxMHz, n.FreqSpreadPct())
+			}
+			fmt.Fprintf(tw, "      CPU frequency\t%s\n", freq)
+			fmt.Fprintf(tw, "      machine\t%s\n", noiseVerdict(*n))
 		}
 		if !math.IsNaN(s.DiskMBps) {
 			fmt.Fprintf(tw, "      disk\t%.1f MB/s\n", s.DiskMBps)
@@ -360,6 +391,50 @@ func ObservedBlock(w io.Writer, o *Observed) error {
 		tw.Flush()
 	}
 	return writeLines(w, b.String())
+}
+
+// processText is the host CPU line's tail: the CPU used by other
+// processes (with the cores it makes), by Sledge itself and by the local
+// database server.
+func processText(n *observe.Noise) string {
+	if n == nil {
+		return ""
+	}
+	var b strings.Builder
+	if math.IsNaN(n.OthersPct) {
+		b.WriteString(", others not measured")
+	} else {
+		fmt.Fprintf(&b, ", others %.1f%% (%.2f cores)", n.OthersPct, n.Cores(n.OthersPct))
+	}
+	if !math.IsNaN(n.SelfPct) {
+		fmt.Fprintf(&b, ", self %.1f%%", n.SelfPct)
+	}
+	if !math.IsNaN(n.ServerPct) {
+		fmt.Fprintf(&b, ", database server %.1f%%", n.ServerPct)
+	}
+	return b.String()
+}
+
+// noiseVerdict words the judgement of a host's noise.
+func noiseVerdict(n observe.Noise) string {
+	if !n.Noisy() {
+		return "quiet (steal, other processes and frequency within bounds)"
+	}
+	var what []string
+	for _, w := range n.Warnings {
+		w = strings.TrimPrefix(w, observe.NoiseWarningPrefix)
+		switch {
+		case strings.HasPrefix(w, "CPU steal was"):
+			what = append(what, "steal on average")
+		case strings.HasPrefix(w, "CPU steal reached"):
+			what = append(what, "steal in an interval")
+		case strings.HasPrefix(w, "other processes"):
+			what = append(what, "other processes")
+		case strings.HasPrefix(w, "the CPU frequency"):
+			what = append(what, "frequency changes")
+		}
+	}
+	return "NOISY: " + strings.Join(what, ", ") + " beyond bounds"
 }
 
 // costText words an observer's own cost.
@@ -400,9 +475,22 @@ type ObserverJSON struct {
 	CPUIOWait   Float      `json:"host_cpu_iowait_pct"`
 	CPUSteal    Float      `json:"host_cpu_steal_pct"`
 	DiskMBps    Float      `json:"host_disk_mbps"`
-	Gaps        []GapJSON  `json:"gaps"`
-	Cost        CostJSON   `json:"cost"`
-	Notes       []string   `json:"notes"`
+	// This host's other load (null for an observer that does not measure
+	// it): other processes', this process's and the local database
+	// server's CPU in % of the host's, other processes' in cores, the CPU
+	// frequency, and whether a bound was exceeded, with the warnings.
+	OthersPct    Float     `json:"host_cpu_others_pct"`
+	OthersCores  Float     `json:"host_cpu_others_cores"`
+	SelfPct      Float     `json:"host_cpu_self_pct"`
+	ServerPct    Float     `json:"host_cpu_server_pct"`
+	FreqMeanMHz  Float     `json:"host_cpu_freq_mean_mhz"`
+	FreqMinMHz   Float     `json:"host_cpu_freq_min_mhz"`
+	FreqMaxMHz   Float     `json:"host_cpu_freq_max_mhz"`
+	Noisy        *bool     `json:"noisy"`
+	NoiseReasons []string  `json:"noise_warnings"`
+	Gaps         []GapJSON `json:"gaps"`
+	Cost         CostJSON  `json:"cost"`
+	Notes        []string  `json:"notes"`
 }
 
 // WaitJSON is one wait event's average active sessions; share is of all
@@ -445,6 +533,7 @@ func ToObserved(o *Observed) *ObservedJSON {
 		return nil
 	}
 	out := &ObservedJSON{Observers: []ObserverJSON{}}
+	nan := math.NaN()
 	for _, s := range o.Observers {
 		j := ObserverJSON{
 			Name: s.Name, Server: s.Server, WindowS: s.Window.Seconds(), Intervals: s.Intervals, Samples: s.Samples,
@@ -452,6 +541,14 @@ func ToObserved(o *Observed) *ObservedJSON {
 			CommitsPerS: Float(s.CommitsPerS), CommitsName: s.CommitsName, HitPct: Float(s.HitPct), Checkpoints: Float(s.Checkpoints),
 			CPUUserPct: Float(s.CPUUser), CPUSysPct: Float(s.CPUSys), CPUIOWait: Float(s.CPUIOWait), CPUSteal: Float(s.CPUSteal),
 			DiskMBps: Float(s.DiskMBps), Gaps: []GapJSON{}, Cost: toCost(s.Cost), Notes: append([]string{}, s.Notes...),
+			OthersPct: Float(nan), OthersCores: Float(nan), SelfPct: Float(nan), ServerPct: Float(nan),
+			FreqMeanMHz: Float(nan), FreqMinMHz: Float(nan), FreqMaxMHz: Float(nan), NoiseReasons: []string{},
+		}
+		if n := s.Noise; n != nil {
+			noisy := n.Noisy()
+			j.OthersPct, j.OthersCores, j.SelfPct, j.ServerPct = Float(n.OthersPct), Float(n.Cores(n.OthersPct)), Float(n.SelfPct), Float(n.ServerPct)
+			j.FreqMeanMHz, j.FreqMinMHz, j.FreqMaxMHz = Float(n.FreqMeanMHz), Float(n.FreqMinMHz), Float(n.FreqMaxMHz)
+			j.Noisy, j.NoiseReasons = &noisy, append(j.NoiseReasons, n.Warnings...)
 		}
 		for _, w := range s.Waits {
 			share := Float(w.Share)
@@ -552,6 +649,10 @@ var keyCounters = func() func([]observe.Counter) string {
 		{observe.SourceOSCPU, "user_pct", "usr%"},
 		{observe.SourceOSCPU, "sys_pct", "sys%"},
 		{observe.SourceOSCPU, "iowait_pct", "iowait%"},
+		{observe.SourceOSCPU, "steal_pct", "steal%"},
+		{observe.SourceOSCPU, "others_pct", "others%"},
+		{observe.SourceOSCPU, "self_pct", "self%"},
+		{observe.SourceOSCPU, "freq_mean_mhz", "MHz"},
 		{observe.SourceOSDisk, "mbps", "disk MB/s"},
 	}
 	return func(cs []observe.Counter) string {

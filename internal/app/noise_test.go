@@ -1,0 +1,121 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/observe"
+)
+
+// startHogs starts n processes that spin on the CPU until the test ends.
+func startHogs(t *testing.T, n int) {
+	t.Helper()
+	for range n {
+		hog := exec.Command("sh", "-c", "while :; do :; done")
+		if err := hog.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = hog.Process.Kill()
+			_ = hog.Wait()
+		})
+	}
+}
+
+// othersWarned reports whether ws hold the warning of other processes.
+func othersWarned(ws []string) bool {
+	for _, w := range ws {
+		if strings.HasPrefix(w, observe.NoiseWarningPrefix+"other processes used ") && strings.Contains(w, "the client machine was shared") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestNoisyRunSQLite: a run on the embedded SQLite while two CPU hogs the
+// test started spin on the client is flagged: the result warns that other
+// processes used the machine, the warning is stored, the printed block
+// shows the others' CPU, and JobNoise answers from what was stored. (A
+// quiet run is the fake trees' business, TestHostNoise: this machine is
+// never quiet.)
+func TestNoisyRunSQLite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs on SQLite")
+	}
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no Linux /proc here:", err)
+	}
+	parallel(t)
+	svc, repo := newService(t)
+	ctx := context.Background()
+	target := tpccSQLite(t, "c.db")
+	startHogs(t, 2)
+
+	run := config.New(config.KindRun)
+	run.DB, run.VU = target, 1
+	run.Rampup, run.Duration, run.Interval = 0, config.Duration(2*time.Second), config.Duration(time.Second)
+	var out bytes.Buffer
+	o, err := svc.Run(ctx, Request{Spec: run, Console: &out})
+	if err != nil || o.Run == nil {
+		t.Fatalf("run: %+v %v\n%s", o, err, out.String())
+	}
+	const others = observe.NoiseWarningPrefix + "other processes used "
+	flagged := othersWarned
+	if !flagged(o.Run.Warnings) {
+		t.Errorf("warnings %q: want one of other processes\n%s", o.Run.Warnings, out.String())
+	}
+	for _, want := range []string{"warning: " + others, "cores), self ", "machine        NOISY: other processes"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	stored, err := repo.RunResult(ctx, o.ID)
+	if err != nil || stored == nil || !flagged(stored.Warnings) {
+		t.Errorf("stored result %v, %v: want the warning stored", stored, err)
+	}
+	n, err := JobNoise(ctx, repo, o.ID)
+	if err != nil || n == nil {
+		t.Fatalf("JobNoise = %v, %v", n, err)
+	}
+	if !n.Noisy() || n.Cores(n.OthersPct) <= observe.NoiseOthersCores || !(n.SelfPct > 0) {
+		t.Errorf("JobNoise: noisy %v, others %.2f cores, self %.1f%%: want noisy, others above the bound, self measured",
+			n.Noisy(), n.Cores(n.OthersPct), n.SelfPct)
+	}
+}
+
+// TestNoisyGroupRunPostgres: in a run of agents, the agent that observes
+// judges its own host and the merged result keeps its warning; the local
+// PostgreSQL server's processes are found by its port, so that their CPU
+// is the server's, not the others'.
+func TestNoisyGroupRunPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs on PostgreSQL")
+	}
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no Linux /proc here:", err)
+	}
+	parallel(t)
+	url := tpccPostgres(t)
+	svc, repo := faultService(t)
+	startHogs(t, 2)
+	spec := runSpec(url, 0, 2*time.Second)
+	spec.Segment, spec.RunID = "0:1", "noisy"
+	f := runJob(t, svc, repo, spec, newConsole())
+	if !othersWarned(f.res.Warnings) {
+		t.Errorf("merged warnings %q: want the observing agent's warning of other processes\n%s", f.res.Warnings, f.output)
+	}
+	n, err := JobNoise(context.Background(), repo, f.o.ID)
+	if err != nil || n == nil {
+		t.Fatalf("JobNoise = %v, %v", n, err)
+	}
+	if math.IsNaN(n.ServerPct) || math.IsNaN(n.OthersPct) {
+		t.Errorf("server %.1f%%, others %.1f%%: want the local server found and the others measured\n%s", n.ServerPct, n.OthersPct, f.output)
+	}
+}

@@ -81,10 +81,14 @@ func TestGate(t *testing.T) {
 	}
 
 	// Identical arms pass (a bound of -50% is far beyond this machine's
-	// noise), and the summary is appended to.
-	out, err = e.run(append(common, "--b-set", "pacing=off", "--order-seed", "7")...)
+	// noise), and the summary is appended to. --between does its step
+	// between any two trials, as for a series.
+	out, err = e.run(append(common, "--b-set", "pacing=off", "--order-seed", "7", "--between", "checkpoint")...)
 	if err != nil || !strings.Contains(out, "Gate verdict: pass") {
 		t.Fatalf("a gate between identical settings: %v\n%s", err, out)
+	}
+	if n := strings.Count(out, "between trials: "); n < 5 {
+		t.Errorf("%d between steps in the output, want one between each two of the 6 trials:\n%s", n, out)
 	}
 	md, _ = os.ReadFile(summary)
 	if !strings.Contains(string(md), "## ❌ Sledge gate") || !strings.Contains(string(md), "## ✅ Sledge gate") {

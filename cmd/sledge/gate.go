@@ -27,7 +27,7 @@ func newGateCmd(gs *globalState) *cobra.Command {
 	)
 	var rf *runSpecFlags
 	cmd := withHelp("gate", &cobra.Command{
-		Use:   "gate --b-set KEY=VALUE … [--fail-if BOUND …] [run flags]",
+		Use:   "gate --a-set/--b-set KEY=VALUE … [--fail-if BOUND …] [flags]",
 		Short: "Compare two settings or targets (A and B) with interleaved trials and fail when B is significantly worse",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

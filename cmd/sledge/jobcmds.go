@@ -290,7 +290,7 @@ func confirm(cmd *cobra.Command, gs *globalState, s config.Spec, yes bool, quest
 	switch what {
 	case "build":
 		what = "build --force"
-	case "run", "profile":
+	case "run", "profile", "gate":
 		what += " --between rebuild"
 	}
 	if yes {

@@ -101,7 +101,8 @@ const exitNotStored = 75
 // exitThresholds is the exit status of a run that ended (completed or
 // degraded) but failed one of its thresholds (--threshold): k6's code for
 // the same, distinct from a failed job's 1, so that a pipeline can tell a
-// regression from a broken run.
+// regression from a broken run. A gate that fails a --fail-if bound ends
+// with it too.
 const exitThresholds = 99
 
 // ownExitCode is the exit status an error chooses after its command
@@ -144,6 +145,7 @@ func newRootCmd(gs *globalState) *cobra.Command {
 		newBuildCmd(gs),
 		newRunCmd(gs),
 		newProfileCmd(gs),
+		newGateCmd(gs),
 		newCompareCmd(gs),
 		newCheckCmd(gs),
 		newDropCmd(gs),

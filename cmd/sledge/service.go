@@ -121,6 +121,9 @@ func flagName(field string) string {
 	case "thresholds":
 		return "--threshold"
 	}
+	if arm, key, ok := strings.Cut(field, "."); ok { // a gate's arm (app.CheckGate)
+		return "--" + arm + "-set " + strings.ReplaceAll(key, "_", "-")
+	}
 	return "--" + strings.ReplaceAll(field, "_", "-")
 }
 

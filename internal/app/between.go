@@ -24,7 +24,7 @@ import (
 //   - rebuild: a build job, forced and confirmed, of what the database's
 //     build record says it was built with (the workload's Rebuilder),
 //     recorded like any build with settings between=rebuild and the
-//     series and profile of req.Settings, if any.
+//     series, profile or gate of req.Settings, if any.
 //
 // An error means the step did not happen (or not wholly): the caller stops.
 func (s *Service) betweenTrials(ctx context.Context, req Request) error {
@@ -96,7 +96,7 @@ func (s *Service) rebuildBetween(ctx context.Context, req Request, p *plan) erro
 	betweenLog(req, "rebuilding %s in %s as it was built%s", size, p.target, seed)
 	// The build belongs to the series (or profile) the trials do.
 	kv := map[string]string{"between": config.BetweenRebuild}
-	for _, k := range []string{"series", SettingProfile} {
+	for _, k := range []string{"series", SettingProfile, SettingGate} {
 		if v := req.Settings[k]; v != "" {
 			kv[k] = v
 		}

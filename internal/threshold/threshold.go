@@ -101,41 +101,14 @@ func Parse(text string) (Threshold, error) {
 	if s == "" {
 		return t, fmt.Errorf("empty threshold: want e.g. nopm>=40000, p99(new_order)<50ms or errors<1%%")
 	}
-	i := strings.IndexAny(s, "<>=")
-	if i < 0 {
-		return t, fmt.Errorf("%q has no comparison: want METRIC OP VALUE with OP one of < <= > >= == (e.g. p99(new_order)<50ms)", s)
+	lhs, op, rest, err := splitCriterion(s)
+	if err != nil {
+		return t, err
 	}
-	lhs, rest := strings.TrimSpace(s[:i]), s[i:]
-	for _, op := range ops {
-		if strings.HasPrefix(rest, op) {
-			t.Op, rest = op, rest[len(op):]
-			break
-		}
-	}
-	if t.Op == "" {
-		return t, fmt.Errorf("%q: %q is not a comparison: want < <= > >= or ==", s, rest[:1])
-	}
-	t.Metric = lhs
-	if open := strings.IndexByte(lhs, '('); open >= 0 {
-		if !strings.HasSuffix(lhs, ")") {
-			return t, fmt.Errorf("%q: %q has no closing parenthesis", s, lhs)
-		}
-		t.Metric = strings.TrimSpace(lhs[:open])
-		t.Name = strings.TrimSpace(lhs[open+1 : len(lhs)-1])
-		if t.Name == "" {
-			return t, fmt.Errorf("%q: empty parentheses: name a transaction type, or leave them out for all", s)
-		}
-	}
-	t.Metric = strings.ToLower(t.Metric)
-	info, ok := metricTable[t.Metric]
-	if !ok {
-		if t.Metric == "" {
-			return t, fmt.Errorf("%q names no metric: want one of %s", s, strings.Join(Metrics(), ", "))
-		}
-		return t, fmt.Errorf("%q: unknown metric %q: want one of %s", s, t.Metric, strings.Join(Metrics(), ", "))
-	}
-	if t.Name != "" && info.kind != kindLatency && info.kind != kindErrors {
-		return t, fmt.Errorf("%q: %s takes no name in parentheses (latencies and errors do)", s, t.Metric)
+	t.Op = op
+	var info metricInfo
+	if t.Metric, t.Name, info, err = parseMetric(s, lhs); err != nil {
+		return t, err
 	}
 	num, unit := splitUnit(strings.TrimSpace(rest))
 	if num == "" {
@@ -171,6 +144,49 @@ func Parse(text string) (Threshold, error) {
 		return t, fmt.Errorf("%q: the value must not be negative", s)
 	}
 	return t, nil
+}
+
+// splitCriterion splits criterion s into its left-hand side, its
+// comparison and what follows it.
+func splitCriterion(s string) (lhs, op, rest string, err error) {
+	i := strings.IndexAny(s, "<>=")
+	if i < 0 {
+		return "", "", "", fmt.Errorf("%q has no comparison: want METRIC OP VALUE with OP one of < <= > >= == (e.g. p99(new_order)<50ms)", s)
+	}
+	lhs, rest = strings.TrimSpace(s[:i]), s[i:]
+	for _, o := range ops {
+		if strings.HasPrefix(rest, o) {
+			return lhs, o, rest[len(o):], nil
+		}
+	}
+	return "", "", "", fmt.Errorf("%q: %q is not a comparison: want < <= > >= or ==", s, rest[:1])
+}
+
+// parseMetric reads METRIC[(NAME)], the left-hand side of criterion s.
+func parseMetric(s, lhs string) (metric, name string, info metricInfo, err error) {
+	metric = lhs
+	if open := strings.IndexByte(lhs, '('); open >= 0 {
+		if !strings.HasSuffix(lhs, ")") {
+			return "", "", info, fmt.Errorf("%q: %q has no closing parenthesis", s, lhs)
+		}
+		metric = strings.TrimSpace(lhs[:open])
+		name = strings.TrimSpace(lhs[open+1 : len(lhs)-1])
+		if name == "" {
+			return "", "", info, fmt.Errorf("%q: empty parentheses: name a transaction type, or leave them out for all", s)
+		}
+	}
+	metric = strings.ToLower(metric)
+	info, ok := metricTable[metric]
+	if !ok {
+		if metric == "" {
+			return "", "", info, fmt.Errorf("%q names no metric: want one of %s", s, strings.Join(Metrics(), ", "))
+		}
+		return "", "", info, fmt.Errorf("%q: unknown metric %q: want one of %s", s, metric, strings.Join(Metrics(), ", "))
+	}
+	if name != "" && info.kind != kindLatency && info.kind != kindErrors {
+		return "", "", info, fmt.Errorf("%q: %s takes no name in parentheses (latencies and errors do)", s, metric)
+	}
+	return metric, name, info, nil
 }
 
 // splitUnit splits "50ms" into "50" and "ms".

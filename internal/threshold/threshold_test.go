@@ -209,3 +209,65 @@ func mustParse(t *testing.T, s string) Threshold {
 	}
 	return th
 }
+
+func TestParseRelative(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in     string
+		metric string
+		name   string
+		op     string
+		pct    float64
+		unit   string
+	}{
+		{"nopm<-3%", "nopm", "", "<", -3, ""},
+		{" p95(new_order) > +10% ", "p95", "new_order", ">", 10, "ms"},
+		{"TPM<=-0.5 %", "tpm", "", "<=", -0.5, ""},
+		{"errors(deadlock)>=50%", "errors", "deadlock", ">=", 50, ""},
+		{"geomean>5%", "geomean", "", ">", 5, "s"},
+	} {
+		r, err := ParseRelative(c.in)
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+			continue
+		}
+		if r.Metric != c.metric || r.Name != c.name || r.Op != c.op || r.Percent != c.pct || r.Unit() != c.unit {
+			t.Errorf("%q: got %+v (unit %q)", c.in, r, r.Unit())
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"", "empty bound"},
+		{"nopm", "no comparison"},
+		{"nopm==3%", "not =="},
+		{"nopm<-3", "in percent of A"},
+		{"nopm<3ms", "in percent of A"},
+		{"nopm<x%", "not a number"},
+		{"nopm<-100%", "not possible"},
+		{"bogus<-3%", "unknown metric"},
+		{"nopm(new_order)<-3%", "takes no name"},
+		{"p95(new_order<+10%", "no closing parenthesis"},
+	} {
+		_, err := ParseRelative(c.in)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one saying %q", c.in, err, c.want)
+		}
+	}
+}
+
+func TestRelativeExceeded(t *testing.T) {
+	t.Parallel()
+	drop, _ := ParseRelative("nopm<-3%")
+	rise, _ := ParseRelative("p95>=+10%")
+	for _, c := range []struct {
+		r      Relative
+		change float64
+		want   bool
+	}{
+		{drop, -5, true}, {drop, -3, false}, {drop, 2, false},
+		{rise, 10, true}, {rise, 9.9, false}, {rise, -20, false},
+	} {
+		if got := c.r.Exceeded(c.change); got != c.want {
+			t.Errorf("%s at %+v%%: %v, want %v", c.r.Text, c.change, got, c.want)
+		}
+	}
+}

@@ -62,6 +62,10 @@ func newBuildCmd(gs *globalState) *cobra.Command {
 	fl.BoolVar(&s.Force, "force", s.Force, "drop an existing schema of the workload first")
 	fl.StringVar(&s.Engine, "engine", s.Engine, "MariaDB/MySQL storage engine of the tables (default InnoDB)")
 	fl.StringVar(&s.Loader, "loader", s.Loader, "how rows travel: stream (PostgreSQL COPY, MariaDB/MySQL LOAD DATA LOCAL INFILE; parallel) or insert (batched INSERTs, one writer); default: stream where the database takes it")
+	fl.IntVar(&s.Fillfactor, "fillfactor", s.Fillfactor, "pgbench: fill factor (10-100) of pgbench_branches, pgbench_tellers and pgbench_accounts, PostgreSQL only (default: the server's, 100)")
+	fl.BoolVar(&s.ForeignKeys, "foreign-keys", s.ForeignKeys, "pgbench: add pgbench's foreign keys after the load (PostgreSQL, MariaDB/MySQL)")
+	fl.IntVar(&s.Partitions, "partitions", s.Partitions, "pgbench: split pgbench_accounts into N partitions, PostgreSQL only (0: none)")
+	fl.StringVar(&s.PartitionMethod, "partition-method", s.PartitionMethod, "pgbench: with --partitions, range or hash on aid (default range)")
 	bindSegmentFlags(fl, &s, "build", "TPROC-C: the process loads its share of the warehouses")
 	return cmd
 }
@@ -171,6 +175,9 @@ func bindRunFlags(fl *pflag.FlagSet, s *config.Spec) *runSpecFlags {
 	fl.IntVar(&s.QuerySets, "query-sets", s.QuerySets, "TPROC-H: times each throughput stream runs its 22 queries")
 	fl.BoolVar(&s.Refresh, "refresh", s.Refresh, "TPROC-H: run the refresh functions (RF1 and RF2 around the power test, a refresh stream in the throughput test); they change the data for good")
 	fl.BoolVar(&s.Validation, "validate", s.Validation, "TPROC-H: use the specification's validation parameters for every query")
+	fl.StringArrayVar(&s.Scripts, "script", s.Scripts, "pgbench: a script the run draws from, builtin:NAME[@WEIGHT] (tpcb-like, simple-update, select-only) or PATH[@WEIGHT], a file in pgbench's script format (repeatable; default builtin:tpcb-like)")
+	fl.StringVar(&s.QueryMode, "query-mode", s.QueryMode, "pgbench: how the scripts' statements are sent: simple, extended or prepared (pgbench's -M; default simple)")
+	fl.StringArrayVar(&s.Defines, "define", s.Defines, "pgbench: set a script variable, NAME=VALUE (pgbench's -D; repeatable)")
 	fl.StringVar(&s.Metrics, "metrics", s.Metrics, "on: observe the database server and the hosts during the run, read-only on one extra connection, and store it with the job (sledge jobs ID metrics): PostgreSQL's pg_stat_activity sampled --metrics-rate times a second for wait events, its statistics as deltas per interval and its settings; MariaDB/MySQL's processlist, SHOW GLOBAL STATUS deltas and performance_schema waits; this host's CPU, memory, disk and network from /proc. off: observe nothing")
 	fl.Float64Var(&s.MetricsRate, "metrics-rate", s.MetricsRate, "with --metrics on: samples per second of the server's sessions (pg_stat_activity, the processlist), at most 100")
 	fl.StringVar(&s.Scrape, "scrape", s.Scrape, "URL of a Prometheus node_exporter (Debian: prometheus-node-exporter) on the database's host, e.g. http://db1:9100/metrics: its CPU, memory, disk and network are observed as the database host's")

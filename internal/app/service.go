@@ -36,6 +36,7 @@ import (
 
 	// The workloads register themselves.
 	_ "github.com/sledge-bench/sledge/internal/workload/chbench"
+	_ "github.com/sledge-bench/sledge/internal/workload/pgbench"
 	_ "github.com/sledge-bench/sledge/internal/workload/tprocc"
 	_ "github.com/sledge-bench/sledge/internal/workload/tproch"
 )

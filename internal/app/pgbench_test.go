@@ -68,6 +68,19 @@ func TestPgbenchPostgres(t *testing.T) {
 		t.Errorf("run settings %v", cfg)
 	}
 
+	// Built-in scripts only: the balances are read after the run, and
+	// agree.
+	run.Scripts = []string{"builtin:simple-update", "builtin:tpcb-like"}
+	run.QueryMode = ""
+	out.Reset()
+	o, err = svc.Run(ctx, Request{Spec: run, Console: &out})
+	if err != nil || o.Status != metrics.StatusCompleted || o.Run == nil || o.Run.Commits == 0 || len(o.Run.Warnings) > 0 {
+		t.Fatalf("run of built-in scripts: %+v %v\n%s", o, err, out.String())
+	}
+	for _, tx := range o.Run.Tx {
+		counts[tx.Name] += tx.Count
+	}
+
 	check := config.New(config.KindCheck)
 	check.Workload, check.DB = "pgbench", url
 	o, err = svc.Run(ctx, Request{Spec: check})

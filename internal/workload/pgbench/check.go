@@ -11,10 +11,12 @@ import (
 
 // Check counts the tables' rows against the build's scale and compares
 // the sums of balances: every tpcb-like transaction adds its delta to one
-// account, one teller and one branch and records it in the history, so
-// sum(abalance) = sum(tbalance) = sum(bbalance) = sum(delta) after any
-// number of committed ones. The history grows with every run: its rows are
-// counted, not judged.
+// account, one teller and one branch and records it in the history, and
+// every simple-update one to an account and the history only, so
+// sum(abalance) = sum(delta) and sum(tbalance) = sum(bbalance) after any
+// number of committed ones of either (with tpcb-like alone all four are
+// equal). The history grows with every run: its rows are counted, not
+// judged.
 func Check(ctx context.Context, c db.Conn, kind db.Kind) (workload.CheckReport, error) {
 	m, err := ReadMeta(ctx, c, kind)
 	if err != nil {
@@ -42,13 +44,15 @@ func Check(ctx context.Context, c db.Conn, kind db.Kind) (workload.CheckReport, 
 	if err != nil {
 		return out, err
 	}
-	cond := workload.Condition{Name: "balances",
-		Description: "sum(abalance) = sum(tbalance) = sum(bbalance) = sum(history delta)",
-		Passed:      sums.Consistent()}
-	if !cond.Passed {
-		cond.Violations, cond.Note = 1, sums.String()
+	for _, cond := range []workload.Condition{
+		{Name: "account balances", Description: "sum(abalance) = sum(delta) of pgbench_history", Passed: sums.Accounts == sums.History},
+		{Name: "teller balances", Description: "sum(tbalance) = sum(bbalance)", Passed: sums.Tellers == sums.Branches},
+	} {
+		if !cond.Passed {
+			cond.Violations, cond.Note = 1, sums.String()
+		}
+		out.Conditions = append(out.Conditions, cond)
 	}
-	out.Conditions = append(out.Conditions, cond)
 	return out, nil
 }
 
@@ -57,9 +61,10 @@ type Sums struct {
 	Accounts, Tellers, Branches, History int64
 }
 
-// Consistent reports whether the four sums are equal.
+// Consistent reports whether the sums agree as the built-in scripts keep
+// them: accounts with the history, tellers with branches.
 func (s Sums) Consistent() bool {
-	return s.Accounts == s.Tellers && s.Tellers == s.Branches && s.Branches == s.History
+	return s.Accounts == s.History && s.Tellers == s.Branches
 }
 
 func (s Sums) String() string {

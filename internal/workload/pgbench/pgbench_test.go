@@ -13,6 +13,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/db/mysql"
 	"github.com/sledge-bench/sledge/internal/db/postgres"
 	"github.com/sledge-bench/sledge/internal/db/sqlite"
+	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/sqlfile"
 	"github.com/sledge-bench/sledge/internal/testdb"
 	"github.com/sledge-bench/sledge/internal/workload"
@@ -98,7 +99,7 @@ func TestBuildCheckDrop(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if crep.Failed() != 0 || len(crep.Conditions) != 4 || len(crep.Tables) != 4 {
+			if crep.Failed() != 0 || len(crep.Conditions) != 5 || len(crep.Tables) != 4 {
 				t.Fatalf("check of a fresh build: %+v", crep)
 			}
 			var filler string
@@ -112,6 +113,15 @@ func TestBuildCheckDrop(t *testing.T) {
 			}
 			if crep, err = Check(ctx, c, e.drv.Kind()); err != nil || crep.Failed() != 1 {
 				t.Errorf("check with an unbalanced history: %+v %v", crep, err)
+			}
+			// A run of built-in scripts that left them so warns; one with a
+			// custom script says nothing (its script may do as it likes).
+			for _, builtinOnly := range []bool{true, false} {
+				var res metrics.RunResult
+				(&Runner{drv: e.drv, mon: c, builtinOnly: builtinOnly}).Complete(&res)
+				if warned := len(res.Warnings) == 1 && strings.Contains(res.Warnings[0], "disagree"); warned != builtinOnly {
+					t.Errorf("built-in scripts only %v: warnings %q", builtinOnly, res.Warnings)
+				}
 			}
 			if _, err := Build(ctx, e.drv, tg, o); !errors.Is(err, workload.ErrSchemaExists) {
 				t.Errorf("second build without force: %v", err)

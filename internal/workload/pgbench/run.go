@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -136,6 +137,12 @@ func (Workload) PrepareRun(ctx context.Context, env workload.Env, p config.Plan)
 	for _, s := range scripts {
 		r.names = append(r.names, s.Script.Name)
 	}
+	r.builtinOnly = true // the default script is tpcb-like
+	for _, spec := range p.Scripts {
+		if !strings.HasPrefix(spec, builtinPrefix) {
+			r.builtinOnly = false
+		}
+	}
 	return r, nil
 }
 
@@ -150,6 +157,8 @@ type Runner struct {
 	seed   uint64
 	setup  *pgscript.Setup
 	names  []string
+	// builtinOnly: every script is a built-in one.
+	builtinOnly bool
 }
 
 // TxNames are the scripts' names.
@@ -202,8 +211,31 @@ func (r *Runner) Describe() string {
 // Notes has nothing to add yet.
 func (r *Runner) Notes() []string { return nil }
 
-// Complete records the query mode as the run's mode.
-func (r *Runner) Complete(res *metrics.RunResult) { res.Mode = r.mode.String() }
+// Complete records the query mode as the run's mode and, when every
+// script is a built-in one, reads the sums of balances after the run (the
+// VUs have stopped): the built-in scripts keep them consistent (Sums), so
+// a difference means a transaction was half applied, and is a warning.
+// Custom scripts may change balances as they like: nothing is said then.
+func (r *Runner) Complete(res *metrics.RunResult) {
+	res.Mode = r.mode.String()
+	if !r.builtinOnly {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), balanceTimeout)
+	defer cancel()
+	sums, err := Balances(ctx, r.mon, r.drv.Kind())
+	switch {
+	case err != nil:
+		res.Warnings = append(res.Warnings, "pgbench: the sums of balances could not be read after the run: "+err.Error())
+	case !sums.Consistent():
+		res.Warnings = append(res.Warnings, "pgbench: after the run the sums of balances disagree ("+sums.String()+
+			"): the built-in scripts keep sum(abalance) = sum(delta) and sum(tbalance) = sum(bbalance)")
+	}
+}
+
+// balanceTimeout bounds the read of the sums after a run: a sum over the
+// accounts of a large scale takes a while, but a run's end must not hang.
+const balanceTimeout = 5 * time.Minute
 
 // Worker is one VU: a pgscript client on its own session.
 type Worker struct {

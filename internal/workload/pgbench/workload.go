@@ -21,6 +21,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/threshold"
 	"github.com/sledge-bench/sledge/internal/workload"
 )
 
@@ -76,8 +77,15 @@ func (Workload) Validate(p config.Plan) config.FieldErrors {
 			errs = append(errs, config.FieldError{Field: "segment", Msg: "segment: a pgbench build is made by one process, not in segments"})
 		}
 	case config.KindRun:
-		if _, err := parseScripts(p.Scripts); err != nil {
+		scripts, err := parseScripts(p.Scripts)
+		if err != nil {
 			errs = append(errs, config.FieldError{Field: "scripts", Msg: "scripts: " + err.Error()})
+		} else {
+			names := make([]string, len(scripts))
+			for i, s := range scripts {
+				names[i] = s.Script.Name
+			}
+			errs = append(errs, workload.CheckThresholds(p, threshold.Scope{Title: "pgbench", TxNames: names})...)
 		}
 		if _, err := parseDefines(p.Defines); err != nil {
 			errs = append(errs, config.FieldError{Field: "defines", Msg: "defines: " + err.Error()})

@@ -56,7 +56,7 @@ func newBuildCmd(gs *globalState) *cobra.Command {
 	bindTargetFlags(fl, &s)
 	fl.BoolVarP(&yes, "yes", "y", false, "with --force: do not ask for confirmation (needed when there is no terminal)")
 	fl.IntVarP(&s.Warehouses, "warehouses", "w", s.Warehouses, "TPROC-C warehouses (each adds about 500,000 rows, ~80 MB)")
-	fl.Float64Var(&s.Scale, "scale", s.Scale, "TPROC-H scale factor: 1, 10, 30, 100, … (fractional ones such as 0.01 or 0.1 for tests, labelled as such)")
+	fl.Float64Var(&s.Scale, "scale", s.Scale, "TPROC-H scale factor: 1, 10, 30, 100, … (fractional ones such as 0.01 or 0.1 for tests, labelled as such); pgbench: its scale, a whole number (100,000 accounts each)")
 	fl.IntVar(&s.Workers, "workers", s.Workers, "parallel loading sessions (default: number of CPUs; TPROC-C: at most --warehouses)")
 	fl.Uint64Var(&s.Seed, "seed", config.DefaultBuildSeed, "seed of the TPROC-C data generator")
 	fl.BoolVar(&s.Force, "force", s.Force, "drop an existing schema of the workload first")

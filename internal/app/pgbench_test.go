@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,5 +107,35 @@ func TestPgbenchPostgres(t *testing.T) {
 	}
 	if n := jobCount(t, repo); n != before {
 		t.Errorf("%d jobs recorded by refused runs", n-before)
+	}
+}
+
+// TestPgbenchScriptFilesNeedAnyTarget: a server that limits its targets
+// reads no script file named in a request (it would read any file the
+// server may read); built-in scripts pass, and one that allows any target
+// reads files.
+func TestPgbenchScriptFilesNeedAnyTarget(t *testing.T) {
+	parallel(t)
+	for _, c := range []struct {
+		allowAny bool
+		scripts  []string
+		refused  bool
+	}{
+		{false, []string{"/etc/passwd"}, true},
+		{false, []string{"builtin:select-only", "x.sql@2"}, true},
+		{false, []string{"builtin:select-only@2"}, false},
+		{true, []string{"/nonexistent/x.sql"}, false},
+	} {
+		svc, _, _ := policyService(t, nil, c.allowAny)
+		spec := config.New(config.KindRun)
+		spec.Workload, spec.Scripts = "pgbench", c.scripts
+		err := svc.Validate(spec)
+		var pe *PolicyError
+		if refused := errors.As(err, &pe) && pe.Field() == "scripts"; refused != c.refused {
+			t.Errorf("allow any %v, scripts %q: %v, want refused %v", c.allowAny, c.scripts, err, c.refused)
+		}
+		if c.refused && strings.Contains(err.Error(), "root:") {
+			t.Errorf("the refusal shows the file: %v", err)
+		}
 	}
 }

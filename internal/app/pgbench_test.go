@@ -82,6 +82,26 @@ func TestPgbenchPostgres(t *testing.T) {
 		counts[tx.Name] += tx.Count
 	}
 
+	// Serializable, on scale 1's single branch: concurrent tpcb-like
+	// transactions conflict, and are retried with the same draws.
+	run.Scripts, run.Isolation, run.MaxRetries = nil, "serializable", 50
+	out.Reset()
+	o, err = svc.Run(ctx, Request{Spec: run, Console: &out})
+	if err != nil || o.Status != metrics.StatusCompleted || o.Run == nil || o.Run.Commits == 0 || len(o.Run.Warnings) > 0 {
+		t.Fatalf("serializable run: %+v %v\n%s", o, err, out.String())
+	}
+	var retried int64
+	for _, tx := range o.Run.Tx {
+		retried += tx.Retried
+		counts[tx.Name] += tx.Count
+	}
+	if retried == 0 {
+		t.Errorf("no transaction retried in a serializable run of 2 VUs on one branch:\n%s", out.String())
+	}
+	if cfg, _ := repo.Config(ctx, o.ID); cfg["isolation"] != "serializable" {
+		t.Errorf("isolation recorded as %q", cfg["isolation"])
+	}
+
 	check := config.New(config.KindCheck)
 	check.Workload, check.DB = "pgbench", url
 	o, err = svc.Run(ctx, Request{Spec: check})

@@ -113,11 +113,15 @@ func (Workload) PrepareRun(ctx context.Context, env workload.Env, p config.Plan)
 			return nil, err
 		}
 	}
+	iso, err := db.ParseIsolation(p.Isolation)
+	if err != nil {
+		return nil, err
+	}
 	mon, err := env.Driver.Connect(ctx, env.Target, db.Options{AppName: "sledge monitor", MustExist: true})
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{drv: env.Driver, target: env.Target, mon: mon, plan: p, mode: mode}
+	r := &Runner{drv: env.Driver, target: env.Target, mon: mon, plan: p, mode: mode, iso: iso}
 	fail := func(err error) (workload.OLTPRun, error) {
 		_ = mon.Close(context.WithoutCancel(ctx))
 		return nil, err
@@ -154,6 +158,7 @@ type Runner struct {
 	plan   config.Plan
 	meta   Meta
 	mode   pgscript.QueryMode
+	iso    db.Isolation
 	seed   uint64
 	setup  *pgscript.Setup
 	names  []string
@@ -188,6 +193,7 @@ func (r *Runner) Settings() map[string]string {
 	return map[string]string{
 		"scripts": joinNames(r.scriptSpecs()), "query_mode": r.mode.String(), "seed": strconv.FormatUint(r.seed, 10),
 		"scale": strconv.FormatInt(r.meta.Scale, 10), "defines": joinNames(r.plan.Defines),
+		"isolation": isolationName(r.iso),
 	}
 }
 
@@ -218,6 +224,7 @@ func (r *Runner) Notes() []string { return nil }
 // Custom scripts may change balances as they like: nothing is said then.
 func (r *Runner) Complete(res *metrics.RunResult) {
 	res.Mode = r.mode.String()
+	res.Isolation = isolationName(r.iso)
 	if !r.builtinOnly {
 		return
 	}
@@ -250,7 +257,7 @@ type Worker struct {
 }
 
 func (w *Worker) connect(ctx context.Context) error {
-	c, err := w.r.drv.Connect(ctx, w.r.target, db.Options{AppName: "sledge pgbench"})
+	c, err := w.r.drv.Connect(ctx, w.r.target, db.Options{AppName: "sledge pgbench", Isolation: w.r.iso})
 	if err != nil {
 		return err
 	}
@@ -291,3 +298,11 @@ func (w *Worker) Reconnect(ctx context.Context) error {
 
 // Close closes the session.
 func (w *Worker) Close(ctx context.Context) error { return w.conn.Close(ctx) }
+
+// isolationName is the isolation as the job records it.
+func isolationName(i db.Isolation) string {
+	if i == db.DefaultIsolation {
+		return "default"
+	}
+	return string(i)
+}

@@ -44,8 +44,13 @@ func RunResult(w io.Writer, title string, id int64, target, version string, r *m
 	tw := newTable(&b, 0)
 	fmt.Fprintf(tw, "\n%s result (job %d): %s\n", title, id, r.Status)
 	fmt.Fprintf(tw, "  database\t%s at %s\n", version, target)
-	fmt.Fprintf(tw, "  setup\t%s, %s, mode %s, isolation %s, %s\n",
-		Plural(r.Warehouses, "warehouse"), UsersText(r), r.Mode, r.Isolation, PacingLabel(r.Pacing))
+	// A workload without warehouses (pgbench) is not said to have 0.
+	size := ""
+	if r.Warehouses > 0 {
+		size = Plural(r.Warehouses, "warehouse") + ", "
+	}
+	fmt.Fprintf(tw, "  setup\t%s%s, mode %s, isolation %s, %s\n",
+		size, UsersText(r), r.Mode, r.Isolation, PacingLabel(r.Pacing))
 	if r.Measured == 0 {
 		fmt.Fprintf(tw, "  window\tnothing measured (stopped during ramp-up)\n")
 		tw.Flush()

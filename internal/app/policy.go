@@ -69,9 +69,15 @@ type PolicyError struct {
 	// Scrape, when set, is the spec's scrape URL (without its password):
 	// the error is about that field, not db.
 	Scrape string
+	// Script, when set, is a script file the spec names (pgbench's
+	// scripts): the error is about the field scripts.
+	Script string
 }
 
 func (e *PolicyError) Error() string {
+	if e.Script != "" {
+		return fmt.Sprintf("scripts %q is not allowed by this server: %s", e.Script, e.Reason)
+	}
 	if e.Scrape != "" {
 		return fmt.Sprintf("scrape %q is not allowed by this server: %s", e.Scrape, e.Reason)
 	}
@@ -80,6 +86,9 @@ func (e *PolicyError) Error() string {
 
 // Field is the spec field the error is about.
 func (e *PolicyError) Field() string {
+	if e.Script != "" {
+		return "scripts"
+	}
 	if e.Scrape != "" {
 		return "scrape"
 	}
@@ -97,6 +106,23 @@ func (p *TargetPolicy) admitScrape(raw string) error {
 		return nil
 	}
 	return &PolicyError{Scrape: db.Redact(raw), Reason: "a server that limits its targets fetches no exporter URL for a job (only one that allows any target does)"}
+}
+
+// admitScripts decides a run's scripts under the policy. A script that is
+// not a built-in one is a file the service reads from wherever it runs:
+// named in a request body, any path would let a client read what the
+// service may read. So only a policy that allows any target (whose jobs
+// may open any file already) takes script files.
+func (p *TargetPolicy) admitScripts(scripts []string) error {
+	if p.AllowAny {
+		return nil
+	}
+	for _, sc := range scripts {
+		if !strings.HasPrefix(sc, "builtin:") {
+			return &PolicyError{Script: sc, Reason: "a server that limits its targets reads no script file for a job (only built-in scripts, builtin:NAME; a server that allows any target reads files)"}
+		}
+	}
+	return nil
 }
 
 // NamedTarget is a named target as a server lists it: never its URL.

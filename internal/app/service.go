@@ -36,6 +36,7 @@ import (
 
 	// The workloads register themselves.
 	_ "github.com/sledge-bench/sledge/internal/workload/chbench"
+	_ "github.com/sledge-bench/sledge/internal/workload/pgbench"
 	_ "github.com/sledge-bench/sledge/internal/workload/tprocc"
 	_ "github.com/sledge-bench/sledge/internal/workload/tproch"
 )
@@ -253,6 +254,13 @@ func (s *Service) Validate(spec config.Spec) error {
 }
 
 func (s *Service) validate(spec config.Spec) (workload.Workload, config.Plan, error) {
+	// Before the workload reads them: a script file is read while the
+	// spec is checked.
+	if s.opts.Targets != nil && len(spec.Scripts) > 0 {
+		if err := s.opts.Targets.admitScripts(spec.Scripts); err != nil {
+			return nil, config.Plan{}, err
+		}
+	}
 	wl, p, errs := checkSpec(spec)
 	// A workload that says itself why it cannot do the job (its Validator
 	// named the workload field) is not told again that it cannot.

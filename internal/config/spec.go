@@ -54,6 +54,14 @@ type Spec struct {
 	Force      bool    `json:"force,omitempty"`
 	Engine     string  `json:"engine,omitempty"`
 	Loader     string  `json:"loader,omitempty"`
+	// pgbench's -i options (workload pgbench): the fillfactor of its
+	// tables (0: the server's), its foreign keys, and pgbench_accounts
+	// split into Partitions partitions by PartitionMethod (range or hash;
+	// PostgreSQL only).
+	Fillfactor      int    `json:"fillfactor,omitempty"`
+	ForeignKeys     bool   `json:"foreign_keys,omitempty"`
+	Partitions      int    `json:"partitions,omitempty"`
+	PartitionMethod string `json:"partition_method,omitempty"`
 
 	// Confirm says the caller has confirmed a destructive job: a drop, or a
 	// build that drops an existing schema (force). Without it such a spec
@@ -142,6 +150,17 @@ type Spec struct {
 	// them ("nopm>=40000", "p99(new_order)<50ms", "errors<1%"): each is
 	// judged on the measured window's result and stored with the job.
 	Thresholds []string `json:"thresholds,omitempty"`
+
+	// Script runs (workload pgbench). Scripts are the scripts a run draws
+	// from, each "builtin:NAME[@WEIGHT]" (tpcb-like, simple-update,
+	// select-only) or "PATH[@WEIGHT]", a file in pgbench's script format
+	// read by whoever runs the job (empty: builtin:tpcb-like). QueryMode is
+	// how their statements are sent: simple, extended or prepared (empty:
+	// simple, pgbench's default). Defines set script variables, each
+	// "NAME=VALUE" (pgbench's -D).
+	Scripts   []string `json:"scripts,omitempty"`
+	QueryMode string   `json:"query_mode,omitempty"`
+	Defines   []string `json:"defines,omitempty"`
 
 	// Analytic runs.
 	Streams   int  `json:"streams,omitempty"`
@@ -394,6 +413,10 @@ func (s Spec) check(p *Plan) FieldErrors {
 		add(s.Workers < 0, "workers", "must not be negative (got %d)", s.Workers)
 		add(!(s.Scale > 0), "scale", "must be positive (got %g)", s.Scale)
 		add(s.Loader != "" && s.Loader != "stream" && s.Loader != "insert", "loader", "%q: unknown loader, want stream or insert", s.Loader)
+		add(s.Fillfactor != 0 && (s.Fillfactor < 10 || s.Fillfactor > 100), "fillfactor", "must be in 10..100 (got %d)", s.Fillfactor)
+		add(s.Partitions < 0, "partitions", "must not be negative (got %d)", s.Partitions)
+		add(!oneOf(s.PartitionMethod, "", "range", "hash"), "partition_method", "%q: want range or hash", s.PartitionMethod)
+		add(s.PartitionMethod != "" && s.Partitions == 0, "partition_method", "%s needs partitions of at least 1", s.PartitionMethod)
 	case KindRun:
 		add(s.VU < 1, "vu", "must be at least 1 (got %d)", s.VU)
 		add(s.VU > MaxVUs, "vu", "%d is more than %d virtual users", s.VU, MaxVUs)
@@ -419,6 +442,11 @@ func (s Spec) check(p *Plan) FieldErrors {
 		add(s.ClientCPUs < 0, "client_cpus", "must not be negative (got %d)", s.ClientCPUs)
 		add(s.Streams < 0, "streams", "must not be negative (got %d)", s.Streams)
 		add(s.QuerySets < 1, "query_sets", "must be at least 1 (got %d)", s.QuerySets)
+		add(!oneOf(s.QueryMode, "", "simple", "extended", "prepared"), "query_mode", "%q: want simple, extended or prepared", s.QueryMode)
+		for _, d := range s.Defines {
+			name, _, ok := strings.Cut(d, "=")
+			add(!ok || name == "", "defines", "%q: want NAME=VALUE", d)
+		}
 		add(!oneOf(s.Metrics, "on", "off"), "metrics", "%q: want on or off", s.Metrics)
 		add(!(s.MetricsRate > 0 && s.MetricsRate <= MaxMetricsRate), "metrics_rate", "must be in (0, %d] samples per second (got %g)", MaxMetricsRate, s.MetricsRate)
 		errs = append(errs, s.checkLoad(p)...)

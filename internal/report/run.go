@@ -32,6 +32,16 @@ func WindowText(r *metrics.RunResult) string {
 	return fmt.Sprintf("%.1f s measured (ramp-up %s not counted)", r.Measured.Seconds(), r.Rampup)
 }
 
+// warehousesText begins a result's setup line with its warehouses
+// ("10 warehouses, "); a workload without warehouses (pgbench) is not said
+// to have 0.
+func warehousesText(r *metrics.RunResult) string {
+	if r.Warehouses == 0 {
+		return ""
+	}
+	return Plural(r.Warehouses, "warehouse") + ", "
+}
+
 // RunResult writes the final report of an OLTP run as it ends (title is the
 // workload's, "TPROC-C"), against the database version at target. embedded
 // says the database engine runs inside Sledge, so that its work counts as
@@ -44,8 +54,8 @@ func RunResult(w io.Writer, title string, id int64, target, version string, r *m
 	tw := newTable(&b, 0)
 	fmt.Fprintf(tw, "\n%s result (job %d): %s\n", title, id, r.Status)
 	fmt.Fprintf(tw, "  database\t%s at %s\n", version, target)
-	fmt.Fprintf(tw, "  setup\t%s, %s, mode %s, isolation %s, %s\n",
-		Plural(r.Warehouses, "warehouse"), UsersText(r), r.Mode, r.Isolation, PacingLabel(r.Pacing))
+	fmt.Fprintf(tw, "  setup\t%s%s, mode %s, isolation %s, %s\n",
+		warehousesText(r), UsersText(r), r.Mode, r.Isolation, PacingLabel(r.Pacing))
 	if r.Measured == 0 {
 		fmt.Fprintf(tw, "  window\tnothing measured (stopped during ramp-up)\n")
 		tw.Flush()

@@ -73,6 +73,12 @@ func TestRunResult(t *testing.T) {
 			notWant: []string{"efficiency", "errors by class", "retries (", "audit:", "warning:", "embedded", "every session"},
 		},
 		{
+			name:    "no warehouses",
+			edit:    func(r *metrics.RunResult) { r.Warehouses, r.Mode = 0, "prepared" },
+			want:    []string{"setup 8 VUs, mode prepared, isolation default, unpaced (no keying/thinking time)\n"},
+			notWant: []string{"0 warehouses"},
+		},
+		{
 			name: "paced at the specification's times",
 			edit: func(r *metrics.RunResult) { r.Pacing, r.PacedCeiling, r.NOPM = 1, 128.6, 64.3 },
 			want: []string{

@@ -151,7 +151,7 @@ func Job(w io.Writer, j jobs.Job) error {
 func StoredRunResult(w io.Writer, title string, j jobs.Job, r *metrics.RunResult) error {
 	tw := newTable(w, 0)
 	fmt.Fprintf(tw, "%s result (job %d): %s\n", title, j.ID, r.Status)
-	fmt.Fprintf(tw, "  setup\t%s, %s, mode %s, isolation %s\n", Plural(r.Warehouses, "warehouse"), UsersText(r), r.Mode, r.Isolation)
+	fmt.Fprintf(tw, "  setup\t%s%s, mode %s, isolation %s\n", warehousesText(r), UsersText(r), r.Mode, r.Isolation)
 	if r.Measured == 0 {
 		fmt.Fprintf(tw, "  window\tnothing measured (stopped during ramp-up)\n")
 		if err := tw.Flush(); err != nil {

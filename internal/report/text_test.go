@@ -41,6 +41,12 @@ func TestStoredRunResult(t *testing.T) {
 			notWant: []string{"efficiency", "database PostgreSQL", "errors by class"},
 		},
 		{
+			name:    "no warehouses",
+			edit:    func(r *metrics.RunResult) { r.Warehouses = 0 },
+			want:    []string{"setup 8 VUs, mode procs, isolation default\n"},
+			notWant: []string{"0 warehouses"},
+		},
+		{
 			name: "iteration run",
 			edit: func(r *metrics.RunResult) {
 				r.Iterations, r.Rampup, r.Duration, r.Measured = 1, 0, 0, 1500*time.Millisecond

@@ -1,0 +1,82 @@
+package pgbench
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/sqlfile"
+)
+
+// Every statement the build, check and drop send lives in sql/, one named
+// statement per "-- name: X" block, organised as CH-benCHmark's is:
+//
+//	schema.sql        CREATE TABLE of the four tables
+//	foreign_keys.sql  pgbench's foreign keys (--foreign-keys)
+//	drop.sql          DROP TABLE IF EXISTS of everything a build makes
+//	checks.sql        the sums of balances the check compares
+//	postgres/keys.sql the primary keys PostgreSQL adds after the load
+//
+// Each base is written in the SQL PostgreSQL runs; a dialect whose text
+// must differ has sql/<dialect>/<kind>.sql holding only those statements
+// (sqlfile.Overlay). A file only one dialect has (keys.sql) has no base.
+//
+//go:embed sql
+var sqlFiles embed.FS
+
+// dialects are the folders under sql/.
+var dialects = []string{"postgres", "mysql", "sqlite"}
+
+// dialect maps a database kind to its folder under sql/.
+func dialect(k db.Kind) (string, error) {
+	switch k {
+	case db.Postgres:
+		return "postgres", nil
+	case db.MySQL:
+		return "mysql", nil // MariaDB and MySQL
+	case db.SQLite:
+		return "sqlite", nil
+	}
+	return "", fmt.Errorf("pgbench has no SQL for %s (it builds on PostgreSQL, MariaDB/MySQL and SQLite)", k)
+}
+
+// statements returns one kind of file's statements as k runs them: the
+// base overlaid with k's own file, or k's own file alone when there is no
+// base, or none when neither exists.
+func statements(k db.Kind, kind string) ([]sqlfile.Statement, error) {
+	d, err := dialect(k)
+	if err != nil {
+		return nil, err
+	}
+	base, err := parseFile("sql/" + kind + ".sql")
+	noBase := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !noBase {
+		return nil, err
+	}
+	own, err := parseFile("sql/" + d + "/" + kind + ".sql")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if noBase {
+		return own, nil
+	}
+	list, err := sqlfile.Overlay(base, own)
+	if err != nil {
+		return nil, fmt.Errorf("pgbench SQL %s/%s.sql over %s.sql: %w", d, kind, kind, err)
+	}
+	return list, nil
+}
+
+func parseFile(name string) ([]sqlfile.Statement, error) {
+	b, err := sqlFiles.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	list, err := sqlfile.Parse(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("pgbench SQL %s: %w", name, err)
+	}
+	return list, nil
+}

@@ -24,6 +24,7 @@ func newGateCmd(gs *globalState) *cobra.Command {
 		trials             = 5
 		orderSeed          uint64
 		summary, junit     string
+		allowNoisy         bool
 	)
 	var rf *runSpecFlags
 	cmd := withHelp("gate", &cobra.Command{
@@ -37,7 +38,7 @@ func newGateCmd(gs *globalState) *cobra.Command {
 			if len(aSet) == 0 && len(bSet) == 0 {
 				return fmt.Errorf("--a-set or --b-set: say how the arms differ, e.g. --b-set db=postgres://…/new or --b-set pacing=spec")
 			}
-			req := app.GateRequest{Trials: trials, Seed: orderSeed, FailIf: failIf}
+			req := app.GateRequest{Trials: trials, Seed: orderSeed, FailIf: failIf, AllowNoisy: allowNoisy}
 			var err error
 			if req.A, req.ADesc, err = armSpec(s, "--a-set", aSet); err != nil {
 				return err
@@ -79,6 +80,7 @@ func newGateCmd(gs *globalState) *cobra.Command {
 	fl.Uint64Var(&orderSeed, "order-seed", 0, "seed of the order of the trials and of the bootstrap (default: random; recorded with every job)")
 	fl.StringVar(&summary, "summary", "", "append the verdict as Markdown to this file, e.g. \"$GITHUB_STEP_SUMMARY\"")
 	fl.StringVar(&junit, "junit", "", "write the verdict as JUnit XML to this file: one test case per --fail-if")
+	fl.BoolVar(&allowNoisy, "allow-noisy", false, "give a verdict even when trials ran on a noisy client machine (steal, other processes' CPU, frequency changes beyond the bounds of a run's noise warnings); by default such a gate fails with no verdict")
 	return cmd
 }
 

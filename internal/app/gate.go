@@ -45,6 +45,10 @@ type GateRequest struct {
 	ADesc, BDesc string
 	// Trials is the number of trials of each arm.
 	Trials int
+	// AllowNoisy gives a verdict even from trials whose window the client
+	// machine shared or throttled (JobNoise); without it the gate fails
+	// with no verdict.
+	AllowNoisy bool
 	// Seed draws the order of the arms and the bootstrap's resamples; 0
 	// draws a seed (recorded with the jobs).
 	Seed uint64
@@ -243,6 +247,15 @@ func (s *Service) Gate(ctx context.Context, req GateRequest) (report.Gate, []Out
 	}
 	for _, b := range bounds {
 		g.Rows = append(g.Rows, gateRow(b, g.Trials, outs, req.Seed))
+	}
+	g.AllowNoisy = req.AllowNoisy
+	for _, t := range g.Trials {
+		n, err := JobNoise(context.WithoutCancel(ctx), s.opts.Repo, t.JobID)
+		if err != nil {
+			fmt.Fprintf(s.opts.Warn, "sledge: warning: the noise of job %d: %v\n", t.JobID, err)
+		} else if n != nil && n.Noisy() {
+			g.Noisy = append(g.Noisy, fmt.Sprintf("job %d: %s", t.JobID, n.Warnings[0]))
+		}
 	}
 	if g.ID != 0 {
 		verdict := "pass"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/observe"
+	"github.com/sledge-bench/sledge/internal/report"
 )
 
 // startHogs starts n processes that spin on the CPU until the test ends.
@@ -117,5 +118,41 @@ func TestNoisyGroupRunPostgres(t *testing.T) {
 	}
 	if math.IsNaN(n.ServerPct) || math.IsNaN(n.OthersPct) {
 		t.Errorf("server %.1f%%, others %.1f%%: want the local server found and the others measured\n%s", n.ServerPct, n.OthersPct, f.output)
+	}
+}
+
+// TestGateRefusesNoisyTrials: a gate whose trials ran beside two CPU hogs
+// gives no verdict — it fails and names the noisy trials — unless it is
+// allowed to (AllowNoisy), when it judges them as any other.
+func TestGateRefusesNoisyTrials(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs on SQLite")
+	}
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no Linux /proc here:", err)
+	}
+	parallel(t)
+	svc, _ := newService(t)
+	ctx := context.Background()
+	run := config.New(config.KindRun)
+	run.DB, run.VU = tpccSQLite(t, "g.db"), 1
+	run.Rampup, run.Duration, run.Interval = 0, config.Duration(time.Second), config.Duration(time.Second)
+	startHogs(t, 2)
+	for _, allow := range []bool{false, true} {
+		g, outs, err := svc.Gate(ctx, GateRequest{A: run, B: run, Trials: 2, Seed: 7, AllowNoisy: allow})
+		if err != nil || len(outs) != 4 {
+			t.Fatalf("gate: %d trials, %v", len(outs), err)
+		}
+		var text bytes.Buffer
+		if err := report.GateText(&text, g); err != nil {
+			t.Fatal(err)
+		}
+		if len(g.Noisy) == 0 || !strings.Contains(text.String(), "noisy trial: job ") {
+			t.Fatalf("no trial judged noisy beside two CPU hogs:\n%s", text.String())
+		}
+		refused := strings.Contains(text.String(), "no verdict: ")
+		if g.Passed() != allow || refused == allow {
+			t.Errorf("allow-noisy %v: passed %v, refused %v\n%s", allow, g.Passed(), refused, text.String())
+		}
 	}
 }

@@ -31,6 +31,11 @@ type Gate struct {
 	// Stopped says why the gate ran fewer trials than planned ("" when it
 	// ran them all): its rows then judge what ran, and it fails.
 	Stopped string
+	// Noisy are the trials whose window the client machine shared or
+	// throttled ("job 12: noisy machine: …", the first of its warnings):
+	// a gate gives no verdict from them unless AllowNoisy.
+	Noisy      []string
+	AllowNoisy bool
 }
 
 // GateTrial is one trial of a gate: its job, arm and end.
@@ -102,12 +107,18 @@ func (g Gate) Failed() int {
 }
 
 // Passed says the gate passed: it ran every trial and no row failed.
-func (g Gate) Passed() bool { return g.Stopped == "" && g.Failed() == 0 }
+func (g Gate) Passed() bool { return g.Stopped == "" && g.Failed() == 0 && !g.refused() }
+
+// refused says the gate gives no verdict: trials ran on a noisy machine.
+func (g Gate) refused() bool { return len(g.Noisy) > 0 && !g.AllowNoisy }
 
 func (g Gate) verdict() string {
 	switch {
 	case g.Stopped != "":
 		return "FAIL (stopped: " + g.Stopped + ")"
+	case g.refused():
+		return fmt.Sprintf("FAIL (no verdict: %d of %d trials ran on a noisy machine; run the gate where nothing else runs, or give --allow-noisy)",
+			len(g.Noisy), len(g.Trials))
 	case g.Failed() > 0:
 		return fmt.Sprintf("FAIL (%d of %d bounds)", g.Failed(), len(g.Rows))
 	}
@@ -171,6 +182,9 @@ func GateText(w io.Writer, g Gate) error {
 	tw.Flush()
 	for _, r := range g.Rows {
 		fmt.Fprintf(&sb, "  %s: %s\n", r.Verdict(), r.Why())
+	}
+	for _, n := range g.Noisy {
+		fmt.Fprintf(&sb, "  noisy trial: %s\n", n)
 	}
 	fmt.Fprintf(&sb, "Gate verdict: %s\n", g.verdict())
 	_, err := io.WriteString(w, sb.String())

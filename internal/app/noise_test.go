@@ -16,6 +16,10 @@ import (
 )
 
 // startHogs starts n processes that spin on the CPU until the test ends.
+// One is enough to be judged (a bound of a quarter core), and at the
+// default priority it gets its share even when the test binary's own
+// goroutines busy every core (which count as Sledge's, not others'); a
+// niced one would not.
 func startHogs(t *testing.T, n int) {
 	t.Helper()
 	for range n {
@@ -40,7 +44,7 @@ func othersWarned(ws []string) bool {
 	return false
 }
 
-// TestNoisyRunSQLite: a run on the embedded SQLite while two CPU hogs the
+// TestNoisyRunSQLite: a run on the embedded SQLite while a CPU hog the
 // test started spin on the client is flagged: the result warns that other
 // processes used the machine, the warning is stored, the printed block
 // shows the others' CPU, and JobNoise answers from what was stored. (A
@@ -57,7 +61,7 @@ func TestNoisyRunSQLite(t *testing.T) {
 	svc, repo := newService(t)
 	ctx := context.Background()
 	target := tpccSQLite(t, "c.db")
-	startHogs(t, 2)
+	startHogs(t, 1)
 
 	run := config.New(config.KindRun)
 	run.DB, run.VU = target, 1
@@ -105,7 +109,7 @@ func TestNoisyGroupRunPostgres(t *testing.T) {
 	parallel(t)
 	url := tpccPostgres(t)
 	svc, repo := faultService(t)
-	startHogs(t, 2)
+	startHogs(t, 1)
 	spec := runSpec(url, 0, 2*time.Second)
 	spec.Segment, spec.RunID = "0:1", "noisy"
 	f := runJob(t, svc, repo, spec, newConsole())
@@ -121,7 +125,7 @@ func TestNoisyGroupRunPostgres(t *testing.T) {
 	}
 }
 
-// TestGateRefusesNoisyTrials: a gate whose trials ran beside two CPU hogs
+// TestGateRefusesNoisyTrials: a gate whose trials ran beside a CPU hog
 // gives no verdict — it fails and names the noisy trials — unless it is
 // allowed to (AllowNoisy), when it judges them as any other.
 func TestGateRefusesNoisyTrials(t *testing.T) {
@@ -137,7 +141,7 @@ func TestGateRefusesNoisyTrials(t *testing.T) {
 	run := config.New(config.KindRun)
 	run.DB, run.VU = tpccSQLite(t, "g.db"), 1
 	run.Rampup, run.Duration, run.Interval = 0, config.Duration(time.Second), config.Duration(time.Second)
-	startHogs(t, 2)
+	startHogs(t, 1)
 	for _, allow := range []bool{false, true} {
 		g, outs, err := svc.Gate(ctx, GateRequest{A: run, B: run, Trials: 2, Seed: 7, AllowNoisy: allow})
 		if err != nil || len(outs) != 4 {
@@ -148,7 +152,7 @@ func TestGateRefusesNoisyTrials(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(g.Noisy) == 0 || !strings.Contains(text.String(), "noisy trial: job ") {
-			t.Fatalf("no trial judged noisy beside two CPU hogs:\n%s", text.String())
+			t.Fatalf("no trial judged noisy beside a CPU hog:\n%s", text.String())
 		}
 		refused := strings.Contains(text.String(), "no verdict: ")
 		if g.Passed() != allow || refused == allow {

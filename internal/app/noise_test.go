@@ -45,7 +45,7 @@ func othersWarned(ws []string) bool {
 }
 
 // TestNoisyRunSQLite: a run on the embedded SQLite while a CPU hog the
-// test started spin on the client is flagged: the result warns that other
+// test started spins on the client is flagged: the result warns that other
 // processes used the machine, the warning is stored, the printed block
 // shows the others' CPU, and JobNoise answers from what was stored. (A
 // quiet run is the fake trees' business, TestHostNoise: this machine is

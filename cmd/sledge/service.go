@@ -180,10 +180,9 @@ type recorded interface {
 }
 
 var (
-	_ recorded = app.Recorded{}
-	_ recorded = (*server.Client)(nil)
-	_ importer = app.Recorded{}
-	_ importer = (*server.Client)(nil)
+	_ recorded     = app.Recorded{}
+	_ recorded     = (*server.Client)(nil)
+	_ app.Importer = (*server.Client)(nil)
 )
 
 // withRecorded runs fn on the jobs of --server when it is given, else on

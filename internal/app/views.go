@@ -134,6 +134,31 @@ func (r Recorded) Import(ctx context.Context, f *jobs.ExportFile) ([]jobs.Import
 	return r.Store.Import(ctx, f, time.Now())
 }
 
+// Importer is where exported files are imported: a repository
+// (Recorded) or a sledge serve (server.Client).
+type Importer interface {
+	Import(ctx context.Context, f *jobs.ExportFile) ([]jobs.Imported, error)
+}
+
+// ImportFiles imports each file (read before, so that a bad one imports
+// nothing) through im, saying on w which job each became; a file that
+// does not import is an error named by its name (names[i] is files[i]'s),
+// and the others are imported still.
+func ImportFiles(ctx context.Context, im Importer, names []string, files []*jobs.ExportFile, w io.Writer) error {
+	var errs []error
+	for i, f := range files {
+		imported, err := im.Import(ctx, f)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", names[i], err))
+			continue
+		}
+		for _, j := range imported {
+			fmt.Fprintf(w, "imported job %d of %s as job %d\n", j.From, j.Origin.Host, j.ID)
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // Delete deletes a job and everything recorded with it, unless it is still
 // running (a *jobs.RunningError) and not forced.
 func (r Recorded) Delete(ctx context.Context, id int64, force bool) error {

@@ -26,7 +26,7 @@ func newJobsExportCmd(gs *globalState) *cobra.Command {
 		Short: "Write jobs with everything recorded with them to one file that another repository imports",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ids, err := parseJobIDs(args)
+			ids, err := app.ParseJobIDs(args)
 			if err != nil {
 				return err
 			}

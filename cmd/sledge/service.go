@@ -206,7 +206,7 @@ func withRecorded(cmd *cobra.Command, gs *globalState, fn func(context.Context, 
 // both profiles) is --html's error, and nothing is written.
 func printView(cmd *cobra.Command, gs *globalState, args []string, v app.View, html string) error {
 	var err error
-	if v.IDs, err = parseJobIDs(args); err != nil {
+	if v.IDs, err = app.ParseJobIDs(args); err != nil {
 		return err
 	}
 	return withRecorded(cmd, gs, func(ctx context.Context, r recorded) error {

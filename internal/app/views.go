@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/config"
@@ -104,6 +105,20 @@ func (v View) Validate() error {
 		return fe
 	}
 	return nil
+}
+
+// ParseJobIDs reads job ids as a front end takes them, all of them before
+// anything is done: a typo must not leave half a list deleted.
+func ParseJobIDs(args []string) ([]int64, error) {
+	ids := make([]int64, 0, len(args))
+	for _, s := range args {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id <= 0 {
+			return nil, fmt.Errorf("bad job id %q: want a positive number (see `sledge jobs`)", s)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
 }
 
 // RecordedStore is what Recorded reads of the jobs repository (and

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,7 +26,7 @@ func newJobsExportCmd(gs *globalState) *cobra.Command {
 		Short: "Write jobs with everything recorded with them to one file that another repository imports",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ids, err := parseJobIDs(args)
+			ids, err := app.ParseJobIDs(args)
 			if err != nil {
 				return err
 			}
@@ -42,21 +40,10 @@ func newJobsExportCmd(gs *globalState) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			write := func(w io.Writer) error {
-				if !compress {
-					_, err := w.Write(b.Bytes())
-					return err
-				}
-				zw := gzip.NewWriter(w)
-				if _, err := zw.Write(b.Bytes()); err != nil {
-					return err
-				}
-				return zw.Close()
-			}
 			if output == "" || output == "-" {
-				return write(cmd.OutOrStdout())
+				return jobs.CopyExport(cmd.OutOrStdout(), b.Bytes(), compress)
 			}
-			if err := writeFile(gs.abs(output), write); err != nil {
+			if err := jobs.CreateExport(gs.abs(output), b.Bytes(), compress); err != nil {
 				return fmt.Errorf("--output: %w", err)
 			}
 			return nil
@@ -65,23 +52,6 @@ func newJobsExportCmd(gs *globalState) *cobra.Command {
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write the file here instead of to stdout (gzip-compressed when it ends in .gz)")
 	cmd.Flags().BoolVar(&compress, "gzip", false, "compress the file with gzip")
 	return cmd
-}
-
-// writeFile writes a new file at path with write, removing it when write
-// fails.
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-	}
-	return err
 }
 
 func newJobsImportCmd(gs *globalState) *cobra.Command {
@@ -100,19 +70,8 @@ func newJobsImportCmd(gs *globalState) *cobra.Command {
 				}
 				files = append(files, f)
 			}
-			imp := func(ctx context.Context, r importer) error {
-				var errs []error
-				for i, f := range files {
-					im, err := r.Import(ctx, f)
-					if err != nil {
-						errs = append(errs, fmt.Errorf("%s: %w", args[i], err))
-						continue
-					}
-					for _, j := range im {
-						fmt.Fprintf(cmd.OutOrStdout(), "imported job %d of %s as job %d\n", j.From, j.Origin.Host, j.ID)
-					}
-				}
-				return errors.Join(errs...)
+			imp := func(ctx context.Context, im app.Importer) error {
+				return app.ImportFiles(ctx, im, args, files, cmd.OutOrStdout())
 			}
 			if c, ok, err := remoteFor(gs); ok {
 				if err != nil {
@@ -130,12 +89,6 @@ func newJobsImportCmd(gs *globalState) *cobra.Command {
 			return imp(cmd.Context(), app.Recorded{Store: repo, Version: version})
 		},
 	})
-}
-
-// importer is where jobs import loads files: this machine's repository
-// (app.Recorded) or the sledge serve named by --server (server.Client).
-type importer interface {
-	Import(ctx context.Context, f *jobs.ExportFile) ([]jobs.Imported, error)
 }
 
 // readExport reads an exported file, "-" for stdin.

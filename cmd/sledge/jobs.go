@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -33,20 +32,6 @@ func checkFormat(flag, value string) error {
 		return fmt.Errorf("%s: %q: want text or json", flag, value)
 	}
 	return nil
-}
-
-// parseJobIDs reads job ids, all of them before anything is done: a typo
-// must not leave half a list deleted.
-func parseJobIDs(args []string) ([]int64, error) {
-	ids := make([]int64, 0, len(args))
-	for _, s := range args {
-		id, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || id <= 0 {
-			return nil, fmt.Errorf("bad job id %q: want a positive number (see `sledge jobs`)", s)
-		}
-		ids = append(ids, id)
-	}
-	return ids, nil
 }
 
 type listFlags struct {
@@ -173,7 +158,7 @@ func newJobsDeleteCmd(gs *globalState) *cobra.Command {
 		Short:   "Delete jobs and everything recorded with them",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ids, err := parseJobIDs(args)
+			ids, err := app.ParseJobIDs(args)
 			if err != nil {
 				return err
 			}

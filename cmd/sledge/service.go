@@ -183,10 +183,9 @@ type recorded interface {
 }
 
 var (
-	_ recorded = app.Recorded{}
-	_ recorded = (*server.Client)(nil)
-	_ importer = app.Recorded{}
-	_ importer = (*server.Client)(nil)
+	_ recorded     = app.Recorded{}
+	_ recorded     = (*server.Client)(nil)
+	_ app.Importer = (*server.Client)(nil)
 )
 
 // withRecorded runs fn on the jobs of --server when it is given, else on
@@ -210,7 +209,7 @@ func withRecorded(cmd *cobra.Command, gs *globalState, fn func(context.Context, 
 // both profiles) is --html's error, and nothing is written.
 func printView(cmd *cobra.Command, gs *globalState, args []string, v app.View, html string) error {
 	var err error
-	if v.IDs, err = parseJobIDs(args); err != nil {
+	if v.IDs, err = app.ParseJobIDs(args); err != nil {
 		return err
 	}
 	return withRecorded(cmd, gs, func(ctx context.Context, r recorded) error {

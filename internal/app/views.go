@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/config"
@@ -106,6 +107,20 @@ func (v View) Validate() error {
 	return nil
 }
 
+// ParseJobIDs reads job ids as a front end takes them, all of them before
+// anything is done: a typo must not leave half a list deleted.
+func ParseJobIDs(args []string) ([]int64, error) {
+	ids := make([]int64, 0, len(args))
+	for _, s := range args {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id <= 0 {
+			return nil, fmt.Errorf("bad job id %q: want a positive number (see `sledge jobs`)", s)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
 // RecordedStore is what Recorded reads of the jobs repository (and
 // deletes); *jobs.Repo is one.
 type RecordedStore interface {
@@ -132,6 +147,31 @@ type Recorded struct {
 // as read-only jobs with new ids, all or none (jobs.Repo.Import).
 func (r Recorded) Import(ctx context.Context, f *jobs.ExportFile) ([]jobs.Imported, error) {
 	return r.Store.Import(ctx, f, time.Now())
+}
+
+// Importer is where exported files are imported: a repository
+// (Recorded) or a sledge serve (server.Client).
+type Importer interface {
+	Import(ctx context.Context, f *jobs.ExportFile) ([]jobs.Imported, error)
+}
+
+// ImportFiles imports each file (read before, so that a bad one imports
+// nothing) through im, saying on w which job each became; a file that
+// does not import is an error named by its name (names[i] is files[i]'s),
+// and the others are imported still.
+func ImportFiles(ctx context.Context, im Importer, names []string, files []*jobs.ExportFile, w io.Writer) error {
+	var errs []error
+	for i, f := range files {
+		imported, err := im.Import(ctx, f)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", names[i], err))
+			continue
+		}
+		for _, j := range imported {
+			fmt.Fprintf(w, "imported job %d of %s as job %d\n", j.From, j.Origin.Host, j.ID)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Delete deletes a job and everything recorded with it, unless it is still

@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -378,6 +379,39 @@ func WriteExport(w io.Writer, f *ExportFile, compress bool) error {
 		return fmt.Errorf("write export: %w", err)
 	}
 	return nil
+}
+
+// CopyExport writes an export as WriteExport wrote it (data, uncompressed)
+// to w, gzip-compressed when compress is set: the bytes a view of the
+// export gives travel as they are, compressed or not by who asked.
+func CopyExport(w io.Writer, data []byte, compress bool) error {
+	if !compress {
+		_, err := w.Write(data)
+		return err
+	}
+	zw := gzip.NewWriter(w)
+	if _, err := zw.Write(data); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// CreateExport writes an export (CopyExport) to a new file at path,
+// removing the file when writing fails: no half-written export is left
+// behind for an import to trip on.
+func CreateExport(path string, data []byte, compress bool) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = CopyExport(f, data, compress)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
 }
 
 // ErrNotExport is matched (errors.Is) by ReadExport's error for input that

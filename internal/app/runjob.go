@@ -1,0 +1,181 @@
+package app
+
+// A job's run: an OLTP or analytic workload driven to its end, its result
+// printed with what its observers saw and its thresholds' verdicts, and
+// stored.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/engine"
+	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/report"
+	"github.com/sledge-bench/sledge/internal/threshold"
+	"github.com/sledge-bench/sledge/internal/workload"
+)
+
+func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
+	sp := e.p.spec
+	run, err := oltp.PrepareRun(ctx, e.env(), sp)
+	if err != nil {
+		return failed(ctx, err)
+	}
+	defer run.Close(context.Background())
+	settings := run.Settings()
+	if e.grp != nil {
+		delete(settings, "segment") // each agent's is in its own record
+	}
+	addLoadSettings(settings, sp, run)
+	if sp.PerVUTiming {
+		settings["per_vu_timing"] = "true"
+	}
+	if err := e.repo().AddConfig(ctx, e.id, settings); err != nil {
+		e.warn("the run's settings", err)
+	}
+	version, verr := run.Version(ctx)
+	if verr == nil {
+		_ = e.repo().SetDBVersion(ctx, e.id, version)
+	}
+	if p, ok := run.(workload.Prober); ok {
+		e.out.SetHeadline(p.HeadlineTx())
+	}
+	e.out.Logf("run job %d: %s on %s (%s), %s", e.id, e.p.wl.Title(), e.p.target, version, run.Describe())
+	for _, n := range run.Notes() {
+		e.out.Logf("note: %s", n)
+	}
+	cfg := engine.Config{VUs: sp.VU, Rampup: sp.Rampup.D(), Duration: sp.Duration.D(), Interval: sp.Interval.D(),
+		MaxRetries: sp.MaxRetries, StallAfter: sp.StallAfter.D(), Pacing: sp.PacingFactor(), InProcessDB: e.p.target.Kind == db.SQLite,
+		PerVUTiming: sp.PerVUTiming}
+	if sp.Iterations > 0 {
+		// The spec's ramp-up and duration are not used (config.Spec.Iterations).
+		cfg.Iterations, cfg.Rampup, cfg.Duration = sp.Iterations, 0, 0
+	}
+	setLoad(&cfg, sp, run)
+	if g := e.grp; g != nil {
+		cfg.FirstVU, cfg.VUs = g.seg.Share(sp.VU)
+		cfg.Partial = true
+		alive, stop := context.WithCancel(context.WithoutCancel(ctx))
+		defer stop()
+		go g.heartbeat(alive, e.out.Logf)
+		if err := g.waitStart(ctx, e.out.Logf); err != nil {
+			return failed(ctx, err) // handed in by run
+		}
+		cfg.StartAt = g.start
+	}
+	// The observers start before the run's clock and are cut at each of
+	// its intervals, on their own connections and goroutines: never in a
+	// VU's transaction. In a group run the agent whose segment starts the
+	// run observes for all.
+	var obs *observation
+	if e.grp == nil || e.grp.seg.From().Sign() == 0 {
+		obs = e.startObservers(ctx)
+	}
+	if obs != nil {
+		e.out.Add(obs)
+	}
+	res, err := engine.Run(ctx, run, cfg, e.out)
+	obs.stop()
+	if err == nil {
+		run.Complete(res)
+		res.Pacing = sp.PacingFactor()
+	}
+	if err != nil {
+		err = fmt.Errorf("run: %w", err)
+	}
+	if e.grp != nil {
+		if obs != nil && res != nil {
+			// The agent that observed judges its own host; the merge keeps
+			// its warnings.
+			if series, serr := e.repo().AgentSeries(context.WithoutCancel(ctx), e.id); serr == nil {
+				res.Warnings = append(res.Warnings, e.noiseWarnings(ctx, series[e.grp.name])...)
+			}
+		}
+		// An agent hands in its part; the one that merges goes on with the
+		// job's merged result.
+		var (
+			o    Outcome
+			done bool
+		)
+		if res, o, done = e.finishGroup(ctx, res, err); done {
+			return o
+		}
+	} else if err != nil {
+		return Outcome{Status: metrics.StatusFailed, Err: err}
+	} else if res, err = metrics.MergeRunResults(res); err != nil {
+		// A run of one process is the merge of one part: the numbers of
+		// every run come out of the same code as those of several agents.
+		return Outcome{Status: metrics.StatusFailed, Err: fmt.Errorf("run: %w", err)}
+	}
+	vs := e.saveRun(ctx, res, version, cfg.InProcessDB, obs)
+	return Outcome{Status: res.Status, Run: res, Thresholds: vs}
+}
+
+// saveRun prints a run's result, with what its observers saw and its
+// thresholds' verdicts, and stores them; it returns the verdicts.
+func (e *execution) saveRun(ctx context.Context, res *metrics.RunResult, version string, inProcessDB bool, obs *observation) []threshold.Verdict {
+	// Was the window steady? Judged on the series as stored (and what the
+	// spool keeps); a run of several agents' by its merge, on the intervals
+	// of the agents merged (groupSteadiness).
+	if e.grp == nil {
+		if ivs, err := e.repo().Intervals(context.WithoutCancel(ctx), e.id); err == nil {
+			ivs = withKept(ivs, e.store.Intervals())
+			res.Warnings = append(res.Warnings, metrics.SteadinessWarnings(ivs)...)
+			// Was the client machine quiet? Judged on what the host
+			// observer stored over the same window.
+			if obs != nil {
+				res.Warnings = append(res.Warnings, e.noiseWarnings(ctx, ivs)...)
+			}
+		}
+	}
+	var b bytes.Buffer
+	_ = report.RunResult(&b, e.p.wl.Title(), e.id, e.p.target.String(), version, res, inProcessDB)
+	e.observedBlock(ctx, &b, obs)
+	vs := threshold.JudgeRun(e.p.spec.Thresholds, res)
+	_ = report.Thresholds(&b, vs)
+	e.out.Text(b.String())
+	if _, err := e.store.SaveRunResult(context.WithoutCancel(ctx), res); err != nil {
+		e.warn("the result", err)
+	}
+	e.saveThresholds(ctx, vs)
+	return vs
+}
+
+// saveThresholds stores a run's verdicts, if it has thresholds.
+func (e *execution) saveThresholds(ctx context.Context, vs []threshold.Verdict) {
+	if len(vs) == 0 {
+		return
+	}
+	if _, err := e.store.SaveThresholds(context.WithoutCancel(ctx), vs); err != nil {
+		e.warn("the thresholds' verdicts", err)
+	}
+}
+
+func (e *execution) runAnalytic(ctx context.Context, a workload.Analytic) Outcome {
+	if c, err := e.session(ctx, "sledge"); err == nil {
+		c.Close(context.Background())
+	}
+	var (
+		res *metrics.AnalyticResult
+		err error
+	)
+	// An analytic run has no monitor intervals: its observers are cut once,
+	// at its end.
+	obs := e.observeRun(ctx, func() { res, err = a.RunAnalytic(ctx, e.env(), e.p.spec) })
+	if res == nil {
+		return failed(ctx, err)
+	}
+	if _, serr := e.store.SaveAnalyticResult(context.WithoutCancel(ctx), res); serr != nil {
+		e.warn("the result", serr)
+	}
+	var b bytes.Buffer
+	_ = report.Analytic(&b, e.id, e.p.target.String(), res)
+	e.observedBlock(ctx, &b, obs)
+	vs := threshold.JudgeAnalytic(e.p.spec.Thresholds, res)
+	_ = report.Thresholds(&b, vs)
+	e.out.Text(b.String())
+	e.saveThresholds(ctx, vs)
+	return Outcome{Status: res.Status, Err: err, Analytic: res, Thresholds: vs}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/observe"
 	"github.com/sledge-bench/sledge/internal/testdb"
 )
 
@@ -75,7 +76,7 @@ func TestPgbenchPostgres(t *testing.T) {
 	run.QueryMode = ""
 	out.Reset()
 	o, err = svc.Run(ctx, Request{Spec: run, Console: &out})
-	if err != nil || o.Status != metrics.StatusCompleted || o.Run == nil || o.Run.Commits == 0 || len(o.Run.Warnings) > 0 {
+	if err != nil || o.Status != metrics.StatusCompleted || o.Run == nil || o.Run.Commits == 0 || ownWarnings(o.Run.Warnings) {
 		t.Fatalf("run of built-in scripts: %+v %v\n%s", o, err, out.String())
 	}
 	for _, tx := range o.Run.Tx {
@@ -87,7 +88,7 @@ func TestPgbenchPostgres(t *testing.T) {
 	run.Scripts, run.Isolation, run.MaxRetries = nil, "serializable", 50
 	out.Reset()
 	o, err = svc.Run(ctx, Request{Spec: run, Console: &out})
-	if err != nil || o.Status != metrics.StatusCompleted || o.Run == nil || o.Run.Commits == 0 || len(o.Run.Warnings) > 0 {
+	if err != nil || o.Status != metrics.StatusCompleted || o.Run == nil || o.Run.Commits == 0 || ownWarnings(o.Run.Warnings) {
 		t.Fatalf("serializable run: %+v %v\n%s", o, err, out.String())
 	}
 	var retried int64
@@ -158,4 +159,16 @@ func TestPgbenchScriptFilesNeedAnyTarget(t *testing.T) {
 			t.Errorf("the refusal shows the file: %v", err)
 		}
 	}
+}
+
+// ownWarnings reports whether ws hold a warning other than of a noisy
+// machine: this shared machine is one (the noise detection's business), and
+// these runs check their own figures, the balances read after them.
+func ownWarnings(ws []string) bool {
+	for _, w := range ws {
+		if !strings.HasPrefix(w, observe.NoiseWarningPrefix) {
+			return true
+		}
+	}
+	return false
 }

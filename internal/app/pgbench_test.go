@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/observe"
 	"github.com/sledge-bench/sledge/internal/testdb"
@@ -88,13 +89,26 @@ func TestPgbenchPostgres(t *testing.T) {
 	run.Scripts, run.Isolation, run.MaxRetries = nil, "serializable", 50
 	out.Reset()
 	o, err = svc.Run(ctx, Request{Spec: run, Console: &out})
-	if err != nil || o.Status != metrics.StatusCompleted || o.Run == nil || o.Run.Commits == 0 || ownWarnings(o.Run.Warnings) {
+	if err != nil || o.Status != metrics.StatusCompleted || o.Run == nil || o.Run.Commits == 0 {
 		t.Fatalf("serializable run: %+v %v\n%s", o, err, out.String())
 	}
+	// A few may still fail after their retries (on a quiet machine 5 of
+	// 3,044 did, two VUs on one branch): serialization failures only, and
+	// the run's one warning is theirs.
 	var retried int64
 	for _, tx := range o.Run.Tx {
 		retried += tx.Retried
 		counts[tx.Name] += tx.Count
+		for class := range tx.Errors {
+			if class != db.ClassSerialization.String() {
+				t.Errorf("%s: %s errors in a serializable run", tx.Name, class)
+			}
+		}
+	}
+	for _, w := range o.Run.Warnings {
+		if !strings.HasPrefix(w, observe.NoiseWarningPrefix) && !strings.Contains(w, "transactions failed") && !strings.Contains(w, "transaction failed") {
+			t.Errorf("serializable run: warning %q\n%s", w, out.String())
+		}
 	}
 	if retried == 0 {
 		t.Errorf("no transaction retried in a serializable run of 2 VUs on one branch:\n%s", out.String())

@@ -694,8 +694,11 @@ func TestPostgresServerRestart(t *testing.T) {
 		return strings.Contains(back.Gap, "reconnected after")
 	})
 	t.Logf("gaps: %q, then %q", s.Gap, back.Gap)
+	// The reconnection may come in the last tenth of a second of its
+	// interval, before the next sample (10 a second): the interval after it
+	// must have samples (below), this one may not.
 	if back.Samples == 0 {
-		t.Errorf("the interval of the reconnection has no samples")
+		t.Logf("the interval of the reconnection has no samples (reconnected near its end)")
 	}
 	time.Sleep(500 * time.Millisecond)
 	if s := c.cut(); s.Gap != "" || s.Samples == 0 {

@@ -53,7 +53,7 @@ func Build(ctx context.Context, drv db.Driver, t db.Target, o BuildOptions) (Bui
 	if _, err := dialect(kind); err != nil {
 		return BuildReport{}, err
 	}
-	n, err := tprocc.CountTables(ctx, c, kind, addedTables)
+	n, err := workload.CountTables(ctx, c, kind, addedTables)
 	if err != nil {
 		return BuildReport{}, err
 	}
@@ -170,7 +170,7 @@ func Drop(ctx context.Context, c db.Conn, kind db.Kind) error {
 // buildState is the CH-benCHmark record in sledge_meta: "" when there is
 // none (no sledge_meta, or a TPROC-C build only).
 func buildState(ctx context.Context, c db.Conn, kind db.Kind) (string, error) {
-	n, err := tprocc.CountTables(ctx, c, kind, []string{"sledge_meta"})
+	n, err := workload.CountTables(ctx, c, kind, []string{"sledge_meta"})
 	if err != nil || n == 0 {
 		return "", err
 	}

@@ -406,31 +406,10 @@ func Drop(ctx context.Context, c db.Conn, kind db.Kind) error {
 	return execFile(ctx, c, kind, "drop", "drop")
 }
 
-// countTables counts how many of names exist as tables.
-func countTables(ctx context.Context, c db.Conn, kind db.Kind, names []string) (int, error) {
-	list := "'" + strings.Join(names, "', '") + "'" // fixed identifiers, no user input
-	var q string
-	switch kind {
-	case db.Postgres:
-		q = "SELECT count(*) FROM unnest(ARRAY[" + list + "]) AS t(name) WHERE to_regclass(t.name) IS NOT NULL"
-	case db.SQLite:
-		q = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (" + list + ")"
-	case db.MySQL:
-		q = "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN (" + list + ")"
-	default:
-		return 0, fmt.Errorf("pgbench does not support %s", kind)
-	}
-	var n int
-	if err := c.QueryRow(ctx, q).Scan(&n); err != nil {
-		return 0, fmt.Errorf("look for pgbench tables: %w", err)
-	}
-	return n, nil
-}
-
 // schemaExists reports whether any pgbench table, or the build's record,
 // is there (a partial build counts).
 func schemaExists(ctx context.Context, c db.Conn, kind db.Kind) (bool, error) {
-	n, err := countTables(ctx, c, kind, append([]string{metaTable}, tables...))
+	n, err := workload.CountTables(ctx, c, kind, append([]string{metaTable}, tables...))
 	return n > 0, err
 }
 
@@ -447,7 +426,7 @@ type Meta struct {
 // ReadMeta reads the build's record. A database without it, or with a
 // build that did not finish, is a workload.SchemaError.
 func ReadMeta(ctx context.Context, c db.Conn, kind db.Kind) (Meta, error) {
-	n, err := countTables(ctx, c, kind, []string{metaTable})
+	n, err := workload.CountTables(ctx, c, kind, []string{metaTable})
 	if err != nil {
 		return Meta{}, err
 	}

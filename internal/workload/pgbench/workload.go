@@ -160,7 +160,7 @@ func (Workload) SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, e
 
 // BuildRecorded reports whether the build's record is there.
 func (Workload) BuildRecorded(ctx context.Context, c db.Conn, k db.Kind) (bool, error) {
-	n, err := countTables(ctx, c, k, []string{metaTable})
+	n, err := workload.CountTables(ctx, c, k, []string{metaTable})
 	return n > 0, err
 }
 

@@ -385,7 +385,7 @@ func (b *builder) expectedRows() map[string]int64 {
 // part made: sledge_meta of this build (its warehouses and seed), still
 // loading.
 func (b *builder) checkLoading(ctx context.Context, main db.Conn) error {
-	n, err := countTables(ctx, main, b.kind, []string{"sledge_meta"})
+	n, err := workload.CountTables(ctx, main, b.kind, []string{"sledge_meta"})
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/db"
@@ -49,41 +48,11 @@ var schemaTables = []string{"warehouse", "district", "customer", "history", "new
 // SchemaExists reports whether any TPROC-C table (or sledge_meta) exists:
 // a partial schema left by an interrupted build counts.
 func SchemaExists(ctx context.Context, conn db.Conn, kind db.Kind) (bool, error) {
-	n, err := countTables(ctx, conn, kind, schemaTables)
+	n, err := workload.CountTables(ctx, conn, kind, schemaTables)
 	if err != nil {
 		return false, err
 	}
 	return n > 0, nil
-}
-
-// CountTables counts how many of names exist as tables in the database on
-// conn (PostgreSQL: as the unqualified name resolves on the search path).
-// Workloads that extend TPROC-C's schema (CH-benCHmark) look for their own
-// tables with it.
-func CountTables(ctx context.Context, conn db.Conn, kind db.Kind, names []string) (int, error) {
-	return countTables(ctx, conn, kind, names)
-}
-
-// countTables counts how many of names exist as tables (PostgreSQL: as the
-// unqualified name resolves on the search path, as every statement sees it).
-func countTables(ctx context.Context, conn db.Conn, kind db.Kind, names []string) (int, error) {
-	list := "'" + strings.Join(names, "', '") + "'" // fixed identifiers, no user input
-	var q string
-	switch kind {
-	case db.Postgres:
-		q = "SELECT count(*) FROM unnest(ARRAY[" + list + "]) AS t(name) WHERE to_regclass(t.name) IS NOT NULL"
-	case db.SQLite:
-		q = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (" + list + ")"
-	case db.MySQL:
-		q = "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN (" + list + ")"
-	default:
-		return 0, fmt.Errorf("TPROC-C does not support %s", kind)
-	}
-	var n int
-	if err := conn.QueryRow(ctx, q).Scan(&n); err != nil {
-		return 0, fmt.Errorf("look for TPROC-C tables: %w", err)
-	}
-	return n, nil
 }
 
 // describe works out which kind of database a session is on and a name for
@@ -119,7 +88,7 @@ func ReadMeta(ctx context.Context, conn db.Conn) (Meta, error) {
 	if err != nil {
 		return Meta{}, err
 	}
-	n, err := countTables(ctx, conn, kind, []string{"sledge_meta"})
+	n, err := workload.CountTables(ctx, conn, kind, []string{"sledge_meta"})
 	if err != nil {
 		return Meta{}, err
 	}

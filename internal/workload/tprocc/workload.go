@@ -208,7 +208,7 @@ func (Workload) SchemaExists(ctx context.Context, c db.Conn, k db.Kind) (bool, e
 // BuildRecorded reports whether c's database holds sledge_meta, the record
 // of a TPROC-C build.
 func (Workload) BuildRecorded(ctx context.Context, c db.Conn, k db.Kind) (bool, error) {
-	n, err := countTables(ctx, c, k, []string{"sledge_meta"})
+	n, err := workload.CountTables(ctx, c, k, []string{"sledge_meta"})
 	return n > 0, err
 }
 

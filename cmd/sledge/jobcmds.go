@@ -394,22 +394,10 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		}
 		// What the job would print here (RunJob), ending as it would.
 		end, err := c.RunJob(ctx, console, s, opts)
-		switch {
-		case err != nil:
+		if err != nil {
 			return flagErrors(err) // a field the server names is worded as our flag
-		case end.Status == metrics.StatusInterrupted:
-			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s job %d interrupted\n", s.Kind, end.ID)
-			return exitError{code: exitInterrupted}
-		case end.Error != "":
-			// A job that failed on its workload's schema gets the advice
-			// a local one does.
-			return flagErrors(end.Err())
-		case end.Failed || end.Status != metrics.StatusCompleted && end.Status != metrics.StatusDegraded:
-			return exitError{code: 1} // the report above says what failed
-		case end.ThresholdsFailed > 0:
-			return thresholdsFailed(cmd, s, end.ID, end.ThresholdsFailed)
 		}
-		return nil
+		return jobEnded(cmd, s, end.End())
 	}
 	return withService(ctx, gs, func(svc *app.Service) error {
 		// A check without --workload checks the schema the database holds.
@@ -424,32 +412,37 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 				err = verr
 			}
 		}
-		if o.Status == metrics.StatusInterrupted {
-			// What it measured is printed and stored (as interrupted)
-			// already; the status tells a script it did not complete.
-			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s job %d interrupted\n", s.Kind, o.ID)
-			return exitError{code: exitInterrupted}
+		if o.ID == 0 {
+			return flagErrors(err) // refused: no job was made
 		}
-		if err != nil {
-			return flagErrors(err)
-		}
-		if !o.OK() && (o.Check != nil || o.Analytic != nil) {
-			// The report above says what failed.
-			return exitError{code: 1}
-		}
-		if o.NotStored != nil {
-			// Measured and printed, but not (all) in the repository yet:
-			// kept in a spool file, handed in later.
-			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %v\n", o.NotStored)
-			if o.ThresholdsFailed() == 0 {
-				return exitError{code: exitNotStored}
-			}
-		}
-		if n := o.ThresholdsFailed(); n > 0 {
-			return thresholdsFailed(cmd, s, o.ID, n)
-		}
-		return nil
+		return jobEnded(cmd, s, o.End(err))
 	})
+}
+
+// jobEnded says how a job ended, once its report is printed, by its exit
+// status: 0 when it did all it was asked; 130 interrupted (what it
+// measured is stored as such); 1 failed (its error) or found what it
+// checks failing (the report says what); 75 measured but kept in a spool
+// file; 99 a threshold failed.
+func jobEnded(cmd *cobra.Command, s config.Spec, e app.End) error {
+	switch {
+	case e.Status == metrics.StatusInterrupted:
+		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s job %d interrupted\n", s.Kind, e.ID)
+		return exitError{code: exitInterrupted}
+	case e.Err != nil:
+		return flagErrors(e.Err) // a job that failed on its schema gets the advice
+	case e.Failed:
+		return exitError{code: 1}
+	case e.NotStored != nil:
+		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %v\n", e.NotStored)
+		if e.ThresholdsFailed == 0 {
+			return exitError{code: exitNotStored}
+		}
+	}
+	if e.ThresholdsFailed > 0 {
+		return thresholdsFailed(cmd, s, e.ID, e.ThresholdsFailed)
+	}
+	return nil
 }
 
 // thresholdsFailed says on stderr that a run failed n of its thresholds

@@ -195,6 +195,31 @@ type Outcome struct {
 // ThresholdsFailed counts the run's thresholds that failed.
 func (o Outcome) ThresholdsFailed() int { return threshold.Failed(o.Thresholds) }
 
+// End is how a job ended, as a front end tells its user and its script,
+// whether it ran here (Outcome.End) or on a server (server.JobEnd.End).
+type End struct {
+	ID     int64
+	Status string // metrics.Status*
+	Err    error  // why it failed, nil when it did not
+	// Failed: the job ended without doing all it was asked or found what
+	// it checks failing (a check's condition, an analytic query): its
+	// report says which.
+	Failed bool
+	// NotStored: what it measured is kept in a spool file, not (all) in
+	// the repository yet.
+	NotStored        error
+	ThresholdsFailed int
+}
+
+// End is how the job ended; err is the one Run returned with it.
+func (o Outcome) End(err error) End {
+	e := End{ID: o.ID, Status: o.Status, Err: err, Failed: !o.OK(), ThresholdsFailed: o.ThresholdsFailed()}
+	if o.NotStored != nil { // not a nil *NotStoredError in the interface
+		e.NotStored = o.NotStored
+	}
+	return e
+}
+
 // OK reports whether the job did all it was asked and found nothing wrong:
 // completed, no check condition failed, no analytic query failed. A
 // degraded run is OK: it measured its whole window, and its result says

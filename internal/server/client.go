@@ -16,6 +16,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/report"
 	"github.com/sledge-bench/sledge/internal/workload"
 )
@@ -171,6 +172,13 @@ func (e JobEnd) Err() error {
 		}
 	}
 	return errors.New(e.Error)
+}
+
+// End is how the job ended, as app.Outcome.End says of a local one: a job
+// that did not complete (or end degraded) failed.
+func (e JobEnd) End() app.End {
+	failed := e.Failed || e.Status != metrics.StatusCompleted && e.Status != metrics.StatusDegraded
+	return app.End{ID: e.ID, Status: e.Status, Err: e.Err(), Failed: failed, ThresholdsFailed: e.ThresholdsFailed}
 }
 
 // JobError is a job's error as the server recorded it (Msg, what a local

@@ -2,7 +2,6 @@ package chbench
 
 import (
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"strconv"
@@ -50,31 +49,11 @@ func statements(k db.Kind, kind string) ([]sqlfile.Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, err := parseFile("sql/" + kind + ".sql")
+	sqlDir, err := fs.Sub(sqlFiles, "sql")
 	if err != nil {
 		return nil, err
 	}
-	own, err := parseFile("sql/" + d + "/" + kind + ".sql")
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	list, err := sqlfile.Overlay(base, own)
-	if err != nil {
-		return nil, fmt.Errorf("CH-benCHmark SQL %s/%s.sql over %s.sql: %w", d, kind, kind, err)
-	}
-	return list, nil
-}
-
-func parseFile(name string) ([]sqlfile.Statement, error) {
-	b, err := sqlFiles.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	list, err := sqlfile.Parse(string(b))
-	if err != nil {
-		return nil, fmt.Errorf("CH-benCHmark SQL %s: %w", name, err)
-	}
-	return list, nil
+	return sqlfile.Load(sqlDir, "CH-benCHmark", d, kind)
 }
 
 // Queries returns the 22 analytic queries as k runs them; element i is

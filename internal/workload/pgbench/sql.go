@@ -50,33 +50,13 @@ func statements(k db.Kind, kind string) ([]sqlfile.Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, err := parseFile("sql/" + kind + ".sql")
-	noBase := errors.Is(err, fs.ErrNotExist)
-	if err != nil && !noBase {
-		return nil, err
-	}
-	own, err := parseFile("sql/" + d + "/" + kind + ".sql")
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	if noBase {
-		return own, nil
-	}
-	list, err := sqlfile.Overlay(base, own)
-	if err != nil {
-		return nil, fmt.Errorf("pgbench SQL %s/%s.sql over %s.sql: %w", d, kind, kind, err)
-	}
-	return list, nil
-}
-
-func parseFile(name string) ([]sqlfile.Statement, error) {
-	b, err := sqlFiles.ReadFile(name)
+	sqlDir, err := fs.Sub(sqlFiles, "sql")
 	if err != nil {
 		return nil, err
 	}
-	list, err := sqlfile.Parse(string(b))
-	if err != nil {
-		return nil, fmt.Errorf("pgbench SQL %s: %w", name, err)
+	list, err := sqlfile.Load(sqlDir, "pgbench", d, kind)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	return list, nil
+	return list, err
 }

@@ -2,7 +2,6 @@ package tproch
 
 import (
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"strconv"
@@ -81,50 +80,7 @@ func readStatements(dialect, file string) ([]sqlfile.Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loadStatements(sqlDir, dialect, strings.TrimSuffix(file, ".sql"))
-}
-
-// loadStatements merges kind.sql, the base, with dialect/kind.sql, the
-// dialect's overrides, when there is a base; without one the dialect's file
-// is the whole set and must exist.
-func loadStatements(sqlDir fs.FS, dialect, kind string) ([]sqlfile.Statement, error) {
-	base, hasBase, err := parseFile(sqlDir, kind+".sql")
-	if err != nil {
-		return nil, err
-	}
-	own, hasOwn, err := parseFile(sqlDir, dialect+"/"+kind+".sql")
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case hasBase:
-		list, err := sqlfile.Overlay(base, own)
-		if err != nil {
-			return nil, fmt.Errorf("TPROC-H SQL %s over %s: %w", dialect+"/"+kind+".sql", kind+".sql", err)
-		}
-		return list, nil
-	case hasOwn:
-		return own, nil
-	default:
-		return nil, fmt.Errorf("TPROC-H has no %s SQL for %s", kind, dialect)
-	}
-}
-
-// parseFile parses one file of sqlDir; a file that does not exist is no
-// statements and false.
-func parseFile(sqlDir fs.FS, name string) ([]sqlfile.Statement, bool, error) {
-	b, err := fs.ReadFile(sqlDir, name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("TPROC-H SQL %s: %w", name, err)
-	}
-	list, err := sqlfile.Parse(string(b))
-	if err != nil {
-		return nil, false, fmt.Errorf("TPROC-H SQL %s: %w", name, err)
-	}
-	return list, true, nil
+	return sqlfile.Load(sqlDir, "TPROC-H", dialect, strings.TrimSuffix(file, ".sql"))
 }
 
 // SchemaStatements returns the statements of one DDL file of a dialect in file

@@ -27,41 +27,42 @@ func buildPostgres(t *testing.T, svc *Service, warehouses int) string {
 	return url
 }
 
-// TestPacedTerminalsOverPoolPostgres: 100 paced terminals (10 per warehouse
-// on 10 warehouses, the default) over 5 connections, with the keying and
+// TestPacedTerminalsOverPoolPostgres: 40 paced terminals (10 per warehouse
+// on 4 warehouses, the default) over 5 connections, with the keying and
 // think times scaled down. The run reaches the paced ceiling's efficiency,
 // its New-Orders agree with the database's, every terminal is homed on a
 // district of its own, and the schedule is kept.
 func TestPacedTerminalsOverPoolPostgres(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds 10 warehouses on PostgreSQL")
+		t.Skip("builds 4 warehouses on PostgreSQL")
 	}
 	t.Parallel()
 	svc, repo := newService(t)
-	url := buildPostgres(t, svc, 10)
+	url := buildPostgres(t, svc, 4)
 	// The schedule kept and the efficiency reached are the machine's; the
 	// package's other tests, saturating its CPUs with unpaced runs, would
 	// make them theirs.
 	alone(t)
 	run := config.New(config.KindRun)
-	run.DB, run.Connections, run.Pacing, run.PacingScale = url, 5, "spec", 0.05
-	// A terminal's cycle is about 1.5 s scaled: the ramp-up lets every
+	run.DB, run.Connections, run.Pacing, run.PacingScale = url, 5, "spec", 0.02
+	// A terminal's cycle is about 0.6 s scaled: the ramp-up lets every
 	// terminal key its first transaction before the window.
-	run.Rampup, run.Duration, run.Interval = config.Duration(4*time.Second), config.Duration(20*time.Second), config.Duration(2*time.Second)
+	run.Rampup, run.Duration, run.Interval = config.Duration(2*time.Second), config.Duration(20*time.Second), config.Duration(2*time.Second)
 	var out bytes.Buffer
 	o, err := svc.Run(context.Background(), Request{Spec: run, Console: &out})
 	if err != nil || o.Run == nil || o.Status != metrics.StatusCompleted {
 		t.Fatalf("run: %+v %v\n%s", o, err, out.String())
 	}
 	res := o.Run
-	if res.Load == nil || res.Load.Model != metrics.LoadTerminals || res.Load.Terminals != 100 || res.Load.Connections != 5 {
-		t.Fatalf("load %+v, want 100 terminals over 5 connections", res.Load)
+	if res.Load == nil || res.Load.Model != metrics.LoadTerminals || res.Load.Terminals != 40 || res.Load.Connections != 5 {
+		t.Fatalf("load %+v, want 40 terminals over 5 connections", res.Load)
 	}
-	// The ceiling: 12.86 NOPM per warehouse, ÷ 0.05 for the scaled times.
-	// The deck gives 12.605 (98 %); a 20 s window of 100 terminals holds
+	// The ceiling: 12.86 NOPM per warehouse, ÷ 0.02 for the scaled times.
+	// The deck gives 12.605 (98 %); a 20 s window of 40 terminals holds
 	// about 850 New-Orders, whose count varies by a few percent.
 	eff := res.NOPM / res.PacedCeiling
-	if math.Abs(res.PacedCeiling-12.86*10/0.05) > 0.01 || eff < 0.85 || eff > 1.06 {
+	t.Logf("efficiency %.1f%% (NOPM %.0f), lag p99 %s", 100*eff, res.NOPM, res.Load.LagP99)
+	if math.Abs(res.PacedCeiling-12.86*4/0.02) > 0.01 || eff < 0.85 || eff > 1.06 {
 		t.Errorf("efficiency %.1f%% (NOPM %.0f, ceiling %.0f), want 85–106%%\n%s", 100*eff, res.NOPM, res.PacedCeiling, out.String())
 	}
 	if !res.HasDBCheck || !res.DBCheckAgree {
@@ -72,19 +73,19 @@ func TestPacedTerminalsOverPoolPostgres(t *testing.T) {
 	// a busy machine stalls a session for a tenth of a second now and then,
 	// and one running two copies of the suite for half a second.
 	if res.Load.LagP99 > time.Second {
-		t.Errorf("lag p99 %s: five sessions should serve 100 paced terminals without a queue", res.Load.LagP99)
+		t.Errorf("lag p99 %s: five sessions should serve 40 paced terminals without a queue", res.Load.LagP99)
 	}
-	for _, want := range []string{"100 terminals over 5 connections", "schedule lag", "efficiency"} {
+	for _, want := range []string{"40 terminals over 5 connections", "schedule lag", "efficiency"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("console lacks %q:\n%s", want, out.String())
 		}
 	}
 	stored, err := repo.RunResult(context.Background(), o.ID)
-	if err != nil || stored.Load == nil || stored.Load.Terminals != 100 || stored.Load.LagP99 != res.Load.LagP99 {
+	if err != nil || stored.Load == nil || stored.Load.Terminals != 40 || stored.Load.LagP99 != res.Load.LagP99 {
 		t.Fatalf("stored load %+v, %v", stored.Load, err)
 	}
 	settings, err := repo.Config(context.Background(), o.ID)
-	if err != nil || settings["load_model"] != "terminals" || settings["terminals"] != "100" || settings["connections"] != "5" {
+	if err != nil || settings["load_model"] != "terminals" || settings["terminals"] != "40" || settings["connections"] != "5" {
 		t.Errorf("settings %v, %v", settings, err)
 	}
 	for _, a := range res.Audit {

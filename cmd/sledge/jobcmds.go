@@ -112,8 +112,6 @@ func runCommand(gs *globalState) (*cobra.Command, *config.Spec) {
 				return fmt.Errorf("--repeat must be between 1 and %d (got %d)", app.MaxTrials, repeat)
 			case repeat > 1 && (out != jobOutput{format: formatText, progress: formatText}):
 				return errors.New("--repeat: not with --progress json, --progress-file or --format json (a series prints its trials' table)")
-			case repeat > 1 && len(s.Thresholds) > 0:
-				return errors.New("--threshold: not with --repeat (thresholds judge one run)")
 			case repeat == 1 && s.Between != "" && s.Between != config.BetweenNone:
 				return errors.New("--between applies between trials: use it with --repeat N (or sledge profile)")
 			case repeat > 1:

@@ -189,5 +189,15 @@ func groupEnd(cmd *cobra.Command, what, unit string, outs []app.Outcome, total i
 		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s stopped at %s %d of %d (job %d %s)\n", what, unit, len(outs), total, last.ID, last.Status)
 		return exitError{code: 1}
 	}
+	failed := 0
+	for _, o := range outs {
+		if o.ThresholdsFailed() > 0 {
+			failed++
+		}
+	}
+	if failed > 0 { // every trial is judged on its own window
+		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s: %d of its %d %ss failed thresholds\n", what, failed, total, unit)
+		return exitError{code: exitThresholds}
+	}
 	return nil
 }

@@ -27,7 +27,6 @@ func TestThresholdRefused(t *testing.T) {
 		{[]string{"--threshold", "p99(neworder)<5ms"}, `"neworder" is not a TPROC-C transaction type: want new_order, payment, order_status, delivery, stock_level`},
 		{[]string{"--threshold", "geomean<1s"}, "geomean is not measured by TPROC-C runs"},
 		{[]string{"--workload", "tproch", "--threshold", "nopm>1"}, "nopm is not measured by TPROC-H runs: want one of errors, geomean"},
-		{[]string{"--threshold", "nopm>1", "--repeat", "2"}, "--threshold: not with --repeat"},
 	} {
 		_, err := e.run(append([]string{"run"}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -100,6 +99,35 @@ func TestThresholdVerdicts(t *testing.T) {
 			th[1].Threshold != "max(new_order)<0us" || th[1].Passed || th[1].Value == nil {
 			t.Errorf("%s: stored verdicts %+v", side, th)
 		}
+	}
+}
+
+// TestThresholdSeries: with --repeat every trial is judged on its own
+// window: the series table has each trial's verdict, and one failed trial
+// makes the exit status 99; a series whose trials all pass exits 0.
+func TestThresholdSeries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs on SQLite")
+	}
+	t.Parallel()
+	e := newEnv(t)
+	e.tpcc()
+	args := []string{"run", "--repeat", "2", "--vu", "1", "--rampup", "0s", "--duration", "1s", "--interval", "1s", "--threshold", "tpm>0"}
+	out := e.ok(args...)
+	if !regexp.MustCompile(`(?m)^  trial +job +status +NOPM +TPM +new_order p95 +thresholds\n(  [12] .* pass\n){2}`).MatchString(out) {
+		t.Errorf("a passing series' table lacks its verdicts:\n%s", out)
+	}
+	gs := e.state()
+	out, err := runSledge(context.Background(), gs, append(args, "--threshold", "max(new_order)<0us")...)
+	var exit exitError
+	if !errors.As(err, &exit) || exit.code != exitThresholds {
+		t.Fatalf("exit %v, want status %d\n%s%s", err, exitThresholds, out, testStderr(gs))
+	}
+	if !regexp.MustCompile(`(?m)^(  [12] .* FAIL \(1 of 2\)\n){2}`).MatchString(out) {
+		t.Errorf("a failing series' table lacks its verdicts:\n%s", out)
+	}
+	if want := "sledge: series: 2 of its 2 trials failed thresholds"; !strings.Contains(testStderr(gs), want) {
+		t.Errorf("stderr %q lacks %q", testStderr(gs), want)
 	}
 }
 

@@ -78,7 +78,7 @@ func (s *Service) RunSeries(ctx context.Context, req Request, n int) ([]Outcome,
 func Trials(outs []Outcome) []report.SeriesTrial {
 	trials := make([]report.SeriesTrial, len(outs))
 	for i, o := range outs {
-		trials[i] = report.SeriesTrial{JobID: o.ID, Run: o.Run}
+		trials[i] = report.SeriesTrial{JobID: o.ID, Run: o.Run, Thresholds: o.Thresholds}
 	}
 	return trials
 }

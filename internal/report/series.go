@@ -4,16 +4,21 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/stats"
+	"github.com/sledge-bench/sledge/internal/threshold"
 )
 
 // SeriesTrial is one trial of a series: its job and result.
 type SeriesTrial struct {
 	JobID int64
 	Run   *metrics.RunResult
+	// Thresholds are the trial's verdicts (--threshold): every trial of
+	// a series is judged on its own window.
+	Thresholds []threshold.Verdict
 }
 
 // Series writes a series of trials of one configuration: each trial's NOPM,
@@ -24,12 +29,29 @@ func Series(w io.Writer, trials []SeriesTrial) error {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Series of %d trials\n", len(trials))
 	tw := newTable(&sb, 0)
-	fmt.Fprintln(tw, "  trial\tjob\tstatus\tNOPM\tTPM\tnew_order p95")
+	judged := slices.ContainsFunc(trials, func(t SeriesTrial) bool { return len(t.Thresholds) > 0 })
+	verdict := func(t SeriesTrial) string {
+		switch n := threshold.Failed(t.Thresholds); {
+		case !judged:
+			return ""
+		case len(t.Thresholds) == 0:
+			return "\t—"
+		case n == 0:
+			return "\tpass"
+		default:
+			return fmt.Sprintf("\tFAIL (%d of %d)", n, len(t.Thresholds))
+		}
+	}
+	header := "  trial\tjob\tstatus\tNOPM\tTPM\tnew_order p95"
+	if judged {
+		header += "\tthresholds"
+	}
+	fmt.Fprintln(tw, header)
 	var nopm, tpm, p95 []float64
 	for i, t := range trials {
 		r := t.Run
 		if r == nil {
-			fmt.Fprintf(tw, "  %d\t%d\t—\t—\t—\t—\n", i+1, t.JobID)
+			fmt.Fprintf(tw, "  %d\t%d\t—\t—\t—\t—%s\n", i+1, t.JobID, verdict(t))
 			continue
 		}
 		p := math.NaN()
@@ -38,7 +60,7 @@ func Series(w io.Writer, trials []SeriesTrial) error {
 				p = float64(tx.P95.Microseconds()) / 1000
 			}
 		}
-		fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\n", i+1, t.JobID, r.Status, Int(r.NOPM), Int(r.TPM), msText(p))
+		fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s%s\n", i+1, t.JobID, r.Status, Int(r.NOPM), Int(r.TPM), msText(p), verdict(t))
 		nopm, tpm = append(nopm, r.NOPM), append(tpm, r.TPM)
 		if !math.IsNaN(p) {
 			p95 = append(p95, p)

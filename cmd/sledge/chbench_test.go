@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,6 +41,16 @@ func TestCHBenchmarkCLI(t *testing.T) {
 	}
 	if chk := e.latest(jobs.KindCheck); chk["workload"] != "chbench" || chk["status"] != metrics.StatusCompleted {
 		t.Errorf("check job %v", chk)
+	}
+	// TPROC-C's tables are CH-benCHmark's: dropping them alone is refused,
+	// and the schema stays whole.
+	chDB := "sqlite:" + filepath.Join(e.home(), "chbench.sqlite")
+	if _, err := e.run("drop", "--yes", "--workload", "tprocc", "--db", chDB); err == nil ||
+		!strings.Contains(err.Error(), "part of its CH-benCHmark schema: drop that (workload chbench)") {
+		t.Errorf("drop --workload tprocc of a CH-benCHmark database: %v, want it refused", err)
+	}
+	if out := e.ok("check", "--workload", "chbench"); !strings.Contains(out, "all conditions hold") {
+		t.Errorf("check after the refused drop:\n%s", out)
 	}
 	e.ok("drop", "--yes", "--workload", "chbench")
 	if _, err := e.run("check", "--workload", "chbench"); err == nil || !strings.Contains(err.Error(), "sledge build --workload chbench") {

@@ -886,6 +886,28 @@ func heldSchema(ctx context.Context, p *plan) string {
 	return found
 }
 
+// includedBy is the workload whose build the database on c records and
+// whose schema includes the job's workload's (workload.Includer), nil for
+// none: dropping the included tables alone would leave that schema broken.
+// A lookup that fails counts as nothing found.
+func (e *execution) includedBy(ctx context.Context, c db.Conn) workload.Workload {
+	for _, name := range workload.Names() {
+		wl, err := workload.Lookup(name)
+		if err != nil || name == e.p.wl.Name() {
+			continue
+		}
+		in, ok := wl.(workload.Includer)
+		r, rok := wl.(workload.BuildRecorder)
+		if !ok || !rok || !slices.Contains(in.Includes(), e.p.wl.Name()) {
+			continue
+		}
+		if has, err := r.BuildRecorded(ctx, c, e.p.target.Kind); err == nil && has {
+			return wl
+		}
+	}
+	return nil
+}
+
 // otherSchema names the one other registered workload whose schema the
 // database on c holds, so that a check of the wrong workload (TPROC-C's, the
 // default, on a TPROC-H database) can say which to name; "" when there is
@@ -921,6 +943,10 @@ func (e *execution) drop(ctx context.Context) Outcome {
 		return failed(ctx, err)
 	}
 	defer c.Close(context.Background())
+	if x := e.includedBy(ctx, c); x != nil {
+		return failed(ctx, fmt.Errorf("drop: the %s tables in %s are part of its %s schema: drop that (workload %s), which takes them with it",
+			e.p.wl.Title(), e.p.target, x.Title(), x.Name()))
+	}
 	if err := e.p.wl.(workload.Dropper).Drop(ctx, e.env(), c); err != nil {
 		return failed(ctx, fmt.Errorf("drop: %w", err))
 	}

@@ -112,6 +112,13 @@ type BuildRecorder interface {
 	BuildRecorded(ctx context.Context, c db.Conn, k db.Kind) (bool, error)
 }
 
+// Includer is a workload whose schema includes other workloads' whole
+// schemas (CH-benCHmark's includes TPROC-C's): their drop must not take
+// those tables out from under it.
+type Includer interface {
+	Includes() []string // the registered names of the included workloads
+}
+
 // FirstRunBuilder is a workload whose first run on its embedded default
 // database builds the schema first, so that `sledge run` works with nothing
 // installed.

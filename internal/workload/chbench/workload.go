@@ -34,7 +34,11 @@ var (
 	_ workload.BuildRecorder   = Workload{}
 	_ workload.Checker         = Workload{}
 	_ workload.Dropper         = Workload{}
+	_ workload.Includer        = Workload{}
 )
+
+// Includes names TPROC-C: its tables are CH-benCHmark's transactional half.
+func (Workload) Includes() []string { return []string{tprocc.Name} }
 
 func (Workload) Name() string      { return Name }
 func (Workload) Title() string     { return "CH-benCHmark" }

@@ -290,6 +290,10 @@ func checkSpec(spec config.Spec) (workload.Workload, config.Plan, config.FieldEr
 	if v, ok := wl.(workload.Validator); ok {
 		errs = append(errs, v.Validate(p)...)
 	}
+	if _, ok := wl.(workload.Beside); !ok && spec.Kind == config.KindRun && spec.AnalyticStreams > 0 {
+		errs = append(errs, config.FieldError{Field: "analytic_streams",
+			Msg: fmt.Sprintf("analytic_streams: workload %s runs no analytic streams beside its transactions (workload chbench does)", wl.Name())})
+	}
 	return wl, p, errs
 }
 

@@ -1886,7 +1886,7 @@
       card('Baseline NOPM', num(m.baseline_nopm, 0), { testid: 'mixed-baseline', hint: isNum(m.baseline_nopm) ? `${fmtSig(m.baseline_s)} s without analytic load` : 'no baseline: the streams started with the window' }),
       card('Mixed NOPM', num(m.mixed_nopm, 0), { testid: 'mixed-nopm', hint: `${fmtSig(m.mixed_s)} s with ${m.streams} stream${m.streams === 1 ? '' : 's'}` }),
       card('Interference', num(m.interference, 3), { testid: 'mixed-interference', hint: 'mixed NOPM / baseline NOPM' }),
-      card('Query sets/hour', num(m.query_sets_per_hour, 1), { testid: 'mixed-sets', hint: `${m.queries} queries, ${m.query_errors} failed, ${m.query_sets} whole sets` }),
+      card('Query sets/hour', num(m.query_sets_per_hour, 1), { testid: 'mixed-sets', hint: `${m.queries} quer${m.queries === 1 ? 'y' : 'ies'}, ${m.query_errors} failed, ${m.query_sets} whole set${m.query_sets === 1 ? '' : 's'}` }),
       card('Freshness p50', isNum(m.freshness_p50_s) ? fmtSig(m.freshness_p50_s) + ' s' : '—', { testid: 'mixed-freshness', hint: 'age of the newest order at a query\'s start' }));
     const chartEl = h('div', { class: 'chart', testid: 'mixed-chart', id: 'mixed-chart' }, h('h3', null, 'NOPM and analytic queries per minute'));
     const runs = Array.isArray(m.runs) ? m.runs : [];

@@ -108,6 +108,22 @@ func TestCHBenchmarkMixed(t *testing.T) {
 				math.Abs(stored.Mixed.MixedNOPM-m.MixedNOPM) > 1e-6*m.MixedNOPM {
 				t.Errorf("stored mixed result %+v, %v", stored, err)
 			}
+			// PostgreSQL's observer keeps the streams' session samples apart
+			// from the VUs' by application_name.
+			if tc.name == "postgres" {
+				obs, err := repo.Observations(ctx, o.ID)
+				sources := map[string]bool{}
+				for _, ob := range obs {
+					for _, iv := range ob.Intervals {
+						for _, c := range iv.Counters {
+							sources[c.Source] = true
+						}
+					}
+				}
+				if err != nil || !sources["pg_stat_activity application "+chbench.AnalyticAppName] {
+					t.Errorf("no active sessions of the analytic streams among the observed counters' sources %v (%v)", sources, err)
+				}
+			}
 			if cfg, _ := repo.Config(ctx, o.ID); cfg["analytic_streams"] != "1" || cfg["analytic_delay"] != "2s" || cfg["warehouses"] != "2" {
 				t.Errorf("run settings %v", cfg)
 			}

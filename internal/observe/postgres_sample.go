@@ -115,10 +115,10 @@ func (a *pgAgg) add(batch []pgActive) {
 const pgMaxAppKeys = 64
 
 // appCounters are the interval's active sessions by application_name and
-// wait class, as gauges in average active sessions: counter "aas CLASS"
-// of source "pg_stat_activity application NAME" ("(unnamed)" for ”), so that
-// the kinds of session a run has (a mixed run's analytic streams and its
-// virtual users) have their waits apart.
+// wait class, as gauges in average active sessions: counter "aas CLASS" of
+// source "pg_stat_activity application NAME" ("(unnamed)" when a session
+// gives none), so that the kinds of session a run has (a mixed run's
+// analytic streams and its virtual users) have their waits apart.
 func (a *pgAgg) appCounters() []Counter {
 	if a.samples == 0 || len(a.byApp) == 0 {
 		return nil

@@ -43,7 +43,7 @@ func mixedBlock(w io.Writer, r *metrics.RunResult) {
 	fmt.Fprintf(tw, "  query sets/hour\t%s\t(%d queries completed, %d failed, %d whole sets, over %.0f s)\n",
 		sets, m.Queries, m.QueryErrors, m.QuerySets, m.AnalyticSeconds)
 	if !math.IsNaN(m.FreshnessP50) {
-		fmt.Fprintf(tw, "  freshness\tp50 %.2f s, max %.2f s\t(age of the newest order at each query's start)\n", m.FreshnessP50, m.FreshnessMax)
+		fmt.Fprintf(tw, "  freshness\tp50 %.3f s, max %.3f s\t(age of the newest order at each query's start)\n", m.FreshnessP50, m.FreshnessMax)
 	}
 	tw.Flush()
 	if len(m.PerQuery) == 0 {

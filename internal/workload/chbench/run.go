@@ -7,6 +7,7 @@ package chbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -155,12 +156,16 @@ func (s *streams) stream(ctx context.Context, t0 time.Time, n int, at time.Time)
 	}
 	c, err := s.connect(ctx)
 	if err != nil {
-		if ctx.Err() == nil {
-			s.warn(fmt.Sprintf("analytic stream %d could not connect: %v", n, err))
+		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			s.warn(fmt.Sprintf("analytic stream %d could not connect before the window's end: %v", n, err))
 		}
 		return
 	}
-	defer func() { c.Close(context.Background()) }()
+	defer func() {
+		if c != nil {
+			c.Close(context.Background())
+		}
+	}()
 	order := make([]int, 22)
 	for i := range order {
 		order[i] = i + 1
@@ -185,9 +190,7 @@ func (s *streams) stream(ctx context.Context, t0 time.Time, n int, at time.Time)
 			if qerr != nil && s.drv.Classify(qerr) == db.ClassConnection {
 				c.Close(context.Background())
 				if c, err = s.connect(ctx); err != nil {
-					if ctx.Err() == nil {
-						s.warn(fmt.Sprintf("analytic stream %d lost its session and could not reconnect: %v", n, err))
-					}
+					s.warn(fmt.Sprintf("analytic stream %d lost its session and could not reconnect before the window's end: %v", n, err))
 					return
 				}
 			}
@@ -195,6 +198,8 @@ func (s *streams) stream(ctx context.Context, t0 time.Time, n int, at time.Time)
 	}
 }
 
+// connect opens a stream's session, trying again with backoff until ctx
+// ends (the window's end): a server restarting comes back.
 func (s *streams) connect(ctx context.Context) (db.Conn, error) {
 	var err error
 	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {

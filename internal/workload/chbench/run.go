@@ -200,16 +200,21 @@ func (s *streams) stream(ctx context.Context, t0 time.Time, n int, at time.Time)
 
 // connect opens a stream's session, trying again with backoff until ctx
 // ends (the window's end): a server restarting comes back.
+// The error returned is the last attempt's that ctx did not cut short,
+// when there was one: what kept the stream out.
 func (s *streams) connect(ctx context.Context) (db.Conn, error) {
-	var err error
+	var last error
 	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
-		var c db.Conn
-		if c, err = s.drv.Connect(ctx, s.target, db.Options{AppName: AnalyticAppName}); err == nil {
+		c, err := s.drv.Connect(ctx, s.target, db.Options{AppName: AnalyticAppName})
+		if err == nil {
 			return c, nil
+		}
+		if last == nil || ctx.Err() == nil {
+			last = err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, err
+			return nil, last
 		case <-time.After(wait):
 		}
 	}

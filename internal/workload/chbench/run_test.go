@@ -22,7 +22,7 @@ func TestStreamsUnreachable(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := config.Plan{Spec: config.New(config.KindRun)}
-	p.Rampup, p.Duration, p.AnalyticStreams, p.Seed = 0, config.Duration(500*time.Millisecond), 2, 5
+	p.Rampup, p.Duration, p.AnalyticStreams, p.Seed = 0, config.Duration(time.Second), 2, 5
 	b, err := Workload{}.PrepareBeside(context.Background(), workload.Env{Driver: postgres.Driver{}, Target: tg}, p)
 	if err != nil || b == nil {
 		t.Fatalf("PrepareBeside: %v, %v", b, err)

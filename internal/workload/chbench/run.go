@@ -149,14 +149,18 @@ func (s *streams) warn(w string) {
 
 // stream runs stream n (1-based): query sets one after another, from at.
 func (s *streams) stream(ctx context.Context, t0 time.Time, n int, at time.Time) {
-	select {
-	case <-ctx.Done():
-		return
-	case <-time.After(time.Until(at)):
+	if wait := time.Until(at); wait > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
 	}
 	c, err := s.connect(ctx)
 	if err != nil {
-		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		// Unless the run was stopped (interrupted): a stream that never
+		// ran, even one the window's end cut off while it connected.
+		if !errors.Is(ctx.Err(), context.Canceled) {
 			s.warn(fmt.Sprintf("analytic stream %d could not connect before the window's end: %v", n, err))
 		}
 		return

@@ -142,6 +142,7 @@ async function main() {
 
   if (process.env.AGENTS_ID) await agentsPanel(process.env.AGENTS_ID);
   if (process.env.IMPORTED_ID) await importedJob(process.env.IMPORTED_ID, observedID);
+  if (process.env.MIXED_ID) await mixedJob(process.env.MIXED_ID);
   if (liveID) await livePage();
 
   check(consoleErrors.length === 0, `the browser console has errors:\n  ${consoleErrors.join('\n  ')}`);
@@ -162,6 +163,26 @@ async function agentsPanel(id) {
   check(/^1\/2 client2 \(pid 202\) 4 \(5–8\) lost — — 3\.0 ms$/.test(rows[1]), `the lost agent's row: ${rows[1]}`);
   await page.locator(sel('agents-panel')).screenshot({ path: path.join(artifacts, 'agents-panel.png') });
   log('  screenshot agents-panel.png');
+}
+
+// mixedJob opens a stored CH-benCHmark mixed run: its Analytic streams
+// section shows the baseline and mixed NOPM with their ratio, and draws NOPM
+// and the queries completed per minute over the run's intervals.
+async function mixedJob(id) {
+  step('mixed run: the Analytic streams section');
+  await page.goto(`${base}/#/jobs/${id}`);
+  const panel = page.locator(sel('mixed-panel'));
+  await panel.waitFor();
+  check((await page.locator(sel('mixed-interference')).textContent()).trim() === '0.500',
+    `interference says ${await page.locator(sel('mixed-interference')).textContent()}`);
+  check(/40,?000/.test(await page.locator(sel('mixed-baseline')).textContent()), 'the baseline NOPM is not 40,000');
+  const chart = page.locator(sel('mixed-chart'));
+  await chart.locator('.uplot').waitFor();
+  check(await chart.getAttribute('data-points') === '12', `the chart has ${await chart.getAttribute('data-points')} points, want the 12 intervals`);
+  check(await page.locator(`${sel('mixed-queries')} tbody tr`).count() === 22, 'the per-query table has not 22 rows');
+  await page.evaluate(() => { document.querySelector('.topbar').style.position = 'static'; });
+  await panel.screenshot({ path: path.join(artifacts, 'mixed-section.png') });
+  log('  screenshot mixed-section.png');
 }
 
 // importedJob opens the observed run imported back (sledge jobs import):

@@ -450,6 +450,8 @@ func TestWebUIObservedInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	mixed := storeMixedRun(t, repo)
+
 	// Long enough that only the page's Stop ends it.
 	live := postJob(t, ts.URL, `{"kind":"run","db":"live-pg","vu":2,"rampup":"2s","duration":"5m","interval":"1s"}`)
 
@@ -457,7 +459,7 @@ func TestWebUIObservedInChromium(t *testing.T) {
 	defer cancel()
 	cmd := nodeCommand(ctx, t, webTests, node, chromium, "observed.mjs", ts.URL, artifacts,
 		fmt.Sprint(observed), fmt.Sprint(unobserved), live)
-	cmd.Env = append(cmd.Env, fmt.Sprint("AGENTS_ID=", group), fmt.Sprint("IMPORTED_ID=", imported[0].ID))
+	cmd.Env = append(cmd.Env, fmt.Sprint("AGENTS_ID=", group), fmt.Sprint("IMPORTED_ID=", imported[0].ID), fmt.Sprint("MIXED_ID=", mixed))
 	err = runStreaming(t, cmd)
 	if err != nil {
 		// The page did not get to stop it: stop it here.
@@ -567,6 +569,35 @@ func storeRun(t *testing.T, repo *jobs.Repo) int64 {
 	}
 	must(repo.AppendOutput(ctx, id, "measured 50 s"))
 	must(repo.Finish(ctx, id, metrics.StatusCompleted, ""))
+	return id
+}
+
+// storeMixedRun records storeRun's run as a CH-benCHmark mixed run: one
+// analytic stream from 20 s into the window, a query set and a half after,
+// NOPM 40,000 before it and 20,000 with it.
+func storeMixedRun(t *testing.T, repo *jobs.Repo) int64 {
+	t.Helper()
+	ctx := context.Background()
+	id := storeRun(t, repo)
+	res, err := repo.RunResult(ctx, id)
+	if err != nil || res == nil {
+		t.Fatalf("stored run: %v, %v", res, err)
+	}
+	m := &metrics.MixedResult{Streams: 1, Order: "paper", Seed: 1, Delay: 20 * time.Second, AnalyticSeconds: 30}
+	for i := range 33 {
+		start := 30*time.Second + time.Duration(i)*900*time.Millisecond
+		m.Runs = append(m.Runs, metrics.MixedRun{Stream: 1, Set: i/22 + 1, Position: i%22 + 1, Query: i%22 + 1,
+			Start: start, End: start + 800*time.Millisecond, Seconds: 0.8, Rows: 3, Freshness: 0.2})
+	}
+	ivs := []metrics.Interval{
+		{Phase: metrics.PhaseMeasure, Elapsed: 20 * time.Second, Length: 10 * time.Second, NOPM: 40000, TPM: 90000},
+		{Phase: metrics.PhaseMeasure, Elapsed: 40 * time.Second, Length: 10 * time.Second, NOPM: 20000, TPM: 45000},
+	}
+	metrics.CompleteMixed(m, ivs, 10*time.Second)
+	res.Mixed = m
+	if err := repo.SaveRunResult(ctx, id, res); err != nil {
+		t.Fatal(err)
+	}
 	return id
 }
 

@@ -9,21 +9,19 @@ import (
 	"github.com/sledge-bench/sledge/internal/metrics"
 )
 
-// TestCHBenchmarkCLI builds, checks and drops CH-benCHmark on its embedded
-// SQLite default through the CLI, and finds its run refused with the
-// reason: the mixed run does not exist yet.
+// TestCHBenchmarkCLI builds, checks, runs and drops CH-benCHmark on its
+// embedded SQLite default through the CLI: the mixed run's flags reach the
+// job, and a run asking for analytic streams of another workload is
+// refused before any job is recorded.
 func TestCHBenchmarkCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds")
 	}
 	t.Parallel()
 	e := newEnv(t)
-	for _, name := range []string{"chbench", "ch-benchmark"} {
-		_, err := e.run("run", "--workload", name)
-		if err == nil || !strings.Contains(err.Error(), "CH-benCHmark run") || !strings.Contains(err.Error(), "not available yet") ||
-			strings.Contains(err.Error(), "has no run jobs") {
-			t.Errorf("run --workload %s: %v, want one error saying the run is not available yet", name, err)
-		}
+	_, err := e.run("run", "--workload", "tprocc", "--analytic-streams", "1")
+	if err == nil || !strings.Contains(err.Error(), "--analytic-streams") || !strings.Contains(err.Error(), "chbench") {
+		t.Errorf("run --workload tprocc --analytic-streams 1: %v, want the field refused", err)
 	}
 	if list := e.jobs(); len(list) != 0 {
 		t.Errorf("a refused run recorded jobs: %v", list)
@@ -41,6 +39,17 @@ func TestCHBenchmarkCLI(t *testing.T) {
 	}
 	if chk := e.latest(jobs.KindCheck); chk["workload"] != "chbench" || chk["status"] != metrics.StatusCompleted {
 		t.Errorf("check job %v", chk)
+	}
+	// SQLite runs the mixed run too: one VU, one stream from the start.
+	out = e.ok("run", "--workload", "ch-benchmark", "--vu", "1", "--analytic-streams", "1", "--analytic-shuffle", "--seed", "3",
+		"--rampup", "0", "--duration", "2s", "--interval", "1s")
+	for _, want := range []string{"1 analytic stream, each in its own order (seed 3)", "analytic streams: 1, shuffled order", "baseline         none"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run output lacks %q:\n%s", want, out)
+		}
+	}
+	if run := e.latest(jobs.KindRun); run["workload"] != "chbench" || run["status"] != metrics.StatusCompleted {
+		t.Errorf("run job %v", run)
 	}
 	// TPROC-C's tables are CH-benCHmark's: dropping them alone is refused,
 	// and the schema stays whole.

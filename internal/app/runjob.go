@@ -8,6 +8,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"sync/atomic"
+	"time"
 
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/engine"
@@ -24,7 +27,14 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 		return failed(ctx, err)
 	}
 	defer run.Close(context.Background())
+	side, err := e.prepareBeside(ctx)
+	if err != nil {
+		return failed(ctx, err)
+	}
 	settings := run.Settings()
+	if side != nil {
+		maps.Copy(settings, side.Settings())
+	}
 	if e.grp != nil {
 		delete(settings, "segment") // each agent's is in its own record
 	}
@@ -42,7 +52,11 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 	if p, ok := run.(workload.Prober); ok {
 		e.out.SetHeadline(p.HeadlineTx())
 	}
-	e.out.Logf("run job %d: %s on %s (%s), %s", e.id, e.p.wl.Title(), e.p.target, version, run.Describe())
+	describe := run.Describe()
+	if side != nil {
+		describe += "; " + side.Describe()
+	}
+	e.out.Logf("run job %d: %s on %s (%s), %s", e.id, e.p.wl.Title(), e.p.target, version, describe)
 	for _, n := range run.Notes() {
 		e.out.Logf("note: %s", n)
 	}
@@ -76,7 +90,9 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 	if obs != nil {
 		e.out.Add(obs)
 	}
+	sideDone := e.startBeside(ctx, side, &cfg)
 	res, err := engine.Run(ctx, run, cfg, e.out)
+	sideDone()
 	obs.stop()
 	if err == nil {
 		run.Complete(res)
@@ -109,8 +125,65 @@ func (e *execution) runOLTP(ctx context.Context, oltp workload.OLTP) Outcome {
 		// every run come out of the same code as those of several agents.
 		return Outcome{Status: metrics.StatusFailed, Err: fmt.Errorf("run: %w", err)}
 	}
+	if side != nil {
+		e.completeBeside(ctx, side, res)
+	}
 	vs := e.saveRun(ctx, res, version, cfg.InProcessDB, obs)
 	return Outcome{Status: res.Status, Run: res, Thresholds: vs}
+}
+
+// prepareBeside readies the second load of a workload that runs one
+// beside its virtual users (workload.Beside), nil when it has none.
+func (e *execution) prepareBeside(ctx context.Context) (workload.BesideRun, error) {
+	b, ok := e.p.wl.(workload.Beside)
+	if !ok {
+		return nil, nil
+	}
+	return b.PrepareBeside(ctx, e.env(), e.p.spec)
+}
+
+// startBeside has the run's clock start side (when there is one), and
+// returns what stops it and waits for its end: a side load runs until the
+// window's planned end, or until the run ends first (interrupted, failed).
+func (e *execution) startBeside(ctx context.Context, side workload.BesideRun, cfg *engine.Config) (stop func()) {
+	if side == nil {
+		return func() {}
+	}
+	sideCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	var started atomic.Bool
+	prev := cfg.Started
+	cfg.Started = func(t0 time.Time) {
+		if prev != nil {
+			prev(t0)
+		}
+		started.Store(true)
+		go func() {
+			defer close(done)
+			side.Run(sideCtx, t0)
+		}()
+	}
+	// Called once engine.Run has returned: Started, called within it, has
+	// been or never will be (the run failed before its clock started).
+	return func() {
+		cancel()
+		if started.Load() {
+			<-done
+		}
+	}
+}
+
+// completeBeside adds the side load's figures to the run's result, with
+// the run's intervals as stored.
+func (e *execution) completeBeside(ctx context.Context, side workload.BesideRun, res *metrics.RunResult) {
+	ivs, err := e.repo().Intervals(context.WithoutCancel(ctx), e.id)
+	if err != nil {
+		e.warn("the run's intervals", err)
+	}
+	side.Complete(res, withKept(ivs, e.store.Intervals()))
+	if m := res.Mixed; m != nil {
+		res.Warnings = append(res.Warnings, m.Warnings...)
+	}
 }
 
 // saveRun prints a run's result, with what its observers saw and its

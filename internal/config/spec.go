@@ -170,6 +170,18 @@ type Spec struct {
 	// parameters and checks the answers.
 	Validation bool `json:"validate,omitempty"`
 
+	// Mixed runs (workload chbench): AnalyticStreams query streams run the
+	// 22 analytic queries over and over beside the VU transactions, in the
+	// paper's order or, with AnalyticShuffle, each stream in its own
+	// seeded order. They start AnalyticDelay after the measured window
+	// opens (the window's part before is the baseline without analytic
+	// load), spread evenly over AnalyticRampup, and stop when the window
+	// closes.
+	AnalyticStreams int      `json:"analytic_streams,omitempty"`
+	AnalyticDelay   Duration `json:"analytic_delay,omitempty"`
+	AnalyticRampup  Duration `json:"analytic_rampup,omitempty"`
+	AnalyticShuffle bool     `json:"analytic_shuffle,omitempty"`
+
 	// Metrics says whether a run observes the database server and the
 	// hosts while it runs (internal/observe): "on" or "off".
 	Metrics string `json:"metrics,omitempty"`
@@ -296,7 +308,7 @@ func decodeError(b []byte, err error) error {
 		// find the duration that does not parse.
 		var raw map[string]json.RawMessage
 		_ = json.Unmarshal(b, &raw)
-		for _, field := range []string{"rampup", "duration", "interval"} {
+		for _, field := range []string{"rampup", "duration", "interval", "analytic_delay", "analytic_rampup"} {
 			var d Duration
 			if v, ok := raw[field]; ok && d.UnmarshalJSON(v) != nil {
 				return FieldErrors{{Field: field, Msg: field + ": " + de.Error()}}
@@ -442,6 +454,11 @@ func (s Spec) check(p *Plan) FieldErrors {
 		add(s.ClientCPUs < 0, "client_cpus", "must not be negative (got %d)", s.ClientCPUs)
 		add(s.Streams < 0, "streams", "must not be negative (got %d)", s.Streams)
 		add(s.QuerySets < 1, "query_sets", "must be at least 1 (got %d)", s.QuerySets)
+		add(s.AnalyticStreams < 0, "analytic_streams", "must not be negative (got %d)", s.AnalyticStreams)
+		add(s.AnalyticStreams > MaxVUs, "analytic_streams", "%d is more than %d streams", s.AnalyticStreams, MaxVUs)
+		add(s.AnalyticDelay < 0, "analytic_delay", "must not be negative (got %s)", s.AnalyticDelay)
+		add(s.AnalyticRampup < 0, "analytic_rampup", "must not be negative (got %s)", s.AnalyticRampup)
+		add(s.AnalyticDelay.D() > MaxTime || s.AnalyticRampup.D() > MaxTime, "analytic_delay", "and analytic_rampup must each be at most %s", MaxTime)
 		add(!oneOf(s.QueryMode, "", "simple", "extended", "prepared"), "query_mode", "%q: want simple, extended or prepared", s.QueryMode)
 		for _, d := range s.Defines {
 			name, _, ok := strings.Cut(d, "=")

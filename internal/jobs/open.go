@@ -64,6 +64,7 @@ var migrations = [...]migration{
 	{sqlite: "schema_v16.sql", postgres: "schema_pg_v16.sql"},
 	{sqlite: "schema_v17.sql", postgres: "schema_pg_v17.sql"},
 	{sqlite: "schema_v18.sql", postgres: "schema_pg_v18.sql"},
+	{sqlite: "schema_v19.sql", postgres: "schema_pg_v19.sql"},
 }
 
 // migration names one version's script per dialect.

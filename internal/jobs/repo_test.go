@@ -599,6 +599,7 @@ func fillEveryTable(t *testing.T, r *Repo) int64 {
 		VUs: []metrics.VUInterval{{VU: 1, State: "running", Commits: 3}}}))
 	res := sampleRunResult()
 	res.VUTiming = sampleVUTiming()
+	res.Mixed = sampleMixed()
 	must(r.SaveRunResult(ctx, id, res))
 	must(r.MarkIntervalsMissing(ctx, id, []MissingInterval{{Seq: 2, Reason: "lost"}}))
 	must(r.SaveBuildResult(ctx, id, BuildResult{Tables: map[string]int64{"t": 1}}))

@@ -228,7 +228,7 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 		}
 		for _, t := range []string{"job_result", "job_timing", "job_error", "job_retry", "job_audit",
 			"job_disruption", "job_outage", "job_outage_lost", "job_connection_event", "job_idle_interval", "job_monitor_gap", "job_stall",
-			"job_load", "job_stage", "job_vu_timing"} {
+			"job_load", "job_stage", "job_vu_timing", "job_mixed", "job_mixed_query"} {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE job_id = ?", id); err != nil {
 				return err
 			}
@@ -265,6 +265,9 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 		}
 		if err := saveLoad(ctx, tx, id, res); err != nil {
 			return fmt.Errorf("load: %w", err)
+		}
+		if err := saveMixed(ctx, tx, id, res.Mixed); err != nil {
+			return fmt.Errorf("analytic streams: %w", err)
 		}
 		for i, t := range res.Tx {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO job_timing (job_id, ord, tx, count, rolled_back,
@@ -359,6 +362,9 @@ func (r *Repo) RunResult(ctx context.Context, id int64) (*metrics.RunResult, err
 			return err
 		}
 		if err := readLoad(ctx, tx, id, &x); err != nil {
+			return err
+		}
+		if x.Mixed, err = readMixed(ctx, tx, id); err != nil {
 			return err
 		}
 		res = &x

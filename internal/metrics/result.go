@@ -286,6 +286,10 @@ type RunResult struct {
 	Load *LoadResult
 	// Stages is one row per stage of a staged run; nil without stages.
 	Stages []StageResult
+	// Mixed is the analytic half of a mixed run (workload chbench with
+	// analytic streams) and the transactions' rates without and with it;
+	// nil for any other run.
+	Mixed *MixedResult
 }
 
 // LateLag is how late after its scheduled start a transaction of a

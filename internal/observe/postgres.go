@@ -411,6 +411,7 @@ func (o *pgObserver) Cut(elapsed time.Duration) Snapshot {
 	if agg.samples > 0 {
 		snap.Counters = append(snap.Counters, Counter{Source: "pg_stat_activity", Name: "active_sessions", Kind: Gauge,
 			Unit: "sessions", Value: float64(agg.active) / float64(agg.samples)})
+		snap.Counters = append(snap.Counters, agg.appCounters()...)
 	}
 
 	var stmts map[int64]pgStatementStat

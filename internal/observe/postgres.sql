@@ -59,17 +59,18 @@ SELECT /* sledge observe */ attname::text FROM pg_attribute
    AND attname IN ('total_exec_time', 'total_time') AND NOT attisdropped
 
 -- name: activity
--- One sample: the database's active sessions but the observer's own.
--- PostgreSQL 14 and later give the statement's id (when compute_query_id
--- computes one).
+-- One sample: the database's active sessions but the observer's own, with
+-- their application_name (the kind of session: a mixed run's analytic
+-- streams name theirs). PostgreSQL 14 and later give the statement's id
+-- (when compute_query_id computes one).
 SELECT /* sledge observe */ coalesce(wait_event_type, 'CPU'), coalesce(wait_event, ''),
-       query_id, left(query, 512)
+       query_id, left(query, 512), coalesce(application_name, '')
   FROM pg_stat_activity
  WHERE datname = $1 AND state = 'active' AND pid <> pg_backend_pid()
 
 -- name: activity_13
 SELECT /* sledge observe */ coalesce(wait_event_type, 'CPU'), coalesce(wait_event, ''),
-       NULL::int8, left(query, 512)
+       NULL::int8, left(query, 512), coalesce(application_name, '')
   FROM pg_stat_activity
  WHERE datname = $1 AND state = 'active' AND pid <> pg_backend_pid()
 

@@ -19,6 +19,8 @@ type pgAgg struct {
 	active  int // session samples
 	waits   map[[2]string]int
 	stmts   map[string]*pgStmtAgg
+	// byApp counts session samples by application_name and wait class.
+	byApp map[[2]string]int
 }
 
 type pgStmtAgg struct {
@@ -27,7 +29,7 @@ type pgStmtAgg struct {
 }
 
 func newPgAgg() pgAgg {
-	return pgAgg{waits: map[[2]string]int{}, stmts: map[string]*pgStmtAgg{}}
+	return pgAgg{waits: map[[2]string]int{}, stmts: map[string]*pgStmtAgg{}, byApp: map[[2]string]int{}}
 }
 
 // pgActive is one active session in a sample.
@@ -35,6 +37,7 @@ type pgActive struct {
 	class, event string
 	queryID      pgtype.Int8
 	query        pgtype.Text
+	app          string
 }
 
 // sample takes one activity sample.
@@ -51,7 +54,7 @@ func (o *pgObserver) sample(ctx context.Context) {
 	var batch []pgActive
 	err := o.query(qctx, o.activitySQL, []any{o.dbname}, func(r pgx.Rows) error {
 		var a pgActive
-		if err := r.Scan(&a.class, &a.event, &a.queryID, &a.query); err != nil {
+		if err := r.Scan(&a.class, &a.event, &a.queryID, &a.query, &a.app); err != nil {
 			return err
 		}
 		batch = append(batch, a)
@@ -80,6 +83,9 @@ func (a *pgAgg) add(batch []pgActive) {
 	a.active += len(batch)
 	for _, s := range batch {
 		a.waits[[2]string{s.class, s.event}]++
+		if k := [2]string{s.app, s.class}; a.byApp[k] > 0 || len(a.byApp) < pgMaxAppKeys {
+			a.byApp[k]++
+		}
 		var id, key string
 		text := pgShorten(s.query.String)
 		if s.queryID.Valid && s.queryID.Int64 != 0 {
@@ -101,6 +107,33 @@ func (a *pgAgg) add(batch []pgActive) {
 		}
 		st.n++
 	}
+}
+
+// pgMaxAppKeys bounds the (application, wait class) pairs counted in an
+// interval: sessions name themselves, and a server with many names must
+// not grow the observer's memory.
+const pgMaxAppKeys = 64
+
+// appCounters are the interval's active sessions by application_name and
+// wait class, as gauges in average active sessions: counter "aas CLASS" of
+// source "pg_stat_activity application NAME" ("(unnamed)" when a session
+// gives none), so that the kinds of session a run has (a mixed run's
+// analytic streams and its virtual users) have their waits apart.
+func (a *pgAgg) appCounters() []Counter {
+	if a.samples == 0 || len(a.byApp) == 0 {
+		return nil
+	}
+	out := make([]Counter, 0, len(a.byApp))
+	for k, n := range a.byApp {
+		app := k[0]
+		if app == "" {
+			app = "(unnamed)"
+		}
+		out = append(out, Counter{Source: "pg_stat_activity application " + app, Name: "aas " + k[1], Kind: Gauge,
+			Unit: "sessions", Value: float64(n) / float64(a.samples)})
+	}
+	slices.SortFunc(out, func(x, y Counter) int { return cmp.Or(cmp.Compare(x.Source, y.Source), cmp.Compare(x.Name, y.Name)) })
+	return out
 }
 
 // waitList is the interval's waits, highest first.

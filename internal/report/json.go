@@ -175,7 +175,10 @@ type ResultJSON struct {
 	// schedule; absent for closed-loop VUs.
 	Load *LoadJSON `json:"load,omitempty"`
 	// Stages is one row per stage of a staged run; absent without stages.
-	Stages           []StageJSON `json:"stages,omitempty"`
+	Stages []StageJSON `json:"stages,omitempty"`
+	// Mixed is a mixed run's analytic half (workload chbench with analytic
+	// streams); absent for any other run.
+	Mixed            *MixedJSON  `json:"mixed,omitempty"`
 	ClientCPUS       float64     `json:"client_cpu_s"`
 	ClientCPUPerTxUS Float       `json:"client_cpu_per_tx_us"`
 	Warnings         []string    `json:"warnings"`
@@ -314,6 +317,7 @@ func ToResult(id int64, r *metrics.RunResult) ResultJSON {
 			TPM: Float(st.TPM), NOPM: Float(st.NOPM), P50MS: MS(st.P50), P95MS: MS(st.P95), P99MS: MS(st.P99),
 			LagP99MS: MS(st.LagP99)})
 	}
+	out.Mixed = ToMixed(r.Mixed)
 	return out
 }
 

@@ -107,6 +107,7 @@ func RunResult(w io.Writer, title string, id int64, target, version string, r *m
 	}
 	tw.Flush()
 	stagesBlock(&b, r)
+	mixedBlock(&b, r)
 	if r.Errors > 0 {
 		fmt.Fprintln(&b, "\n  errors by class:")
 		for _, x := range r.Tx {

@@ -185,6 +185,7 @@ func StoredRunResult(w io.Writer, title string, j jobs.Job, r *metrics.RunResult
 		return err
 	}
 	stagesBlock(w, r)
+	mixedBlock(w, r)
 	if len(r.Audit) > 0 {
 		if err := auditBlock(w, r.Audit); err != nil {
 			return err

@@ -350,6 +350,12 @@ func TestJobContract(t *testing.T) {
 		{"not JSON", `{"kind":`, "Error: body: unexpected EOF\n"},
 		{"no kind", `{}`, "Error: kind: kind is required: build, run, check, drop\n"},
 		{"bad target", `{"kind":"check","db":"oracle://x"}`, ""},
+		// The mixed run's fields pass through as any spec field: decoded,
+		// and judged by the service's rules.
+		{"analytic streams negative", `{"kind":"run","workload":"chbench","analytic_streams":-1,"analytic_delay":"-1s"}`,
+			"Error: analytic_streams: analytic_streams must not be negative (got -1)\nError: analytic_delay: analytic_delay must not be negative (got -1s)\n"},
+		{"analytic streams of tprocc", `{"kind":"run","workload":"tprocc","analytic_streams":2}`,
+			"Error: analytic_streams: analytic_streams apply to workload chbench only: workload tprocc runs no analytic streams beside its transactions\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc, repo := newService(t)

@@ -229,6 +229,32 @@ type OLTPRun interface {
 	Complete(res *metrics.RunResult)
 }
 
+// Beside is a workload whose OLTP runs may have a second kind of user
+// beside the engine's virtual users, over the same measured window
+// (CH-benCHmark's analytic query streams). The job service starts it on
+// the run's clock, stops it with the run, and adds what it measured to the
+// run's result: the engine and its executors know nothing of it.
+type Beside interface {
+	// PrepareBeside readies run p's second load (its sessions open when
+	// it starts); nil when p asks for none.
+	PrepareBeside(ctx context.Context, env Env, p config.Plan) (BesideRun, error)
+}
+
+// BesideRun is one prepared second load of an OLTP run.
+type BesideRun interface {
+	// Describe is its set-up in a phrase ("2 analytic streams …").
+	Describe() string
+	// Settings are recorded with the job besides the OLTP run's.
+	Settings() map[string]string
+	// Run drives the load on the run's clock, which started at t0 (the
+	// ramp-up's start), until the measured window's planned end or until
+	// ctx ends; it returns once its sessions are closed.
+	Run(ctx context.Context, t0 time.Time)
+	// Complete adds what it measured to the run's result, given the run's
+	// intervals as stored.
+	Complete(res *metrics.RunResult, ivs []metrics.Interval)
+}
+
 // Analytic is a workload of query streams (power and throughput tests).
 type Analytic interface {
 	// AnalyticSettings resolves the run's defaults in p in place (a random

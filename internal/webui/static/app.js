@@ -1723,6 +1723,7 @@
       charts.setStages(stageTargets(config.stages), model);
       parts.push(h('h2', { style: 'margin-top:8px' }, 'Intervals'), charts.el);
     }
+    if (result && result.mixed) parts.push(mixedSection(result.mixed, series));
     // Under the interval charts: what the server was doing meanwhile.
     if (job.kind === 'run') parts.push(agentsPanel(id, alive, false), observedSection(result, observed, intervalData(series).rampEnd));
     if (result && Array.isArray(result.audit) && result.audit.length) parts.push(auditPanel(result.audit));
@@ -1870,6 +1871,75 @@
         ' — see ', jumpLink('Errors by class', 'error-classes', 'summary-errors-link')));
     }
     return lines.length ? h('div', { class: 'summary' + (d || errors ? ' summary-warn' : ''), testid: 'result-summary' }, lines) : null;
+  }
+
+  // ---------------------------------------------------------------- mixed run (CH-benCHmark)
+
+  // mixedSection shows a mixed run's analytic half (the result's mixed
+  // object): the baseline and mixed NOPM, the interference ratio, query
+  // sets per hour and freshness; a chart of NOPM and queries completed per
+  // minute over the same intervals (two y axes), the streams' start marked;
+  // and each query's latency.
+  function mixedSection(m, ivs) {
+    const num = (v, d) => isNum(v) ? fmtNum(v, d) : '—';
+    const cards = h('div', { class: 'cards' },
+      card('Baseline NOPM', num(m.baseline_nopm, 0), { testid: 'mixed-baseline', hint: isNum(m.baseline_nopm) ? `${fmtSig(m.baseline_s)} s without analytic load` : 'no baseline: the streams started with the window' }),
+      card('Mixed NOPM', num(m.mixed_nopm, 0), { testid: 'mixed-nopm', hint: `${fmtSig(m.mixed_s)} s with ${m.streams} stream${m.streams === 1 ? '' : 's'}` }),
+      card('Interference', num(m.interference, 3), { testid: 'mixed-interference', hint: 'mixed NOPM / baseline NOPM' }),
+      card('Query sets/hour', num(m.query_sets_per_hour, 1), { testid: 'mixed-sets', hint: `${m.queries} quer${m.queries === 1 ? 'y' : 'ies'}, ${m.query_errors} failed, ${m.query_sets} whole set${m.query_sets === 1 ? '' : 's'}` }),
+      card('Freshness p50', isNum(m.freshness_p50_s) ? fmtSig(m.freshness_p50_s) + ' s' : '—', { testid: 'mixed-freshness', hint: 'age of the newest order at a query\'s start' }));
+    const chartEl = h('div', { class: 'chart', testid: 'mixed-chart', id: 'mixed-chart' }, h('h3', null, 'NOPM and analytic queries per minute'));
+    const runs = Array.isArray(m.runs) ? m.runs : [];
+    const x = [], nopm = [], qpm = [];
+    for (const iv of ivs || []) {
+      const len = iv.length_s || 0;
+      if (!(len > 0)) continue;
+      const from = iv.elapsed_s - len;
+      const done = runs.filter(r => !r.error && r.end_s > from && r.end_s <= iv.elapsed_s).length;
+      x.push(iv.elapsed_s); nopm.push(iv.nopm); qpm.push(done * 60 / len);
+    }
+    chartEl.dataset.points = String(x.length);
+    if (x.length && typeof uPlot !== 'undefined') {
+      const start = runs.length ? Math.min(...runs.map(r => r.start_s)) : null;
+      const draw = () => {
+        if (chartEl.querySelector('.uplot')) return;
+        new uPlot({
+          width: Math.max(240, chartEl.clientWidth || 600), height: 240,
+          scales: { x: { time: false }, y: { range: zeroRange }, q: { range: zeroRange } },
+          series: [
+            { label: 'elapsed', value: (u, v) => v == null ? '—' : fmtSig(v) + ' s' },
+            { label: 'NOPM', stroke: '#2563eb', width: 2, scale: 'y' },
+            { label: 'queries/min', stroke: '#d97706', width: 2, scale: 'q' },
+          ],
+          axes: [
+            { label: 'elapsed (s)', values: (u, vals) => vals.map(fmtCompact) },
+            { label: 'NOPM', scale: 'y', size: 64, values: (u, vals) => vals.map(fmtCompact) },
+            { label: 'queries/min', scale: 'q', side: 1, size: 56, grid: { show: false }, values: (u, vals) => vals.map(fmtCompact) },
+          ],
+          hooks: {
+            // A line where the first stream started: the baseline ends there.
+            draw: [u => {
+              if (start == null) return;
+              const px = u.valToPos(start, 'x', true);
+              u.ctx.save();
+              u.ctx.strokeStyle = 'rgba(217,119,6,0.6)';
+              u.ctx.setLineDash([4, 4]);
+              u.ctx.beginPath(); u.ctx.moveTo(px, u.bbox.top); u.ctx.lineTo(px, u.bbox.top + u.bbox.height); u.ctx.stroke();
+              u.ctx.restore();
+            }],
+          },
+        }, [x, nopm, qpm], chartEl);
+      };
+      requestAnimationFrame(draw);
+    }
+    const cols = [{ label: 'Query' }, { label: 'Count', num: true }, { label: 'Errors', num: true },
+      { label: 'p50 s', num: true }, { label: 'p95 s', num: true }, { label: 'p99 s', num: true }, { label: 'max s', num: true }];
+    const rows = (m.per_query || []).map(q => ['Q' + q.query, String(q.count), String(q.errors),
+      num(q.p50_s, 3), num(q.p95_s, 3), num(q.p99_s, 3), num(q.max_s, 3)]);
+    return h('section', { class: 'panel', testid: 'mixed-panel', id: 'mixed-panel' },
+      h('h2', null, 'Analytic streams', h('span', { class: 'muted', style: 'font-weight:400' },
+        ` · ${m.streams} stream${m.streams === 1 ? '' : 's'}, ${m.order} order, from ${fmtSig(m.delay_s)} s into the window`)),
+      cards, chartEl, h('div', { class: 'scroll-x' }, table(cols, rows, { testid: 'mixed-queries' })));
   }
 
   // ---------------------------------------------------------------- load, stages, series

@@ -1,10 +1,10 @@
 // Package chbench is CH-benCHmark (Cole et al., "The mixed workload
 // CH-benCHmark", DBTest 2011): TPROC-C's schema and transactions plus three
 // tables (SUPPLIER, NATION, REGION) over which TPROC-H's 22 analytic queries
-// are rewritten. What exists so far: its build (TPROC-C's, then the added
-// tables), check, drop and the 22 queries per dialect with answers
-// validated on a fixed build. The mixed run (TPROC-C virtual users and
-// analytic streams at once) is not there yet.
+// are rewritten: its build (TPROC-C's, then the added tables), check, drop,
+// the 22 queries per dialect with answers validated on a fixed build, and
+// the mixed run (run.go): TPROC-C virtual users and analytic query streams
+// at once over one measured window.
 package chbench
 
 import (
@@ -35,6 +35,8 @@ var (
 	_ workload.Checker         = Workload{}
 	_ workload.Dropper         = Workload{}
 	_ workload.Includer        = Workload{}
+	_ workload.OLTP            = Workload{}
+	_ workload.Beside          = Workload{}
 )
 
 // Includes names TPROC-C: its tables are CH-benCHmark's transactional half.
@@ -49,16 +51,22 @@ func (Workload) DefaultDB(dataDir string) string {
 	return "sqlite:" + filepath.Join(dataDir, "chbench.sqlite")
 }
 
-// ErrNoRun is the field error of a run: the mixed run does not exist yet.
-const ErrNoRun = "the CH-benCHmark run (TPROC-C virtual users and analytic query streams at once) is not available yet: " +
-	"chbench builds, checks and drops its schema; its TPROC-C part runs as workload tprocc on the same database"
-
-// Validate adds TPROC-C's rules for a build, and refuses what CH-benCHmark
-// cannot do yet: a run, and a build in parts (segments).
+// Validate adds TPROC-C's rules for a build and a run, and refuses what
+// CH-benCHmark cannot do: a build or a mixed run in parts (segments), an
+// iteration run with analytic streams (they run over a timed window).
 func (Workload) Validate(p config.Plan) config.FieldErrors {
 	switch p.Kind {
 	case config.KindRun:
-		return config.FieldErrors{{Field: "workload", Msg: ErrNoRun}}
+		errs := tprocc.Workload{}.Validate(p)
+		if !p.Segment.IsWhole() {
+			errs = append(errs, config.FieldError{Field: "segment",
+				Msg: "segment: a CH-benCHmark run is made by one process, not in segments"})
+		}
+		if p.AnalyticStreams > 0 && p.Iterations > 0 {
+			errs = append(errs, config.FieldError{Field: "iterations",
+				Msg: "iterations: analytic streams run over a timed window, not an iteration run"})
+		}
+		return errs
 	case config.KindBuild:
 		errs := tprocc.Workload{}.Validate(p)
 		if !p.Segment.IsWhole() {

@@ -1,0 +1,87 @@
+package jobs
+
+// A mixed run's analytic half (metrics.MixedResult): job_mixed and
+// job_mixed_query, written with the run's result and read with it.
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"math"
+
+	"github.com/sledge-bench/sledge/internal/metrics"
+)
+
+// saveMixed stores m; nothing for nil.
+func saveMixed(ctx context.Context, tx *repoTx, id int64, m *metrics.MixedResult) error {
+	if m == nil {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO job_mixed (job_id, streams, query_order, seed, delay_s, rampup_s,
+		baseline_s, baseline_nopm, baseline_tpm, mixed_s, mixed_nopm, mixed_tpm, interference, analytic_s,
+		queries, query_errors, query_sets, query_sets_per_hour, freshness_p50_s, freshness_max_s)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, m.Streams, m.Order, m.Seed, secs(m.Delay), secs(m.Rampup),
+		m.BaselineSeconds, nullNaN(m.BaselineNOPM), nullNaN(m.BaselineTPM),
+		m.MixedSeconds, nullNaN(m.MixedNOPM), nullNaN(m.MixedTPM), nullNaN(m.Interference), m.AnalyticSeconds,
+		m.Queries, m.QueryErrors, m.QuerySets, nullNaN(m.QuerySetsPerHour), nullNaN(m.FreshnessP50), nullNaN(m.FreshnessMax)); err != nil {
+		return err
+	}
+	for i, r := range m.Runs {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO job_mixed_query (job_id, ord, stream, query_set, position, query,
+			start_s, end_s, seconds, row_count, freshness_s, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, i, r.Stream, r.Set, r.Position, r.Query, secs(r.Start), secs(r.End), r.Seconds, r.Rows,
+			nullNaN(r.Freshness), redactText(r.Error)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readMixed reads a run's mixed result, nil when it has none.
+func readMixed(ctx context.Context, tx *repoTx, id int64) (*metrics.MixedResult, error) {
+	var (
+		m             metrics.MixedResult
+		delay, rampup float64
+	)
+	err := tx.QueryRowContext(ctx, `SELECT streams, query_order, seed, delay_s, rampup_s,
+		baseline_s, baseline_nopm, baseline_tpm, mixed_s, mixed_nopm, mixed_tpm, interference, analytic_s
+		FROM job_mixed WHERE job_id = ?`, id).Scan(&m.Streams, &m.Order, &m.Seed, &delay, &rampup,
+		&m.BaselineSeconds, nanFloat{&m.BaselineNOPM}, nanFloat{&m.BaselineTPM},
+		&m.MixedSeconds, nanFloat{&m.MixedNOPM}, nanFloat{&m.MixedTPM}, nanFloat{&m.Interference}, &m.AnalyticSeconds)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.Delay, m.Rampup = fromSecs(delay), fromSecs(rampup)
+	rows, err := tx.QueryContext(ctx, `SELECT stream, query_set, position, query, start_s, end_s, seconds,
+		row_count, freshness_s, error FROM job_mixed_query WHERE job_id = ? ORDER BY ord`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			r          metrics.MixedRun
+			start, end float64
+			fresh      sql.NullFloat64
+		)
+		if err := rows.Scan(&r.Stream, &r.Set, &r.Position, &r.Query, &start, &end, &r.Seconds, &r.Rows, &fresh, &r.Error); err != nil {
+			return nil, err
+		}
+		r.Start, r.End, r.Freshness = fromSecs(start), fromSecs(end), math.NaN()
+		if fresh.Valid {
+			r.Freshness = fresh.Float64
+		}
+		m.Runs = append(m.Runs, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// The query figures are derived from the executions, as when the run
+	// ended.
+	metrics.SummarizeMixedRuns(&m)
+	return &m, nil
+}

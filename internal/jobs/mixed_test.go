@@ -1,0 +1,68 @@
+package jobs
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/sledge-bench/sledge/internal/metrics"
+)
+
+// sampleMixed is a mixed run's analytic half: two streams, one baseline.
+func sampleMixed() *metrics.MixedResult {
+	m := &metrics.MixedResult{Streams: 2, Order: "shuffled", Seed: 7, Delay: 10 * time.Second, Rampup: time.Second,
+		AnalyticSeconds: 20}
+	for q := 1; q <= 22; q++ {
+		m.Runs = append(m.Runs, metrics.MixedRun{Stream: 1, Set: 1, Position: q, Query: q,
+			Start: 20*time.Second + time.Duration(q)*100*time.Millisecond, End: 20*time.Second + time.Duration(q+1)*100*time.Millisecond,
+			Seconds: 0.1, Rows: int64(q), Freshness: 0.5})
+	}
+	m.Runs = append(m.Runs, metrics.MixedRun{Stream: 2, Set: 1, Position: 1, Query: 5, Start: 21 * time.Second,
+		End: 22 * time.Second, Seconds: 1, Freshness: 2, Error: "boom"})
+	ivs := []metrics.Interval{
+		{Phase: metrics.PhaseRampup, Elapsed: 10 * time.Second, Length: 10 * time.Second, NOPM: 999},
+		{Phase: metrics.PhaseMeasure, Elapsed: 20 * time.Second, Length: 10 * time.Second, NOPM: 100, TPM: 220},
+		{Phase: metrics.PhaseMeasure, Elapsed: 30 * time.Second, Length: 10 * time.Second, NOPM: 50, TPM: 110},
+	}
+	metrics.CompleteMixed(m, ivs, 10*time.Second)
+	return m
+}
+
+// TestMixedRoundTrip stores a run with its analytic half and reads the
+// same figures back; a run without one reads none.
+func TestMixedRoundTrip(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		plain := mustCreate(t, r, Job{Kind: KindRun}, nil)
+		if err := r.SaveRunResult(ctx, plain, sampleRunResult()); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := r.RunResult(ctx, plain); err != nil || got.Mixed != nil {
+			t.Fatalf("a run without streams: %+v, %v; want no mixed result", got.Mixed, err)
+		}
+		id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+		res := sampleRunResult()
+		res.Mixed = sampleMixed()
+		res.Mixed.Runs[22].Freshness = math.NaN() // not read: NULL
+		if err := r.SaveRunResult(ctx, id, res); err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.RunResult(ctx, id)
+		if err != nil || got.Mixed == nil {
+			t.Fatalf("read: %v, %v", got, err)
+		}
+		m, want := got.Mixed, res.Mixed
+		if m.Streams != 2 || m.Order != "shuffled" || m.Seed != 7 || m.Delay != want.Delay || m.Rampup != want.Rampup ||
+			m.BaselineNOPM != 100 || m.MixedNOPM != 50 || m.Interference != 0.5 || m.MixedTPM != 110 ||
+			m.Queries != 22 || m.QueryErrors != 1 || m.QuerySets != 1 || m.QuerySetsPerHour != want.QuerySetsPerHour ||
+			m.FreshnessP50 != 0.5 || len(m.Runs) != 23 || len(m.PerQuery) != 22 {
+			t.Errorf("read back %+v\nwant %+v", *m, *want)
+		}
+		if r := m.Runs[22]; r.Error != "boom" || !math.IsNaN(r.Freshness) || r.Start != 21*time.Second {
+			t.Errorf("the failed query read back as %+v", r)
+		}
+	})
+}

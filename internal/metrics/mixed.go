@@ -1,0 +1,184 @@
+package metrics
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// MixedResult is the analytic half of a mixed run (CH-benCHmark): query
+// streams running beside the virtual users over the same measured window,
+// and how the transactions fared without and with them. Figures that could
+// not be measured are NaN (a run whose streams start with the window has
+// no baseline, hence no interference ratio).
+type MixedResult struct {
+	Streams int
+	// Order is "paper" (Q1 … Q22) or "shuffled" (each stream its own order,
+	// drawn from Seed+stream).
+	Order string
+	Seed  int64
+	// Delay is how long after the window opened the streams started; the
+	// window's part before is the baseline. Rampup is how long their
+	// starts were spread over.
+	Delay, Rampup time.Duration
+
+	// The transactions' rates over the baseline (the window's intervals
+	// that ended before the streams started) and over the mixed part (the
+	// intervals that began once they had), from the client's counts, and
+	// the seconds each covers. Interference is MixedNOPM / BaselineNOPM.
+	BaselineSeconds, BaselineNOPM, BaselineTPM float64
+	MixedSeconds, MixedNOPM, MixedTPM          float64
+	Interference                               float64
+
+	// AnalyticSeconds is the streams' time: from the first stream's start
+	// to the window's end. Queries completed in it (with an answer, not
+	// cut off by the window's end), QueryErrors failed; QuerySets is the
+	// query sets every query of which completed, QuerySetsPerHour the
+	// completed queries per hour divided by 22 (partial sets count in
+	// proportion, so that a window shorter than a set still has a rate).
+	AnalyticSeconds  float64
+	Queries          int64
+	QueryErrors      int64
+	QuerySets        int64
+	QuerySetsPerHour float64
+	// Freshness: the age, at each query's start, of the newest order the
+	// query could read (FreshnessP50 and FreshnessMax over the queries, in
+	// seconds; NaN when none was read).
+	FreshnessP50, FreshnessMax float64
+	// PerQuery is each of the 22 queries' figures over the window.
+	PerQuery []MixedQuery
+	// Runs is every query execution, in the order they ended.
+	Runs     []MixedRun
+	Warnings []string
+}
+
+// MixedQuery is one analytic query's figures over a mixed run.
+type MixedQuery struct {
+	Query              int
+	Count, Errors      int64
+	P50, P95, P99, Max float64 // seconds
+}
+
+// MixedRun is one analytic query execution of a mixed run.
+type MixedRun struct {
+	Stream, Set, Position, Query int
+	// Start and End are on the run's clock (since it started, ramp-up
+	// included), as the intervals' Elapsed.
+	Start, End time.Duration
+	Seconds    float64
+	Rows       int64
+	// Freshness is the age in seconds of the newest order visible at the
+	// query's start (NaN: not read).
+	Freshness float64
+	Error     string
+}
+
+// CompleteMixed derives m's figures from its Runs and the run's intervals:
+// the window opened at windowStart on the run's clock and the streams
+// started at windowStart+m.Delay.
+func CompleteMixed(m *MixedResult, ivs []Interval, windowStart time.Duration) {
+	split := windowStart + m.Delay
+	var base, mixed rates
+	for _, iv := range ivs {
+		if iv.Phase != PhaseMeasure || iv.Length <= 0 {
+			continue
+		}
+		// An interval cut by the split (a delay that is not a multiple of
+		// the interval) is in neither part; a tenth of an interval's
+		// slack absorbs the monitor's timing.
+		slack := iv.Length / 10
+		switch start := iv.Elapsed - iv.Length; {
+		case iv.Elapsed <= split+slack:
+			base.add(iv)
+		case start >= split-slack:
+			mixed.add(iv)
+		}
+	}
+	m.BaselineSeconds, m.BaselineNOPM, m.BaselineTPM = base.get()
+	m.MixedSeconds, m.MixedNOPM, m.MixedTPM = mixed.get()
+	m.Interference = math.NaN()
+	if m.BaselineNOPM > 0 && !math.IsNaN(m.MixedNOPM) {
+		m.Interference = m.MixedNOPM / m.BaselineNOPM
+	}
+
+	SummarizeMixedRuns(m)
+}
+
+// SummarizeMixedRuns derives m's query figures (counts, query sets and
+// their rate, freshness, per-query latencies) from its Runs.
+func SummarizeMixedRuns(m *MixedResult) {
+	m.Queries, m.QueryErrors, m.QuerySets = 0, 0, 0
+	byQuery := make([][]float64, 22)
+	errs := make([]int64, 22)
+	var fresh []float64
+	sets := map[[2]int]int{}
+	for _, r := range m.Runs {
+		if r.Query < 1 || r.Query > 22 {
+			continue
+		}
+		if r.Error != "" {
+			m.QueryErrors++
+			errs[r.Query-1]++
+			continue
+		}
+		m.Queries++
+		byQuery[r.Query-1] = append(byQuery[r.Query-1], r.Seconds)
+		if !math.IsNaN(r.Freshness) {
+			fresh = append(fresh, r.Freshness)
+		}
+		sets[[2]int{r.Stream, r.Set}]++
+	}
+	for _, n := range sets {
+		if n == 22 {
+			m.QuerySets++
+		}
+	}
+	m.QuerySetsPerHour = math.NaN()
+	if m.AnalyticSeconds > 0 {
+		m.QuerySetsPerHour = float64(m.Queries) / 22 / m.AnalyticSeconds * 3600
+	}
+	m.FreshnessP50, m.FreshnessMax = math.NaN(), math.NaN()
+	if len(fresh) > 0 {
+		slices.Sort(fresh)
+		m.FreshnessP50, m.FreshnessMax = quantile(fresh, 0.5), fresh[len(fresh)-1]
+	}
+	m.PerQuery = m.PerQuery[:0]
+	for i, secs := range byQuery {
+		if len(secs) == 0 && errs[i] == 0 {
+			continue
+		}
+		q := MixedQuery{Query: i + 1, Count: int64(len(secs)), Errors: errs[i],
+			P50: math.NaN(), P95: math.NaN(), P99: math.NaN(), Max: math.NaN()}
+		if len(secs) > 0 {
+			slices.Sort(secs)
+			q.P50, q.P95, q.P99, q.Max = quantile(secs, 0.5), quantile(secs, 0.95), quantile(secs, 0.99), secs[len(secs)-1]
+		}
+		m.PerQuery = append(m.PerQuery, q)
+	}
+}
+
+// quantile is the nearest-rank quantile of sorted values.
+func quantile(sorted []float64, q float64) float64 {
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// rates sums intervals' counts and lengths.
+type rates struct {
+	seconds, newOrders, commits float64
+}
+
+func (r *rates) add(iv Interval) {
+	s := iv.Length.Seconds()
+	r.seconds += s
+	r.newOrders += iv.NOPM * s / 60
+	r.commits += iv.TPM * s / 60
+}
+
+// get is the seconds covered and the NOPM and TPM over them (NaN when none).
+func (r rates) get() (seconds, nopm, tpm float64) {
+	if r.seconds <= 0 {
+		return 0, math.NaN(), math.NaN()
+	}
+	return r.seconds, r.newOrders / r.seconds * 60, r.commits / r.seconds * 60
+}

@@ -1,0 +1,61 @@
+package metrics
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// TestCompleteMixed splits a window's intervals at the streams' start: the
+// intervals before are the baseline, those after the mixed part, one cut by
+// the start is in neither; without a baseline the ratio is absent.
+func TestCompleteMixed(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	ivs := []Interval{
+		{Phase: PhaseRampup, Elapsed: 10 * s, Length: 10 * s, NOPM: 1e6, TPM: 1e6}, // not in the window
+		{Phase: PhaseMeasure, Elapsed: 20 * s, Length: 10 * s, NOPM: 100, TPM: 200},
+		{Phase: PhaseMeasure, Elapsed: 30 * s, Length: 10 * s, NOPM: 300, TPM: 600},
+		{Phase: PhaseMeasure, Elapsed: 40 * s, Length: 10 * s, NOPM: 50, TPM: 100},
+		{Phase: PhaseMeasure, Elapsed: 50 * s, Length: 10 * s, NOPM: 150, TPM: 300},
+	}
+	for _, tc := range []struct {
+		name                 string
+		delay                time.Duration
+		baseS, base, mixS, m float64
+		ratio                float64
+	}{
+		{"on a boundary", 20 * s, 20, 200, 20, 100, 0.5},
+		{"within an interval", 25 * s, 20, 200, 10, 150, 0.75}, // 30–40 s is cut: in neither
+		{"no baseline", 0, 0, math.NaN(), 40, 150, math.NaN()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			m := MixedResult{Streams: 1, Delay: tc.delay, AnalyticSeconds: 36}
+			// Q1 twice (one a whole set with the other 21), Q2 failed once.
+			for q := 1; q <= 22; q++ {
+				m.Runs = append(m.Runs, MixedRun{Stream: 1, Set: 1, Query: q, Seconds: float64(q), Freshness: 1})
+			}
+			m.Runs = append(m.Runs, MixedRun{Stream: 1, Set: 2, Query: 1, Seconds: 3, Freshness: math.NaN()},
+				MixedRun{Stream: 1, Set: 2, Query: 2, Error: "boom"})
+			CompleteMixed(&m, ivs, 10*s)
+			same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+			if m.BaselineSeconds != tc.baseS || !same(m.BaselineNOPM, tc.base) || m.MixedSeconds != tc.mixS ||
+				!same(m.MixedNOPM, tc.m) || !same(m.Interference, tc.ratio) || !same(m.MixedTPM, 2*tc.m) {
+				t.Errorf("baseline %g s NOPM %g, mixed %g s NOPM %g TPM %g, ratio %g; want %g s %g, %g s %g, %g",
+					m.BaselineSeconds, m.BaselineNOPM, m.MixedSeconds, m.MixedNOPM, m.MixedTPM, m.Interference,
+					tc.baseS, tc.base, tc.mixS, tc.m, tc.ratio)
+			}
+			if m.Queries != 23 || m.QueryErrors != 1 || m.QuerySets != 1 || m.QuerySetsPerHour != 23.0/22/36*3600 {
+				t.Errorf("queries %d, errors %d, sets %d, sets/hour %g", m.Queries, m.QueryErrors, m.QuerySets, m.QuerySetsPerHour)
+			}
+			if m.FreshnessP50 != 1 || m.FreshnessMax != 1 {
+				t.Errorf("freshness %g/%g, want 1 (the query not read left out)", m.FreshnessP50, m.FreshnessMax)
+			}
+			if len(m.PerQuery) != 22 || m.PerQuery[0].Count != 2 || m.PerQuery[0].P50 != 1 || m.PerQuery[0].Max != 3 ||
+				m.PerQuery[1].Errors != 1 || m.PerQuery[1].Count != 1 {
+				t.Errorf("per query %+v", m.PerQuery[:2])
+			}
+		})
+	}
+}

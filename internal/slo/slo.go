@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/threshold"
@@ -292,4 +293,14 @@ func Margin(v threshold.Verdict) (abs, pct float64, ok bool) {
 		pct = math.NaN()
 	}
 	return abs, pct, true
+}
+
+// ParsePercent reads a precision as a percentage ("5%" or "5") and
+// returns it as a share (0.05).
+func ParsePercent(text string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(text), "%"), 64)
+	if err != nil || math.IsNaN(v) {
+		return 0, fmt.Errorf("%q: want a percentage, e.g. 5%%", text)
+	}
+	return v / 100, nil
 }

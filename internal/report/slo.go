@@ -132,7 +132,7 @@ func SLOText(w io.Writer, s SLO) error {
 		fmt.Fprintln(&sb, l)
 	}
 	if s.StepDuration > 0 {
-		fmt.Fprintf(&sb, "(each step: %s of warm-up at its rate, not judged, then %s measured; saturated: the achieved rate below the offered beyond chance, or arrivals dropped)\n", s.Warmup, s.StepDuration)
+		fmt.Fprintf(&sb, "(each step: %s of warm-up at its rate, not judged, then %s measured; saturated: the achieved rate below the offered beyond chance, the queue grown over the window, or arrivals dropped)\n", s.Warmup, s.StepDuration)
 	}
 	lines := strings.Split(sb.String(), "\n")
 	for i, l := range lines {
@@ -414,7 +414,7 @@ func SLOHTML(w io.Writer, s SLO) error {
 	}
 	b.WriteString("</tbody></table>\n")
 	if s.StepDuration > 0 {
-		fmt.Fprintf(&b, "<p class=\"note\">Each step: %s of warm-up at its rate, not judged, then %s measured. Filled points passed, hollow ones failed; saturated: the achieved rate below the offered beyond chance, or arrivals dropped.</p>\n", esc(s.Warmup.String()), esc(s.StepDuration.String()))
+		fmt.Fprintf(&b, "<p class=\"note\">Each step: %s of warm-up at its rate, not judged, then %s measured. Filled points passed, hollow ones failed; saturated: the achieved rate below the offered beyond chance, the queue grown over the window, or arrivals dropped.</p>\n", esc(s.Warmup.String()), esc(s.StepDuration.String()))
 	}
 	b.WriteString("</body>\n</html>\n")
 	_, err := io.WriteString(w, b.String())

@@ -232,8 +232,10 @@ func FormatRate(rate float64) string {
 // Judge is a step's verdict on an OLTP run's result at rate offered: the
 // goals judged on its measured window (threshold.JudgeRun), saturation
 // (an achieved rate below the offered by more than 5% and by more than
-// chance — 3.3 standard deviations of a Poisson count — or arrivals
-// dropped), and the p50, p99 and errors the curve shows. A nil result (a
+// chance — 3.3 standard deviations of a Poisson count —, the window's
+// arrivals outnumbering the transactions ended in it by more than 5% plus
+// one per session, or arrivals dropped), and the p50, p99 and errors the
+// curve shows. A nil result (a
 // run that measured nothing) fails.
 func Judge(goals []threshold.Threshold, offered float64, res *metrics.RunResult) Step {
 	s := Step{Offered: offered, Achieved: math.NaN(), P50: math.NaN(), P99: math.NaN(), ErrorsPct: math.NaN()}
@@ -246,8 +248,13 @@ func Judge(goals []threshold.Threshold, offered float64, res *metrics.RunResult)
 	s.Goals = threshold.JudgeRun(goals, res)
 	if l := res.Load; l != nil {
 		s.Achieved = l.AchievedRate
-		expected := offered * res.Measured.Seconds()
-		s.Saturated = l.Dropped > 0 || expected > 0 && l.AchievedRate < (1-max(0.05, 3.3/math.Sqrt(expected)))*offered
+		secs := res.Measured.Seconds()
+		expected, ended := offered*secs, l.AchievedRate*secs
+		// The arrivals themselves stray from the offered rate by chance;
+		// the queue's growth over the window (arrivals scheduled in it but
+		// not ended, beyond one per session still in flight) does not.
+		grew := l.Scheduled > 0 && float64(l.Scheduled)-ended > 0.05*float64(l.Scheduled)+float64(l.Connections)
+		s.Saturated = l.Dropped > 0 || grew || expected > 0 && l.AchievedRate < (1-max(0.05, 3.3/math.Sqrt(expected)))*offered
 	}
 	name := LatencyName(goals)
 	probe := []threshold.Threshold{{Metric: "p50", Name: name, Op: "<", Unit: "ms"}, {Metric: "p99", Name: name, Op: "<", Unit: "ms"},

@@ -132,9 +132,12 @@ func TestJudge(t *testing.T) {
 		fast[i] = 10
 	}
 	slow := append(slices.Clone(fast[:90]), 80, 80, 80, 80, 80, 80, 80, 80, 80, 80)
-	res := func(tx metrics.TxSummary, achieved float64, dropped int64) *metrics.RunResult {
-		return &metrics.RunResult{Measured: 10 * time.Second, Tx: []metrics.TxSummary{tx},
-			Load: &metrics.LoadResult{Model: metrics.LoadRate, AskedRate: 100, AchievedRate: achieved, Dropped: dropped}}
+	res := func(tx metrics.TxSummary, achieved float64, dropped int64, scheduled ...int64) *metrics.RunResult {
+		l := &metrics.LoadResult{Model: metrics.LoadRate, AskedRate: 100, AchievedRate: achieved, Dropped: dropped, Connections: 4}
+		if len(scheduled) > 0 {
+			l.Scheduled = scheduled[0]
+		}
+		return &metrics.RunResult{Measured: 10 * time.Second, Tx: []metrics.TxSummary{tx}, Load: l}
 	}
 	for _, tc := range []struct {
 		name      string
@@ -147,6 +150,9 @@ func TestJudge(t *testing.T) {
 		{name: "saturated", res: res(h(fast...), 80, 0), sat: true, p99: 10},
 		{name: "within chance", res: res(h(fast...), 96, 0), pass: true, p99: 10},
 		{name: "dropped", res: res(h(fast...), 99, 3), sat: true, p99: 10},
+		{name: "queue grew", res: res(h(fast...), 97, 0, 1100), sat: true, p99: 10},
+		{name: "queue steady", res: res(h(fast...), 99, 0, 1000), pass: true, p99: 10},
+		{name: "in flight at the end", res: res(h(fast...), 94.8, 0, 1000), pass: true, p99: 10},
 		{name: "nothing measured", res: nil, p99: math.NaN()},
 	} {
 		s := Judge([]threshold.Threshold{goal, errGoal}, 100, tc.res)

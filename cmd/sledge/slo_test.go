@@ -43,14 +43,15 @@ func (e *testEnv) sloShow(id string) sloJSON {
 // answer and fails at 1.3 times it. The target's capacity does not depend
 // on the machine's free CPU: every Payment sleeps 200 ms on the server (a
 // statement trigger on warehouse, which fires before the row is locked),
-// and 32 connections serve at most 160 a second, whatever else the box
-// runs (a few ms of real work per Payment move it by a few percent). The
-// goal, p99 < 500 ms, is 2.5 times the idle latency: at 90% of the
-// capacity the queue adds some 70 ms, beyond it the queue grows without
-// bound (at 1.15 times, 0.6 s in a step). From 100/s at a precision of 20%
-// the search runs 100, 200 (fails), 141 (passes: 0.9 of the capacity),
-// 168 (fails): the answer 141 is well inside the goal and 1.3 × 141 = 183
-// well beyond the capacity.
+// and 32 connections serve at most 160 a second (a few ms of real work per
+// Payment make it 155 on a quiet machine, some 140 on one loaded ten
+// times over). The goal, p99 < 600 ms, is three times the idle latency. From
+// 100/s at a precision of 45% the search runs 100 (passes), 200 (fails:
+// the queue grows by 40 a second) and 141, where it stops: [141, 200) is
+// within 45%. At 141, 0.9 of the capacity, the queue adds some 80 ms to the
+// p99 (260 ms in all; 460 ms on the loaded machine); at 1.3 × 141 = 183,
+// beyond the capacity, the latency grows by 0.15 s every second of the
+// 6 s check (1 s ramp-up, 5 s measured), to 1 s and more.
 func TestSLOPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs on PostgreSQL")
@@ -61,10 +62,10 @@ func TestSLOPostgres(t *testing.T) {
 	targetExec(t, url,
 		"CREATE FUNCTION slo_sleep() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN PERFORM pg_sleep(0.2); RETURN NULL; END$$",
 		"CREATE TRIGGER slo_sleep BEFORE UPDATE ON warehouse FOR EACH STATEMENT EXECUTE FUNCTION slo_sleep()")
-	const goal = "p99(payment)<500ms"
+	const goal = "p99(payment)<600ms"
 	common := []string{"--db", url, "--connections", "32", "--rampup", "1s", "--interval", "1s", "--metrics", "off"}
 	html := filepath.Join(t.TempDir(), "slo.html")
-	out := e.ok(append([]string{"slo", "--goal", goal, "--rate", "payment=1", "--start-rate", "100", "--precision", "20%",
+	out := e.ok(append([]string{"slo", "--goal", goal, "--rate", "payment=1", "--start-rate", "100", "--precision", "45%",
 		"--step-duration", "3s", "--html", html}, common...)...)
 	t.Log(out[strings.Index(out, "SLO search "):])
 
@@ -77,8 +78,8 @@ func TestSLOPostgres(t *testing.T) {
 	if len(s.Steps) < 3 || s.Steps[0].Offered != 100 || s.Steps[0].Phase != "step" || s.Steps[len(s.Steps)-1].Phase != "bisect" {
 		t.Errorf("steps %+v: want a climb from 100 then a bisection", s.Steps)
 	}
-	if *s.High/answer-1 > 0.2 {
-		t.Errorf("bracket [%g, %g): wider than the precision, 20%%", answer, *s.High)
+	if *s.High/answer-1 > 0.45 {
+		t.Errorf("bracket [%g, %g): wider than the precision, 45%%", answer, *s.High)
 	}
 	for _, want := range []string{"SLO search " + s.ID + " (tprocc, PostgreSQL", "payment p99", "◀ answer",
 		"Answer: " + strconv.FormatFloat(answer, 'f', -1, 64) + " transactions per second", goal + ": "} {
@@ -102,7 +103,13 @@ func TestSLOPostgres(t *testing.T) {
 
 	// The check: separate rate runs, the goal as a threshold.
 	rate := func(r float64) (string, error) {
-		return e.run(append([]string{"run", "--rate", "payment=" + strconv.FormatFloat(r, 'f', 2, 64), "--duration", "3s", "--threshold", goal}, common...)...)
+		out, err := e.run(append([]string{"run", "--rate", "payment=" + strconv.FormatFloat(r, 'f', 2, 64), "--duration", "5s", "--threshold", goal}, common...)...)
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, goal+" ") {
+				t.Logf("at %g/s: %s", r, strings.TrimSpace(l))
+			}
+		}
+		return out, err
 	}
 	if out, err := rate(answer); err != nil {
 		t.Errorf("at the answer, %g/s, the goal failed: %v\n%s", answer, err, out)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -52,6 +53,9 @@ func newSLOCmd(gs *globalState) *cobra.Command {
 				switch {
 				case runErr != nil && ctx.Err() != nil:
 					return exitError{code: exitInterrupted}
+				case errors.As(runErr, new(*app.NotStoredError)):
+					fmt.Fprintf(cmd.ErrOrStderr(), "sledge: slo stopped: %v\n", runErr)
+					return exitError{code: exitNotStored}
 				case runErr != nil:
 					return fmt.Errorf("slo stopped: %w", flagErrors(runErr))
 				case !o.Result.Found:

@@ -225,6 +225,9 @@ func (s *Service) SLO(ctx context.Context, req SLORequest) (report.SLO, error) {
 		if o.Status == metrics.StatusFailed {
 			return st, fmt.Errorf("job %d: %w", o.ID, o.Err)
 		}
+		if o.NotStored != nil { // the search could not be read back whole: it stops
+			return st, o.NotStored
+		}
 		if o.Run == nil || o.Status == metrics.StatusInterrupted || ctx.Err() != nil {
 			return st, fmt.Errorf("job %d %s", o.ID, o.Status)
 		}

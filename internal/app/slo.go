@@ -121,14 +121,16 @@ func (s *Service) CheckSLO(req SLORequest) error {
 		add("rate", "an SLO search sets each step's total rate itself (start_rate, max_rate); rates per type give the mix it scales")
 	case spec.Stages != "":
 		add("stages", "an SLO search runs each step at one rate: not with stages")
-	case spec.Terminals > 0 || spec.PacingFactor() > 0:
-		add("terminals", "an SLO search offers open-loop arrivals: not terminals or pacing")
+	case spec.Terminals > 0:
+		add("terminals", "an SLO search offers open-loop arrivals: not terminals")
+	case spec.PacingFactor() > 0:
+		add("pacing", "an SLO search offers open-loop arrivals: not paced terminals")
 	case spec.Iterations > 0:
 		add("iterations", "an SLO search runs each step for step_duration: not by iterations")
 	case spec.Segment != "":
 		add("segment", "an SLO search runs its steps on one machine, not split over agents")
 	case len(spec.Thresholds) > 0:
-		add("thresholds", "an SLO search judges its goals on each step (goals), not thresholds")
+		add("thresholds", "an SLO search judges its goals (goal) on each step, not thresholds")
 	}
 	if errs != nil {
 		return errs
@@ -246,6 +248,9 @@ func (s *Service) SLO(ctx context.Context, req SLORequest) (report.SLO, error) {
 		if res.Found {
 			answer = strconv.FormatFloat(res.Low, 'g', -1, 64)
 		}
+		if err != nil {
+			return out, err // no answer recorded: read back, the search says it was stopped
+		}
 		if err := s.opts.Repo.AddConfig(context.WithoutCancel(ctx), out.ID, map[string]string{SettingSLOAnswer: answer}); err != nil {
 			fmt.Fprintf(s.opts.Warn, "sledge: warning: cannot record the answer of SLO search %d: %v\n", out.ID, err)
 		}
@@ -356,7 +361,7 @@ func LoadSLO(ctx context.Context, st SLOStore, id int64) (report.SLO, error) {
 	}
 	out.Result = slo.Summarize(list, precision)
 	if cfg[SettingSLOAnswer] == "" {
-		out.Result.Stopped = "the search has not ended (or was stopped before it could record its answer)"
+		out.Result.Stopped = "the search was stopped before its end (a step failed or was interrupted), or it is still running"
 	}
 	if math.IsNaN(precision) || precision <= 0 {
 		out.Result.Precision = slo.DefaultPrecision

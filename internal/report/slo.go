@@ -342,7 +342,11 @@ func sloChart(id, title, yLabel string, s SLO, achieved bool) string {
 		fmt.Fprintf(&b, `<g class="limit"><line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#b42318" stroke-dasharray="6 4"/><text x="%d" y="%.1f" text-anchor="end" class="kneelabel" fill="#b42318">goal %s ms</text></g>`,
 			padL, W-padR, y(limit), y(limit), W-padR, y(limit)-4, compactNum(limit))
 	}
-	for _, l := range lines {
+	for i, l := range lines {
+		if !achieved { // the legend: which line is which
+			lx, ly := float64(W-padR-90), 14+float64(i)*13
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="12" height="4" fill="%s"/><text x="%.1f" y="%.1f" class="legend">%s</text>`, lx, ly-4, l.color, lx+16, ly+1, l.label)
+		}
 		var pts []string
 		for _, st := range steps {
 			if v := l.v(st); !math.IsNaN(v) {

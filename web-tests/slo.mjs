@@ -3,12 +3,13 @@
 // search (sledge slo) into a fresh repository and runs this script against
 // a server over it:
 //
-//   node slo.mjs URL ARTIFACT_DIR STEP_ID STEPS ANSWER
+//   node slo.mjs URL ARTIFACT_DIR STEP_ID STEPS POINTS ANSWER
 //
-// STEP_ID is one of its jobs, STEPS its number of steps, ANSWER its answer
-// (the rate; "none" when there is none). The job's page must show the
-// search's panel: the answer line, the chart with a p99 and a p50 point per
-// step (filled when the step passed), the answer marked at its rate, and
+// STEP_ID is one of its jobs, STEPS its number of steps, POINTS those that
+// measured a p50 and a p99, ANSWER its answer (the rate; "none" when there
+// is none). The job's page must show the search's panel: the answer line,
+// the chart with a p99 and a p50 point per step that measured them (filled
+// when the step passed), the answer marked at its rate, and
 // the table of the steps. $CHROMIUM names the browser (default
 // /usr/bin/chromium); waits last until $SLEDGE_DEADLINE_MS. Console errors
 // and requests to any other origin fail the test too. Screenshots go to
@@ -17,9 +18,9 @@ import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 
-const [base, artifactsArg, stepID, stepsArg, answer] = process.argv.slice(2);
-if (!/^https?:\/\//.test(base || '') || !stepID || !stepsArg || !answer) {
-  console.error('usage: node slo.mjs URL ARTIFACT_DIR STEP_ID STEPS ANSWER');
+const [base, artifactsArg, stepID, stepsArg, pointsArg, answer] = process.argv.slice(2);
+if (!/^https?:\/\//.test(base || '') || !stepID || !stepsArg || !pointsArg || !answer) {
+  console.error('usage: node slo.mjs URL ARTIFACT_DIR STEP_ID STEPS POINTS ANSWER');
   process.exit(2);
 }
 const artifacts = path.resolve(artifactsArg);
@@ -48,7 +49,7 @@ async function main() {
   const steps = Number(stepsArg);
   for (const kind of ['p99', 'p50']) {
     const n = await page.locator(`[data-testid^="slo-point-${kind}-"]`).count();
-    check(n === steps, `${n} ${kind} points, want ${steps}`);
+    check(n === Number(pointsArg), `${n} ${kind} points, want ${pointsArg}`);
   }
   check(await page.locator(`${sel('slo-table')} tbody tr`).count() === steps, 'the table does not have a row per step');
   check(await page.locator(sel('slo-chart-goal')).count() === 1, 'the goal is not drawn');

@@ -92,6 +92,7 @@ func TestREADMEShowsHelp(t *testing.T) {
 		"profile list": "### Performance profiles",
 		"compare":      "### Performance profiles",
 		"jobs show":    "### `sledge jobs`",
+		"slo show":     "### `sledge slo`",
 		"jobs diff":    "### `sledge jobs`",
 		"jobs hlog":    "### `sledge jobs`",
 		"jobs delete":  "### `sledge jobs`",

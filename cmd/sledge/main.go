@@ -146,6 +146,7 @@ func newRootCmd(gs *globalState) *cobra.Command {
 		newRunCmd(gs),
 		newProfileCmd(gs),
 		newGateCmd(gs),
+		newSLOCmd(gs),
 		newCompareCmd(gs),
 		newCheckCmd(gs),
 		newDropCmd(gs),

@@ -33,22 +33,23 @@ const (
 	ViewProfiles = "profiles" // profile list
 	ViewHlog     = "hlog"     // jobs hlog ID --tx TX
 	ViewExport   = "export"   // jobs export ID... (the file, JSON; gzip is the writer's)
+	ViewSLO      = "slo"      // slo show ID
 )
 
 // The formats a view is written in (View.Format).
 const (
 	FormatText = "text"
 	FormatJSON = "json"
-	FormatHTML = "html" // profile and compare (of two profiles) only
+	FormatHTML = "html" // profile, slo and compare (of two profiles) only
 )
 
 // viewIDs is how many job ids each view takes.
 // (-1: one or more).
 var viewIDs = map[string]int{ViewJobs: 0, ViewShow: 1, ViewDiff: 2, ViewCompare: 2, ViewProfile: 1, ViewProfiles: 0, ViewHlog: 1,
-	ViewExport: -1}
+	ViewExport: -1, ViewSLO: 1}
 
 // ViewNames are the views, for a front end that lists them.
-var ViewNames = []string{ViewJobs, ViewShow, ViewDiff, ViewCompare, ViewProfile, ViewProfiles, ViewHlog, ViewExport}
+var ViewNames = []string{ViewJobs, ViewShow, ViewDiff, ViewCompare, ViewProfile, ViewProfiles, ViewHlog, ViewExport, ViewSLO}
 
 // View is one view of the jobs: which, of which jobs, in which format.
 type View struct {
@@ -95,8 +96,8 @@ func (v View) Validate() error {
 			fe = append(fe, config.FieldError{Field: "format", Msg: "format text: an export is JSON"})
 		}
 	case FormatHTML:
-		if v.Name != ViewProfile && v.Name != ViewCompare {
-			fe = append(fe, config.FieldError{Field: "format", Msg: "format html: only for a profile or a comparison of two profiles"})
+		if v.Name != ViewProfile && v.Name != ViewCompare && v.Name != ViewSLO {
+			fe = append(fe, config.FieldError{Field: "format", Msg: "format html: only for a profile, an SLO search or a comparison of two profiles"})
 		}
 	default:
 		fe = append(fe, config.FieldError{Field: "format", Msg: fmt.Sprintf("format %q: want text, json or html", v.Format)})
@@ -229,6 +230,18 @@ func (r Recorded) View(ctx context.Context, w io.Writer, v View) error {
 			return report.ProfileHTML(w, p)
 		}
 		return report.ProfileShow(w, p, asJSON)
+	case ViewSLO:
+		o, err := LoadSLO(ctx, st, v.IDs[0])
+		if errors.Is(err, ErrNotSLO) {
+			return notSLOError{v.IDs[0]}
+		}
+		if err != nil {
+			return err
+		}
+		if v.Format == FormatHTML {
+			return report.SLOHTML(w, o)
+		}
+		return report.SLOShow(w, o, asJSON)
 	case ViewExport:
 		f, err := st.Export(ctx, v.IDs, r.Version, time.Now())
 		if err != nil {
@@ -277,3 +290,11 @@ func (e notProfileError) Error() string {
 	return fmt.Sprintf("job %d is not part of a profile (see `sledge profile list`)", e.id)
 }
 func (e notProfileError) Is(target error) bool { return target == ErrNotProfile }
+
+// notSLOError is slo show's error for a job of no SLO search.
+type notSLOError struct{ id int64 }
+
+func (e notSLOError) Error() string {
+	return fmt.Sprintf("job %d is not part of an SLO search (its steps record the setting slo: sledge jobs show ID config)", e.id)
+}
+func (e notSLOError) Is(target error) bool { return target == ErrNotSLO }

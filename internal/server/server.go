@@ -131,6 +131,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/compare", s.compare)                       // profiles.go
 	mux.HandleFunc("GET /api/series/{id}", s.getSeriesTrials)           // series.go
 	mux.HandleFunc("GET /api/view/{name}", s.view)                      // view.go
+	mux.HandleFunc("GET /api/slo/{id}", s.getSLO)                       // slo.go
 	// The API's own mux answers unknown paths with 404 and known paths with
 	// the wrong method with 405 (a GET never reaches a state-changing
 	// handler); everything else is the web UI.

@@ -63,7 +63,7 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
-	case errors.Is(err, jobs.ErrNotFound), errors.Is(err, app.ErrNotProfile):
+	case errors.Is(err, jobs.ErrNotFound), errors.Is(err, app.ErrNotProfile), errors.Is(err, app.ErrNotSLO):
 		apiError(w, http.StatusNotFound, "id", err.Error())
 		return
 	case errors.Is(err, report.ErrNoSection):

@@ -1703,6 +1703,7 @@
         h('a', { href: '#/profile/' + config.profile, testid: 'job-profile-link' }, 'profile #' + config.profile),
         String(config.profile) === String(id) ? ' (its first job)' : ''));
     }
+    if (config.slo) parts.push(sloPanel(config.slo, id, alive));
     if (loadErrors.length) parts.push(alertBox('warn', 'Some data could not be loaded: ' + loadErrors.join('; '), 'load-errors'));
     // Under the headline: how the load was offered, its stages, and the
     // series the job is a trial of.
@@ -2507,6 +2508,87 @@
       const tables = withSeries.map(e => [e.series.map(iv => iv.elapsed_s), e.series.map(iv => isNum(iv.tpm) ? iv.tpm : null)]);
       chart.setData(withSeries.length > 1 ? uPlot.join(tables) : tables[0]);
     }
+  }
+
+  // ---------------------------------------------------------------- SLO searches
+
+  // sloPanel is the SLO search (sledge slo) a job is a step of, drawn from
+  // GET /api/slo/{id} once it loads: the answer with its bracket, the curve
+  // as SVG — the goal transaction's p50 and p99 against the offered rate
+  // (log scale), passing steps filled, failing ones hollow, the latency
+  // goal dashed, the answer marked — and the table of the steps.
+  function sloPanel(sloID, jobID, alive) {
+    const box = h('div', { testid: 'slo-panel-box' }, h('p', { class: 'muted' }, 'Loading SLO search ' + sloID + '…'));
+    api('GET', `/api/slo/${sloID}`).then(s => {
+      if (!alive()) return;
+      const steps = s.steps || [];
+      const tx = s.tx || 'all';
+      const W = 640, H = 300, padL = 62, padR = 16, padT = 30, padB = 44;
+      const pw = W - padL - padR, ph = H - padT - padB;
+      const root = svg('svg', {
+        viewBox: `0 0 ${W} ${H}`, class: 'profile-chart', role: 'img', 'aria-label': `${tx} latency against the offered rate`,
+        'data-testid': 'slo-chart', id: 'slo-chart', preserveAspectRatio: 'xMidYMid meet',
+      });
+      root.append(svg('text', { x: padL, y: 18, class: 'title' }, `${tx} p50 and p99 against the offered rate`));
+      const sorted = steps.slice().sort((a, b) => a.offered - b.offered);
+      const rates = sorted.map(st => st.offered);
+      const lo = Math.min(...rates), hi = Math.max(...rates);
+      const x = v => hi > lo ? padL + pw * 0.04 + pw * 0.92 * (Math.log(v) - Math.log(lo)) / (Math.log(hi) - Math.log(lo)) : padL + pw / 2;
+      const ys = sorted.flatMap(st => [st.p50_ms, st.p99_ms]).concat([s.latency_limit_ms]).filter(isNum);
+      const max = ys.length ? Math.max(...ys) : 1;
+      const step = niceStep(max * 1.1 / 5);
+      const top = Math.ceil(max * 1.1 / step) * step || 1;
+      const y = v => padT + ph - Math.min(v, top) / top * ph;
+      for (let t = 0; t <= top + step / 2; t += step) {
+        root.append(svg('line', { x1: padL, x2: W - padR, y1: y(t), y2: y(t), stroke: '#e3e6eb' }));
+        root.append(svg('text', { x: padL - 6, y: y(t) + 4, 'text-anchor': 'end' }, fmtCompact(t) || '0'));
+      }
+      root.append(svg('line', { x1: padL, x2: W - padR, y1: padT + ph, y2: padT + ph, stroke: '#98a2b3' }));
+      let lastX = -Infinity;
+      for (const r of rates) {
+        if (x(r) - lastX < 28) continue;
+        lastX = x(r);
+        root.append(svg('text', { x: x(r), y: padT + ph + 16, 'text-anchor': 'middle' }, fmtCompact(r)));
+      }
+      root.append(svg('text', { x: padL + pw / 2, y: H - 6, 'text-anchor': 'middle' }, 'offered rate, per second (log scale)'));
+      root.append(svg('text', { x: 14, y: padT + ph / 2, transform: `rotate(-90 14 ${padT + ph / 2})`, 'text-anchor': 'middle' }, 'latency (ms)'));
+      if (isNum(s.latency_limit_ms)) {
+        root.append(svg('g', { 'data-testid': 'slo-chart-goal' },
+          svg('line', { x1: padL, x2: W - padR, y1: y(s.latency_limit_ms), y2: y(s.latency_limit_ms), stroke: '#b42318', 'stroke-dasharray': '6 4' }),
+          svg('text', { x: W - padR, y: y(s.latency_limit_ms) - 4, 'text-anchor': 'end', fill: '#b42318' }, `goal ${fmtSig(s.latency_limit_ms)} ms`)));
+      }
+      for (const [key, color, label] of [['p99_ms', PALETTE[0], 'p99'], ['p50_ms', '#7a8699', 'p50']]) {
+        const pts = sorted.filter(st => isNum(st[key]));
+        root.append(svg('polyline', { fill: 'none', stroke: color, 'stroke-width': 2, points: pts.map(st => `${x(st.offered)},${y(st[key])}`).join(' ') }));
+        for (const st of pts) {
+          root.append(svg('circle', {
+            cx: x(st.offered), cy: y(st[key]), r: 4, fill: st.pass ? color : '#fff', stroke: color, 'stroke-width': 1.5,
+            'data-testid': `slo-point-${label}-${st.step}`, 'data-pass': String(st.pass),
+          }, svg('title', null, `${st.offered}/s (job #${st.job}): ${label} ${fmtSig(st[key])} ms, ${st.pass ? 'pass' : 'FAIL'}`)));
+        }
+      }
+      if (isNum(s.answer)) {
+        const ax = x(s.answer);
+        root.append(svg('g', { 'data-testid': 'slo-chart-answer', 'data-rate': s.answer },
+          svg('line', { x1: ax, x2: ax, y1: padT, y2: padT + ph, stroke: '#12805c', 'stroke-dasharray': '4 3' }),
+          svg('text', { x: ax, y: padT - 4, 'text-anchor': 'middle', fill: '#12805c' }, `answer ${s.answer}/s`)));
+      }
+      const cols = [{ label: 'Step', num: true }, { label: 'Phase' }, { label: 'Offered /s', num: true }, { label: 'Achieved /s', num: true },
+        { label: tx + ' p50 ms', num: true }, { label: tx + ' p99 ms', num: true }, { label: 'Errors', num: true }, { label: 'Verdict' }, { label: 'Job' }];
+      const rows = steps.map(st => ({
+        attrs: { testid: 'slo-step-' + st.step, class: s.answer_job === st.job ? 'knee' : null },
+        cells: [String(st.step), st.phase, String(st.offered), isNum(st.achieved) ? st.achieved.toFixed(1) : '—', fmtSig(st.p50_ms), fmtSig(st.p99_ms),
+          isNum(st.errors_pct) ? st.errors_pct.toFixed(1) + ' %' : '—', st.pass ? 'pass' : (st.saturated ? 'FAIL (saturated)' : 'FAIL'),
+          String(st.job) === String(jobID) ? h('b', null, '#' + st.job) : h('a', { href: '#/jobs/' + st.job }, '#' + st.job)],
+      }));
+      box.replaceChildren(panel(`SLO search #${s.id}: ${(s.goals || []).join(' and ')}`, 'slo-panel',
+        (s.answer_text || []).map((l, i) => h(i ? 'div' : 'p', { class: i ? 'muted' : 'alert alert-info', testid: i ? null : 'slo-answer' }, l)),
+        h('div', { class: 'profile-chart-box', style: 'max-width:760px' }, root),
+        h('div', { class: 'scroll-x' }, table(cols, rows, { testid: 'slo-table', id: 'slo-table' }))));
+    }).catch(e => {
+      if (alive()) box.replaceChildren(alertBox('warn', 'Could not load SLO search ' + sloID + ': ' + e.message, 'slo-error'));
+    });
+    return box;
   }
 
   // ---------------------------------------------------------------- profiles

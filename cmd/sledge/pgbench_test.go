@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sledge-bench/sledge/internal/testdb"
 )
 
 // TestPgbenchSettingsRefused: the pgbench settings of build and run are
@@ -33,5 +37,70 @@ func TestPgbenchSettingsRefused(t *testing.T) {
 	}
 	if list := e.jobs(); len(list) != 0 {
 		t.Errorf("refused commands recorded %d jobs: %v", len(list), list)
+	}
+}
+
+// TestPgbenchCommandRefuses: pgbench's options that sledge pgbench does not
+// take, and bad values, fail the command naming the option, before any job
+// is recorded.
+func TestPgbenchCommandRefuses(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pgbench", "-x"}, "unknown option -x"},
+		{[]string{"pgbench", "-C", "db"}, "-C/--connect is not supported"},
+		{[]string{"pgbench", "-c", "0"}, "-c/--client: invalid number of clients 0"},
+		{[]string{"pgbench", "-t", "3", "-T", "3"}, "not both"},
+		{[]string{"pgbench", "-i", "-c", "2"}, "-c/--client is a run option"},
+		{[]string{"pgbench", "--repo", filepath.Join(t.TempDir(), "r.db"), "-b", "nope"}, "-b nope"},
+	} {
+		if _, err := e.run(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("sledge %s: %v, want an error saying %q", strings.Join(c.args, " "), err, c.want)
+		}
+	}
+	if list := e.jobs(); len(list) != 0 {
+		t.Errorf("refused commands recorded %d jobs: %v", len(list), list)
+	}
+	out := e.ok("pgbench", "--help")
+	if !strings.Contains(out, "pgbench's own command line") {
+		t.Errorf("sledge pgbench --help:\n%s", out)
+	}
+}
+
+// TestPgbenchCommandPostgres: `sledge pgbench -i` builds pgbench's tables
+// and `sledge pgbench -c 2 -t 25 …` runs them as stored jobs, with
+// pgbench's settings recorded.
+func TestPgbenchCommandPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs pgbench on PostgreSQL")
+	}
+	t.Parallel()
+	e := newEnv(t)
+	url := testdb.Postgres(t)
+	e.ok("pgbench", "-i", "-s", "1", url)
+	if j := e.latest("build"); j["workload"] != "pgbench" || j["status"] != "completed" {
+		t.Fatalf("build job %v", j)
+	}
+	st := e.state()
+	out, err := runSledge(context.Background(), st, "pgbench", "-c", "2", "-j", "2", "-t", "25", "-M", "prepared", "--random-seed", "7", url)
+	if err != nil {
+		t.Fatalf("sledge pgbench: %v\n%s\n%s", err, out, testStderr(st))
+	}
+	t.Logf("sledge pgbench:\n%s\n%s", out, testStderr(st))
+	if !strings.Contains(testStderr(st), "-j 2: ") {
+		t.Errorf("no note on -j:\n%s", testStderr(st))
+	}
+	j := e.latest("run")
+	if j["workload"] != "pgbench" || j["status"] != "completed" {
+		t.Fatalf("run job %v\n%s", j, out)
+	}
+	cfg := e.ok("jobs", "show", fmt.Sprint(j["id"]), "config")
+	for _, want := range []string{"query_mode", "prepared", "seed", "7", "iterations", "25"} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("config of the run lacks %q:\n%s", want, cfg)
+		}
 	}
 }

@@ -97,6 +97,21 @@ func TestPgbenchCommandPostgres(t *testing.T) {
 	if j["workload"] != "pgbench" || j["status"] != "completed" {
 		t.Fatalf("run job %v\n%s", j, out)
 	}
+	// pgbench's vocabulary, as it ends and as stored.
+	show := e.ok("jobs", "show", fmt.Sprint(j["id"]))
+	for _, text := range []string{out, show} {
+		for _, want := range []string{"transaction type: <builtin: TPC-B (sort of)>", "scaling factor: 1", "query mode: prepared",
+			"number of clients: 2", "number of transactions per client: 25", "number of transactions actually processed: 50/50",
+			"number of failed transactions: 0 (0.000%)", "latency average = ", "latency stddev = ", "tps = ",
+			fmt.Sprintf("stored as job %v", j["id"])} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the report lacks %q:\n%s", want, text)
+			}
+		}
+		if _, report, _ := strings.Cut(text, "pgbench result"); strings.Contains(report, "NOPM") {
+			t.Errorf("the report speaks of NOPM:\n%s", text)
+		}
+	}
 	cfg := e.ok("jobs", "show", fmt.Sprint(j["id"]), "config")
 	for _, want := range []string{"query_mode", "prepared", "seed", "7", "iterations", "25"} {
 		if !strings.Contains(cfg, want) {

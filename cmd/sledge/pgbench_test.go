@@ -85,7 +85,7 @@ func TestPgbenchCommandPostgres(t *testing.T) {
 		t.Fatalf("build job %v", j)
 	}
 	st := e.state()
-	out, err := runSledge(context.Background(), st, "pgbench", "-c", "2", "-j", "2", "-t", "25", "-M", "prepared", "--random-seed", "7", url)
+	out, err := runSledge(context.Background(), st, "pgbench", "-c", "2", "-j", "2", "-t", "25", "-M", "prepared", "--random-seed", "7", "-r", url)
 	if err != nil {
 		t.Fatalf("sledge pgbench: %v\n%s\n%s", err, out, testStderr(st))
 	}
@@ -103,6 +103,7 @@ func TestPgbenchCommandPostgres(t *testing.T) {
 		for _, want := range []string{"transaction type: <builtin: TPC-B (sort of)>", "scaling factor: 1", "query mode: prepared",
 			"number of clients: 2", "number of transactions per client: 25", "number of transactions actually processed: 50/50",
 			"number of failed transactions: 0 (0.000%)", "latency average = ", "latency stddev = ", "tps = ",
+			"statement latencies in milliseconds and failures:\n", "           0  UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n",
 			fmt.Sprintf("stored as job %v", j["id"])} {
 			if !strings.Contains(text, want) {
 				t.Errorf("the report lacks %q:\n%s", want, text)

@@ -161,6 +161,10 @@ type Spec struct {
 	Scripts   []string `json:"scripts,omitempty"`
 	QueryMode string   `json:"query_mode,omitempty"`
 	Defines   []string `json:"defines,omitempty"`
+	// PerStatement is pgbench's -r: the result lists each script
+	// command's average latency and failures (they are stored with every
+	// script run; this says to print them).
+	PerStatement bool `json:"per_statement,omitempty"`
 
 	// Analytic runs.
 	Streams   int  `json:"streams,omitempty"`

@@ -286,6 +286,10 @@ type RunResult struct {
 	Load *LoadResult
 	// Stages is one row per stage of a staged run; nil without stages.
 	Stages []StageResult
+	// Commands are the script commands' timings of a script-driven run
+	// (the pgbench workload's), in script and command order; nil for
+	// other workloads.
+	Commands []CommandTiming
 }
 
 // LateLag is how late after its scheduled start a transaction of a

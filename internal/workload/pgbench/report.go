@@ -91,6 +91,10 @@ func (Workload) WriteRunReport(w io.Writer, in workload.RunReport) error {
 	fmt.Fprintf(&b, "initial connection time = not in the window (the sessions open before it starts)\n")
 	secs := r.Measured.Seconds()
 	fmt.Fprintf(&b, "tps = %s (without initial connection time)\n", tps(processed, secs))
+	perStatement := kv["per_statement"] == "true"
+	if perStatement && len(r.Tx) == 1 && len(scripts) <= 1 {
+		commandLines(&b, "", r.Commands, r.Tx[0].Name)
+	}
 	if len(r.Tx) > 1 || len(scripts) > 1 {
 		var total int64
 		for _, s := range scripts {
@@ -112,10 +116,27 @@ func (Workload) WriteRunReport(w io.Writer, in workload.RunReport) error {
 				fmt.Fprintf(&b, " - latency average = %s ms\n", ms(mean))
 				fmt.Fprintf(&b, " - latency stddev = %s ms\n", ms(sd))
 			}
+			if perStatement {
+				commandLines(&b, " - ", r.Commands, t.Name)
+			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// commandLines writes the average latency and the failures of each
+// command of script tx, as pgbench's -r: the average is over the
+// executions that ended, over the whole run.
+func commandLines(b *strings.Builder, prefix string, cmds []metrics.CommandTiming, tx string) {
+	fmt.Fprintf(b, "%sstatement latencies in milliseconds and failures:\n", prefix)
+	for _, c := range cmds {
+		if c.Tx != tx {
+			continue
+		}
+		text, _, _ := strings.Cut(c.Command, "\n")
+		fmt.Fprintf(b, "   %11s  %10d  %s\n", ms(c.Mean()), c.Failures, text)
+	}
 }
 
 type weighted struct {

@@ -39,10 +39,14 @@ func TestWriteRunReport(t *testing.T) {
 			{Name: "lookup.sql", Count: 100, Histogram: hist(t, 500, 500)},
 		},
 		Load: &metrics.LoadResult{Model: metrics.LoadRate, AskedRate: 50, Scheduled: 500, Dropped: 5},
+		Commands: []metrics.CommandTiming{
+			{Tx: "lookup.sql", Index: 0, Command: `\set aid random(1, 100)`, Count: 100, Total: 200 * time.Microsecond},
+			{Tx: "lookup.sql", Index: 1, Command: "SELECT 1\nFROM t;", Count: 98, Total: 49 * time.Millisecond, Failures: 2},
+		},
 	}
 	var b strings.Builder
 	err := Workload{}.WriteRunReport(&b, workload.RunReport{ID: 7, Target: "postgres://h/db", Version: "PostgreSQL 15",
-		Settings: map[string]string{"scripts": "tpcb-like@3, lookup.sql@1", "scale": "10", "query_mode": "prepared", "max_retries": "9"},
+		Settings: map[string]string{"scripts": "tpcb-like@3, lookup.sql@1", "scale": "10", "query_mode": "prepared", "max_retries": "9", "per_statement": "true"},
 		Result:   res})
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +73,9 @@ func TestWriteRunReport(t *testing.T) {
 			" - number of failed transactions: 4 (1.316%)\n",
 		" - latency average = 2.000 ms\n",
 		"SQL script 2: lookup.sql\n - weight: 1 (targets 25.0% of total)\n - 100 transactions (25.0% of total, tps = 10.000000)\n",
-		" - latency average = 0.500 ms\n - latency stddev = 0.000 ms\n",
+		" - latency average = 0.500 ms\n - latency stddev = 0.000 ms\n - statement latencies in milliseconds and failures:\n" +
+			"         0.002           0  \\set aid random(1, 100)\n" +
+			"         0.500           2  SELECT 1\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
@@ -81,7 +87,7 @@ func TestWriteRunReport(t *testing.T) {
 	b.Reset()
 	_ = Workload{}.WriteRunReport(&b, workload.RunReport{ID: 8, Settings: map[string]string{"scripts": "tpcb-like@1", "max_retries": "0"}, Result: res})
 	out = b.String()
-	for _, absent := range []string{"SQL script", "retried", "skipped", "multiple"} {
+	for _, absent := range []string{"SQL script", "retried", "skipped", "multiple", "statement latencies"} {
 		if strings.Contains(out, absent) {
 			t.Errorf("a run of one script with one try says %q:\n%s", absent, out)
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -164,6 +165,9 @@ type Runner struct {
 	names  []string
 	// builtinOnly: every script is a built-in one.
 	builtinOnly bool
+
+	mu      sync.Mutex
+	workers []*Worker // read by Complete, once the VUs have stopped
 }
 
 // TxNames are the scripts' names.
@@ -182,9 +186,15 @@ func (r *Runner) NewWorker(ctx context.Context, vu int) (workload.Worker, error)
 		return nil, fmt.Errorf("VU %d: the run has %d clients", vu+1, len(clients))
 	}
 	w := &Worker{r: r, client: clients[vu]}
+	for _, sc := range r.setup.Scripts() {
+		w.timing = append(w.timing, make([]commandStat, len(sc.Script.Commands)))
+	}
 	if err := w.connect(ctx); err != nil {
 		return nil, err
 	}
+	r.mu.Lock()
+	r.workers = append(r.workers, w)
+	r.mu.Unlock()
 	return w, nil
 }
 
@@ -193,7 +203,7 @@ func (r *Runner) Settings() map[string]string {
 	return map[string]string{
 		"scripts": joinNames(r.scriptSpecs()), "query_mode": r.mode.String(), "seed": strconv.FormatUint(r.seed, 10),
 		"scale": strconv.FormatInt(r.meta.Scale, 10), "defines": joinNames(r.plan.Defines),
-		"isolation": isolationName(r.iso),
+		"isolation": isolationName(r.iso), "per_statement": strconv.FormatBool(r.plan.PerStatement),
 	}
 }
 
@@ -225,6 +235,7 @@ func (r *Runner) Notes() []string { return nil }
 func (r *Runner) Complete(res *metrics.RunResult) {
 	res.Mode = r.mode.String()
 	res.Isolation = isolationName(r.iso)
+	res.Commands = r.commandTimings()
 	if !r.builtinOnly {
 		return
 	}
@@ -238,6 +249,33 @@ func (r *Runner) Complete(res *metrics.RunResult) {
 		res.Warnings = append(res.Warnings, "pgbench: after the run the sums of balances disagree ("+sums.String()+
 			"): the built-in scripts keep sum(abalance) = sum(delta) and sum(tbalance) = sum(bbalance)")
 	}
+}
+
+// commandTimings adds up the VUs' timings of each script command, in
+// script and command order.
+func (r *Runner) commandTimings() []metrics.CommandTiming {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []metrics.CommandTiming
+	for si, sc := range r.setup.Scripts() {
+		for ci, cmd := range sc.Script.Commands {
+			c := metrics.CommandTiming{Tx: r.names[si], Index: ci, Command: cmd.Text}
+			for _, w := range r.workers {
+				st := w.timing[si][ci]
+				c.Count += st.count
+				c.Total += st.total
+				c.Failures += st.failures
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// commandStat is one VU's account of one script command.
+type commandStat struct {
+	count, failures int64
+	total           time.Duration
 }
 
 // balanceTimeout bounds the read of the sums after a run: a sum over the
@@ -254,6 +292,10 @@ type Worker struct {
 	// ran says the chosen script ran once already: running it again is a
 	// retry, which replays the same draws (Client.Rewind).
 	ran bool
+	// timing is the VU's account of each command, by script (pgbench's
+	// per-statement latencies): the latencies pgscript measures anyway,
+	// added up.
+	timing [][]commandStat
 }
 
 func (w *Worker) connect(ctx context.Context) error {
@@ -284,7 +326,20 @@ func (w *Worker) Execute(ctx context.Context) error {
 		w.client.Rewind()
 	}
 	w.ran = true
-	_, err := w.client.Run(ctx, w.pg, w.script)
+	out, err := w.client.Run(ctx, w.pg, w.script)
+	if out.Latency == nil {
+		return err
+	}
+	st := w.timing[out.Script]
+	for i, d := range out.Latency {
+		if d >= 0 {
+			st[i].count++
+			st[i].total += d
+		}
+	}
+	if out.Failed >= 0 {
+		st[out.Failed].failures++
+	}
 	return err
 }
 

@@ -34,8 +34,6 @@ type Invocation struct {
 	// Notes say what the command line asked that Sledge does otherwise or
 	// not at all, without changing the job (-j, -n, --failures-detailed).
 	Notes []string
-	// PerStatement is -r: the report lists each statement's latency.
-	PerStatement bool
 	// Help is -? or --help: nothing else was read.
 	Help bool
 }
@@ -320,7 +318,7 @@ func Parse(args []string, getenv func(string) string) (Invocation, error) {
 	if failuresDetailed {
 		inv.Notes = append(inv.Notes, "--failures-detailed: failures are always reported by kind")
 	}
-	inv.PerStatement = perStatement
+	s.PerStatement = perStatement
 	inv.Spec = s
 	return inv, nil
 }

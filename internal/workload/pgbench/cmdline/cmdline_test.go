@@ -27,7 +27,6 @@ func TestParseRun(t *testing.T) {
 		env   map[string]string
 		want  config.Spec
 		notes int
-		perSt bool
 	}{
 		{args: nil, want: base(nil)},
 		{args: []string{"-c", "8", "-T", "60", "postgres://u@h/db"}, want: base(func(s *config.Spec) {
@@ -51,7 +50,7 @@ func TestParseRun(t *testing.T) {
 		{args: []string{"-f", "my.sql@3", "-b", "select-only@1", "-S", "-N", "--file=x.sql", "-btpcb"}, want: base(func(s *config.Spec) {
 			s.Scripts = []string{"my.sql@3", "builtin:select-only@1", "builtin:select-only", "builtin:simple-update", "x.sql", "builtin:tpcb"}
 		})},
-		{args: []string{"-r", "-n", "--failures-detailed"}, want: base(nil), notes: 2, perSt: true},
+		{args: []string{"-r", "-n", "--failures-detailed"}, want: base(func(s *config.Spec) { s.PerStatement = true }), notes: 2},
 		{args: []string{"-h", "db.example", "-p", "5433", "-U", "bob", "bench"}, want: base(func(s *config.Spec) {
 			s.DB = "postgres://bob@db.example:5433/bench"
 		})},
@@ -70,8 +69,8 @@ func TestParseRun(t *testing.T) {
 		if !reflect.DeepEqual(inv.Spec, c.want) {
 			t.Errorf("Parse(%q):\n got %+v\nwant %+v", c.args, inv.Spec, c.want)
 		}
-		if len(inv.Notes) != c.notes || inv.PerStatement != c.perSt {
-			t.Errorf("Parse(%q): notes %q, per-statement %v; want %d notes, %v", c.args, inv.Notes, inv.PerStatement, c.notes, c.perSt)
+		if len(inv.Notes) != c.notes {
+			t.Errorf("Parse(%q): notes %q; want %d", c.args, inv.Notes, c.notes)
 		}
 	}
 }

@@ -113,6 +113,22 @@ func TestPgbenchCommandPostgres(t *testing.T) {
 			t.Errorf("the report speaks of NOPM:\n%s", text)
 		}
 	}
+	// -R: arrivals at the rate over the clients' sessions.
+	st = e.state()
+	out, err = runSledge(context.Background(), st, "pgbench", "-c", "2", "-T", "1", "-R", "100", "-L", "50", "-P", "1", "-b", "select-only", url)
+	if err != nil {
+		t.Fatalf("sledge pgbench -R: %v\n%s\n%s", err, out, testStderr(st))
+	}
+	t.Logf("sledge pgbench -R:\n%s", out)
+	for _, want := range []string{"transaction type: <builtin: select only>", "duration: 1 s", "number of transactions skipped: ",
+		"number of transactions above the 50.0 ms latency limit: ", "rate limit schedule lag: ", "rate        "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report of a rate run lacks %q:\n%s", want, out)
+		}
+	}
+	if show := e.ok("jobs", "show", fmt.Sprint(e.latest("run")["id"]), "result"); !strings.Contains(show, "above the 50.0 ms latency limit") {
+		t.Errorf("the stored rate run lacks its latency limit:\n%s", show)
+	}
 	cfg := e.ok("jobs", "show", fmt.Sprint(j["id"]), "config")
 	for _, want := range []string{"query_mode", "prepared", "seed", "7", "iterations", "25"} {
 		if !strings.Contains(cfg, want) {

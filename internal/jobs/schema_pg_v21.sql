@@ -11,3 +11,8 @@ CREATE TABLE job_script_command (
     failures bigint NOT NULL,
     PRIMARY KEY (job_id, tx, ord)
 );
+
+-- and a rate run's latency limit (pgbench's -L; 0: none) with the arrivals
+-- it skipped in the window.
+ALTER TABLE job_load ADD COLUMN skip_late_us bigint NOT NULL DEFAULT 0;
+ALTER TABLE job_load ADD COLUMN skipped      bigint NOT NULL DEFAULT 0;

@@ -11,3 +11,8 @@ CREATE TABLE job_script_command (
     failures INTEGER NOT NULL,
     PRIMARY KEY (job_id, tx, ord)
 ) STRICT;
+
+-- and a rate run's latency limit (pgbench's -L; 0: none) with the arrivals
+-- it skipped in the window.
+ALTER TABLE job_load ADD COLUMN skip_late_us INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE job_load ADD COLUMN skipped      INTEGER NOT NULL DEFAULT 0;

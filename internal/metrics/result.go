@@ -316,6 +316,11 @@ type LoadResult struct {
 	AskedRate, AchievedRate float64
 	Scheduled, Dropped      int64
 	MaxQueue                int
+	// SkipLate is a rate run's latency limit (pgbench's -L), 0 for none:
+	// an arrival that would be sent later than this behind its schedule
+	// is not sent; Skipped counts those of the window.
+	SkipLate time.Duration
+	Skipped  int64
 	// The schedule lag (scheduled start → sent) over the window's
 	// completed transactions, and how many were late (LateLag).
 	LagP50, LagP99, LagMax time.Duration

@@ -25,3 +25,26 @@ func LatencySpread(txs ...TxSummary) (mean, stddev time.Duration, ok bool, err e
 func usFloat(v float64) time.Duration {
 	return time.Duration(math.Round(v * float64(time.Microsecond)))
 }
+
+// CountAbove is how many of the transactions' latencies exceed limit
+// (pgbench's "transactions above the latency limit"), from their
+// histograms at their precision.
+func CountAbove(limit time.Duration, txs ...TxSummary) (int64, error) {
+	var m histMerge
+	for _, t := range txs {
+		if err := m.add(t.Histogram); err != nil {
+			return 0, err
+		}
+	}
+	if m.h == nil {
+		return 0, nil
+	}
+	var n int64
+	lim := limit.Microseconds()
+	for _, b := range m.h.Distribution() {
+		if b.From > lim {
+			n += b.Count
+		}
+	}
+	return n, nil
+}

@@ -76,8 +76,12 @@ func (Workload) WriteRunReport(w io.Writer, in workload.RunReport) error {
 		fmt.Fprintf(&b, "number of transactions retried: %d (%s)\n", retried, pct(retried, all))
 		fmt.Fprintf(&b, "total number of retries: %d\n", retries)
 	}
-	if l := r.Load; l != nil && l.Model == metrics.LoadRate {
-		fmt.Fprintf(&b, "number of transactions skipped: %d (%s)\n", l.Dropped, pct(l.Dropped, l.Scheduled))
+	if l := r.Load; l != nil && l.Model == metrics.LoadRate && l.SkipLate > 0 {
+		fmt.Fprintf(&b, "number of transactions skipped: %d (%s)\n", l.Skipped, pct(l.Skipped, l.Scheduled))
+		if above, err := metrics.CountAbove(l.SkipLate, r.Tx...); err == nil {
+			fmt.Fprintf(&b, "number of transactions above the %s ms latency limit: %d/%d (%s)\n",
+				strconv.FormatFloat(float64(l.SkipLate)/float64(time.Millisecond), 'f', 1, 64), above, processed+l.Skipped, pct(above, processed+l.Skipped))
+		}
 	}
 	if mean, sd, ok, err := metrics.LatencySpread(r.Tx...); err == nil && ok {
 		fmt.Fprintf(&b, "latency average = %s ms\n", ms(mean))

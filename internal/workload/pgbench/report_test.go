@@ -38,7 +38,7 @@ func TestWriteRunReport(t *testing.T) {
 				Histogram: hist(t, 1000, 2000, 3000)},
 			{Name: "lookup.sql", Count: 100, Histogram: hist(t, 500, 500)},
 		},
-		Load: &metrics.LoadResult{Model: metrics.LoadRate, AskedRate: 50, Scheduled: 500, Dropped: 5},
+		Load: &metrics.LoadResult{Model: metrics.LoadRate, AskedRate: 50, Scheduled: 500, SkipLate: 2500 * time.Microsecond, Skipped: 5},
 		Commands: []metrics.CommandTiming{
 			{Tx: "lookup.sql", Index: 0, Command: `\set aid random(1, 100)`, Count: 100, Total: 200 * time.Microsecond},
 			{Tx: "lookup.sql", Index: 1, Command: "SELECT 1\nFROM t;", Count: 98, Total: 49 * time.Millisecond, Failures: 2},
@@ -67,6 +67,7 @@ func TestWriteRunReport(t *testing.T) {
 		"number of transactions retried: 20 (4.950%)\n",
 		"total number of retries: 25\n",
 		"number of transactions skipped: 5 (1.000%)\n",
+		"number of transactions above the 2.5 ms latency limit: 1/405 (0.247%)\n",
 		"latency average = 1.400 ms\n",
 		"tps = 40.000000 (without initial connection time)\n",
 		"SQL script 1: <builtin: TPC-B (sort of)>\n - weight: 3 (targets 75.0% of total)\n - 300 transactions (75.0% of total, tps = 30.000000)\n" +

@@ -166,9 +166,11 @@ type Runner struct {
 	// builtinOnly: every script is a built-in one.
 	builtinOnly bool
 
-	mu      sync.Mutex
-	workers []*Worker // read by Complete, once the VUs have stopped
+	mu        sync.Mutex
+	terminals []*terminal // read by Complete, once the VUs have stopped
 }
+
+var _ workload.Pool = (*Runner)(nil)
 
 // TxNames are the scripts' names.
 func (r *Runner) TxNames() []string { return r.names }
@@ -181,21 +183,51 @@ func (r *Runner) Close(ctx context.Context) error { return r.mon.Close(ctx) }
 
 // NewWorker opens VU vu's session; its client is pgscript's client vu.
 func (r *Runner) NewWorker(ctx context.Context, vu int) (workload.Worker, error) {
+	t, err := r.newTerminal(vu)
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{terminal: t, session: &session{r: r}}
+	if err := w.session.connect(ctx); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// NewTerminal is pgscript's client vu, apart from any session (a rate
+// run's arrivals draw their inputs from it).
+func (r *Runner) NewTerminal(vu int) workload.Terminal {
+	t, err := r.newTerminal(vu)
+	if err != nil {
+		// The engine asks for no more terminals than the run's clients
+		// (config.Plan.Sessions): a broken invariant, not bad input.
+		panic(err)
+	}
+	return t
+}
+
+// NewSession opens one session of a rate run's pool.
+func (r *Runner) NewSession(ctx context.Context) (workload.Session, error) {
+	s := &session{r: r}
+	if err := s.connect(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (r *Runner) newTerminal(vu int) (*terminal, error) {
 	clients := r.setup.Clients()
 	if vu < 0 || vu >= len(clients) {
 		return nil, fmt.Errorf("VU %d: the run has %d clients", vu+1, len(clients))
 	}
-	w := &Worker{r: r, client: clients[vu]}
+	t := &terminal{client: clients[vu]}
 	for _, sc := range r.setup.Scripts() {
-		w.timing = append(w.timing, make([]commandStat, len(sc.Script.Commands)))
-	}
-	if err := w.connect(ctx); err != nil {
-		return nil, err
+		t.timing = append(t.timing, make([]commandStat, len(sc.Script.Commands)))
 	}
 	r.mu.Lock()
-	r.workers = append(r.workers, w)
+	r.terminals = append(r.terminals, t)
 	r.mu.Unlock()
-	return w, nil
+	return t, nil
 }
 
 // Settings are recorded with the job.
@@ -260,8 +292,8 @@ func (r *Runner) commandTimings() []metrics.CommandTiming {
 	for si, sc := range r.setup.Scripts() {
 		for ci, cmd := range sc.Script.Commands {
 			c := metrics.CommandTiming{Tx: r.names[si], Index: ci, Command: cmd.Text}
-			for _, w := range r.workers {
-				st := w.timing[si][ci]
+			for _, t := range r.terminals {
+				st := t.timing[si][ci]
 				c.Count += st.count
 				c.Total += st.total
 				c.Failures += st.failures
@@ -282,55 +314,50 @@ type commandStat struct {
 // accounts of a large scale takes a while, but a run's end must not hang.
 const balanceTimeout = 5 * time.Minute
 
-// Worker is one VU: a pgscript client on its own session.
-type Worker struct {
-	r      *Runner
+// terminal is one pgscript client: its variables, random streams and
+// account of its commands' latencies.
+type terminal struct {
 	client *pgscript.Client
-	conn   db.Conn
-	pg     *pgscript.PgConn
 	script int
 	// ran says the chosen script ran once already: running it again is a
 	// retry, which replays the same draws (Client.Rewind).
 	ran bool
-	// timing is the VU's account of each command, by script (pgbench's
-	// per-statement latencies): the latencies pgscript measures anyway,
-	// added up.
+	// timing is the client's account of each command, by script
+	// (pgbench's per-statement latencies): the latencies pgscript
+	// measures anyway, added up.
 	timing [][]commandStat
 }
 
-func (w *Worker) connect(ctx context.Context) error {
-	c, err := w.r.drv.Connect(ctx, w.r.target, db.Options{AppName: "sledge pgbench", Isolation: w.r.iso})
-	if err != nil {
-		return err
-	}
-	s, ok := c.(pgxSession)
-	if !ok {
-		_ = c.Close(ctx)
-		return fmt.Errorf("pgbench: a %s session cannot run scripts", w.r.drv.Kind())
-	}
-	w.conn, w.pg = c, pgscript.NewPgConn(s.Pgx().PgConn())
-	return nil
-}
-
 // Next chooses the next script.
-func (w *Worker) Next() int {
-	w.ran = false
-	w.script = w.client.Choose()
-	return w.script
+func (t *terminal) Next() int {
+	t.ran = false
+	t.script = t.client.Choose()
+	return t.script
 }
 
-// Execute runs the chosen script once, as one transaction; a retry draws
-// the same values again.
-func (w *Worker) Execute(ctx context.Context) error {
-	if w.ran {
-		w.client.Rewind()
+// Choose makes script tx the next one.
+func (t *terminal) Choose(tx int) {
+	t.ran = false
+	t.script = tx
+}
+
+// ExecuteOn runs the chosen script on s, a session of the same runner.
+func (t *terminal) ExecuteOn(ctx context.Context, s workload.Session) error {
+	return t.run(ctx, s.(*session).pg)
+}
+
+// run runs the chosen script once, as one transaction; a retry draws the
+// same values again.
+func (t *terminal) run(ctx context.Context, pg *pgscript.PgConn) error {
+	if t.ran {
+		t.client.Rewind()
 	}
-	w.ran = true
-	out, err := w.client.Run(ctx, w.pg, w.script)
+	t.ran = true
+	out, err := t.client.Run(ctx, pg, t.script)
 	if out.Latency == nil {
 		return err
 	}
-	st := w.timing[out.Script]
+	st := t.timing[out.Script]
 	for i, d := range out.Latency {
 		if d >= 0 {
 			st[i].count++
@@ -343,16 +370,46 @@ func (w *Worker) Execute(ctx context.Context) error {
 	return err
 }
 
-// Reconnect replaces the session (prepared statements go with it).
-func (w *Worker) Reconnect(ctx context.Context) error {
-	if w.conn != nil {
-		_ = w.conn.Close(ctx)
+// session is one database session that runs scripts.
+type session struct {
+	r    *Runner
+	conn db.Conn
+	pg   *pgscript.PgConn
+}
+
+func (s *session) connect(ctx context.Context) error {
+	c, err := s.r.drv.Connect(ctx, s.r.target, db.Options{AppName: "sledge pgbench", Isolation: s.r.iso})
+	if err != nil {
+		return err
 	}
-	return w.connect(ctx)
+	ps, ok := c.(pgxSession)
+	if !ok {
+		_ = c.Close(ctx)
+		return fmt.Errorf("pgbench: a %s session cannot run scripts", s.r.drv.Kind())
+	}
+	s.conn, s.pg = c, pgscript.NewPgConn(ps.Pgx().PgConn())
+	return nil
+}
+
+// Reconnect replaces the session (prepared statements go with it).
+func (s *session) Reconnect(ctx context.Context) error {
+	if s.conn != nil {
+		_ = s.conn.Close(ctx)
+	}
+	return s.connect(ctx)
 }
 
 // Close closes the session.
-func (w *Worker) Close(ctx context.Context) error { return w.conn.Close(ctx) }
+func (s *session) Close(ctx context.Context) error { return s.conn.Close(ctx) }
+
+// Worker is one VU: a pgscript client on its own session.
+type Worker struct {
+	*terminal
+	*session
+}
+
+// Execute runs the chosen script once on the VU's session.
+func (w *Worker) Execute(ctx context.Context) error { return w.run(ctx, w.pg) }
 
 // isolationName is the isolation as the job records it.
 func isolationName(i db.Isolation) string {

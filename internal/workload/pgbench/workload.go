@@ -93,11 +93,11 @@ func (Workload) Validate(p config.Plan) config.FieldErrors {
 		for _, what := range []struct {
 			field string
 			set   bool
-		}{{"rate", p.Rate > 0 || p.RateByType != nil}, {"terminals", p.Terminals > 0}, {"connections", p.Connections > 0},
+		}{{"rate_by_type", p.RateByType != nil}, {"terminals", p.Terminals > 0},
 			{"pacing", p.PacingFactor() > 0}, {"segment", !p.Segment.IsWhole()}} {
 			if what.set {
 				errs = append(errs, config.FieldError{Field: what.field,
-					Msg: what.field + ": not available for pgbench runs yet (closed-loop VUs, one client each)"})
+					Msg: what.field + ": not available for pgbench runs (closed-loop clients, or arrivals at one --rate over their sessions)"})
 			}
 		}
 	}

@@ -50,7 +50,6 @@ var unsupported = []struct {
 	{"log-prefix", "", true, "per-transaction logs are not written"},
 	{"sampling-rate", "", true, "per-transaction logs are not written"},
 	{"aggregate-interval", "", true, "per-transaction logs are not written; -P sets the interval of the stored series"},
-	{"latency-limit", "L", true, "a latency limit with -R is not available yet"},
 	{"debug", "d", false, "debug output is not available"},
 	{"vacuum-all", "v", false, "Sledge does not vacuum before a run"},
 	{"quiet", "q", false, "the build reports its own progress"},
@@ -79,7 +78,7 @@ func Parse(args []string, getenv func(string) string) (Invocation, error) {
 		help, init, foreignKeys, noVacuum, failuresDetailed, perStatement, selectOnly, simpleUpdate bool
 		clients, jobs, txs, fillfactor, partitions, maxTries, progress                              int
 		duration                                                                                    string
-		rate, scale                                                                                 float64
+		rate, scale, latencyLimit                                                                   float64
 		files, builtins, defines                                                                    []string
 		protocol, partitionMethod, initSteps, seed, host, port, user                                string
 	)
@@ -96,6 +95,7 @@ func Parse(args []string, getenv func(string) string) (Invocation, error) {
 	fl.IntVarP(&txs, "transactions", "t", 0, "")
 	fl.StringVarP(&duration, "time", "T", "", "")
 	fl.Float64VarP(&rate, "rate", "R", 0, "")
+	fl.Float64VarP(&latencyLimit, "latency-limit", "L", 0, "")
 	fl.Float64VarP(&scale, "scale", "s", 0, "")
 	fl.IntVarP(&fillfactor, "fillfactor", "F", 0, "")
 	fl.IntVar(&partitions, "partitions", 0, "")
@@ -258,10 +258,25 @@ func Parse(args []string, getenv func(string) string) (Invocation, error) {
 		s.Iterations = DefaultTransactions
 	}
 	if fl.Changed("rate") {
+		if !fl.Changed("time") {
+			return Invocation{}, errors.New("-R/--rate: give -T too: Sledge's rate runs are timed (not -t)")
+		}
+		s.Iterations = 0
 		if rate <= 0 || math.IsInf(rate, 0) || math.IsNaN(rate) {
 			return Invocation{}, fmt.Errorf("-R/--rate: invalid rate limit %q", fl.Lookup("rate").Value)
 		}
 		s.Rate = rate
+	}
+	if fl.Changed("latency-limit") {
+		if !fl.Changed("rate") {
+			// pgbench counts late transactions without -R; Sledge skips
+			// them only in a rate run.
+			return Invocation{}, errors.New("-L/--latency-limit: only with -R (a rate): Sledge's latency limit skips late arrivals")
+		}
+		if latencyLimit <= 0 || math.IsInf(latencyLimit, 0) || math.IsNaN(latencyLimit) || latencyLimit > float64(config.MaxTime/time.Millisecond) {
+			return Invocation{}, fmt.Errorf("-L/--latency-limit: invalid latency limit %q", fl.Lookup("latency-limit").Value)
+		}
+		s.LatencyLimit = config.Duration(time.Duration(latencyLimit * float64(time.Millisecond)))
 	}
 	if fl.Changed("progress") {
 		if progress < 1 {

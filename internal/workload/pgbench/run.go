@@ -320,8 +320,10 @@ type terminal struct {
 	client *pgscript.Client
 	script int
 	// ran says the chosen script ran once already: running it again is a
-	// retry, which replays the same draws (Client.Rewind).
-	ran bool
+	// retry, which replays the same draws (Client.Rewind); tries counts
+	// the retries so far.
+	ran   bool
+	tries int
 	// timing is the client's account of each command, by script
 	// (pgbench's per-statement latencies): the latencies pgscript
 	// measures anyway, added up.
@@ -330,14 +332,14 @@ type terminal struct {
 
 // Next chooses the next script.
 func (t *terminal) Next() int {
-	t.ran = false
+	t.ran, t.tries = false, 0
 	t.script = t.client.Choose()
 	return t.script
 }
 
 // Choose makes script tx the next one.
 func (t *terminal) Choose(tx int) {
-	t.ran = false
+	t.ran, t.tries = false, 0
 	t.script = tx
 }
 
@@ -351,6 +353,15 @@ func (t *terminal) ExecuteOn(ctx context.Context, s workload.Session) error {
 func (t *terminal) run(ctx context.Context, pg *pgscript.PgConn) error {
 	if t.ran {
 		t.client.Rewind()
+		t.tries++
+		// A retry replays the same draws: sent at once, it meets the same
+		// rows held by the same competitor and fails again (5 of 3,044
+		// serializable tpcb-like transactions failed after 50 tries). A
+		// short random wait, growing with the tries, lets the competitor
+		// commit first.
+		if err := backoff(ctx, t.tries); err != nil {
+			return err
+		}
 	}
 	t.ran = true
 	out, err := t.client.Run(ctx, pg, t.script)
@@ -368,6 +379,24 @@ func (t *terminal) run(ctx context.Context, pg *pgscript.PgConn) error {
 		st[out.Failed].failures++
 	}
 	return err
+}
+
+// maxBackoff bounds the wait before a retry.
+const maxBackoff = 20 * time.Millisecond
+
+// backoff waits before retry number try (1, 2, …): a random time up to
+// 100 µs doubled each try, at most maxBackoff ("full jitter").
+func backoff(ctx context.Context, try int) error {
+	ceiling := min(maxBackoff, 100*time.Microsecond<<min(try-1, 16))
+	d := time.Duration(rand.Int64N(int64(ceiling)) + 1)
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // session is one database session that runs scripts.

@@ -7,8 +7,8 @@
 //
 // What exists so far: build, check and drop on PostgreSQL, MariaDB/MySQL
 // and SQLite; runs on PostgreSQL (pgscript has a session adapter for pgx
-// only). The `sledge pgbench` command with pgbench's own command line is
-// not there yet.
+// only), closed-loop or at a rate, reported in pgbench's words
+// (report.go). pgbench's own command line is read by package cmdline.
 package pgbench
 
 import (

@@ -316,16 +316,24 @@ func Parse(args []string, getenv func(string) string) (Invocation, error) {
 		}
 	}
 	s.Defines = defines
+	if s.Scripts, err = scriptSpecs(scripts); err != nil {
+		return Invocation{}, err
+	}
 	if fl.Changed("scale") {
-		// pgbench's -s on a run sets :scale for the scripts (it reads
-		// the build's otherwise).
 		if scale < 1 || scale != math.Trunc(scale) {
 			return Invocation{}, fmt.Errorf("-s/--scale: invalid scale factor %q", fl.Lookup("scale").Value)
 		}
-		s.Defines = append([]string{"scale=" + strconv.FormatInt(int64(scale), 10)}, s.Defines...)
-	}
-	if s.Scripts, err = scriptSpecs(scripts); err != nil {
-		return Invocation{}, err
+		// pgbench's -s on a run sets :scale for custom scripts; with a
+		// built-in one it is ignored (the build's scale is used).
+		builtin := len(s.Scripts) == 0
+		for _, sc := range s.Scripts {
+			builtin = builtin || strings.HasPrefix(sc, "builtin:")
+		}
+		if builtin {
+			inv.Notes = append(inv.Notes, "-s: ignored with a built-in script, as pgbench ignores it: the build's scale is used")
+		} else {
+			s.Defines = append([]string{"scale=" + strconv.FormatInt(int64(scale), 10)}, s.Defines...)
+		}
 	}
 	if noVacuum {
 		inv.Notes = append(inv.Notes, "-n: Sledge does not vacuum before a run anyway")

@@ -49,7 +49,10 @@ func TestParseRun(t *testing.T) {
 		{args: []string{"--random-seed=time"}, want: base(nil)},
 		{args: []string{"--random-seed", "rand"}, want: base(nil)},
 		{args: []string{"-D", "a=1", "--define", "b=x"}, want: base(func(s *config.Spec) { s.Defines = []string{"a=1", "b=x"} })},
-		{args: []string{"-s", "7", "-D", "a=1"}, want: base(func(s *config.Spec) { s.Defines = []string{"scale=7", "a=1"} })},
+		{args: []string{"-s", "7", "-D", "a=1", "-f", "x.sql"}, want: base(func(s *config.Spec) {
+			s.Defines, s.Scripts = []string{"scale=7", "a=1"}, []string{"x.sql"}
+		})},
+		{args: []string{"-s", "7", "-D", "a=1"}, want: base(func(s *config.Spec) { s.Defines = []string{"a=1"} }), notes: 1},
 		{args: []string{"-f", "my.sql@3", "-b", "select-only@1", "-S", "-N", "--file=x.sql", "-btpcb"}, want: base(func(s *config.Spec) {
 			s.Scripts = []string{"my.sql@3", "builtin:select-only@1", "builtin:select-only", "builtin:simple-update", "x.sql", "builtin:tpcb"}
 		})},

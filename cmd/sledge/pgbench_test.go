@@ -29,7 +29,7 @@ func TestPgbenchSettingsRefused(t *testing.T) {
 		{[]string{"run", "--workload", "pgbench", "--db", db, "--query-mode", "fast"}, "--query-mode \"fast\": want simple, extended or prepared"},
 		{[]string{"run", "--workload", "pgbench", "--db", db, "--script", "builtin:nope"}, "--script"},
 		{[]string{"run", "--workload", "pgbench", "--db", db, "--define", "x"}, "--define"},
-		{[]string{"run", "--workload", "pgbench", "--db", db}, "pgbench runs on PostgreSQL only for now"},
+		{[]string{"run", "--workload", "pgbench", "--db", "duckdb:" + filepath.Join(t.TempDir(), "p.duckdb")}, "pgbench has no SQL for duckdb"},
 	} {
 		if _, err := e.run(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("sledge %s: %v, want an error saying %q", strings.Join(c.args, " "), err, c.want)
@@ -134,5 +134,49 @@ func TestPgbenchCommandPostgres(t *testing.T) {
 		if !strings.Contains(cfg, want) {
 			t.Errorf("config of the run lacks %q:\n%s", want, cfg)
 		}
+	}
+}
+
+// TestPgbenchCommandOtherDatabases: the built-in scripts run on MariaDB and
+// SQLite as they are, in every query mode, and leave the balances
+// consistent (the run's check after built-in scripts would warn).
+func TestPgbenchCommandOtherDatabases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs pgbench on MariaDB and SQLite")
+	}
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		url  func(t *testing.T) string
+	}{
+		{"mariadb", func(t *testing.T) string { return testdb.MariaDB(t) }},
+		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "pgbench.sqlite") }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			url := c.url(t)
+			e.ok("pgbench", "-i", url)
+			for _, mode := range []string{"simple", "prepared"} {
+				st := e.state()
+				out, err := runSledge(context.Background(), st, "pgbench", "-c", "2", "-t", "20", "-M", mode, "--max-tries", "20",
+					"-b", "tpcb-like", "-b", "simple-update", "-b", "select-only", "-r", url)
+				if err != nil {
+					t.Fatalf("sledge pgbench -M %s: %v\n%s\n%s", mode, err, out, testStderr(st))
+				}
+				for _, want := range []string{"transaction type: multiple scripts", "number of transactions actually processed: 40/40",
+					"number of failed transactions: 0 (0.000%)", "SQL script 3: <builtin: select only>", "statement latencies in milliseconds"} {
+					if !strings.Contains(out, want) {
+						t.Errorf("-M %s: the report lacks %q:\n%s", mode, want, out)
+					}
+				}
+				if strings.Contains(out, "balances disagree") || strings.Contains(out, "could not be read") {
+					t.Errorf("-M %s: the balances after the run:\n%s", mode, out)
+				}
+			}
+			if out := e.ok("check", "--workload", "pgbench", "--db", url); strings.Contains(out, "FAIL") {
+				t.Errorf("check after the runs:\n%s", out)
+			}
+		})
 	}
 }

@@ -97,9 +97,6 @@ type pgxSession interface {
 // PrepareRun reads the build's record on a monitor session and derives
 // one pgscript client per VU from the seed.
 func (Workload) PrepareRun(ctx context.Context, env workload.Env, p config.Plan) (workload.OLTPRun, error) {
-	if env.Driver.Kind() != db.Postgres {
-		return nil, fmt.Errorf("pgbench runs on PostgreSQL only for now, not %s", env.Driver.Kind())
-	}
 	scripts, err := parseScripts(p.Scripts)
 	if err != nil {
 		return nil, err
@@ -286,6 +283,9 @@ func (r *Runner) Complete(res *metrics.RunResult) {
 // commandTimings adds up the VUs' timings of each script command, in
 // script and command order.
 func (r *Runner) commandTimings() []metrics.CommandTiming {
+	if r.setup == nil {
+		return nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []metrics.CommandTiming
@@ -350,7 +350,7 @@ func (t *terminal) ExecuteOn(ctx context.Context, s workload.Session) error {
 
 // run runs the chosen script once, as one transaction; a retry draws the
 // same values again.
-func (t *terminal) run(ctx context.Context, pg *pgscript.PgConn) error {
+func (t *terminal) run(ctx context.Context, pg pgscript.Conn) error {
 	if t.ran {
 		t.client.Rewind()
 		t.tries++
@@ -403,7 +403,7 @@ func backoff(ctx context.Context, try int) error {
 type session struct {
 	r    *Runner
 	conn db.Conn
-	pg   *pgscript.PgConn
+	pg   pgscript.Conn // pgscript's over pgx on PostgreSQL, sqlConn elsewhere
 }
 
 func (s *session) connect(ctx context.Context) error {
@@ -411,12 +411,12 @@ func (s *session) connect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ps, ok := c.(pgxSession)
-	if !ok {
-		_ = c.Close(ctx)
-		return fmt.Errorf("pgbench: a %s session cannot run scripts", s.r.drv.Kind())
+	s.conn = c
+	if ps, ok := c.(pgxSession); ok {
+		s.pg = pgscript.NewPgConn(ps.Pgx().PgConn())
+	} else {
+		s.pg = &sqlConn{c: c}
 	}
-	s.conn, s.pg = c, pgscript.NewPgConn(ps.Pgx().PgConn())
 	return nil
 }
 

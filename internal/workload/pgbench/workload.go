@@ -122,11 +122,6 @@ func (Workload) ValidateTarget(p config.Plan, t db.Target) config.FieldErrors {
 		if t.Kind == db.SQLite && p.ForeignKeys {
 			errs = append(errs, config.FieldError{Field: "foreign_keys", Msg: "foreign_keys: SQLite cannot add them to the loaded tables"})
 		}
-	case config.KindRun:
-		if t.Kind != db.Postgres {
-			errs = append(errs, config.FieldError{Field: "db",
-				Msg: fmt.Sprintf("pgbench runs on PostgreSQL only for now, not %s: its scripts' sessions exist for PostgreSQL only (build, check and drop work on %s)", t.Kind, t.Kind)})
-		}
 	}
 	return errs
 }

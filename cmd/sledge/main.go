@@ -144,6 +144,7 @@ func newRootCmd(gs *globalState) *cobra.Command {
 	root.AddCommand(
 		newBuildCmd(gs),
 		newRunCmd(gs),
+		newPgbenchCmd(gs),
 		newProfileCmd(gs),
 		newGateCmd(gs),
 		newSLOCmd(gs),

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sledge-bench/sledge/internal/testdb"
 )
 
 // TestPgbenchSettingsRefused: the pgbench settings of build and run are
@@ -25,7 +29,7 @@ func TestPgbenchSettingsRefused(t *testing.T) {
 		{[]string{"run", "--workload", "pgbench", "--db", db, "--query-mode", "fast"}, "--query-mode \"fast\": want simple, extended or prepared"},
 		{[]string{"run", "--workload", "pgbench", "--db", db, "--script", "builtin:nope"}, "--script"},
 		{[]string{"run", "--workload", "pgbench", "--db", db, "--define", "x"}, "--define"},
-		{[]string{"run", "--workload", "pgbench", "--db", db}, "pgbench runs on PostgreSQL only for now"},
+		{[]string{"run", "--workload", "pgbench", "--db", "duckdb:" + filepath.Join(t.TempDir(), "p.duckdb")}, "pgbench has no SQL for duckdb"},
 	} {
 		if _, err := e.run(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("sledge %s: %v, want an error saying %q", strings.Join(c.args, " "), err, c.want)
@@ -33,5 +37,146 @@ func TestPgbenchSettingsRefused(t *testing.T) {
 	}
 	if list := e.jobs(); len(list) != 0 {
 		t.Errorf("refused commands recorded %d jobs: %v", len(list), list)
+	}
+}
+
+// TestPgbenchCommandRefuses: pgbench's options that sledge pgbench does not
+// take, and bad values, fail the command naming the option, before any job
+// is recorded.
+func TestPgbenchCommandRefuses(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pgbench", "-x"}, "unknown option -x"},
+		{[]string{"pgbench", "-C", "db"}, "-C/--connect is not supported"},
+		{[]string{"pgbench", "-c", "0"}, "-c/--client: invalid number of clients 0"},
+		{[]string{"pgbench", "-t", "3", "-T", "3"}, "not both"},
+		{[]string{"pgbench", "-i", "-c", "2"}, "-c/--client is a run option"},
+		{[]string{"pgbench", "--repo", filepath.Join(t.TempDir(), "r.db"), "-b", "nope"}, "-b nope"},
+	} {
+		if _, err := e.run(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("sledge %s: %v, want an error saying %q", strings.Join(c.args, " "), err, c.want)
+		}
+	}
+	if list := e.jobs(); len(list) != 0 {
+		t.Errorf("refused commands recorded %d jobs: %v", len(list), list)
+	}
+	out := e.ok("pgbench", "--help")
+	if !strings.Contains(out, "pgbench's own command line") {
+		t.Errorf("sledge pgbench --help:\n%s", out)
+	}
+}
+
+// TestPgbenchCommandPostgres: `sledge pgbench -i` builds pgbench's tables
+// and `sledge pgbench -c 2 -t 25 …` runs them as stored jobs, with
+// pgbench's settings recorded.
+func TestPgbenchCommandPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs pgbench on PostgreSQL")
+	}
+	t.Parallel()
+	e := newEnv(t)
+	url := testdb.Postgres(t)
+	e.ok("pgbench", "-i", "-s", "1", url)
+	if j := e.latest("build"); j["workload"] != "pgbench" || j["status"] != "completed" {
+		t.Fatalf("build job %v", j)
+	}
+	st := e.state()
+	out, err := runSledge(context.Background(), st, "pgbench", "-c", "2", "-j", "2", "-t", "25", "-M", "prepared", "--random-seed", "7", "-r", url)
+	if err != nil {
+		t.Fatalf("sledge pgbench: %v\n%s\n%s", err, out, testStderr(st))
+	}
+	t.Logf("sledge pgbench:\n%s\n%s", out, testStderr(st))
+	if !strings.Contains(testStderr(st), "-j 2: ") {
+		t.Errorf("no note on -j:\n%s", testStderr(st))
+	}
+	j := e.latest("run")
+	if j["workload"] != "pgbench" || j["status"] != "completed" {
+		t.Fatalf("run job %v\n%s", j, out)
+	}
+	// pgbench's vocabulary, as it ends and as stored.
+	show := e.ok("jobs", "show", fmt.Sprint(j["id"]))
+	for _, text := range []string{out, show} {
+		for _, want := range []string{"transaction type: <builtin: TPC-B (sort of)>", "scaling factor: 1", "query mode: prepared",
+			"number of clients: 2", "number of transactions per client: 25", "number of transactions actually processed: 50/50",
+			"number of failed transactions: 0 (0.000%)", "latency average = ", "latency stddev = ", "tps = ",
+			"statement latencies in milliseconds and failures:\n", "           0  UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n",
+			fmt.Sprintf("stored as job %v", j["id"])} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the report lacks %q:\n%s", want, text)
+			}
+		}
+		if _, report, _ := strings.Cut(text, "pgbench result"); strings.Contains(report, "NOPM") {
+			t.Errorf("the report speaks of NOPM:\n%s", text)
+		}
+	}
+	// -R: arrivals at the rate over the clients' sessions.
+	st = e.state()
+	out, err = runSledge(context.Background(), st, "pgbench", "-c", "2", "-T", "1", "-R", "100", "-L", "50", "-P", "1", "-b", "select-only", url)
+	if err != nil {
+		t.Fatalf("sledge pgbench -R: %v\n%s\n%s", err, out, testStderr(st))
+	}
+	t.Logf("sledge pgbench -R:\n%s", out)
+	for _, want := range []string{"transaction type: <builtin: select only>", "duration: 1 s", "number of transactions skipped: ",
+		"number of transactions above the 50.0 ms latency limit: ", "rate limit schedule lag: ", "rate        "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report of a rate run lacks %q:\n%s", want, out)
+		}
+	}
+	if show := e.ok("jobs", "show", fmt.Sprint(e.latest("run")["id"]), "result"); !strings.Contains(show, "above the 50.0 ms latency limit") {
+		t.Errorf("the stored rate run lacks its latency limit:\n%s", show)
+	}
+	cfg := e.ok("jobs", "show", fmt.Sprint(j["id"]), "config")
+	for _, want := range []string{"query_mode", "prepared", "seed", "7", "iterations", "25"} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("config of the run lacks %q:\n%s", want, cfg)
+		}
+	}
+}
+
+// TestPgbenchCommandOtherDatabases: the built-in scripts run on MariaDB and
+// SQLite as they are, in every query mode, and leave the balances
+// consistent (the run's check after built-in scripts would warn).
+func TestPgbenchCommandOtherDatabases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs pgbench on MariaDB and SQLite")
+	}
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		url  func(t *testing.T) string
+	}{
+		{"mariadb", func(t *testing.T) string { return testdb.MariaDB(t) }},
+		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "pgbench.sqlite") }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			url := c.url(t)
+			e.ok("pgbench", "-i", url)
+			for _, mode := range []string{"simple", "prepared"} {
+				st := e.state()
+				out, err := runSledge(context.Background(), st, "pgbench", "-c", "2", "-t", "20", "-M", mode, "--max-tries", "20",
+					"-b", "tpcb-like", "-b", "simple-update", "-b", "select-only", "-r", url)
+				if err != nil {
+					t.Fatalf("sledge pgbench -M %s: %v\n%s\n%s", mode, err, out, testStderr(st))
+				}
+				for _, want := range []string{"transaction type: multiple scripts", "number of transactions actually processed: 40/40",
+					"number of failed transactions: 0 (0.000%)", "SQL script 3: <builtin: select only>", "statement latencies in milliseconds"} {
+					if !strings.Contains(out, want) {
+						t.Errorf("-M %s: the report lacks %q:\n%s", mode, want, out)
+					}
+				}
+				if strings.Contains(out, "balances disagree") || strings.Contains(out, "could not be read") {
+					t.Errorf("-M %s: the balances after the run:\n%s", mode, out)
+				}
+			}
+			if out := e.ok("check", "--workload", "pgbench", "--db", url); strings.Contains(out, "FAIL") {
+				t.Errorf("check after the runs:\n%s", out)
+			}
+		})
 	}
 }

@@ -35,6 +35,7 @@ func setLoad(cfg *engine.Config, p config.Plan, run any) {
 			cfg.Terminals = tr.Terminals() // the arrivals' inputs
 		}
 		cfg.MaxQueue = p.MaxQueue
+		cfg.SkipLate = p.LatencyLimit.D()
 	}
 	cfg.Stages = p.Stages // (the engine's window is then the stages')
 }
@@ -53,6 +54,9 @@ func addLoadSettings(kv map[string]string, p config.Plan, run any) {
 	case config.LoadRate:
 		kv["connections"] = strconv.Itoa(p.Sessions())
 		kv["rate"] = strconv.FormatFloat(p.TotalRate(), 'g', -1, 64)
+		if p.LatencyLimit > 0 {
+			kv["latency_limit"] = p.LatencyLimit.String()
+		}
 		if p.RateByType != nil {
 			kv["rate_by_type"] = config.FormatRateByType(p.RateByType)
 		}

@@ -20,7 +20,7 @@ import (
 // TestPgbenchPostgres builds pgbench at scale 1 through the service, runs
 // tpcb-like with a custom script beside it on 2 VUs, and checks that the
 // run is a job like any other (intervals, per-script latency, settings),
-// that the balances still agree afterwards, and that a run on SQLite is
+// that the balances still agree afterwards, and that a run on DuckDB is
 // refused before any job is recorded.
 func TestPgbenchPostgres(t *testing.T) {
 	if testing.Short() {
@@ -131,9 +131,9 @@ func TestPgbenchPostgres(t *testing.T) {
 
 	before := jobCount(t, repo)
 	bad := config.New(config.KindRun)
-	bad.Workload, bad.DB = "pgbench", "sqlite:"+filepath.Join(t.TempDir(), "p.db")
-	if _, err := svc.Run(ctx, Request{Spec: bad}); err == nil || !strings.Contains(err.Error(), "PostgreSQL only") {
-		t.Errorf("run on SQLite: %v", err)
+	bad.Workload, bad.DB = "pgbench", "duckdb:"+filepath.Join(t.TempDir(), "p.duckdb")
+	if _, err := svc.Run(ctx, Request{Spec: bad}); err == nil || !strings.Contains(err.Error(), "pgbench has no SQL for duckdb") {
+		t.Errorf("run on DuckDB: %v", err)
 	}
 	bad = config.New(config.KindRun)
 	bad.Workload, bad.DB, bad.Scripts = "pgbench", url, []string{"builtin:nope"}

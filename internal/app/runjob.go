@@ -204,7 +204,17 @@ func (e *execution) saveRun(ctx context.Context, res *metrics.RunResult, version
 		}
 	}
 	var b bytes.Buffer
-	_ = report.RunResult(&b, e.p.wl.Title(), e.id, e.p.target.String(), version, res, inProcessDB)
+	own := false
+	if _, ok := e.p.wl.(workload.RunReporter); ok {
+		// The workload's own vocabulary (pgbench's), from the settings
+		// as stored.
+		cfg, _ := e.repo().Config(context.WithoutCancel(ctx), e.id)
+		own, _ = report.OwnRunResult(&b, e.p.wl, workload.RunReport{ID: e.id, Target: e.p.target.String(), Version: version,
+			Settings: cfg, Result: res, Embedded: inProcessDB})
+	}
+	if !own {
+		_ = report.RunResult(&b, e.p.wl.Title(), e.id, e.p.target.String(), version, res, inProcessDB)
+	}
 	e.observedBlock(ctx, &b, obs)
 	vs := threshold.JudgeRun(e.p.spec.Thresholds, res)
 	_ = report.Thresholds(&b, vs)

@@ -263,7 +263,9 @@ func (s Spec) checkLoad(p *Plan) FieldErrors {
 	}
 	if model != LoadRate {
 		add(s.MaxQueue > 0, "max_queue", "applies to a rate run only (with a rate)")
+		add(s.LatencyLimit > 0, "latency_limit", "applies to a rate run only (with a rate)")
 	}
+	add(s.LatencyLimit < 0 || s.LatencyLimit.D() > MaxTime, "latency_limit", "must be in 0..%s (got %s; 0 is none)", MaxTime, s.LatencyLimit)
 	stages, err := ParseStages(s.Stages)
 	if err != nil {
 		errs = append(errs, FieldError{Field: "stages", Msg: "stages " + err.Error()})

@@ -133,6 +133,10 @@ type Spec struct {
 	// session; an arrival beyond it is dropped and counted (0:
 	// DefaultMaxQueue).
 	MaxQueue int `json:"max_queue,omitempty"`
+	// LatencyLimit, with Rate, skips an arrival that a session would send
+	// later than this behind its schedule, and counts it (pgbench's -L
+	// with -R); 0: none.
+	LatencyLimit Duration `json:"latency_limit,omitempty"`
 	// Stages is the run's load shape, as ParseStages reads it: the
 	// measured window is its stages, each offering its own VUs, terminals
 	// or rate. Empty: one level for Duration.
@@ -161,6 +165,10 @@ type Spec struct {
 	Scripts   []string `json:"scripts,omitempty"`
 	QueryMode string   `json:"query_mode,omitempty"`
 	Defines   []string `json:"defines,omitempty"`
+	// PerStatement is pgbench's -r: the result lists each script
+	// command's average latency and failures (they are stored with every
+	// script run; this says to print them).
+	PerStatement bool `json:"per_statement,omitempty"`
 
 	// Analytic runs.
 	Streams   int  `json:"streams,omitempty"`

@@ -82,6 +82,8 @@ func TestValidateFieldErrors(t *testing.T) {
 		{"rate with terminals", KindRun, func(s *Spec) { s.Rate, s.Terminals = 10, 5 }, "terminals", "rate run"},
 		{"max_queue huge", KindRun, func(s *Spec) { s.Rate, s.MaxQueue = 10, 1<<40 }, "max_queue", "0..10000000"},
 		{"max_queue closed", KindRun, func(s *Spec) { s.MaxQueue = 5 }, "max_queue", "rate run only"},
+		{"latency_limit closed", KindRun, func(s *Spec) { s.LatencyLimit = Duration(time.Millisecond) }, "latency_limit", "rate run only"},
+		{"latency_limit negative", KindRun, func(s *Spec) { s.Rate, s.LatencyLimit = 10, -1 }, "latency_limit", "must be in"},
 		{"stages bad", KindRun, func(s *Spec) { s.Stages = "2m" }, "stages", "DURATION:TARGET"},
 		{"stages short", KindRun, func(s *Spec) { s.Stages = "5s:4" }, "stages", "less than the 10s interval"},
 		{"stages fractional VUs", KindRun, func(s *Spec) { s.Stages = "1m:1.5" }, "stages", "whole number"},

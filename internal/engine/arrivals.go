@@ -26,6 +26,9 @@ type arrivals struct {
 	// process adds, the monitor swaps), and in the window (the monitor's).
 	scheduled, dropped   atomic.Int64
 	winSched, winDropped int64
+	// The arrivals skipped as too late (Config.SkipLate), likewise.
+	skipped    atomic.Int64
+	winSkipped int64
 }
 
 // arrival is one scheduled transaction of a rate run.
@@ -51,9 +54,11 @@ func (a *arrivals) describe() string {
 // tick adds the interval's arrivals and drops to it (and to the window's).
 func (a *arrivals) tick(iv *metrics.Interval, measuring bool) {
 	iv.Scheduled, iv.Dropped = a.scheduled.Swap(0), a.dropped.Swap(0)
+	skipped := a.skipped.Swap(0)
 	if measuring {
 		a.winSched += iv.Scheduled
 		a.winDropped += iv.Dropped
+		a.winSkipped += skipped
 	}
 }
 
@@ -69,7 +74,8 @@ func (a *arrivals) maxQueue() int {
 // drop and for an achieved rate below the asked beyond chance.
 func (a *arrivals) account(res *metrics.RunResult) {
 	l := &metrics.LoadResult{Model: metrics.LoadRate, Connections: a.conns,
-		AskedRate: askedRate(a.r.cfg.Rate, res.Stages), Scheduled: a.winSched, Dropped: a.winDropped, MaxQueue: a.maxQueue()}
+		AskedRate: askedRate(a.r.cfg.Rate, res.Stages), Scheduled: a.winSched, Dropped: a.winDropped, MaxQueue: a.maxQueue(),
+		SkipLate: a.r.cfg.SkipLate, Skipped: a.winSkipped}
 	if s := res.Measured.Seconds(); s > 0 {
 		l.AchievedRate = float64(res.Commits+res.RolledBack+res.Errors) / s
 	}
@@ -243,6 +249,13 @@ func (a *arrivals) worker(ctx context.Context, p *pooled, terms []workload.Termi
 			return
 		}
 		lag := time.Since(arr.at)
+		if a.r.cfg.SkipLate > 0 && lag > a.r.cfg.SkipLate {
+			// Too late to be worth sending: skipped and counted, as
+			// pgbench's --latency-limit skips it.
+			a.skipped.Add(1)
+			k--
+			continue
+		}
 		tx := arr.tx
 		if tx >= 0 {
 			term.Choose(tx)

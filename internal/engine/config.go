@@ -109,6 +109,10 @@ type Config struct {
 	// MaxQueue bounds the arrivals waiting for a session; an arrival
 	// beyond it is dropped and counted. 0: 100,000.
 	MaxQueue int
+	// SkipLate, when positive, skips (and counts) an arrival whose
+	// session takes it later than this behind its schedule, as pgbench's
+	// --latency-limit does with --rate.
+	SkipLate time.Duration
 	// Stages, when set, is the measured window as a load shape: each stage
 	// offers its Target (VUs, terminals or transactions per second, by the
 	// model) for its Duration, and Duration is their sum. The ramp-up runs

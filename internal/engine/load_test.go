@@ -347,6 +347,31 @@ func TestRateDropsBeyondMaxQueue(t *testing.T) {
 	}
 }
 
+// Arrivals a session takes later than SkipLate behind their schedule are
+// skipped and counted (pgbench's --latency-limit), not sent: with one
+// session of 20 ms at 200 a second the queue grows and most come too
+// late, and the skipped ones are no transactions of the result; without
+// the limit nothing is skipped.
+func TestRateSkipsLateArrivals(t *testing.T) {
+	t.Parallel()
+	for _, limit := range []time.Duration{0, 5 * time.Millisecond} {
+		f := &poolWorkload{service: 20 * time.Millisecond}
+		res := runLoad(t, f, Config{Duration: time.Second, Connections: 1, Rate: 200, SkipLate: limit})
+		l := res.Load
+		if l.SkipLate != limit {
+			t.Errorf("limit %s: the load account says %s", limit, l.SkipLate)
+		}
+		switch done := res.Commits + res.Errors + res.RolledBack; {
+		case limit == 0 && l.Skipped != 0:
+			t.Errorf("no limit: %d skipped", l.Skipped)
+		case limit > 0 && (l.Skipped == 0 || l.Skipped < done):
+			// One session takes at most 50 a second of the 200 offered:
+			// most are late by far more than 5 ms.
+			t.Errorf("limit %s: %d skipped, %d sent, of %d scheduled", limit, l.Skipped, done, l.Scheduled)
+		}
+	}
+}
+
 // Stages switch at their boundaries: every interval lies in one stage, the
 // stage's end is a tick, and each stage's row shows its own load — for
 // VUs, terminals and rates alike.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"github.com/sledge-bench/sledge/internal/metrics"
 )
@@ -13,10 +14,10 @@ import (
 func saveLoad(ctx context.Context, tx *repoTx, id int64, res *metrics.RunResult) error {
 	if l := res.Load; l != nil {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO job_load (job_id, model, terminals, connections,
-			asked_rate, achieved_rate, scheduled, dropped, max_queue, lag_p50_us, lag_p99_us, lag_max_us, late)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			asked_rate, achieved_rate, scheduled, dropped, max_queue, lag_p50_us, lag_p99_us, lag_max_us, late, skip_late_us, skipped)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			id, l.Model, l.Terminals, l.Connections, l.AskedRate, l.AchievedRate, l.Scheduled, l.Dropped,
-			l.MaxQueue, us(l.LagP50), us(l.LagP99), us(l.LagMax), l.Late); err != nil {
+			l.MaxQueue, us(l.LagP50), us(l.LagP99), us(l.LagMax), l.Late, l.SkipLate.Microseconds(), l.Skipped); err != nil {
 			return err
 		}
 	}
@@ -36,18 +37,20 @@ func saveLoad(ctx context.Context, tx *repoTx, id int64, res *metrics.RunResult)
 func readLoad(ctx context.Context, tx *repoTx, id int64, res *metrics.RunResult) error {
 	var (
 		p50, p99, maxLag float64
+		skipLate         int64
 		x                metrics.LoadResult
 	)
 	err := tx.QueryRowContext(ctx, `SELECT model, terminals, connections, asked_rate, achieved_rate, scheduled,
-		dropped, max_queue, lag_p50_us, lag_p99_us, lag_max_us, late FROM job_load WHERE job_id = ?`, id).Scan(
+		dropped, max_queue, lag_p50_us, lag_p99_us, lag_max_us, late, skip_late_us, skipped FROM job_load WHERE job_id = ?`, id).Scan(
 		&x.Model, &x.Terminals, &x.Connections, &x.AskedRate, &x.AchievedRate, &x.Scheduled, &x.Dropped,
-		&x.MaxQueue, &p50, &p99, &maxLag, &x.Late)
+		&x.MaxQueue, &p50, &p99, &maxLag, &x.Late, &skipLate, &x.Skipped)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
 		return err
 	default:
 		x.LagP50, x.LagP99, x.LagMax = fromUS(p50), fromUS(p99), fromUS(maxLag)
+		x.SkipLate = time.Duration(skipLate) * time.Microsecond
 		res.Load = &x
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT stage, target, start_s, end_s, commits, new_orders, errors, tpm, nopm,

@@ -65,6 +65,7 @@ var migrations = [...]migration{
 	{sqlite: "schema_v17.sql", postgres: "schema_pg_v17.sql"},
 	{sqlite: "schema_v18.sql", postgres: "schema_pg_v18.sql"},
 	{sqlite: "schema_v19.sql", postgres: "schema_pg_v19.sql"},
+	{sqlite: "schema_v20.sql", postgres: "schema_pg_v20.sql"},
 }
 
 // migration names one version's script per dialect.

@@ -338,6 +338,33 @@ func sampleVUTiming() []metrics.VUTiming {
 	}
 }
 
+func sampleCommands() []metrics.CommandTiming {
+	return []metrics.CommandTiming{
+		{Tx: "lookup.sql", Index: 0, Command: `\set aid random(1, 100000 * :scale)`, Count: 10, Total: 30 * time.Microsecond},
+		{Tx: "lookup.sql", Index: 1, Command: "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;", Count: 9, Total: 4 * time.Millisecond, Failures: 1},
+	}
+}
+
+// A script-driven run's command timings (pgbench's -r) are stored with
+// its result and read back with it.
+func TestScriptCommandsRoundTrip(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		r := b.open(t)
+		id := mustCreate(t, r, Job{Kind: KindRun}, nil)
+		res := sampleRunResult()
+		res.Commands = sampleCommands()
+		if err := r.SaveRunResult(ctx, id, res); err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.RunResult(ctx, id)
+		if err != nil || !reflect.DeepEqual(got.Commands, sampleCommands()) {
+			t.Errorf("RunResult's commands: %+v, %v; want %+v", got.Commands, err, sampleCommands())
+		}
+	})
+}
+
 // Per-VU timings are stored with the result and read per VU (in the
 // workload's order of types) or all; RunResult leaves them out, and a
 // result saved again without them has none.
@@ -600,6 +627,7 @@ func fillEveryTable(t *testing.T, r *Repo) int64 {
 	res := sampleRunResult()
 	res.VUTiming = sampleVUTiming()
 	res.Mixed = sampleMixed()
+	res.Commands = sampleCommands()
 	must(r.SaveRunResult(ctx, id, res))
 	must(r.MarkIntervalsMissing(ctx, id, []MissingInterval{{Seq: 2, Reason: "lost"}}))
 	must(r.SaveBuildResult(ctx, id, BuildResult{Tables: map[string]int64{"t": 1}}))

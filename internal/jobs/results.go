@@ -228,7 +228,7 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 		}
 		for _, t := range []string{"job_result", "job_timing", "job_error", "job_retry", "job_audit",
 			"job_disruption", "job_outage", "job_outage_lost", "job_connection_event", "job_idle_interval", "job_monitor_gap", "job_stall",
-			"job_load", "job_stage", "job_vu_timing", "job_mixed", "job_mixed_query"} {
+			"job_load", "job_stage", "job_vu_timing", "job_mixed", "job_mixed_query", "job_script_command"} {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE job_id = ?", id); err != nil {
 				return err
 			}
@@ -294,6 +294,12 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 			if _, err := tx.ExecContext(ctx, `INSERT INTO job_vu_timing (job_id, vu, tx, calls, total_us, histogram)
 				VALUES (?, ?, ?, ?, ?, ?)`, id, t.VU, t.Tx, t.Calls, us(t.Total), t.Histogram); err != nil {
 				return fmt.Errorf("timing of VU %d's %s: %w", t.VU, t.Tx, err)
+			}
+		}
+		for _, c := range res.Commands {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO job_script_command (job_id, tx, ord, command, count, total_us, failures)
+				VALUES (?, ?, ?, ?, ?, ?, ?)`, id, c.Tx, c.Index, c.Command, c.Count, c.Total.Microseconds(), c.Failures); err != nil {
+				return fmt.Errorf("timing of %s's command %d: %w", c.Tx, c.Index+1, err)
 			}
 		}
 		for i, a := range res.Audit {
@@ -365,6 +371,22 @@ func (r *Repo) RunResult(ctx context.Context, id int64) (*metrics.RunResult, err
 			return err
 		}
 		if x.Mixed, err = readMixed(ctx, tx, id); err != nil {
+			return err
+		}
+		err = eachRow(ctx, tx, `SELECT tx, ord, command, count, total_us, failures FROM job_script_command
+			WHERE job_id = ? ORDER BY tx, ord`, id, func(rows *sql.Rows) error {
+			var (
+				c     metrics.CommandTiming
+				total int64
+			)
+			if err := rows.Scan(&c.Tx, &c.Index, &c.Command, &c.Count, &total, &c.Failures); err != nil {
+				return err
+			}
+			c.Total = time.Duration(total) * time.Microsecond
+			x.Commands = append(x.Commands, c)
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 		res = &x

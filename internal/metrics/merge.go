@@ -389,6 +389,7 @@ func MergeRunResults(parts ...*RunResult) (*RunResult, error) {
 	}
 	m.Audit = MergeAudit(audits...)
 	m.VUTiming = mergeVUTiming(parts)
+	m.Commands = mergeCommands(parts)
 	mergeDBCheck(m, parts)
 	m.Warnings = mergeWarnings(m, parts)
 	m.Disruption = mergeDisruption(parts)

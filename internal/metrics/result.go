@@ -290,6 +290,10 @@ type RunResult struct {
 	// analytic streams) and the transactions' rates without and with it;
 	// nil for any other run.
 	Mixed *MixedResult
+	// Commands are the script commands' timings of a script-driven run
+	// (the pgbench workload's), in script and command order; nil for
+	// other workloads.
+	Commands []CommandTiming
 }
 
 // LateLag is how late after its scheduled start a transaction of a
@@ -316,6 +320,11 @@ type LoadResult struct {
 	AskedRate, AchievedRate float64
 	Scheduled, Dropped      int64
 	MaxQueue                int
+	// SkipLate is a rate run's latency limit (pgbench's -L), 0 for none:
+	// an arrival that would be sent later than this behind its schedule
+	// is not sent; Skipped counts those of the window.
+	SkipLate time.Duration
+	Skipped  int64
 	// The schedule lag (scheduled start → sent) over the window's
 	// completed transactions, and how many were late (LateLag).
 	LagP50, LagP99, LagMax time.Duration

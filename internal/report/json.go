@@ -309,7 +309,7 @@ func ToResult(id int64, r *metrics.RunResult) ResultJSON {
 		out.Load = &LoadJSON{Model: l.Model, Terminals: l.Terminals, Connections: l.Connections,
 			AskedRate: Float(l.AskedRate), AchievedRate: Float(l.AchievedRate), Scheduled: l.Scheduled, Dropped: l.Dropped,
 			MaxQueue: l.MaxQueue, LagP50MS: MS(l.LagP50), LagP99MS: MS(l.LagP99), LagMaxMS: MS(l.LagMax), Late: l.Late,
-			LateAfterMS: MS(metrics.LateLag)}
+			LateAfterMS: MS(metrics.LateLag), SkipLateMS: MS(l.SkipLate), Skipped: l.Skipped}
 	}
 	for _, st := range r.Stages {
 		out.Stages = append(out.Stages, StageJSON{Stage: st.Stage, Target: st.Target, StartS: st.Start.Seconds(),
@@ -338,6 +338,10 @@ type LoadJSON struct {
 	LagMaxMS    float64 `json:"lag_max_ms"`
 	Late        int64   `json:"late"`
 	LateAfterMS float64 `json:"late_after_ms"`
+	// A rate run's latency limit (pgbench's -L) and the arrivals it
+	// skipped as too late; absent without one.
+	SkipLateMS float64 `json:"skip_late_ms,omitempty"`
+	Skipped    int64   `json:"skipped,omitempty"`
 }
 
 // StageJSON is one stage of a staged run (metrics.StageResult); latencies

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
@@ -110,7 +111,7 @@ func Show(ctx context.Context, w io.Writer, s Store, j jobs.Job, section string,
 			out.WithObserved(obs, ivs)
 			return WriteJSON(w, out)
 		}
-		if err := StoredRunResult(w, workload.Title(j.Workload), j, res); err != nil {
+		if err := storedRunResult(ctx, w, s, j, res); err != nil {
 			return err
 		}
 		if err := ObservedBlock(w, Summarize(obs, ivs)); err != nil {
@@ -296,7 +297,7 @@ func summary(ctx context.Context, w io.Writer, s Store, j jobs.Job, asJSON bool)
 	}
 	if res != nil {
 		fmt.Fprintln(w)
-		if err := StoredRunResult(w, workload.Title(j.Workload), j, res); err != nil {
+		if err := storedRunResult(ctx, w, s, j, res); err != nil {
 			return err
 		}
 		obs, ivs, err := observations(ctx, s, j)
@@ -392,4 +393,29 @@ func observations(ctx context.Context, s Store, j jobs.Job) ([]jobs.Observation,
 		return nil, nil, err
 	}
 	return obs, ivs, nil
+}
+
+// storedRunResult writes a stored run's result: in its workload's own
+// vocabulary when it has one (OwnRunResult), else as StoredRunResult.
+func storedRunResult(ctx context.Context, w io.Writer, s Store, j jobs.Job, res *metrics.RunResult) error {
+	if wl, err := workload.Lookup(j.Workload); err == nil {
+		if _, own := wl.(workload.RunReporter); own {
+			cfg, err := s.Config(ctx, j.ID)
+			if err != nil {
+				return err
+			}
+			var b strings.Builder
+			if ok, err := OwnRunResult(&b, wl, workload.RunReport{ID: j.ID, Target: j.Target, Version: j.DBVersion,
+				Settings: cfg, Result: res, Embedded: j.DBKind == "sqlite"}); ok {
+				if err != nil {
+					return err
+				}
+				// Stored, the report begins at once (no blank line to
+				// stand apart from progress lines).
+				_, err = io.WriteString(w, strings.TrimPrefix(b.String(), "\n"))
+				return err
+			}
+		}
+	}
+	return StoredRunResult(w, workload.Title(j.Workload), j, res)
 }

@@ -255,6 +255,26 @@ type BesideRun interface {
 	Complete(res *metrics.RunResult, ivs []metrics.Interval)
 }
 
+// RunReporter is an OLTP workload whose run results read in its own
+// vocabulary instead of the TPROC-C-shaped result (pgbench's: TPS,
+// latency average and stddev, per-script sections). The result a run
+// prints as it ends and the one `jobs show` prints are both its.
+type RunReporter interface {
+	WriteRunReport(w io.Writer, r RunReport) error
+}
+
+// RunReport is what a RunReporter renders: job ID's result against the
+// database version at target, with the settings recorded with the job.
+type RunReport struct {
+	ID              int64
+	Target, Version string
+	Settings        map[string]string
+	Result          *metrics.RunResult
+	// Embedded says the database engine ran inside Sledge (its work is
+	// client CPU).
+	Embedded bool
+}
+
 // Analytic is a workload of query streams (power and throughput tests).
 type Analytic interface {
 	// AnalyticSettings resolves the run's defaults in p in place (a random

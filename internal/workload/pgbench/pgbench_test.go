@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
@@ -236,8 +237,12 @@ func TestValidate(t *testing.T) {
 		{"bad query mode", run(func(s *config.Spec) { s.QueryMode = "fast" }), db.Postgres, "query_mode"},
 		{"bad define", run(func(s *config.Spec) { s.Defines = []string{"novalue"} }), db.Postgres, "defines"},
 		{"bad define name", run(func(s *config.Spec) { s.Defines = []string{"a-b=1"} }), db.Postgres, "defines"},
-		{"rate", run(func(s *config.Spec) { s.Rate = 10 }), db.Postgres, "rate"},
-		{"run on sqlite", run(func(*config.Spec) {}), db.SQLite, "db"},
+		{"rate", run(func(s *config.Spec) { s.Rate, s.LatencyLimit = 10, config.Duration(time.Millisecond) }), db.Postgres, ""},
+		{"rate per script", run(func(s *config.Spec) { s.RateByType = "tpcb-like=10" }), db.Postgres, "rate_by_type"},
+		{"terminals", run(func(s *config.Spec) { s.Terminals, s.Connections = 4, 2 }), db.Postgres, "terminals"},
+		{"run on sqlite", run(func(*config.Spec) {}), db.SQLite, ""},
+		{"run on mariadb", run(func(*config.Spec) {}), db.MySQL, ""},
+		{"run on duckdb", run(func(*config.Spec) {}), db.DuckDB, "db"},
 		{"fractional scale", build(func(s *config.Spec) { s.Scale = 0.5 }), db.Postgres, "scale"},
 		{"fillfactor", build(func(s *config.Spec) { s.Fillfactor = 5 }), db.Postgres, "fillfactor"},
 		{"fillfactor on mariadb", build(func(s *config.Spec) { s.Fillfactor = 90 }), db.MySQL, "fillfactor"},

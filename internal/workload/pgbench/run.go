@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -96,9 +97,6 @@ type pgxSession interface {
 // PrepareRun reads the build's record on a monitor session and derives
 // one pgscript client per VU from the seed.
 func (Workload) PrepareRun(ctx context.Context, env workload.Env, p config.Plan) (workload.OLTPRun, error) {
-	if env.Driver.Kind() != db.Postgres {
-		return nil, fmt.Errorf("pgbench runs on PostgreSQL only for now, not %s", env.Driver.Kind())
-	}
 	scripts, err := parseScripts(p.Scripts)
 	if err != nil {
 		return nil, err
@@ -164,7 +162,12 @@ type Runner struct {
 	names  []string
 	// builtinOnly: every script is a built-in one.
 	builtinOnly bool
+
+	mu        sync.Mutex
+	terminals []*terminal // read by Complete, once the VUs have stopped
 }
+
+var _ workload.Pool = (*Runner)(nil)
 
 // TxNames are the scripts' names.
 func (r *Runner) TxNames() []string { return r.names }
@@ -177,15 +180,51 @@ func (r *Runner) Close(ctx context.Context) error { return r.mon.Close(ctx) }
 
 // NewWorker opens VU vu's session; its client is pgscript's client vu.
 func (r *Runner) NewWorker(ctx context.Context, vu int) (workload.Worker, error) {
+	t, err := r.newTerminal(vu)
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{terminal: t, session: &session{r: r}}
+	if err := w.session.connect(ctx); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// NewTerminal is pgscript's client vu, apart from any session (a rate
+// run's arrivals draw their inputs from it).
+func (r *Runner) NewTerminal(vu int) workload.Terminal {
+	t, err := r.newTerminal(vu)
+	if err != nil {
+		// The engine asks for no more terminals than the run's clients
+		// (config.Plan.Sessions): a broken invariant, not bad input.
+		panic(err)
+	}
+	return t
+}
+
+// NewSession opens one session of a rate run's pool.
+func (r *Runner) NewSession(ctx context.Context) (workload.Session, error) {
+	s := &session{r: r}
+	if err := s.connect(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (r *Runner) newTerminal(vu int) (*terminal, error) {
 	clients := r.setup.Clients()
 	if vu < 0 || vu >= len(clients) {
 		return nil, fmt.Errorf("VU %d: the run has %d clients", vu+1, len(clients))
 	}
-	w := &Worker{r: r, client: clients[vu]}
-	if err := w.connect(ctx); err != nil {
-		return nil, err
+	t := &terminal{client: clients[vu]}
+	for _, sc := range r.setup.Scripts() {
+		t.timing = append(t.timing, make([]commandStat, len(sc.Script.Commands)))
 	}
-	return w, nil
+	r.mu.Lock()
+	r.terminals = append(r.terminals, t)
+	r.mu.Unlock()
+	return t, nil
 }
 
 // Settings are recorded with the job.
@@ -193,7 +232,7 @@ func (r *Runner) Settings() map[string]string {
 	return map[string]string{
 		"scripts": joinNames(r.scriptSpecs()), "query_mode": r.mode.String(), "seed": strconv.FormatUint(r.seed, 10),
 		"scale": strconv.FormatInt(r.meta.Scale, 10), "defines": joinNames(r.plan.Defines),
-		"isolation": isolationName(r.iso),
+		"isolation": isolationName(r.iso), "per_statement": strconv.FormatBool(r.plan.PerStatement),
 	}
 }
 
@@ -225,6 +264,7 @@ func (r *Runner) Notes() []string { return nil }
 func (r *Runner) Complete(res *metrics.RunResult) {
 	res.Mode = r.mode.String()
 	res.Isolation = isolationName(r.iso)
+	res.Commands = r.commandTimings()
 	if !r.builtinOnly {
 		return
 	}
@@ -240,64 +280,165 @@ func (r *Runner) Complete(res *metrics.RunResult) {
 	}
 }
 
+// commandTimings adds up the VUs' timings of each script command, in
+// script and command order.
+func (r *Runner) commandTimings() []metrics.CommandTiming {
+	if r.setup == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []metrics.CommandTiming
+	for si, sc := range r.setup.Scripts() {
+		for ci, cmd := range sc.Script.Commands {
+			c := metrics.CommandTiming{Tx: r.names[si], Index: ci, Command: cmd.Text}
+			for _, t := range r.terminals {
+				st := t.timing[si][ci]
+				c.Count += st.count
+				c.Total += st.total
+				c.Failures += st.failures
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// commandStat is one VU's account of one script command.
+type commandStat struct {
+	count, failures int64
+	total           time.Duration
+}
+
 // balanceTimeout bounds the read of the sums after a run: a sum over the
 // accounts of a large scale takes a while, but a run's end must not hang.
 const balanceTimeout = 5 * time.Minute
 
-// Worker is one VU: a pgscript client on its own session.
-type Worker struct {
-	r      *Runner
+// terminal is one pgscript client: its variables, random streams and
+// account of its commands' latencies.
+type terminal struct {
 	client *pgscript.Client
-	conn   db.Conn
-	pg     *pgscript.PgConn
 	script int
 	// ran says the chosen script ran once already: running it again is a
-	// retry, which replays the same draws (Client.Rewind).
-	ran bool
-}
-
-func (w *Worker) connect(ctx context.Context) error {
-	c, err := w.r.drv.Connect(ctx, w.r.target, db.Options{AppName: "sledge pgbench", Isolation: w.r.iso})
-	if err != nil {
-		return err
-	}
-	s, ok := c.(pgxSession)
-	if !ok {
-		_ = c.Close(ctx)
-		return fmt.Errorf("pgbench: a %s session cannot run scripts", w.r.drv.Kind())
-	}
-	w.conn, w.pg = c, pgscript.NewPgConn(s.Pgx().PgConn())
-	return nil
+	// retry, which replays the same draws (Client.Rewind); tries counts
+	// the retries so far.
+	ran   bool
+	tries int
+	// timing is the client's account of each command, by script
+	// (pgbench's per-statement latencies): the latencies pgscript
+	// measures anyway, added up.
+	timing [][]commandStat
 }
 
 // Next chooses the next script.
-func (w *Worker) Next() int {
-	w.ran = false
-	w.script = w.client.Choose()
-	return w.script
+func (t *terminal) Next() int {
+	t.ran, t.tries = false, 0
+	t.script = t.client.Choose()
+	return t.script
 }
 
-// Execute runs the chosen script once, as one transaction; a retry draws
-// the same values again.
-func (w *Worker) Execute(ctx context.Context) error {
-	if w.ran {
-		w.client.Rewind()
+// Choose makes script tx the next one.
+func (t *terminal) Choose(tx int) {
+	t.ran, t.tries = false, 0
+	t.script = tx
+}
+
+// ExecuteOn runs the chosen script on s, a session of the same runner.
+func (t *terminal) ExecuteOn(ctx context.Context, s workload.Session) error {
+	return t.run(ctx, s.(*session).pg)
+}
+
+// run runs the chosen script once, as one transaction; a retry draws the
+// same values again.
+func (t *terminal) run(ctx context.Context, pg pgscript.Conn) error {
+	if t.ran {
+		t.client.Rewind()
+		t.tries++
+		// A retry replays the same draws: sent at once, it meets the same
+		// rows held by the same competitor and fails again (5 of 3,044
+		// serializable tpcb-like transactions failed after 50 tries). A
+		// short random wait, growing with the tries, lets the competitor
+		// commit first.
+		if err := backoff(ctx, t.tries); err != nil {
+			return err
+		}
 	}
-	w.ran = true
-	_, err := w.client.Run(ctx, w.pg, w.script)
+	t.ran = true
+	out, err := t.client.Run(ctx, pg, t.script)
+	if out.Latency == nil {
+		return err
+	}
+	st := t.timing[out.Script]
+	for i, d := range out.Latency {
+		if d >= 0 {
+			st[i].count++
+			st[i].total += d
+		}
+	}
+	if out.Failed >= 0 {
+		st[out.Failed].failures++
+	}
 	return err
 }
 
-// Reconnect replaces the session (prepared statements go with it).
-func (w *Worker) Reconnect(ctx context.Context) error {
-	if w.conn != nil {
-		_ = w.conn.Close(ctx)
+// maxBackoff bounds the wait before a retry.
+const maxBackoff = 20 * time.Millisecond
+
+// backoff waits before retry number try (1, 2, …): a random time up to
+// 100 µs doubled each try, at most maxBackoff ("full jitter").
+func backoff(ctx context.Context, try int) error {
+	ceiling := min(maxBackoff, 100*time.Microsecond<<min(try-1, 16))
+	d := time.Duration(rand.Int64N(int64(ceiling)) + 1)
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	return w.connect(ctx)
+}
+
+// session is one database session that runs scripts.
+type session struct {
+	r    *Runner
+	conn db.Conn
+	pg   pgscript.Conn // pgscript's over pgx on PostgreSQL, sqlConn elsewhere
+}
+
+func (s *session) connect(ctx context.Context) error {
+	c, err := s.r.drv.Connect(ctx, s.r.target, db.Options{AppName: "sledge pgbench", Isolation: s.r.iso})
+	if err != nil {
+		return err
+	}
+	s.conn = c
+	if ps, ok := c.(pgxSession); ok {
+		s.pg = pgscript.NewPgConn(ps.Pgx().PgConn())
+	} else {
+		s.pg = &sqlConn{c: c}
+	}
+	return nil
+}
+
+// Reconnect replaces the session (prepared statements go with it).
+func (s *session) Reconnect(ctx context.Context) error {
+	if s.conn != nil {
+		_ = s.conn.Close(ctx)
+	}
+	return s.connect(ctx)
 }
 
 // Close closes the session.
-func (w *Worker) Close(ctx context.Context) error { return w.conn.Close(ctx) }
+func (s *session) Close(ctx context.Context) error { return s.conn.Close(ctx) }
+
+// Worker is one VU: a pgscript client on its own session.
+type Worker struct {
+	*terminal
+	*session
+}
+
+// Execute runs the chosen script once on the VU's session.
+func (w *Worker) Execute(ctx context.Context) error { return w.run(ctx, w.pg) }
 
 // isolationName is the isolation as the job records it.
 func isolationName(i db.Isolation) string {

@@ -7,8 +7,8 @@
 //
 // What exists so far: build, check and drop on PostgreSQL, MariaDB/MySQL
 // and SQLite; runs on PostgreSQL (pgscript has a session adapter for pgx
-// only). The `sledge pgbench` command with pgbench's own command line is
-// not there yet.
+// only), closed-loop or at a rate, reported in pgbench's words
+// (report.go). pgbench's own command line is read by package cmdline.
 package pgbench
 
 import (
@@ -93,11 +93,11 @@ func (Workload) Validate(p config.Plan) config.FieldErrors {
 		for _, what := range []struct {
 			field string
 			set   bool
-		}{{"rate", p.Rate > 0 || p.RateByType != nil}, {"terminals", p.Terminals > 0}, {"connections", p.Connections > 0},
+		}{{"rate_by_type", p.RateByType != nil}, {"terminals", p.Terminals > 0},
 			{"pacing", p.PacingFactor() > 0}, {"segment", !p.Segment.IsWhole()}} {
 			if what.set {
 				errs = append(errs, config.FieldError{Field: what.field,
-					Msg: what.field + ": not available for pgbench runs yet (closed-loop VUs, one client each)"})
+					Msg: what.field + ": not available for pgbench runs (closed-loop clients, or arrivals at one --rate over their sessions)"})
 			}
 		}
 	}
@@ -121,11 +121,6 @@ func (Workload) ValidateTarget(p config.Plan, t db.Target) config.FieldErrors {
 		}
 		if t.Kind == db.SQLite && p.ForeignKeys {
 			errs = append(errs, config.FieldError{Field: "foreign_keys", Msg: "foreign_keys: SQLite cannot add them to the loaded tables"})
-		}
-	case config.KindRun:
-		if t.Kind != db.Postgres {
-			errs = append(errs, config.FieldError{Field: "db",
-				Msg: fmt.Sprintf("pgbench runs on PostgreSQL only for now, not %s: its scripts' sessions exist for PostgreSQL only (build, check and drop work on %s)", t.Kind, t.Kind)})
 		}
 	}
 	return errs

@@ -129,3 +129,14 @@ func ParseSeed(s string) (uint64, error) {
 	}
 	return n, nil
 }
+
+// BuiltinDesc is how pgbench names a built-in script in its reports
+// ("<builtin: TPC-B (sort of)>").
+func BuiltinDesc(name string) (string, bool) {
+	for _, b := range builtins {
+		if b.name == name {
+			return b.desc, true
+		}
+	}
+	return "", false
+}

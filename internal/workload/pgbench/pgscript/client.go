@@ -317,6 +317,8 @@ type Outcome struct {
 	// commands not executed (skipped by \if or after an error). It is
 	// reused by the client's next Run.
 	Latency []time.Duration
+	// Failed is the index of the command that failed; -1 when none did.
+	Failed int
 }
 
 // CommandError is an error of one command. Err keeps the driver's error
@@ -350,7 +352,7 @@ func (c *Client) Run(ctx context.Context, conn Conn, script int) (Outcome, error
 	for i := range lat {
 		lat[i] = -1
 	}
-	out := Outcome{Script: script, Latency: lat}
+	out := Outcome{Script: script, Latency: lat, Failed: -1}
 	c.cur.script = script
 	c.pipeline = false
 	c.batch = c.batch[:0]
@@ -366,6 +368,12 @@ func (c *Client) Run(ctx context.Context, conn Conn, script int) (Outcome, error
 		}
 		c.pipeline = false
 		c.batch = c.batch[:0]
+		for k := range sc.Commands {
+			if &sc.Commands[k] == cmd {
+				out.Failed = k
+				break
+			}
+		}
 		return out, &CommandError{Script: sc.Name, Line: cmd.Line, Command: cmd.Text, SQL: sqlErr, Err: err}
 	}
 	for i := 0; i < len(sc.Commands); {

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sledge-bench/sledge/internal/workload/pgbench/cmdline"
+)
+
+// newPgbenchCmd is `sledge pgbench`: pgbench's own command line, read by
+// cmdline into a build (-i) or run of the pgbench workload, run as any
+// other job. Its options are pgbench's, not cobra's: flag parsing is
+// cmdline's, but for Sledge's --repo and --server, taken out first.
+func newPgbenchCmd(gs *globalState) *cobra.Command {
+	cmd := withHelp("pgbench", &cobra.Command{
+		Use:                   "pgbench [OPTION]... [DBNAME|URL]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Run pgbench's command line (-i to initialize, -c, -T, -f, -b, …) as a Sledge job",
+		DisableFlagParsing:    true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			args = takeGlobalFlags(gs, args)
+			inv, err := cmdline.Parse(args, gs.getenv)
+			if err != nil {
+				return fmt.Errorf("pgbench: %w", err)
+			}
+			if inv.Help {
+				return cmd.Help()
+			}
+			for _, n := range inv.Notes {
+				fmt.Fprintf(cmd.ErrOrStderr(), "sledge pgbench: note: %s\n", n)
+			}
+			return runJobCmd(cmd, gs, inv.Spec, jobOutput{format: formatText, progress: formatText})
+		},
+	})
+	// -h is pgbench's host: help is -? or --help.
+	cmd.Flags().BoolP("help", "?", false, "help for pgbench")
+	return cmd
+}
+
+// takeGlobalFlags sets --repo and --server from args (cobra leaves them
+// there without flag parsing) and returns the rest.
+func takeGlobalFlags(gs *globalState, args []string) []string {
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a, taken := args[i], false
+		for _, f := range []struct {
+			name string
+			to   *string
+		}{{"--repo", &gs.flags.repo}, {"--server", &gs.flags.server}} {
+			if v, ok := strings.CutPrefix(a, f.name+"="); ok {
+				*f.to, taken = v, true
+			} else if a == f.name && i+1 < len(args) {
+				*f.to, taken = args[i+1], true
+				i++
+			}
+		}
+		if !taken {
+			rest = append(rest, a)
+		}
+	}
+	return rest
+}

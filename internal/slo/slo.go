@@ -97,7 +97,7 @@ type Step struct {
 	// it names none), in ms; ErrorsPct the failed share of the attempted
 	// transactions. NaN when not measured.
 	P50, P99, ErrorsPct float64
-	JobID int64
+	JobID               int64
 	// Status is the step's job status ("" for a runner that has no jobs):
 	// only a step whose job ended (completed or degraded) is judged; one
 	// interrupted, failed or still running measured a window it did not

@@ -83,6 +83,17 @@ func (req SLORequest) stepSpec(rate float64) config.Spec {
 	return spec
 }
 
+// searchOptions bound the search: with no highest rate asked, the highest
+// a run offers (config.MaxRate), so that a target that meets the goals
+// there gets the answer "at least" it instead of a step its run refuses.
+func (req SLORequest) searchOptions() slo.Options {
+	o := slo.Options{Start: req.StartRate, Max: req.MaxRate, Precision: req.Precision}
+	if o.Max == 0 {
+		o.Max = config.MaxRate
+	}
+	return o
+}
+
 // CheckSLO checks a search before any job runs: its goals, its bounds and
 // the steps' spec (as Validate, at the start rate and at the highest rate
 // asked). Errors are config.FieldErrors: "goal", "start_rate",
@@ -235,7 +246,7 @@ func (s *Service) SLO(ctx context.Context, req SLORequest) (report.SLO, error) {
 		}
 		return st, nil
 	}
-	res, err := slo.Search(ctx, slo.Options{Start: req.StartRate, Max: req.MaxRate, Precision: req.Precision}, run)
+	res, err := slo.Search(ctx, req.searchOptions(), run)
 	out.Result = res
 	if out.ID != 0 {
 		if j, err := s.opts.Repo.Get(context.WithoutCancel(ctx), out.ID); err == nil {
@@ -272,7 +283,9 @@ var _ SLOStore = (*jobs.Repo)(nil)
 // LoadSLO reads back the SLO search job id belongs to (its first job or
 // any of its steps): the steps in the order they ran, each judged again on
 // its stored result against the goals the search recorded, and the answer
-// as the search gave it (slo.Summarize).
+// as the search gave it (slo.Summarize: a step still running, interrupted
+// or failed is shown but not judged). A search whose first job records no
+// goals is ErrNotSLO.
 func LoadSLO(ctx context.Context, st SLOStore, id int64) (report.SLO, error) {
 	if _, err := st.Get(ctx, id); err != nil {
 		return report.SLO{}, err
@@ -298,12 +311,18 @@ func LoadSLO(ctx context.Context, st SLOStore, id int64) (report.SLO, error) {
 	}
 	var goals []threshold.Threshold
 	for _, g := range strings.Split(cfg[SettingSLOGoals], "; ") {
+		if g == "" {
+			continue
+		}
 		t, err := threshold.Parse(g)
 		if err != nil {
 			return out, fmt.Errorf("SLO search %d: its goal %q: %w", root, g, err)
 		}
 		goals = append(goals, t)
 		out.Goals = append(out.Goals, g)
+	}
+	if len(goals) == 0 { // a search records its goals on its first job: this job names none
+		return report.SLO{}, fmt.Errorf("job %d: its search %d records no goals: %w", id, root, ErrNotSLO)
 	}
 	out.Tx = slo.LatencyName(goals)
 	precision, _ := strconv.ParseFloat(cfg[SettingSLOPrecision], 64)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -54,6 +55,8 @@ func (s SLO) txLabel() string {
 
 func stepVerdict(st slo.Step) string {
 	switch {
+	case !st.Judged():
+		return "not judged (" + st.Status + ")"
 	case st.Pass:
 		return "pass"
 	case st.Saturated && threshold.Failed(st.Goals) == 0:
@@ -79,31 +82,39 @@ func pct1(v float64) string {
 }
 
 // AnswerText words the search's answer with its uncertainty: the bracket
-// [highest pass, lowest fail) and, for the answer step, each goal's margin.
+// [highest pass, lowest fail) and, for the answer step, each goal's margin;
+// then why the search stopped early, answer or not.
 func (s SLO) AnswerText() []string {
 	r := s.Result
-	if !r.Found {
-		if len(r.Steps) == 0 {
-			return []string{"No answer: no step ran."}
-		}
-		return []string{fmt.Sprintf("No answer: the goals failed at the start rate, %s transactions per second (a lower --start-rate).", slo.FormatRate(r.High))}
-	}
 	var lines []string
-	if math.IsInf(r.High, 1) {
+	switch {
+	case len(r.Steps) == 0:
+		lines = append(lines, "No answer: no step ran.")
+	case !r.Found && math.IsInf(r.High, 1):
+		lines = append(lines, "No answer: no step ended to be judged.")
+	case !r.Found:
+		lines = append(lines, fmt.Sprintf("No answer: the goals failed at the start rate, %s transactions per second (a lower --start-rate).", slo.FormatRate(r.High)))
+	case math.IsInf(r.High, 1) && r.Stopped != "":
+		lines = append(lines, fmt.Sprintf("Answer: at least %s transactions per second: the goals held at every rate judged, but the search stopped before any failed.", slo.FormatRate(r.Low)))
+	case math.IsInf(r.High, 1) && s.MaxRate > 0:
 		lines = append(lines, fmt.Sprintf("Answer: at least %s transactions per second: the goals held at every rate tried, up to the highest allowed (a higher --max-rate).", slo.FormatRate(r.Low)))
-	} else {
+	case math.IsInf(r.High, 1):
+		lines = append(lines, fmt.Sprintf("Answer: at least %s transactions per second: the goals held at every rate tried, up to the highest a run offers.", slo.FormatRate(r.Low)))
+	default:
 		lines = append(lines, fmt.Sprintf("Answer: %s transactions per second: the goals held there and failed at %s, so the highest rate meeting them lies in [%s, %s) (within %.1f%%; precision %.0f%%).",
 			slo.FormatRate(r.Low), slo.FormatRate(r.High), slo.FormatRate(r.Low), slo.FormatRate(r.High), 100*r.Width(), 100*r.Precision))
 	}
-	for _, v := range r.Steps[r.Answer].Goals {
-		line := fmt.Sprintf("  %s: %s at the answer (job %d)", v.Text, v.Measured(), r.Steps[r.Answer].JobID)
-		if abs, p, ok := slo.Margin(v); ok {
-			line += fmt.Sprintf(", margin %s%s", threshold.FormatNumber(abs), v.Unit)
-			if !math.IsNaN(p) {
-				line += fmt.Sprintf(" (%.0f%% of the limit)", p)
+	if r.Found {
+		for _, v := range r.Steps[r.Answer].Goals {
+			line := fmt.Sprintf("  %s: %s at the answer (job %d)", v.Text, v.Measured(), r.Steps[r.Answer].JobID)
+			if abs, p, ok := slo.Margin(v); ok {
+				line += fmt.Sprintf(", margin %s%s", threshold.FormatNumber(abs), v.Unit)
+				if !math.IsNaN(p) {
+					line += fmt.Sprintf(" (%.0f%% of the limit)", p)
+				}
 			}
+			lines = append(lines, line)
 		}
-		lines = append(lines, line)
 	}
 	if r.Stopped != "" {
 		lines = append(lines, "The search stopped early: "+r.Stopped+".")
@@ -169,18 +180,22 @@ type SLOJSON struct {
 
 // SLOStepJSON is one step of the curve.
 type SLOStepJSON struct {
-	Step      int           `json:"step"`
-	Phase     string        `json:"phase"`
-	Job       string        `json:"job"`
-	Status    string        `json:"status"`
-	Offered   float64       `json:"offered"`
-	Achieved  Float         `json:"achieved"`
-	P50MS     Float         `json:"p50_ms"`
-	P99MS     Float         `json:"p99_ms"`
-	ErrorsPct Float         `json:"errors_pct"`
-	Saturated bool          `json:"saturated"`
-	Pass      bool          `json:"pass"`
-	Goals     []SLOGoalJSON `json:"goals"`
+	Step      int     `json:"step"`
+	Phase     string  `json:"phase"`
+	Job       string  `json:"job"`
+	Status    string  `json:"status"`
+	Offered   float64 `json:"offered"`
+	Achieved  Float   `json:"achieved"`
+	P50MS     Float   `json:"p50_ms"`
+	P99MS     Float   `json:"p99_ms"`
+	ErrorsPct Float   `json:"errors_pct"`
+	Saturated bool    `json:"saturated"`
+	// Pass counts toward the answer only when Judged (the step's job
+	// ended); Verdict is the table's word for the step.
+	Pass    bool          `json:"pass"`
+	Judged  bool          `json:"judged"`
+	Verdict string        `json:"verdict"`
+	Goals   []SLOGoalJSON `json:"goals"`
 }
 
 // SLOGoalJSON is one goal judged on a step.
@@ -251,7 +266,7 @@ func ToSLO(s SLO) SLOJSON {
 	for i, st := range r.Steps {
 		js := SLOStepJSON{Step: i + 1, Phase: st.Phase, Job: strconv.FormatInt(st.JobID, 10), Status: st.Status, Offered: st.Offered,
 			Achieved: Float(st.Achieved), P50MS: Float(st.P50), P99MS: Float(st.P99), ErrorsPct: Float(st.ErrorsPct),
-			Saturated: st.Saturated, Pass: st.Pass, Goals: []SLOGoalJSON{}}
+			Saturated: st.Saturated, Pass: st.Pass && st.Judged(), Judged: st.Judged(), Verdict: stepVerdict(st), Goals: []SLOGoalJSON{}}
 		for _, v := range st.Goals {
 			js.Goals = append(js.Goals, goalJSON(v))
 		}
@@ -280,7 +295,7 @@ func sloChart(id, title, yLabel string, s SLO, achieved bool) string {
 	if s.Result.Found {
 		answer = s.Result.Low
 	}
-	slices.SortStableFunc(steps, func(a, b slo.Step) int { return cmpFloat(a.Offered, b.Offered) })
+	slices.SortStableFunc(steps, func(a, b slo.Step) int { return cmp.Compare(a.Offered, b.Offered) })
 	minX, maxX, maxY := math.Inf(1), 0.0, 0.0
 	for _, st := range steps {
 		minX, maxX = math.Min(minX, st.Offered), math.Max(maxX, st.Offered)
@@ -360,11 +375,11 @@ func sloChart(id, title, yLabel string, s SLO, achieved bool) string {
 				continue
 			}
 			fill := l.color
-			if !st.Pass {
+			if !st.Pass || !st.Judged() {
 				fill = "#fff"
 			}
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s" stroke="%s" stroke-width="1.5" data-pass="%t"><title>%s/s (job %d): %s %s, %s</title></circle>`,
-				x(st.Offered), y(v), fill, l.color, st.Pass, slo.FormatRate(st.Offered), st.JobID, l.label, compactNum(v), stepVerdict(st))
+				x(st.Offered), y(v), fill, l.color, st.Pass && st.Judged(), slo.FormatRate(st.Offered), st.JobID, l.label, compactNum(v), stepVerdict(st))
 		}
 		b.WriteString(`</g>`)
 	}
@@ -375,16 +390,6 @@ func sloChart(id, title, yLabel string, s SLO, achieved bool) string {
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // SLOHTML writes a search as one self-contained HTML page (no script, no

@@ -33,11 +33,17 @@ func TestSLOText(t *testing.T) {
 	step := func(phase string, offered, achieved, p99 float64, sat bool) slo.Step {
 		return slo.Step{Phase: phase, Offered: offered, Achieved: achieved, P50: p99 * 0.8, P99: p99, ErrorsPct: 0, Saturated: sat}
 	}
+	ended := func(st slo.Step, status string) slo.Step {
+		st.Status = status
+		return st
+	}
 	for _, tc := range []struct {
-		name  string
-		steps []slo.Step
-		want  []string
-		not   []string
+		name    string
+		steps   []slo.Step
+		maxRate float64
+		stopped string
+		want    []string
+		not     []string
 	}{
 		{name: "answer", steps: []slo.Step{step("step", 100, 104, 214.9, false), step("step", 200, 156, 1053.7, true),
 			step("bisect", 141, 147.7, 288.5, false), step("bisect", 168, 158, 712.2, false)},
@@ -48,11 +54,27 @@ func TestSLOText(t *testing.T) {
 				"each step: 1s of warm-up at its rate, not judged, then 3s measured"}},
 		{name: "no answer", steps: []slo.Step{step("step", 100, 90, 900, false)},
 			want: []string{"No answer: the goals failed at the start rate, 100 transactions per second"}, not: []string{"◀ answer"}},
-		{name: "max passes", steps: []slo.Step{step("step", 100, 100, 200, false), step("step", 150, 150, 250, false)},
-			want: []string{"Answer: at least 150 transactions per second"}},
+		{name: "max passes", steps: []slo.Step{step("step", 100, 100, 200, false), step("step", 150, 150, 250, false)}, maxRate: 150,
+			want: []string{"Answer: at least 150 transactions per second: the goals held at every rate tried, up to the highest allowed (a higher --max-rate)."}},
+		{name: "no max rate", steps: []slo.Step{step("step", 100, 100, 200, false), step("step", 150, 150, 250, false)},
+			want: []string{"Answer: at least 150 transactions per second: the goals held at every rate tried, up to the highest a run offers."},
+			not:  []string{"--max-rate", "stopped early"}},
+		// The step Ctrl-C cut short passed on its partial window: not the answer, and the text says why the search ended.
+		{name: "interrupted", steps: []slo.Step{ended(step("step", 100, 100, 200, false), "completed"), ended(step("step", 200, 200, 250, false), "interrupted")},
+			stopped: "job 11 interrupted",
+			want: []string{"Answer: at least 100 transactions per second: the goals held at every rate judged, but the search stopped before any failed.",
+				"not judged (interrupted)", "The search stopped early: job 11 interrupted."},
+			not: []string{"--max-rate"}},
+		{name: "first step interrupted", steps: []slo.Step{ended(step("step", 100, 100, 200, false), "interrupted")}, stopped: "job 10 interrupted",
+			want: []string{"No answer: no step ended to be judged.", "not judged (interrupted)", "The search stopped early: job 10 interrupted."},
+			not:  []string{"failed at the start rate", "--start-rate", "◀ answer"}},
+		{name: "first step failed", steps: []slo.Step{ended(step("step", 100, math.NaN(), math.NaN(), false), "failed")}, stopped: "job 10: connection refused",
+			want: []string{"No answer: no step ended to be judged.", "not judged (failed)", "The search stopped early: job 10: connection refused."},
+			not:  []string{"failed at the start rate", "--start-rate"}},
 	} {
 		var b bytes.Buffer
 		s := sloFixture(t, tc.steps)
+		s.MaxRate, s.Result.Stopped = tc.maxRate, tc.stopped
 		if err := SLOText(&b, s); err != nil {
 			t.Fatal(err)
 		}
@@ -77,6 +99,12 @@ func TestSLOText(t *testing.T) {
 		if s.Result.Found && math.IsInf(s.Result.High, 1) != (raw["high"] == nil) {
 			t.Errorf("%s: high %v for %g", tc.name, raw["high"], s.Result.High)
 		}
+		for i, js := range raw["steps"].([]any) {
+			st, m := tc.steps[i], js.(map[string]any)
+			if m["judged"] != st.Judged() || m["verdict"] != stepVerdict(st) || m["pass"] != (st.Pass && st.Judged()) {
+				t.Errorf("%s: step %d in JSON %v", tc.name, i+1, m)
+			}
+		}
 		// The page: one point per step and series (p50 and p99, achieved), failing ones hollow,
 		// the goal and (with an answer) the answer marked.
 		var h bytes.Buffer
@@ -86,7 +114,7 @@ func TestSLOText(t *testing.T) {
 		page := h.String()
 		fails := 0
 		for _, st := range tc.steps {
-			if !st.Pass {
+			if (!st.Pass || !st.Judged()) && !math.IsNaN(st.P99) { // nothing measured: no point
 				fails++
 			}
 		}

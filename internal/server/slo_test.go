@@ -75,7 +75,13 @@ func TestSLOAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range []string{fmt.Sprint("/api/slo/", other.ID), "/api/slo/999999", fmt.Sprint("/api/view/slo?id=", other.ID)} {
+	// A job naming as its search a job that records no goals: no search, not a 500.
+	stray, err := s.svc.Run(context.Background(), app.Request{Spec: spec, Settings: map[string]string{app.SettingSLO: fmt.Sprint(other.ID)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{fmt.Sprint("/api/slo/", other.ID), "/api/slo/999999", fmt.Sprint("/api/view/slo?id=", other.ID),
+		fmt.Sprint("/api/slo/", stray.ID)} {
 		if code, b := c.do("GET", path, ""); code != 404 {
 			t.Errorf("GET %s: %d %s, want 404", path, code, b)
 		}

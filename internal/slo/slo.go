@@ -98,11 +98,27 @@ type Step struct {
 	// transactions. NaN when not measured.
 	P50, P99, ErrorsPct float64
 	JobID               int64
-	Status              string
+	// Status is the step's job status ("" for a runner that has no jobs):
+	// only a step whose job ended (completed or degraded) is judged; one
+	// interrupted, failed or still running measured a window it did not
+	// finish, or nothing.
+	Status string
+}
+
+// Judged says whether the step takes part in the answer: its job ended
+// (completed or degraded; "" for a runner without jobs). A partial window
+// — Ctrl-C, a failure, a step still running — neither passes nor fails.
+func (s Step) Judged() bool {
+	switch s.Status {
+	case "", metrics.StatusCompleted, metrics.StatusDegraded:
+		return true
+	}
+	return false
 }
 
 // Runner runs one step at rate and judges it (Judge). An error stops the
-// search; the steps run so far are kept.
+// search; the steps run so far are kept, and so is the failing step when
+// it has a job (JobID), with its Status saying it is not Judged.
 type Runner func(ctx context.Context, phase string, rate float64) (Step, error)
 
 // Result is a search's steps in the order run, and its answer.
@@ -126,16 +142,16 @@ type Result struct {
 
 // Summarize judges steps as a search left them: the answer is the highest
 // passing rate below the lowest failing one (a pass above a fail — noise —
-// does not count).
+// does not count). Steps not Judged stay in Steps but count neither way.
 func Summarize(steps []Step, precision float64) Result {
 	r := Result{Steps: steps, Answer: -1, High: math.Inf(1), Precision: precision}
 	for _, s := range steps {
-		if !s.Pass && s.Offered < r.High {
+		if s.Judged() && !s.Pass && s.Offered < r.High {
 			r.High = s.Offered
 		}
 	}
 	for i, s := range steps {
-		if s.Pass && s.Offered < r.High && (r.Answer < 0 || s.Offered > r.Low) {
+		if s.Judged() && s.Pass && s.Offered < r.High && (r.Answer < 0 || s.Offered > r.Low) {
 			r.Answer, r.Low = i, s.Offered
 		}
 	}

@@ -115,6 +115,53 @@ func TestSummarizeNoise(t *testing.T) {
 	}
 }
 
+// TestSummarizeUnjudged: a step whose job did not end — interrupted
+// (its short window passed), failed (nothing measured: a fail), running —
+// stays among the steps but neither is the answer nor lowers High.
+func TestSummarizeUnjudged(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		last      Step
+		found     bool
+		low, high float64
+	}{
+		{"interrupted passing", Step{Offered: 40, Pass: true, Status: metrics.StatusInterrupted}, true, 20, math.Inf(1)},
+		{"failed", Step{Offered: 40, Status: metrics.StatusFailed}, true, 20, math.Inf(1)},
+		{"running", Step{Offered: 15, Status: metrics.StatusRunning}, true, 20, math.Inf(1)},
+		{"abandoned", Step{Offered: 15, Status: metrics.StatusAbandoned}, true, 20, math.Inf(1)},
+		{"degraded failing", Step{Offered: 40, Status: metrics.StatusDegraded}, true, 20, 40},
+		{"completed passing", Step{Offered: 40, Pass: true, Status: metrics.StatusCompleted}, true, 40, math.Inf(1)},
+	} {
+		steps := []Step{{Offered: 10, Pass: true, Status: metrics.StatusCompleted}, {Offered: 20, Pass: true, Status: metrics.StatusCompleted}, tc.last}
+		r := Summarize(steps, 0.05)
+		if r.Found != tc.found || r.Low != tc.low || r.High != tc.high || len(r.Steps) != 3 {
+			t.Errorf("%s: found %v [%g, %g) of %d steps, want %v [%g, %g) of 3", tc.name, r.Found, r.Low, r.High, len(r.Steps), tc.found, tc.low, tc.high)
+		}
+	}
+	// Only an unjudged step: no answer, nothing failed.
+	r := Summarize([]Step{{Offered: 10, Status: metrics.StatusFailed, JobID: 1}}, 0.05)
+	if r.Found || !math.IsInf(r.High, 1) {
+		t.Errorf("a failed first step: found %v, high %g; want no answer and no failing rate", r.Found, r.High)
+	}
+}
+
+// TestSearchInterrupted: the step an interrupt cut short, passing on its
+// partial window, is kept but is not the answer.
+func TestSearchInterrupted(t *testing.T) {
+	t.Parallel()
+	run := func(_ context.Context, _ string, rate float64) (Step, error) {
+		if rate == 40 {
+			return Step{Pass: true, JobID: 3, Status: metrics.StatusInterrupted}, errors.New("job 3 interrupted")
+		}
+		return Step{Pass: true, JobID: int64(rate), Status: metrics.StatusCompleted}, nil
+	}
+	r, err := Search(context.Background(), Options{Start: 10}, run)
+	if err == nil || r.Stopped == "" || len(r.Steps) != 3 || !r.Found || r.Low != 20 || !math.IsInf(r.High, 1) {
+		t.Errorf("got %d steps, found %v [%g, %g), stopped %q, err %v; want 3 steps, [20, ∞), stopped", len(r.Steps), r.Found, r.Low, r.High, r.Stopped, err)
+	}
+}
+
 func TestJudge(t *testing.T) {
 	t.Parallel()
 	goal, err := threshold.Parse("p99(new_order)<50ms")

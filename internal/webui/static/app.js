@@ -2564,7 +2564,7 @@
           root.append(svg('circle', {
             cx: x(st.offered), cy: y(st[key]), r: 4, fill: st.pass ? color : '#fff', stroke: color, 'stroke-width': 1.5,
             'data-testid': `slo-point-${label}-${st.step}`, 'data-pass': String(st.pass),
-          }, svg('title', null, `${st.offered}/s (job #${st.job}): ${label} ${fmtSig(st[key])} ms, ${st.pass ? 'pass' : 'FAIL'}`)));
+          }, svg('title', null, `${st.offered}/s (job #${st.job}): ${label} ${fmtSig(st[key])} ms, ${st.verdict || (st.pass ? 'pass' : 'FAIL')}`)));
         }
       }
       if (isNum(s.answer)) {
@@ -2578,7 +2578,7 @@
       const rows = steps.map(st => ({
         attrs: { testid: 'slo-step-' + st.step, class: s.answer_job === st.job ? 'knee' : null },
         cells: [String(st.step), st.phase, String(st.offered), isNum(st.achieved) ? st.achieved.toFixed(1) : '—', fmtSig(st.p50_ms), fmtSig(st.p99_ms),
-          isNum(st.errors_pct) ? st.errors_pct.toFixed(1) + ' %' : '—', st.pass ? 'pass' : (st.saturated ? 'FAIL (saturated)' : 'FAIL'),
+          isNum(st.errors_pct) ? st.errors_pct.toFixed(1) + ' %' : '—', st.verdict || (st.pass ? 'pass' : (st.saturated ? 'FAIL (saturated)' : 'FAIL')),
           String(st.job) === String(jobID) ? h('b', null, '#' + st.job) : h('a', { href: '#/jobs/' + st.job }, '#' + st.job)],
       }));
       box.replaceChildren(panel(`SLO search #${s.id}: ${(s.goals || []).join(' and ')}`, 'slo-panel',

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/testdb/tpcctest"
 )
 
 // TestCHBenchmarkCLI builds, checks, runs and drops CH-benCHmark on its
@@ -23,8 +24,23 @@ func TestCHBenchmarkCLI(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--analytic-streams") || !strings.Contains(err.Error(), "chbench") {
 		t.Errorf("run --workload tprocc --analytic-streams 1: %v, want the field refused", err)
 	}
+	// Analytic options that would do nothing are refused as flags.
+	if _, err := e.run("run", "--workload", "chbench", "--analytic-delay", "1s"); err == nil || !strings.Contains(err.Error(), "--analytic-delay: applies to analytic streams") {
+		t.Errorf("run --workload chbench --analytic-delay 1s without streams: %v, want the flag refused", err)
+	}
+	if _, err := e.run("run", "--workload", "chbench", "--analytic-streams", "1", "--duration", "2s", "--analytic-delay", "2s"); err == nil ||
+		!strings.Contains(err.Error(), "--analytic-delay: 2s is not within the measured window") {
+		t.Errorf("run --workload chbench --analytic-delay past the window: %v, want the flag refused", err)
+	}
 	if list := e.jobs(); len(list) != 0 {
 		t.Errorf("a refused run recorded jobs: %v", list)
+	}
+	// A plain TPROC-C database is no CH-benCHmark build: refused, with the
+	// command that makes one.
+	tpcc := tpcctest.SQLite(t, tpcctest.Options{}, "")
+	if _, err := e.run("run", "--workload", "chbench", "--db", tpcc, "--vu", "1", "--analytic-streams", "1", "--rampup", "0", "--duration", "2s"); err == nil ||
+		!strings.Contains(err.Error(), "no CH-benCHmark schema") || !strings.Contains(err.Error(), "sledge build --workload chbench") {
+		t.Errorf("run --workload chbench on a TPROC-C database: %v, want it refused with advice to build", err)
 	}
 
 	out := e.ok("build", "--workload", "chbench")

@@ -144,6 +144,22 @@ func TestMixedRunRefusals(t *testing.T) {
 		{"negative streams", func(s *config.Spec) { s.Workload, s.AnalyticStreams = "chbench", -1 }, "analytic_streams"},
 		{"iteration run", func(s *config.Spec) { s.Workload, s.AnalyticStreams, s.Iterations = "chbench", 1, 10 }, "iterations"},
 		{"segment", func(s *config.Spec) { s.Workload, s.Segment, s.RunID = "chbench", "0/2", "r" }, "segment"},
+		{"delay without streams", func(s *config.Spec) { s.Workload, s.AnalyticDelay = "chbench", config.Duration(time.Second) }, "analytic_delay"},
+		{"ramp-up without streams", func(s *config.Spec) { s.Workload, s.AnalyticRampup = "chbench", config.Duration(time.Second) }, "analytic_rampup"},
+		{"shuffle without streams", func(s *config.Spec) { s.Workload, s.AnalyticShuffle = "chbench", true }, "analytic_shuffle"},
+		{"ramp-up of one stream", func(s *config.Spec) {
+			s.Workload, s.AnalyticStreams, s.AnalyticRampup = "chbench", 1, config.Duration(time.Second)
+		}, "analytic_rampup"},
+		{"delay past the window", func(s *config.Spec) {
+			s.Workload, s.AnalyticStreams, s.Duration, s.AnalyticDelay = "chbench", 1, config.Duration(time.Minute), config.Duration(time.Minute)
+		}, "analytic_delay"},
+		{"ramp-up past the window", func(s *config.Spec) {
+			s.Workload, s.AnalyticStreams, s.Duration = "chbench", 2, config.Duration(time.Minute)
+			s.AnalyticDelay, s.AnalyticRampup = config.Duration(30*time.Second), config.Duration(30*time.Second)
+		}, "analytic_rampup"},
+		{"delay past the stages", func(s *config.Spec) {
+			s.Workload, s.AnalyticStreams, s.Stages, s.AnalyticDelay = "chbench", 1, "10s:2,10s:4", config.Duration(20*time.Second)
+		}, "analytic_delay"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -24,14 +24,16 @@ type MixedResult struct {
 
 	// The transactions' rates over the baseline (the window's intervals
 	// that ended before the streams started) and over the mixed part (the
-	// intervals that began once they had), from the client's counts, and
+	// intervals that began once all had, after their ramp-up), from the
+	// client's counts, and
 	// the seconds each covers. Interference is MixedNOPM / BaselineNOPM.
 	BaselineSeconds, BaselineNOPM, BaselineTPM float64
 	MixedSeconds, MixedNOPM, MixedTPM          float64
 	Interference                               float64
 
 	// AnalyticSeconds is the streams' time: from the first stream's start
-	// to the window's end. Queries completed in it (with an answer, not
+	// to the window's end, or to the streams' end when the run was
+	// interrupted or they all stopped before it. Queries completed in it (with an answer, not
 	// cut off by the window's end), QueryErrors failed; QuerySets is the
 	// query sets every query of which completed, QuerySetsPerHour the
 	// completed queries per hour divided by 22 (partial sets count in
@@ -74,23 +76,27 @@ type MixedRun struct {
 }
 
 // CompleteMixed derives m's figures from its Runs and the run's intervals:
-// the window opened at windowStart on the run's clock and the streams
-// started at windowStart+m.Delay.
+// the window opened at windowStart on the run's clock, the streams started
+// at windowStart+m.Delay and had all started by windowStart+m.Delay+
+// m.Rampup. The baseline ends at the first, the mixed part begins at the
+// second: the streams' ramp-up, with only some of them running, is in
+// neither.
 func CompleteMixed(m *MixedResult, ivs []Interval, windowStart time.Duration) {
-	split := windowStart + m.Delay
+	baseEnd := windowStart + m.Delay
+	mixedFrom := baseEnd + m.Rampup
 	var base, mixed rates
 	for _, iv := range ivs {
 		if iv.Phase != PhaseMeasure || iv.Length <= 0 {
 			continue
 		}
-		// An interval cut by the split (a delay that is not a multiple of
-		// the interval) is in neither part; a tenth of an interval's
-		// slack absorbs the monitor's timing.
+		// An interval cut by either bound (a delay or ramp-up that is not a
+		// multiple of the interval) is in neither part; a tenth of an
+		// interval's slack absorbs the monitor's timing.
 		slack := iv.Length / 10
 		switch start := iv.Elapsed - iv.Length; {
-		case iv.Elapsed <= split+slack:
+		case iv.Elapsed <= baseEnd+slack:
 			base.add(iv)
-		case start >= split-slack:
+		case start >= mixedFrom-slack:
 			mixed.add(iv)
 		}
 	}

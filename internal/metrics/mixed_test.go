@@ -21,17 +21,20 @@ func TestCompleteMixed(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name                 string
-		delay                time.Duration
+		delay, rampup        time.Duration
 		baseS, base, mixS, m float64
 		ratio                float64
 	}{
-		{"on a boundary", 20 * s, 20, 200, 20, 100, 0.5},
-		{"within an interval", 25 * s, 20, 200, 10, 150, 0.75}, // 30–40 s is cut: in neither
-		{"no baseline", 0, 0, math.NaN(), 40, 150, math.NaN()},
+		{"on a boundary", 20 * s, 0, 20, 200, 20, 100, 0.5},
+		{"within an interval", 25 * s, 0, 20, 200, 10, 150, 0.75}, // 30–40 s is cut: in neither
+		{"no baseline", 0, 0, 0, math.NaN(), 40, 150, math.NaN()},
+		// The streams' ramp-up (30–40 s, some streams running) is in neither part.
+		{"ramp-up", 20 * s, 10 * s, 20, 200, 10, 150, 0.75},
+		{"ramp-up within an interval", 10 * s, 15 * s, 10, 100, 10, 150, 1.5}, // 20–40 s: in neither
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			m := MixedResult{Streams: 1, Delay: tc.delay, AnalyticSeconds: 36}
+			m := MixedResult{Streams: 2, Delay: tc.delay, Rampup: tc.rampup, AnalyticSeconds: 36}
 			// Q1 twice (one a whole set with the other 21), Q2 failed once.
 			for q := 1; q <= 22; q++ {
 				m.Runs = append(m.Runs, MixedRun{Stream: 1, Set: 1, Query: q, Seconds: float64(q), Freshness: 1})

@@ -1891,17 +1891,23 @@
       card('Freshness p50', isNum(m.freshness_p50_s) ? fmtSig(m.freshness_p50_s) + ' s' : '—', { testid: 'mixed-freshness', hint: 'age of the newest order at a query\'s start' }));
     const chartEl = h('div', { class: 'chart', testid: 'mixed-chart', id: 'mixed-chart' }, h('h3', null, 'NOPM and analytic queries per minute'));
     const runs = Array.isArray(m.runs) ? m.runs : [];
+    // The completed queries' ends, sorted once: an interval's count is two
+    // binary searches, not a scan of every run (a long run has many). The
+    // first start by a loop: spreading many runs into Math.min overflows
+    // the call stack.
+    const ends = Float64Array.from(runs.filter(r => !r.error), r => r.end_s).sort();
+    const upTo = t => { let lo = 0, hi = ends.length; while (lo < hi) { const mid = (lo + hi) >> 1; if (ends[mid] <= t) lo = mid + 1; else hi = mid; } return lo; };
     const x = [], nopm = [], qpm = [];
     for (const iv of ivs || []) {
       const len = iv.length_s || 0;
       if (!(len > 0)) continue;
-      const from = iv.elapsed_s - len;
-      const done = runs.filter(r => !r.error && r.end_s > from && r.end_s <= iv.elapsed_s).length;
+      const done = upTo(iv.elapsed_s) - upTo(iv.elapsed_s - len);
       x.push(iv.elapsed_s); nopm.push(iv.nopm); qpm.push(done * 60 / len);
     }
     chartEl.dataset.points = String(x.length);
     if (x.length && typeof uPlot !== 'undefined') {
-      const start = runs.length ? Math.min(...runs.map(r => r.start_s)) : null;
+      let start = null;
+      for (const r of runs) if (start == null || r.start_s < start) start = r.start_s;
       const draw = () => {
         if (chartEl.querySelector('.uplot')) return;
         new uPlot({

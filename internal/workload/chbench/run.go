@@ -19,6 +19,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/report"
 	"github.com/sledge-bench/sledge/internal/sqlfile"
 	"github.com/sledge-bench/sledge/internal/workload"
 	"github.com/sledge-bench/sledge/internal/workload/tprocc"
@@ -35,11 +36,22 @@ func (Workload) PrepareRun(ctx context.Context, env workload.Env, p config.Plan)
 	return tprocc.Workload{}.PrepareRun(ctx, env, p)
 }
 
-// PrepareBeside readies the run's analytic streams (nil without any).
+// PrepareBeside refuses a database without a finished CH-benCHmark build
+// (PrepareRun, TPROC-C's, accepts a plain TPROC-C database, where every
+// analytic query would fail at once for want of SUPPLIER, NATION and
+// REGION), then readies the run's analytic streams (nil without any).
 func (Workload) PrepareBeside(ctx context.Context, env workload.Env, p config.Plan) (workload.BesideRun, error) {
+	if err := requireBuild(ctx, env); err != nil {
+		return nil, err
+	}
 	if p.AnalyticStreams == 0 {
 		return nil, nil
 	}
+	return newStreams(env, p)
+}
+
+// newStreams readies p's analytic streams on env's database.
+func newStreams(env workload.Env, p config.Plan) (*streams, error) {
 	queries, err := Queries(env.Target.Kind)
 	if err != nil {
 		return nil, err
@@ -71,9 +83,44 @@ func (Workload) PrepareBeside(ctx context.Context, env workload.Env, p config.Pl
 	return &streams{drv: env.Driver, target: env.Target, queries: queries,
 		fresh: strings.TrimSuffix(strings.TrimSpace(fresh), ";"), logf: logf,
 		rampup: p.Rampup.D(), window: window,
+		pause: firstErrorPause, maxErrors: maxConsecutiveErrors, maxRuns: maxRunsKept,
 		res: metrics.MixedResult{Streams: p.AnalyticStreams, Order: order, Seed: seed,
 			Delay: p.AnalyticDelay.D(), Rampup: p.AnalyticRampup.D()}}, nil
 }
+
+// requireBuild is a workload.SchemaError unless the database holds a
+// finished CH-benCHmark build (its record in sledge_meta).
+func requireBuild(ctx context.Context, env workload.Env) error {
+	c, err := env.Driver.Connect(ctx, env.Target, db.Options{AppName: AnalyticAppName, MustExist: true})
+	if err != nil {
+		return fmt.Errorf("connect to %s: %w", env.Target, err)
+	}
+	defer c.Close(context.Background())
+	state, err := buildState(ctx, c, env.Target.Kind)
+	switch {
+	case err != nil:
+		return fmt.Errorf("look for the CH-benCHmark build in %s: %w", env.Target, err)
+	case state == "":
+		return &workload.SchemaError{Err: workload.ErrNoSchema, Workload: Name,
+			Msg: fmt.Sprintf("no CH-benCHmark schema found in %s (no chbench build record in sledge_meta)", env.Target)}
+	case state != stateReady:
+		return &workload.SchemaError{Err: workload.ErrSchemaUnusable, Workload: Name,
+			Msg: fmt.Sprintf("the CH-benCHmark build in %s did not finish", env.Target)}
+	}
+	return nil
+}
+
+// A stream that fails waits before its next query, firstErrorPause after
+// its first failure and twice as long after each further one in a row (at
+// most maxErrorPause), and stops after maxConsecutiveErrors in a row: a
+// query that fails in microseconds (a missing table) must not spin and
+// fill the result. A run keeps at most maxRunsKept query executions.
+const (
+	firstErrorPause      = 100 * time.Millisecond
+	maxErrorPause        = 5 * time.Second
+	maxConsecutiveErrors = 10
+	maxRunsKept          = 50_000
+)
 
 // streams is a mixed run's analytic streams.
 type streams struct {
@@ -85,15 +132,21 @@ type streams struct {
 	// rampup and window are the run's: the window opens rampup after the
 	// clock's start and lasts window.
 	rampup, window time.Duration
+	// pause, maxErrors and maxRuns are firstErrorPause,
+	// maxConsecutiveErrors and maxRunsKept (tests make them small).
+	pause     time.Duration
+	maxErrors int
+	maxRuns   int
 
-	mu  sync.Mutex // guards res while the streams run
-	res metrics.MixedResult
+	mu      sync.Mutex // guards res and dropped while the streams run
+	res     metrics.MixedResult
+	dropped int // executions past maxRuns, not kept
 }
 
 func (s *streams) Describe() string {
-	d := fmt.Sprintf("%s in the paper's order", plural(s.res.Streams, "analytic stream"))
+	d := fmt.Sprintf("%s in the paper's order", report.Plural(s.res.Streams, "analytic stream"))
 	if s.res.Order != "paper" {
-		d = fmt.Sprintf("%s, each in its own order (seed %d)", plural(s.res.Streams, "analytic stream"), s.res.Seed)
+		d = fmt.Sprintf("%s, each in its own order (seed %d)", report.Plural(s.res.Streams, "analytic stream"), s.res.Seed)
 	}
 	if s.res.Delay > 0 {
 		d += fmt.Sprintf(" from %s into the window (before: the baseline)", s.res.Delay)
@@ -129,7 +182,6 @@ func (s *streams) Run(ctx context.Context, t0 time.Time) {
 		s.warn(fmt.Sprintf("the analytic streams were to start %s into the window, which lasts %s: none ran", s.res.Delay, s.window))
 		return
 	}
-	s.res.AnalyticSeconds = (end - s.start(0)).Seconds()
 	ctx, cancel := context.WithDeadline(ctx, t0.Add(end))
 	defer cancel()
 	var wg sync.WaitGroup
@@ -137,6 +189,22 @@ func (s *streams) Run(ctx context.Context, t0 time.Time) {
 		wg.Go(func() { s.stream(ctx, t0, i+1, t0.Add(s.start(i))) })
 	}
 	wg.Wait()
+	// The streams' time is what they had: a run interrupted, or streams
+	// that all stopped, had less than the planned window.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.res.AnalyticSeconds = max(min(time.Since(t0), end)-s.start(0), 0).Seconds()
+}
+
+// keep adds r to the runs kept, or counts it dropped past maxRuns.
+func (s *streams) keep(r metrics.MixedRun) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.res.Runs) >= s.maxRuns {
+		s.dropped++
+		return
+	}
+	s.res.Runs = append(s.res.Runs, r)
 }
 
 func (s *streams) warn(w string) {
@@ -175,6 +243,7 @@ func (s *streams) stream(ctx context.Context, t0 time.Time, n int, at time.Time)
 		order[i] = i + 1
 	}
 	rng := rand.New(rand.NewPCG(uint64(s.res.Seed), uint64(n)))
+	failed, pause := 0, s.pause // failures in a row, the wait after the next
 	for set := 1; ; set++ {
 		if s.res.Order != "paper" {
 			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
@@ -188,10 +257,22 @@ func (s *streams) stream(ctx context.Context, t0 time.Time, n int, at time.Time)
 				return // cut off by the window's end: not a completed query
 			}
 			r.Stream, r.Set, r.Position = n, set, pos+1
-			s.mu.Lock()
-			s.res.Runs = append(s.res.Runs, r)
-			s.mu.Unlock()
-			if qerr != nil && s.drv.Classify(qerr) == db.ClassConnection {
+			s.keep(r)
+			if qerr == nil {
+				failed, pause = 0, s.pause
+				continue
+			}
+			if failed++; failed >= s.maxErrors {
+				s.warn(fmt.Sprintf("analytic stream %d stopped after %d failed queries in a row (the last, Q%d: %v)", n, failed, q, qerr))
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(pause):
+			}
+			pause = min(2*pause, maxErrorPause)
+			if s.drv.Classify(qerr) == db.ClassConnection {
 				c.Close(context.Background())
 				if c, err = s.connect(ctx); err != nil {
 					s.warn(fmt.Sprintf("analytic stream %d lost its session and could not reconnect before the window's end: %v", n, err))
@@ -256,13 +337,11 @@ func (s *streams) Complete(res *metrics.RunResult, ivs []metrics.Interval) {
 	defer s.mu.Unlock()
 	m := s.res
 	m.Runs = append([]metrics.MixedRun(nil), s.res.Runs...)
+	m.Warnings = append([]string(nil), s.res.Warnings...)
+	if s.dropped > 0 {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("the analytic streams ran %d queries more than the %d kept: the query figures cover the first %d only",
+			s.dropped, s.maxRuns, s.maxRuns))
+	}
 	metrics.CompleteMixed(&m, ivs, s.rampup)
 	res.Mixed = &m
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }

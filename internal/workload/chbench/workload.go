@@ -9,6 +9,7 @@ package chbench
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strconv"
 
@@ -66,7 +67,7 @@ func (Workload) Validate(p config.Plan) config.FieldErrors {
 			errs = append(errs, config.FieldError{Field: "iterations",
 				Msg: "iterations: analytic streams run over a timed window, not an iteration run"})
 		}
-		return errs
+		return append(errs, validateStreams(p)...)
 	case config.KindBuild:
 		errs := tprocc.Workload{}.Validate(p)
 		if !p.Segment.IsWhole() {
@@ -76,6 +77,46 @@ func (Workload) Validate(p config.Plan) config.FieldErrors {
 		return errs
 	}
 	return nil
+}
+
+// validateStreams refuses analytic options that would do nothing: any
+// without streams, a ramp-up with a single stream (it spreads the streams'
+// starts), and a delay or ramp-up that does not end within the measured
+// window (no stream, or not all, would run in it; no mixed part).
+func validateStreams(p config.Plan) config.FieldErrors {
+	var errs config.FieldErrors
+	if p.AnalyticStreams == 0 {
+		for _, o := range []struct {
+			set   bool
+			field string
+		}{{p.AnalyticDelay > 0, "analytic_delay"}, {p.AnalyticRampup > 0, "analytic_rampup"}, {p.AnalyticShuffle, "analytic_shuffle"}} {
+			if o.set {
+				errs = append(errs, config.FieldError{Field: o.field,
+					Msg: o.field + ": applies to analytic streams, and the run has none"})
+			}
+		}
+		return errs
+	}
+	if p.AnalyticRampup > 0 && p.AnalyticStreams == 1 {
+		errs = append(errs, config.FieldError{Field: "analytic_rampup",
+			Msg: "analytic_rampup: spreads the streams' starts, and there is 1 stream"})
+	}
+	if p.Iterations > 0 {
+		return errs
+	}
+	window := p.Duration.D()
+	if p.Stages != nil {
+		window = config.StagesDuration(p.Stages)
+	}
+	switch delay, rampup := p.AnalyticDelay.D(), p.AnalyticRampup.D(); {
+	case delay >= window:
+		errs = append(errs, config.FieldError{Field: "analytic_delay",
+			Msg: fmt.Sprintf("analytic_delay: %s is not within the measured window (%s): no stream would run", delay, window)})
+	case delay+rampup >= window:
+		errs = append(errs, config.FieldError{Field: "analytic_rampup",
+			Msg: fmt.Sprintf("analytic_rampup: the streams' start (%s) and ramp-up (%s) leave nothing of the measured window (%s) with all streams running", delay, rampup, window)})
+	}
+	return errs
 }
 
 // ValidateTarget is TPROC-C's (a storage engine on MariaDB/MySQL only), and

@@ -17,6 +17,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/report"
 	"github.com/sledge-bench/sledge/internal/workload"
 	"github.com/sledge-bench/sledge/internal/workload/pgbench/pgscript"
 )
@@ -249,7 +250,7 @@ func (r *Runner) Version(ctx context.Context) (string, error) { return r.drv.Ver
 
 // Describe is the run's set-up in a phrase.
 func (r *Runner) Describe() string {
-	return fmt.Sprintf("scale %d, %s, scripts %s, query mode %s", r.meta.Scale, plural(r.plan.VU, "client"),
+	return fmt.Sprintf("scale %d, %s, scripts %s, query mode %s", r.meta.Scale, report.Plural(r.plan.VU, "client"),
 		joinNames(r.scriptSpecs()), r.mode)
 }
 

@@ -169,13 +169,5 @@ func (Workload) Drop(ctx context.Context, env workload.Env, c db.Conn) error {
 	return Drop(ctx, c, env.Target.Kind)
 }
 
-// plural is "1 client", "2 clients".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
-}
-
 // joinNames lists names with commas.
 func joinNames(names []string) string { return strings.Join(names, ", ") }

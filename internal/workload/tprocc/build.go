@@ -14,6 +14,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
+	"github.com/sledge-bench/sledge/internal/report"
 	"github.com/sledge-bench/sledge/internal/sqlfile"
 	"github.com/sledge-bench/sledge/internal/workload"
 )
@@ -296,7 +297,7 @@ func (b *builder) schema(ctx context.Context, main db.Conn) error {
 		if !b.opts.Force {
 			what := "an unfinished build"
 			if m, err := ReadMeta(ctx, main); err == nil {
-				what = plural(m.Warehouses, "warehouse")
+				what = report.Plural(m.Warehouses, "warehouse")
 			}
 			return &workload.SchemaError{Err: ErrSchemaExists, Workload: Name,
 				Msg: fmt.Sprintf("database already holds a TPROC-C schema (%s)", what)}
@@ -840,12 +841,4 @@ func (p *progressReporter) report() {
 		}
 	}
 	p.fn(p.cur)
-}
-
-// plural is "1 warehouse", "2 warehouses".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }

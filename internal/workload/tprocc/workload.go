@@ -14,6 +14,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/report"
 	"github.com/sledge-bench/sledge/internal/threshold"
 	"github.com/sledge-bench/sledge/internal/workload"
 )
@@ -125,7 +126,7 @@ func (Workload) PlanBuild(s *config.Plan) (string, map[string]string) {
 		"engine": s.Engine, "loader": s.Loader,
 	}
 	addSegmentSettings(kv, *s)
-	return plural(s.Warehouses, "warehouse"), kv
+	return report.Plural(s.Warehouses, "warehouse"), kv
 }
 
 // addSegmentSettings records a plan's segment (when not the whole run) and
@@ -157,7 +158,7 @@ func (w Workload) Build(ctx context.Context, env workload.Env, s config.Plan) (w
 func (Workload) BuildPart(ctx context.Context, env workload.Env, s config.Plan, part string) (workload.BuildReport, error) {
 	o := PlanOptions(env, s)
 	o.Part = part
-	size := plural(s.Warehouses, "warehouse")
+	size := report.Plural(s.Warehouses, "warehouse")
 	if part == PartLoad {
 		o.LoadFirst, o.LoadCount = BuildPartsFor(s.Segment, s.Warehouses)
 		size = fmt.Sprintf("%s of %d (segment %s)", warehouseRange(o.LoadFirst, o.LoadCount), s.Warehouses, s.Segment)
@@ -381,24 +382,24 @@ func (r *oltpRun) users() string {
 	s := r.spec
 	switch s.Model {
 	case config.LoadTerminals:
-		return fmt.Sprintf("%s over %s", plural(r.Terminals(), "terminal"), plural(s.Sessions(), "connection"))
+		return fmt.Sprintf("%s over %s", report.Plural(r.Terminals(), "terminal"), report.Plural(s.Sessions(), "connection"))
 	case config.LoadRate:
 		rate := fmt.Sprintf("%g transactions/s", s.TotalRate())
 		if s.RateByType != nil {
 			rate += " (" + config.FormatRateByType(s.RateByType) + ")"
 		}
-		return fmt.Sprintf("open-loop arrivals at %s over %s", rate, plural(s.Sessions(), "connection"))
+		return fmt.Sprintf("open-loop arrivals at %s over %s", rate, report.Plural(s.Sessions(), "connection"))
 	}
-	return plural(s.VU, "VU")
+	return report.Plural(s.VU, "VU")
 }
 
 func (r *oltpRun) Describe() string {
-	d := fmt.Sprintf("%s, %s, mode %s", plural(r.Warehouses(), "warehouse"), r.users(), r.Mode())
+	d := fmt.Sprintf("%s, %s, mode %s", report.Plural(r.Warehouses(), "warehouse"), r.users(), r.Mode())
 	if s := r.spec.Stages; s != nil {
 		d += "; stages " + config.FormatStages(s)
 	}
 	if n := r.spec.Iterations; n > 0 {
-		d += fmt.Sprintf(", %s per VU (an iteration run)", plural(n, "transaction"))
+		d += fmt.Sprintf(", %s per VU (an iteration run)", report.Plural(n, "transaction"))
 	}
 	if seg := r.spec.Segment; !seg.IsWhole() {
 		first, count := seg.Share(r.spec.VU)
@@ -419,7 +420,7 @@ func (r *oltpRun) Notes() []string {
 	if _, _, own := r.HomeWarehouses(); !own {
 		seg := r.spec.Segment
 		notes = append(notes, fmt.Sprintf("segment %s gets no warehouse of its own (%s): its VUs are homed over all of them, as in a whole run, sharing districts with other segments' VUs",
-			seg, plural(r.Warehouses(), "warehouse")))
+			seg, report.Plural(r.Warehouses(), "warehouse")))
 	}
 	w := r.Warehouses()
 	users, what := r.spec.VU, "VUs"
@@ -437,7 +438,7 @@ func (r *oltpRun) Notes() []string {
 		if r.spec.Model == config.LoadTerminals {
 			how = fmt.Sprintf("use %d terminals (the default)", 10*w)
 		}
-		notes = append(notes, fmt.Sprintf("paced runs emulate 10 terminals per warehouse: %s for %s", how, plural(w, "warehouse")))
+		notes = append(notes, fmt.Sprintf("paced runs emulate 10 terminals per warehouse: %s for %s", how, report.Plural(w, "warehouse")))
 	}
 	return notes
 }

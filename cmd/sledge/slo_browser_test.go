@@ -12,7 +12,7 @@ import (
 )
 
 // TestWebUISLOInChromium runs a small SLO search on the embedded database
-// (1 s steps, a goal loose enough to pass at the start rate and a maximum
+// (2 s steps, a goal loose enough to pass at the start rate and a maximum
 // rate that ends the climb) and has web-tests/slo.mjs check the panel that
 // draws it on the page of one of its steps.
 func TestWebUISLOInChromium(t *testing.T) {
@@ -26,8 +26,8 @@ func TestWebUISLOInChromium(t *testing.T) {
 	ts, repo, _ := policyServer(e)
 	spec := config.New(config.KindRun)
 	spec.Rampup, spec.Interval, spec.Connections, spec.Metrics = 0, config.Duration(time.Second), 2, "off"
-	req := app.SLORequest{Request: app.Request{Spec: spec}, Goals: []string{"p99(new_order)<10s"}, StartRate: 5, MaxRate: 20,
-		StepDuration: time.Second, Precision: slo.DefaultPrecision}
+	req := app.SLORequest{Request: app.Request{Spec: spec}, Goals: []string{"p99(new_order)<10s"}, StartRate: 10, MaxRate: 20,
+		StepDuration: 2 * time.Second, Precision: slo.DefaultPrecision} // 2 s at 10 a second: New-Orders for certain
 	s, err := app.New(e.state().serviceOptions(app.Options{Repo: repo, Version: "test"})).SLO(t.Context(), req)
 	if err != nil || len(s.Result.Steps) < 2 {
 		t.Fatalf("slo: %+v, %v", s.Result, err)

@@ -111,8 +111,20 @@ func TestSLOPostgres(t *testing.T) {
 		}
 		return out, err
 	}
-	if out, err := rate(answer); err != nil {
-		t.Errorf("at the answer, %g/s, the goal failed: %v\n%s", answer, err, out)
+	// The machine's load moves between the search and the check: a run
+	// at the answer may meet a busier moment than its step did (under a
+	// second copy of the suite, the client itself fell behind its
+	// schedule), so the goal must hold in one of three tries. Beyond the
+	// capacity (1.3 ×) it fails however quiet the machine.
+	for try := 1; ; try++ {
+		out, err := rate(answer)
+		if err == nil {
+			break
+		}
+		if try == 3 {
+			t.Errorf("at the answer, %g/s, the goal failed three times: %v\n%s", answer, err, out)
+			break
+		}
 	}
 	out, err := rate(1.3 * answer)
 	var exit exitError

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -45,10 +46,15 @@ func TestSLOAPI(t *testing.T) {
 	// busy machine (at 100 a second it fell behind: saturated).
 	o, err := s.svc.SLO(context.Background(), app.SLORequest{Request: app.Request{Spec: spec}, Goals: []string{"p99(new_order)<10s", "errors<50%"},
 		StartRate: 10, MaxRate: 20, StepDuration: 2 * time.Second, Precision: 0.05})
-	if err != nil || len(o.Result.Steps) != 2 {
+	// The answer is the machine's (on a busy one SQLite may saturate at
+	// 20 a second, and the search bisects): the API must give the search's
+	// own, whatever it is.
+	if err != nil || len(o.Result.Steps) < 2 || !o.Result.Found {
 		t.Fatalf("slo: %+v, %v", o.Result, err)
 	}
-	root, member := fmt.Sprint(o.ID), fmt.Sprint(o.Result.Steps[1].JobID)
+	res := o.Result
+	answerJob := fmt.Sprint(res.Steps[res.Answer].JobID)
+	root, member := fmt.Sprint(o.ID), fmt.Sprint(res.Steps[1].JobID)
 	for _, id := range []string{root, member} {
 		code, b := c.do("GET", "/api/slo/"+id, "")
 		var got report.SLOJSON
@@ -59,8 +65,12 @@ func TestSLOAPI(t *testing.T) {
 		if err := json.Unmarshal(b, &got); err != nil { // null numbers stay 0
 			t.Fatal(err)
 		}
-		if raw["id"] != root || raw["answer"] != 20.0 || raw["high"] != nil || len(raw["steps"].([]any)) != 2 ||
-			raw["answer_job"] != member || raw["tx"] != "new_order" || raw["latency_limit_ms"] != 10000.0 {
+		high := any(nil) // +Inf: no rate failed
+		if !math.IsInf(res.High, 1) {
+			high = res.High
+		}
+		if raw["id"] != root || raw["answer"] != res.Low || raw["high"] != high || len(raw["steps"].([]any)) != len(res.Steps) ||
+			raw["answer_job"] != answerJob || raw["tx"] != "new_order" || raw["latency_limit_ms"] != 10000.0 {
 			t.Errorf("GET /api/slo/%s: %s", id, b)
 		}
 		if len(got.Goals) != 2 || got.Goals[1] != "errors<50%" {
@@ -68,7 +78,7 @@ func TestSLOAPI(t *testing.T) {
 		}
 	}
 	code, b := c.do("GET", "/api/view/slo?id="+member, "")
-	if code != 200 || !strings.Contains(string(b), "SLO search "+root) || !strings.Contains(string(b), "Answer: at least 20 transactions per second") {
+	if code != 200 || !strings.Contains(string(b), "SLO search "+root) || !strings.Contains(string(b), "Answer: ") {
 		t.Errorf("GET /api/view/slo?id=%s: %d\n%s", member, code, b)
 	}
 	if code, b := c.do("GET", "/api/view/slo?id="+member+"&format=html", ""); code != 200 || !strings.Contains(string(b), `<svg id="chart-latency"`) {

@@ -180,6 +180,8 @@ async function mixedJob(id) {
   await chart.locator('.uplot').waitFor();
   check(await chart.getAttribute('data-points') === '12', `the chart has ${await chart.getAttribute('data-points')} points, want the 12 intervals`);
   check(await page.locator(`${sel('mixed-queries')} tbody tr`).count() === 22, 'the per-query table has not 22 rows');
+  const txRow = (await page.locator(`${sel('mixed-tx')} tbody tr`).first().textContent()).replace(/\s+/g, ' ');
+  check(/new_order.*1\.00 \/ 2\.00 \/ 3\.00.*4\.00 \/ 8\.00 \/ 16\.00/.test(txRow), `the latency table's first row says ${JSON.stringify(txRow)}`);
   await page.evaluate(() => { document.querySelector('.topbar').style.position = 'static'; });
   await panel.screenshot({ path: path.join(artifacts, 'mixed-section.png') });
   log('  screenshot mixed-section.png');

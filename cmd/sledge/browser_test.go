@@ -594,6 +594,9 @@ func storeMixedRun(t *testing.T, repo *jobs.Repo) int64 {
 		{Phase: metrics.PhaseMeasure, Elapsed: 40 * time.Second, Length: 10 * time.Second, NOPM: 20000, TPM: 45000},
 	}
 	metrics.CompleteMixed(m, ivs, 10*time.Second)
+	ms := time.Millisecond // the parts' latencies, as the web UI's table shows them
+	m.BaselineTx = []metrics.MixedTxLatency{{Name: "new_order", Count: 100, P50: ms, P95: 2 * ms, P99: 3 * ms, Max: 5 * ms}}
+	m.MixedTx = []metrics.MixedTxLatency{{Name: "new_order", Count: 50, P50: 4 * ms, P95: 8 * ms, P99: 16 * ms, Max: 30 * ms}}
 	res.Mixed = m
 	if err := repo.SaveRunResult(ctx, id, res); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -61,10 +62,26 @@ func TestCHBenchmarkMixed(t *testing.T) {
 			run.Workload, run.DB, run.VU, run.Seed = "chbench", url, 2, 7
 			run.Rampup, run.Duration, run.Interval = 0, config.Duration(6*time.Second), config.Duration(time.Second)
 			run.AnalyticStreams, run.AnalyticDelay = 1, config.Duration(2*time.Second)
-			var out bytes.Buffer
-			began := time.Now()
-			o, err := svc.Run(ctx, Request{Spec: run, Console: &out})
-			since := time.Since(began).Seconds()
+			var (
+				out   bytes.Buffer
+				o     Outcome
+				err   error
+				since float64
+			)
+			// A query cut by the window's end is not counted: on a busy
+			// machine MariaDB's Q1 may outlast a 4 s mixed part, so a run
+			// that completed no query is tried again with twice the window.
+			for window := 6 * time.Second; ; window *= 2 {
+				run.Duration = config.Duration(window)
+				out.Reset()
+				began := time.Now()
+				o, err = svc.Run(ctx, Request{Spec: run, Console: &out})
+				since = time.Since(began).Seconds()
+				if err != nil || o.Run == nil || o.Run.Mixed == nil || o.Run.Mixed.Queries > 0 || window >= 24*time.Second {
+					break
+				}
+				t.Logf("no query completed in a %s window: again with %s", window, 2*window)
+			}
 			if err != nil || o.Status != metrics.StatusCompleted || o.Run == nil || o.Run.Mixed == nil {
 				t.Fatalf("run: %+v %v\n%s", o, err, out.String())
 			}
@@ -72,10 +89,17 @@ func TestCHBenchmarkMixed(t *testing.T) {
 			if !r.HasDBCheck || !r.DBCheckAgree || r.NewOrders == 0 {
 				t.Errorf("cross-check: has %v, agree %v, %d New-Orders\n%s", r.HasDBCheck, r.DBCheckAgree, r.NewOrders, out.String())
 			}
-			// The window's 6 intervals: 2 before the stream, 4 with it.
+			// The window's intervals: 2 before the stream, the rest with it.
 			if !(m.BaselineNOPM > 0 && m.MixedNOPM > 0 && m.Interference > 0) || m.BaselineSeconds >= m.MixedSeconds {
 				t.Errorf("baseline NOPM %g over %g s, mixed %g over %g s, interference %g",
 					m.BaselineNOPM, m.BaselineSeconds, m.MixedNOPM, m.MixedSeconds, m.Interference)
+			}
+			// Each part has the transactions' latencies, New-Order's first
+			// (the run's order of types), from real histograms.
+			for part, txs := range map[string][]metrics.MixedTxLatency{"baseline": m.BaselineTx, "mixed": m.MixedTx} {
+				if len(txs) != 5 || txs[0].Name != "new_order" || txs[0].Count == 0 || txs[0].P50 <= 0 || txs[0].P99 < txs[0].P50 {
+					t.Errorf("%s latencies %+v, want the five types, New-Order measured", part, txs)
+				}
 			}
 			// The client's NOPM over the window lies between its parts'.
 			if lo, hi := min(m.BaselineNOPM, m.MixedNOPM), max(m.BaselineNOPM, m.MixedNOPM); r.NOPM < lo*0.9 || r.NOPM > hi*1.1 {
@@ -85,7 +109,7 @@ func TestCHBenchmarkMixed(t *testing.T) {
 				t.Errorf("queries %d (errors %d), per query %d, sets/hour %g\n%s", m.Queries, m.QueryErrors, len(m.PerQuery), m.QuerySetsPerHour, out.String())
 			}
 			for _, q := range m.Runs {
-				if q.Stream != 1 || q.Start < 2*time.Second || q.End > 7*time.Second || q.Error != "" {
+				if q.Stream != 1 || q.Start < 2*time.Second || q.End > run.Duration.D()+time.Second || q.Error != "" {
 					t.Errorf("query run %+v: want stream 1, between the stream's start (2 s) and the window's end", q)
 				}
 			}
@@ -98,14 +122,14 @@ func TestCHBenchmarkMixed(t *testing.T) {
 			if math.IsNaN(m.FreshnessMax) || m.FreshnessP50 < 0 || m.FreshnessMax > since+1 {
 				t.Errorf("freshness p50 %g max %g s, want within the run's %.1f s", m.FreshnessP50, m.FreshnessMax, since)
 			}
-			for _, want := range []string{"analytic streams: 1, paper order", "interference", "query sets/hour", "freshness", "Q1"} {
+			for _, want := range []string{"analytic streams: 1, paper order", "interference", "baseline p50 / p95 / p99", "query sets/hour", "freshness", "Q1"} {
 				if !strings.Contains(out.String(), want) {
 					t.Errorf("output lacks %q:\n%s", want, out.String())
 				}
 			}
 			stored, err := repo.RunResult(ctx, o.ID)
 			if err != nil || stored == nil || stored.Mixed == nil || stored.Mixed.Queries != m.Queries ||
-				math.Abs(stored.Mixed.MixedNOPM-m.MixedNOPM) > 1e-6*m.MixedNOPM {
+				math.Abs(stored.Mixed.MixedNOPM-m.MixedNOPM) > 1e-6*m.MixedNOPM || !reflect.DeepEqual(stored.Mixed.MixedTx, m.MixedTx) {
 				t.Errorf("stored mixed result %+v, %v", stored, err)
 			}
 			// PostgreSQL's observer keeps the streams' session samples apart

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"math"
+	"time"
 
 	"github.com/sledge-bench/sledge/internal/metrics"
 )
@@ -26,6 +27,18 @@ func saveMixed(ctx context.Context, tx *repoTx, id int64, m *metrics.MixedResult
 		m.MixedSeconds, nullNaN(m.MixedNOPM), nullNaN(m.MixedTPM), nullNaN(m.Interference), m.AnalyticSeconds,
 		m.Queries, m.QueryErrors, m.QuerySets, nullNaN(m.QuerySetsPerHour), nullNaN(m.FreshnessP50), nullNaN(m.FreshnessMax)); err != nil {
 		return err
+	}
+	for _, part := range []struct {
+		name string
+		txs  []metrics.MixedTxLatency
+	}{{"baseline", m.BaselineTx}, {"mixed", m.MixedTx}} {
+		for i, l := range part.txs {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO job_mixed_tx (job_id, part, ord, tx, count, p50_us, p95_us, p99_us, max_us)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, part.name, i, l.Name, l.Count,
+				l.P50.Microseconds(), l.P95.Microseconds(), l.P99.Microseconds(), l.Max.Microseconds()); err != nil {
+				return err
+			}
+		}
 	}
 	for i, r := range m.Runs {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO job_mixed_query (job_id, ord, stream, query_set, position, query,
@@ -56,6 +69,28 @@ func readMixed(ctx context.Context, tx *repoTx, id int64) (*metrics.MixedResult,
 		return nil, err
 	}
 	m.Delay, m.Rampup = fromSecs(delay), fromSecs(rampup)
+	err = eachRow(ctx, tx, `SELECT part, tx, count, p50_us, p95_us, p99_us, max_us FROM job_mixed_tx
+		WHERE job_id = ? ORDER BY part, ord`, id, func(rows *sql.Rows) error {
+		var (
+			part               string
+			l                  metrics.MixedTxLatency
+			p50, p95, p99, max int64
+		)
+		if err := rows.Scan(&part, &l.Name, &l.Count, &p50, &p95, &p99, &max); err != nil {
+			return err
+		}
+		l.P50, l.P95, l.P99, l.Max = time.Duration(p50)*time.Microsecond, time.Duration(p95)*time.Microsecond,
+			time.Duration(p99)*time.Microsecond, time.Duration(max)*time.Microsecond
+		if part == "baseline" {
+			m.BaselineTx = append(m.BaselineTx, l)
+		} else {
+			m.MixedTx = append(m.MixedTx, l)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT stream, query_set, position, query, start_s, end_s, seconds,
 		row_count, freshness_s, error FROM job_mixed_query WHERE job_id = ? ORDER BY ord`, id)
 	if err != nil {

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -26,6 +27,10 @@ func sampleMixed() *metrics.MixedResult {
 		{Phase: metrics.PhaseMeasure, Elapsed: 30 * time.Second, Length: 10 * time.Second, NOPM: 50, TPM: 110},
 	}
 	metrics.CompleteMixed(m, ivs, 10*time.Second)
+	ms := time.Millisecond
+	m.BaselineTx = []metrics.MixedTxLatency{{Name: "new_order", Count: 10, P50: ms, P95: 2 * ms, P99: 3 * ms, Max: 4 * ms},
+		{Name: "payment", Count: 9, P50: ms, P95: ms, P99: ms, Max: 2 * ms}}
+	m.MixedTx = []metrics.MixedTxLatency{{Name: "new_order", Count: 5, P50: 5 * ms, P95: 8 * ms, P99: 13 * ms, Max: 21 * ms}}
 	return m
 }
 
@@ -60,6 +65,9 @@ func TestMixedRoundTrip(t *testing.T) {
 			m.Queries != 22 || m.QueryErrors != 1 || m.QuerySets != 1 || m.QuerySetsPerHour != want.QuerySetsPerHour ||
 			m.FreshnessP50 != 0.5 || len(m.Runs) != 23 || len(m.PerQuery) != 22 {
 			t.Errorf("read back %+v\nwant %+v", *m, *want)
+		}
+		if !reflect.DeepEqual(m.BaselineTx, want.BaselineTx) || !reflect.DeepEqual(m.MixedTx, want.MixedTx) {
+			t.Errorf("the parts' latencies read back as %+v and %+v", m.BaselineTx, m.MixedTx)
 		}
 		if r := m.Runs[22]; r.Error != "boom" || !math.IsNaN(r.Freshness) || r.Start != 21*time.Second {
 			t.Errorf("the failed query read back as %+v", r)

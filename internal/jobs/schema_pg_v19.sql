@@ -40,3 +40,17 @@ CREATE TABLE job_mixed_query (
     error       text    NOT NULL,
     PRIMARY KEY (job_id, ord)
 );
+-- Each transaction type's latencies over the baseline and the mixed part
+-- (part: baseline or mixed), from the parts' intervals' histograms merged.
+CREATE TABLE job_mixed_tx (
+    job_id bigint NOT NULL REFERENCES job (id) ON DELETE CASCADE,
+    part   text   NOT NULL,
+    ord    bigint NOT NULL,
+    tx     text   NOT NULL,
+    count  bigint NOT NULL,
+    p50_us bigint NOT NULL,
+    p95_us bigint NOT NULL,
+    p99_us bigint NOT NULL,
+    max_us bigint NOT NULL,
+    PRIMARY KEY (job_id, part, ord)
+);

@@ -40,3 +40,17 @@ CREATE TABLE job_mixed_query (
     error       TEXT    NOT NULL,
     PRIMARY KEY (job_id, ord)
 ) STRICT;
+-- Each transaction type's latencies over the baseline and the mixed part
+-- (part: baseline or mixed), from the parts' intervals' histograms merged.
+CREATE TABLE job_mixed_tx (
+    job_id INTEGER NOT NULL REFERENCES job (id) ON DELETE CASCADE,
+    part   TEXT    NOT NULL,
+    ord    INTEGER NOT NULL,
+    tx     TEXT    NOT NULL,
+    count  INTEGER NOT NULL,
+    p50_us INTEGER NOT NULL,
+    p95_us INTEGER NOT NULL,
+    p99_us INTEGER NOT NULL,
+    max_us INTEGER NOT NULL,
+    PRIMARY KEY (job_id, part, ord)
+) STRICT;

@@ -30,6 +30,10 @@ type MixedResult struct {
 	BaselineSeconds, BaselineNOPM, BaselineTPM float64
 	MixedSeconds, MixedNOPM, MixedTPM          float64
 	Interference                               float64
+	// BaselineTx and MixedTx are each transaction type's latencies over
+	// the two parts (their intervals' histograms merged), in the run's
+	// order of types; nil for a part not measured.
+	BaselineTx, MixedTx []MixedTxLatency
 
 	// AnalyticSeconds is the streams' time: from the first stream's start
 	// to the window's end, or to the streams' end when the run was
@@ -52,6 +56,14 @@ type MixedResult struct {
 	// Runs is every query execution, in the order they ended.
 	Runs     []MixedRun
 	Warnings []string
+}
+
+// MixedTxLatency is one transaction type's latencies over one part of a
+// mixed run's window: how the analytic load moved them.
+type MixedTxLatency struct {
+	Name               string
+	Count              int64 // completed (commits and designed rollbacks)
+	P50, P95, P99, Max time.Duration
 }
 
 // MixedQuery is one analytic query's figures over a mixed run.
@@ -102,6 +114,7 @@ func CompleteMixed(m *MixedResult, ivs []Interval, windowStart time.Duration) {
 	}
 	m.BaselineSeconds, m.BaselineNOPM, m.BaselineTPM = base.get()
 	m.MixedSeconds, m.MixedNOPM, m.MixedTPM = mixed.get()
+	m.BaselineTx, m.MixedTx = base.latencies(), mixed.latencies()
 	m.Interference = math.NaN()
 	if m.BaselineNOPM > 0 && !math.IsNaN(m.MixedNOPM) {
 		m.Interference = m.MixedNOPM / m.BaselineNOPM
@@ -172,6 +185,10 @@ func quantile(sorted []float64, q float64) float64 {
 // rates sums intervals' counts and lengths.
 type rates struct {
 	seconds, newOrders, commits float64
+	names                       []string // the types in the order met
+	hists                       map[string]*histMerge
+	counts                      map[string]int64
+	broken                      bool // a histogram would not merge: no latencies
 }
 
 func (r *rates) add(iv Interval) {
@@ -179,6 +196,40 @@ func (r *rates) add(iv Interval) {
 	r.seconds += s
 	r.newOrders += iv.NOPM * s / 60
 	r.commits += iv.TPM * s / 60
+	if r.hists == nil {
+		r.hists, r.counts = map[string]*histMerge{}, map[string]int64{}
+	}
+	for _, tx := range iv.Tx {
+		h := r.hists[tx.Name]
+		if h == nil {
+			h = &histMerge{}
+			r.hists[tx.Name] = h
+			r.names = append(r.names, tx.Name)
+		}
+		r.counts[tx.Name] += tx.Count
+		if err := h.add(tx.Histogram); err != nil {
+			r.broken = true
+		}
+	}
+}
+
+// latencies is each type's latencies over the part, nil when it has no
+// interval or a histogram that would not merge (a figure from part of
+// the part would mislead).
+func (r rates) latencies() []MixedTxLatency {
+	if r.seconds <= 0 || r.broken {
+		return nil
+	}
+	out := make([]MixedTxLatency, 0, len(r.names))
+	for _, name := range r.names {
+		l := MixedTxLatency{Name: name, Count: r.counts[name]}
+		if h := r.hists[name].h; h != nil {
+			lat := latencyOf(h)
+			l.P50, l.P95, l.P99, l.Max = lat.p50, lat.p95, lat.p99, lat.max
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // get is the seconds covered and the NOPM and TPM over them (NaN when none).

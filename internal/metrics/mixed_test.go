@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // TestCompleteMixed splits a window's intervals at the streams' start: the
@@ -60,5 +62,48 @@ func TestCompleteMixed(t *testing.T) {
 				t.Errorf("per query %+v", m.PerQuery[:2])
 			}
 		})
+	}
+}
+
+// TestCompleteMixedLatencies: each part's transaction latencies are its
+// intervals' histograms merged — the cut interval and the ramp-up's in
+// neither — and a part without intervals has none.
+func TestCompleteMixedLatencies(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	iv := func(phase string, end time.Duration, lat time.Duration, n int) Interval {
+		h := newHist()
+		for range n {
+			recordUS(h, lat)
+		}
+		enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Interval{Phase: phase, Elapsed: end, Length: 10 * s, NOPM: 60, TPM: 120,
+			Tx: []IntervalTx{{Name: "new_order", Count: int64(n), Histogram: enc}, {Name: "payment"}}}
+	}
+	ivs := []Interval{
+		iv(PhaseRampup, 10*s, time.Second, 5), // not in the window
+		iv(PhaseMeasure, 20*s, time.Millisecond, 10),
+		iv(PhaseMeasure, 30*s, time.Millisecond, 20),
+		iv(PhaseMeasure, 40*s, time.Second, 7), // cut by the streams' start at 35 s
+		iv(PhaseMeasure, 50*s, 20*time.Millisecond, 30),
+	}
+	m := MixedResult{Streams: 1, Delay: 25 * s}
+	CompleteMixed(&m, ivs, 10*s)
+	near := func(d, want time.Duration) bool { return d >= want*99/100 && d <= want*101/100 }
+	if len(m.BaselineTx) != 2 || m.BaselineTx[0].Name != "new_order" || m.BaselineTx[0].Count != 30 ||
+		!near(m.BaselineTx[0].P99, time.Millisecond) || !near(m.BaselineTx[0].Max, time.Millisecond) ||
+		m.BaselineTx[1].Name != "payment" || m.BaselineTx[1].Count != 0 || m.BaselineTx[1].P99 != 0 {
+		t.Errorf("baseline %+v, want 30 New-Orders at 1 ms", m.BaselineTx)
+	}
+	if len(m.MixedTx) != 2 || m.MixedTx[0].Count != 30 || !near(m.MixedTx[0].P50, 20*time.Millisecond) {
+		t.Errorf("mixed %+v, want 30 New-Orders at 20 ms", m.MixedTx)
+	}
+	none := MixedResult{Streams: 1}
+	CompleteMixed(&none, ivs, 10*s)
+	if none.BaselineTx != nil || len(none.MixedTx) != 2 || none.MixedTx[0].Count != 67 {
+		t.Errorf("no baseline: baseline %+v, mixed %+v", none.BaselineTx, none.MixedTx)
 	}
 }

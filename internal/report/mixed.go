@@ -46,6 +46,7 @@ func mixedBlock(w io.Writer, r *metrics.RunResult) {
 		fmt.Fprintf(tw, "  freshness\tp50 %.3f s, max %.3f s\t(age of the newest order at each query's start)\n", m.FreshnessP50, m.FreshnessMax)
 	}
 	tw.Flush()
+	mixedTxTable(w, m)
 	if len(m.PerQuery) == 0 {
 		return
 	}
@@ -54,6 +55,44 @@ func mixedBlock(w io.Writer, r *metrics.RunResult) {
 	fmt.Fprintln(tw, "  query\tcount\terrors\tp50 s\tp95 s\tp99 s\tmax s\t")
 	for _, q := range m.PerQuery {
 		fmt.Fprintf(tw, "  Q%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", q.Query, q.Count, q.Errors, qsecs(q.P50), qsecs(q.P95), qsecs(q.P99), qsecs(q.Max))
+	}
+	tw.Flush()
+}
+
+// mixedTxTable prints each transaction type's latencies over the
+// baseline and the mixed part: how the analytic load moved them.
+func mixedTxTable(w io.Writer, m *metrics.MixedResult) {
+	if len(m.BaselineTx) == 0 && len(m.MixedTx) == 0 {
+		return
+	}
+	var names []string
+	base, mixed := map[string]metrics.MixedTxLatency{}, map[string]metrics.MixedTxLatency{}
+	for _, part := range []struct {
+		txs []metrics.MixedTxLatency
+		to  map[string]metrics.MixedTxLatency
+	}{{m.BaselineTx, base}, {m.MixedTx, mixed}} {
+		for _, l := range part.txs {
+			if _, seen := base[l.Name]; !seen {
+				if _, seen := mixed[l.Name]; !seen {
+					names = append(names, l.Name)
+				}
+			}
+			part.to[l.Name] = l
+		}
+	}
+	cell := func(l metrics.MixedTxLatency, ok bool) string {
+		if !ok || l.Count == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f / %.2f / %.2f", MS(l.P50), MS(l.P95), MS(l.P99))
+	}
+	fmt.Fprintln(w)
+	tw := newTable(w, 0)
+	fmt.Fprintln(tw, "  latency ms\tbaseline p50 / p95 / p99\tmixed p50 / p95 / p99")
+	for _, n := range names {
+		b, bok := base[n]
+		x, xok := mixed[n]
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", n, cell(b, bok), cell(x, xok))
 	}
 	tw.Flush()
 }
@@ -68,29 +107,44 @@ func qsecs(s float64) string {
 // MixedJSON is a mixed run's analytic half (metrics.MixedResult) in the
 // API: figures that could not be measured are null.
 type MixedJSON struct {
-	Streams          int              `json:"streams"`
-	Order            string           `json:"order"` // paper | shuffled
-	Seed             int64            `json:"seed"`
-	DelayS           float64          `json:"delay_s"`
-	RampupS          float64          `json:"rampup_s"`
-	BaselineS        float64          `json:"baseline_s"`
-	BaselineNOPM     Float            `json:"baseline_nopm"`
-	BaselineTPM      Float            `json:"baseline_tpm"`
-	MixedS           float64          `json:"mixed_s"`
-	MixedNOPM        Float            `json:"mixed_nopm"`
-	MixedTPM         Float            `json:"mixed_tpm"`
-	Interference     Float            `json:"interference"` // mixed NOPM / baseline NOPM
-	AnalyticS        float64          `json:"analytic_s"`
-	Queries          int64            `json:"queries"`
-	QueryErrors      int64            `json:"query_errors"`
-	QuerySets        int64            `json:"query_sets"`
-	QuerySetsPerHour Float            `json:"query_sets_per_hour"`
-	FreshnessP50S    Float            `json:"freshness_p50_s"`
-	FreshnessMaxS    Float            `json:"freshness_max_s"`
-	PerQuery         []MixedQueryJSON `json:"per_query"`
+	Streams          int     `json:"streams"`
+	Order            string  `json:"order"` // paper | shuffled
+	Seed             int64   `json:"seed"`
+	DelayS           float64 `json:"delay_s"`
+	RampupS          float64 `json:"rampup_s"`
+	BaselineS        float64 `json:"baseline_s"`
+	BaselineNOPM     Float   `json:"baseline_nopm"`
+	BaselineTPM      Float   `json:"baseline_tpm"`
+	MixedS           float64 `json:"mixed_s"`
+	MixedNOPM        Float   `json:"mixed_nopm"`
+	MixedTPM         Float   `json:"mixed_tpm"`
+	Interference     Float   `json:"interference"` // mixed NOPM / baseline NOPM
+	AnalyticS        float64 `json:"analytic_s"`
+	Queries          int64   `json:"queries"`
+	QueryErrors      int64   `json:"query_errors"`
+	QuerySets        int64   `json:"query_sets"`
+	QuerySetsPerHour Float   `json:"query_sets_per_hour"`
+	FreshnessP50S    Float   `json:"freshness_p50_s"`
+	FreshnessMaxS    Float   `json:"freshness_max_s"`
+	// BaselineTx and MixedTx are each transaction type's latencies over
+	// the two parts; empty for a part not measured.
+	BaselineTx []MixedTxJSON    `json:"baseline_tx"`
+	MixedTx    []MixedTxJSON    `json:"mixed_tx"`
+	PerQuery   []MixedQueryJSON `json:"per_query"`
 	// Runs is every query execution; start_s and end_s are on the run's
 	// clock, as the intervals' elapsed_s.
 	Runs []MixedRunJSON `json:"runs"`
+}
+
+// MixedTxJSON is one transaction type's latencies over one part of a
+// mixed run's window.
+type MixedTxJSON struct {
+	Tx    string  `json:"tx"`
+	Count int64   `json:"count"`
+	P50MS float64 `json:"p50_ms"`
+	P95MS float64 `json:"p95_ms"`
+	P99MS float64 `json:"p99_ms"`
+	MaxMS float64 `json:"max_ms"`
 }
 
 // MixedQueryJSON is one query's figures over a mixed run.
@@ -128,6 +182,7 @@ func ToMixed(m *metrics.MixedResult) *MixedJSON {
 		MixedS: m.MixedSeconds, MixedNOPM: Float(m.MixedNOPM), MixedTPM: Float(m.MixedTPM), Interference: Float(m.Interference),
 		AnalyticS: m.AnalyticSeconds, Queries: m.Queries, QueryErrors: m.QueryErrors, QuerySets: m.QuerySets,
 		QuerySetsPerHour: Float(m.QuerySetsPerHour), FreshnessP50S: Float(m.FreshnessP50), FreshnessMaxS: Float(m.FreshnessMax),
+		BaselineTx: mixedTxJSON(m.BaselineTx), MixedTx: mixedTxJSON(m.MixedTx),
 		PerQuery: []MixedQueryJSON{}, Runs: []MixedRunJSON{}}
 	for _, q := range m.PerQuery {
 		out.PerQuery = append(out.PerQuery, MixedQueryJSON{Query: q.Query, Count: q.Count, Errors: q.Errors,
@@ -137,6 +192,14 @@ func ToMixed(m *metrics.MixedResult) *MixedJSON {
 		out.Runs = append(out.Runs, MixedRunJSON{Stream: r.Stream, Set: r.Set, Position: r.Position, Query: r.Query,
 			StartS: r.Start.Seconds(), EndS: r.End.Seconds(), Seconds: r.Seconds, Rows: r.Rows,
 			FreshnessS: Float(r.Freshness), Error: r.Error})
+	}
+	return out
+}
+
+func mixedTxJSON(txs []metrics.MixedTxLatency) []MixedTxJSON {
+	out := []MixedTxJSON{}
+	for _, l := range txs {
+		out = append(out, MixedTxJSON{Tx: l.Name, Count: l.Count, P50MS: MS(l.P50), P95MS: MS(l.P95), P99MS: MS(l.P99), MaxMS: MS(l.Max)})
 	}
 	return out
 }

@@ -1943,10 +1943,18 @@
       { label: 'p50 s', num: true }, { label: 'p95 s', num: true }, { label: 'p99 s', num: true }, { label: 'max s', num: true }];
     const rows = (m.per_query || []).map(q => ['Q' + q.query, String(q.count), String(q.errors),
       num(q.p50_s, 3), num(q.p95_s, 3), num(q.p99_s, 3), num(q.max_s, 3)]);
+    // Each transaction type's latencies without and with the analytic load.
+    const lat = l => l && l.count > 0 ? `${num(l.p50_ms, 2)} / ${num(l.p95_ms, 2)} / ${num(l.p99_ms, 2)}` : '—';
+    const txNames = [];
+    for (const l of [...(m.baseline_tx || []), ...(m.mixed_tx || [])]) if (!txNames.includes(l.tx)) txNames.push(l.tx);
+    const byTx = (list, name) => (list || []).find(l => l.tx === name);
+    const txTable = txNames.length === 0 ? null : h('div', { class: 'scroll-x' }, table(
+      [{ label: 'Transaction' }, { label: 'baseline p50 / p95 / p99 ms', num: true }, { label: 'mixed p50 / p95 / p99 ms', num: true }],
+      txNames.map(n => [n, lat(byTx(m.baseline_tx, n)), lat(byTx(m.mixed_tx, n))]), { testid: 'mixed-tx' }));
     return h('section', { class: 'panel', testid: 'mixed-panel', id: 'mixed-panel' },
       h('h2', null, 'Analytic streams', h('span', { class: 'muted', style: 'font-weight:400' },
         ` · ${m.streams} stream${m.streams === 1 ? '' : 's'}, ${m.order} order, from ${fmtSig(m.delay_s)} s into the window`)),
-      cards, chartEl, h('div', { class: 'scroll-x' }, table(cols, rows, { testid: 'mixed-queries' })));
+      cards, chartEl, txTable, h('div', { class: 'scroll-x' }, table(cols, rows, { testid: 'mixed-queries' })));
   }
 
   // ---------------------------------------------------------------- load, stages, series

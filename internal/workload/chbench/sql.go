@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,13 +32,8 @@ var sqlFiles embed.FS
 // dialect maps a database kind to its folder under sql/. DuckDB has none:
 // TPROC-C, whose schema the queries read, does not build there.
 func dialect(k db.Kind) (string, error) {
-	switch k {
-	case db.Postgres:
-		return "postgres", nil
-	case db.MySQL:
-		return "mysql", nil // MariaDB and MySQL
-	case db.SQLite:
-		return "sqlite", nil
+	if slices.Contains([]db.Kind{db.Postgres, db.MySQL, db.SQLite}, k) {
+		return string(k), nil // the folder is the kind's name; mysql is MariaDB's too
 	}
 	return "", fmt.Errorf("CH-benCHmark has no SQL for %s (it runs on PostgreSQL, MariaDB/MySQL and SQLite)", k)
 }

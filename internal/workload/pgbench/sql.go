@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/sqlfile"
@@ -31,13 +32,8 @@ var dialects = []string{"postgres", "mysql", "sqlite"}
 
 // dialect maps a database kind to its folder under sql/.
 func dialect(k db.Kind) (string, error) {
-	switch k {
-	case db.Postgres:
-		return "postgres", nil
-	case db.MySQL:
-		return "mysql", nil // MariaDB and MySQL
-	case db.SQLite:
-		return "sqlite", nil
+	if slices.Contains(dialects, string(k)) {
+		return string(k), nil // the folder is the kind's name; mysql is MariaDB's too
 	}
 	return "", fmt.Errorf("pgbench has no SQL for %s (it builds on PostgreSQL, MariaDB/MySQL and SQLite)", k)
 }

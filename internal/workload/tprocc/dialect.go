@@ -3,6 +3,7 @@ package tprocc
 import (
 	"embed"
 	"fmt"
+	"slices"
 
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/sqlfile"
@@ -20,13 +21,8 @@ type Statement = sqlfile.Statement
 
 // dialectDir maps a database kind to its folder under sql/.
 func dialectDir(k db.Kind) (string, error) {
-	switch k {
-	case db.Postgres:
-		return "postgres", nil
-	case db.SQLite:
-		return "sqlite", nil
-	case db.MySQL:
-		return "mysql", nil // MariaDB and MySQL
+	if slices.Contains([]db.Kind{db.Postgres, db.MySQL, db.SQLite}, k) {
+		return string(k), nil // the folder is the kind's name; mysql is MariaDB's too
 	}
 	return "", fmt.Errorf("TPROC-C has no SQL for %s", k)
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,13 +65,8 @@ const metaTable = "sledge_tproch_meta"
 
 // dialect names the SQL folder of a database kind.
 func dialect(k db.Kind) (string, error) {
-	switch k {
-	case db.DuckDB:
-		return "duckdb", nil
-	case db.Postgres:
-		return "postgres", nil
-	case db.MySQL:
-		return "mysql", nil
+	if slices.Contains(Dialects(), string(k)) {
+		return string(k), nil // the folder is the kind's name; mysql is MariaDB's too
 	}
 	return "", fmt.Errorf("TPROC-H does not run on %s (it runs on DuckDB, PostgreSQL and MariaDB/MySQL)", k)
 }

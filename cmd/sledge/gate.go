@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -121,14 +120,7 @@ func gateEnd(cmd *cobra.Command, g report.Gate, runErr error, summary, junit str
 		return err
 	}
 	if summary != "" {
-		f, err := os.OpenFile(summary, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-		if err == nil {
-			err = report.GateMarkdown(f, g)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-		if err != nil {
+		if err := report.AppendFile(summary, func(f io.Writer) error { return report.GateMarkdown(f, g) }); err != nil {
 			return fmt.Errorf("--summary: %w", err)
 		}
 	}

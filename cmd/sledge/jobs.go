@@ -90,12 +90,7 @@ func runJobsList(cmd *cobra.Command, gs *globalState, f *listFlags) error {
 
 func newJobsShowCmd(gs *globalState) *cobra.Command {
 	var format string
-	var help strings.Builder
-	names := make([]string, 0, len(report.Sections))
-	for _, s := range report.Sections {
-		fmt.Fprintf(&help, "  %-8s %s\n", s.Name, s.Help)
-		names = append(names, s.Name)
-	}
+	names := report.SectionNames()
 	cmd := withHelp("jobs-show", &cobra.Command{
 		Use:   "show ID [" + strings.Join(names, "|") + "]",
 		Short: "Show one job: a summary, or one section of it",
@@ -117,7 +112,7 @@ func newJobsShowCmd(gs *globalState) *cobra.Command {
 			return printView(cmd, gs, args[:1], app.View{Name: app.ViewShow, Section: section, Format: format}, "")
 		},
 	})
-	cmd.Long = strings.Replace(cmd.Long, "{{sections}}", help.String(), 1) // generated from report.Sections
+	cmd.Long = strings.Replace(cmd.Long, "{{sections}}", report.SectionsHelp(), 1) // generated from report.Sections
 	addFormatFlag(cmd, &format)
 	return cmd
 }

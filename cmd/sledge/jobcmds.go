@@ -406,16 +406,12 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 	return withService(ctx, gs, func(svc *app.Service) error {
 		// A check without --workload checks the schema the database holds.
 		detect := s.Kind == config.KindCheck && !cmd.Flags().Changed("workload")
-		o, err := svc.Run(ctx, app.Request{Spec: s, Console: console, ProgressTTY: gs.progressTTY(),
-			ProgressJSON: progress, NoConsoleProgress: out.progress == formatJSON, DetectWorkload: detect})
-		if out.format == formatJSON && o.ID > 0 {
-			// What was stored, as jobs show ID --format json reads it,
-			// whatever the job's end: a script reads its status there.
-			v := app.View{Name: app.ViewShow, IDs: []int64{o.ID}, Format: formatJSON}
-			if verr := (app.Recorded{Store: svc.Repo()}).View(ctx, cmd.OutOrStdout(), v); err == nil {
-				err = verr
-			}
+		req := app.Request{Spec: s, Console: console, ProgressTTY: gs.progressTTY(),
+			ProgressJSON: progress, NoConsoleProgress: out.progress == formatJSON, DetectWorkload: detect}
+		if out.format == formatJSON {
+			req.Summary = cmd.OutOrStdout()
 		}
+		o, err := svc.Run(ctx, req)
 		if o.ID == 0 {
 			return flagErrors(err) // refused: no job was made
 		}

@@ -68,10 +68,8 @@ func newGateCmd(gs *globalState) *cobra.Command {
 			})
 		},
 	})
-	runFlags := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	rf = bindRunFlags(runFlags, &s)
 	fl := cmd.Flags()
-	fl.AddFlagSet(runFlags)
+	rf = addRunFlags(fl, &s)
 	fl.StringArrayVar(&aSet, "a-set", nil, "a run setting of arm A only, as the run flag's name and value (repeatable), e.g. db=postgres://u:p@old:5432/tpcc")
 	fl.StringArrayVar(&bSet, "b-set", nil, "a run setting of arm B only, as --a-set (repeatable), e.g. pacing=spec")
 	fl.IntVar(&trials, "trials", trials, fmt.Sprintf("trials (run jobs) of each arm, %d to %d, interleaved in pairs (AB or BA, drawn at random)", app.MinGateTrials, app.MaxTrials))

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -187,6 +188,20 @@ func bindRunFlags(fl *pflag.FlagSet, s *config.Spec) *runSpecFlags {
 	f := &runSpecFlags{s: s, rate: bindLoadFlags(fl, s)}
 	fl.BoolVarP(&f.yes, "yes", "y", false, "with --between rebuild: do not ask before the schema is dropped and built again between trials (needed when there is no terminal)")
 	return f
+}
+
+// addRunFlags gives a command that runs a group of runs (profile, slo,
+// gate) the flags of a run's spec bound onto s (bindRunFlags), but those
+// it replaces with its own (except).
+func addRunFlags(fl *pflag.FlagSet, s *config.Spec, except ...string) *runSpecFlags {
+	run := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	rf := bindRunFlags(run, s)
+	run.VisitAll(func(f *pflag.Flag) {
+		if !slices.Contains(except, f.Name) {
+			fl.AddFlag(f)
+		}
+	})
+	return rf
 }
 
 // parse reads --rate into the spec.

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
@@ -56,15 +55,8 @@ func newProfileCmd(gs *globalState) *cobra.Command {
 			return runProfileCmd(cmd, gs, s, vus, repeat, html)
 		},
 	})
-	// Every run flag but --vu, which is a list here.
-	runFlags := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	rf = bindRunFlags(runFlags, &s)
 	fl := cmd.Flags()
-	runFlags.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "vu" {
-			fl.AddFlag(f)
-		}
-	})
+	rf = addRunFlags(fl, &s, "vu") // a list here
 	fl.StringVar(&vuList, "vu", "", fmt.Sprintf("the VU counts of the steps, comma-separated and strictly ascending, each 1 to %d (required), e.g. 1,2,4,8,16,32", config.MaxVUs))
 	fl.IntVar(&repeat, "repeat", 1, "trials (jobs) per step: with 3 or more the table gives each step's NOPM with its 95% confidence interval; with 2 or more sledge compare judges two profiles step by step")
 	fl.StringVar(&html, "html", "", "also write the profile to this file as a self-contained HTML page (no script, no external file): NOPM and New-Order p95 against VUs as SVG charts with the knee marked, and the table")

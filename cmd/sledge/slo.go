@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
@@ -65,13 +64,8 @@ func newSLOCmd(gs *globalState) *cobra.Command {
 			})
 		},
 	})
-	runFlags, fl := pflag.NewFlagSet("run", pflag.ContinueOnError), cmd.Flags()
-	rf = bindRunFlags(runFlags, &s)
-	runFlags.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "duration" && f.Name != "threshold" && f.Name != "repeat" { // --step-duration, --goal; one search
-			fl.AddFlag(f)
-		}
-	})
+	fl := cmd.Flags()
+	rf = addRunFlags(fl, &s, "duration", "threshold", "repeat") // --step-duration, --goal; one search
 	fl.StringArrayVar(&req.Goals, "goal", nil, "a goal judged on each step's measured window, as a --threshold: 'p99(new_order)<50ms', 'errors<1%' (repeatable; at least one)")
 	fl.Float64Var(&req.StartRate, "start-rate", req.StartRate, "the first step's rate, transactions per second")
 	fl.Float64Var(&req.MaxRate, "max-rate", 0, "the highest rate tried, transactions per second (default: none)")

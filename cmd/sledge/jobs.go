@@ -34,6 +34,21 @@ func checkFormat(flag, value string) error {
 	return nil
 }
 
+// newViewCmd completes c (its use, short help and args) as a command that
+// prints view name of the recorded jobs its args name (printView), with
+// --format and, when htmlHelp is set, --html; help names its help file.
+func newViewCmd(gs *globalState, help string, c *cobra.Command, name, htmlHelp string) *cobra.Command {
+	var format, html string
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		return printView(cmd, gs, args, app.View{Name: name, Format: format}, html)
+	}
+	addFormatFlag(withHelp(help, c), &format)
+	if htmlHelp != "" {
+		c.Flags().StringVar(&html, "html", "", htmlHelp)
+	}
+	return c
+}
+
 type listFlags struct {
 	format string
 	kind   string
@@ -118,17 +133,11 @@ func newJobsShowCmd(gs *globalState) *cobra.Command {
 }
 
 func newJobsDiffCmd(gs *globalState) *cobra.Command {
-	var format string
-	cmd := withHelp("jobs-diff", &cobra.Command{
+	return newViewCmd(gs, "jobs-diff", &cobra.Command{
 		Use:   "diff A B",
 		Short: "Compare two jobs: their results side by side and the server settings that differ",
 		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return printView(cmd, gs, args, app.View{Name: app.ViewDiff, Format: format}, "")
-		},
-	})
-	addFormatFlag(cmd, &format)
-	return cmd
+	}, app.ViewDiff, "")
 }
 
 func newJobsHlogCmd(gs *globalState) *cobra.Command {

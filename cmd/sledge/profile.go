@@ -98,47 +98,27 @@ func writeHTMLFile(path string, write func(io.Writer) error) error {
 }
 
 func newProfileShowCmd(gs *globalState) *cobra.Command {
-	var format, html string
-	cmd := withHelp("profile-show", &cobra.Command{
+	return newViewCmd(gs, "profile-show", &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a profile: its steps with the knee marked",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return printView(cmd, gs, args, app.View{Name: app.ViewProfile, Format: format}, html)
-		},
-	})
-	addFormatFlag(cmd, &format)
-	cmd.Flags().StringVar(&html, "html", "", "also write the profile to this file as a self-contained HTML page (SVG charts of NOPM and p95 against VUs, the knee marked, the table)")
-	return cmd
+	}, app.ViewProfile, "also write the profile to this file as a self-contained HTML page (SVG charts of NOPM and p95 against VUs, the knee marked, the table)")
 }
 
 func newProfileListCmd(gs *globalState) *cobra.Command {
-	var format string
-	cmd := withHelp("profile-list", &cobra.Command{
+	return newViewCmd(gs, "profile-list", &cobra.Command{
 		Use:   "list",
 		Short: "List the profiles in the repository, newest first",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return printView(cmd, gs, nil, app.View{Name: app.ViewProfiles, Format: format}, "")
-		},
-	})
-	addFormatFlag(cmd, &format)
-	return cmd
+	}, app.ViewProfiles, "")
 }
 
 func newCompareCmd(gs *globalState) *cobra.Command {
-	var format, html string
-	cmd := withHelp("compare", &cobra.Command{
+	return newViewCmd(gs, "compare", &cobra.Command{
 		Use:   "compare A B",
 		Short: "Compare two profiles step by step, or two jobs, and say whether the difference is beyond the noise",
 		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return printView(cmd, gs, args, app.View{Name: app.ViewCompare, Format: format}, html)
-		},
-	})
-	addFormatFlag(cmd, &format)
-	cmd.Flags().StringVar(&html, "html", "", "two profiles: also write them overlaid to this file as a self-contained HTML page (SVG charts, the comparison, both tables)")
-	return cmd
+	}, app.ViewCompare, "two profiles: also write them overlaid to this file as a self-contained HTML page (SVG charts, the comparison, both tables)")
 }
 
 // runSeriesCmd runs `sledge run --repeat N`: N trials of the spec, one job

@@ -17,7 +17,7 @@ import (
 // goals, one run job per step (app.SLO), and `sledge slo show ID`.
 func newSLOCmd(gs *globalState) *cobra.Command {
 	s, req := config.New(config.KindRun), app.SLORequest{StartRate: app.DefaultSLOStartRate, StepDuration: app.DefaultSLOStepDuration}
-	var precision, html, format string
+	var precision, html string
 	var rf *runSpecFlags
 	cmd := withHelp("slo", &cobra.Command{Use: "slo --goal GOAL … [flags]", Args: cobra.NoArgs,
 		Short: "Find the highest open-loop rate at which latency goals hold: rate steps, then bisection, one run job each",
@@ -72,12 +72,7 @@ func newSLOCmd(gs *globalState) *cobra.Command {
 	fl.DurationVar(&req.StepDuration, "step-duration", req.StepDuration, "each step's measured window, after its --rampup (its warm-up at the step's rate, not judged)")
 	fl.StringVar(&precision, "precision", "5%", "bisect until the lowest failing rate is within this much of the highest passing one")
 	fl.StringVar(&html, "html", "", "also write the search to this file as a self-contained HTML page: the curve as SVG charts, the table and the answer")
-	show := withHelp("slo-show", &cobra.Command{Use: "show ID", Short: "Show an SLO search: its curve and its answer", Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			return printView(c, gs, args, app.View{Name: app.ViewSLO, Format: format}, html)
-		}})
-	addFormatFlag(show, &format)
-	show.Flags().StringVar(&html, "html", "", "also write the search to this file as a self-contained HTML page (the curve as SVG charts, the table, the answer)")
-	cmd.AddCommand(show)
+	cmd.AddCommand(newViewCmd(gs, "slo-show", &cobra.Command{Use: "show ID", Short: "Show an SLO search: its curve and its answer", Args: cobra.ExactArgs(1)},
+		app.ViewSLO, "also write the search to this file as a self-contained HTML page (the curve as SVG charts, the table, the answer)"))
 	return cmd
 }

@@ -387,9 +387,10 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 	if err := out.check(); err != nil {
 		return err
 	}
-	console := cmd.OutOrStdout()
+	console, summary := cmd.OutOrStdout(), io.Writer(nil)
 	if out.format == formatJSON {
-		console = cmd.ErrOrStderr()
+		// The summary alone on stdout, every other line on stderr.
+		console, summary = cmd.ErrOrStderr(), cmd.OutOrStdout()
 	}
 	var progress io.Writer
 	if out.progress == formatJSON {
@@ -407,12 +408,8 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		if err != nil {
 			return err
 		}
-		opts := server.RunOptions{ProgressJSON: progress}
-		if out.format == formatJSON {
-			opts.Summary = cmd.OutOrStdout()
-		}
 		// What the job would print here (RunJob), ending as it would.
-		end, err := c.RunJob(ctx, console, s, opts)
+		end, err := c.RunJob(ctx, console, s, server.RunOptions{ProgressJSON: progress, Summary: summary})
 		if err != nil {
 			return flagErrors(err) // a field the server names is worded as our flag
 		}
@@ -421,12 +418,8 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 	return withService(ctx, gs, func(svc *app.Service) error {
 		// A check without --workload checks the schema the database holds.
 		detect := s.Kind == config.KindCheck && !cmd.Flags().Changed("workload")
-		req := app.Request{Spec: s, Console: console, ProgressTTY: gs.progressTTY(),
-			ProgressJSON: progress, NoConsoleProgress: out.progress == formatJSON, DetectWorkload: detect}
-		if out.format == formatJSON {
-			req.Summary = cmd.OutOrStdout()
-		}
-		o, err := svc.Run(ctx, req)
+		o, err := svc.Run(ctx, app.Request{Spec: s, Console: console, ProgressTTY: gs.progressTTY(), Summary: summary,
+			ProgressJSON: progress, NoConsoleProgress: out.progress == formatJSON, DetectWorkload: detect})
 		if o.ID == 0 {
 			return flagErrors(err) // refused: no job was made
 		}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -60,15 +58,9 @@ func newJobsImportCmd(gs *globalState) *cobra.Command {
 		Short: "Load the jobs of exported files as read-only jobs marked with their origin",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// Read every file before importing any: a bad file imports
-			// nothing.
-			files := make([]*jobs.ExportFile, 0, len(args))
-			for _, name := range args {
-				f, err := readExport(gs, name)
-				if err != nil {
-					return err
-				}
-				files = append(files, f)
+			files, err := jobs.ReadExportFiles(gs.workDir, gs.stdin, args)
+			if err != nil {
+				return err
 			}
 			imp := func(ctx context.Context, im app.Importer) error {
 				return app.ImportFiles(ctx, im, args, files, cmd.OutOrStdout())
@@ -89,22 +81,4 @@ func newJobsImportCmd(gs *globalState) *cobra.Command {
 			return imp(cmd.Context(), app.Recorded{Store: repo, Version: version})
 		},
 	})
-}
-
-// readExport reads an exported file, "-" for stdin.
-func readExport(gs *globalState, name string) (*jobs.ExportFile, error) {
-	var in io.Reader = gs.stdin
-	if name != "-" {
-		f, err := os.Open(gs.abs(name))
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		in = f
-	}
-	f, err := jobs.ReadExport(in)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return f, nil
 }

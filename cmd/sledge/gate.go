@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -69,10 +68,8 @@ func newGateCmd(gs *globalState) *cobra.Command {
 			})
 		},
 	})
-	runFlags := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	rf = bindRunFlags(runFlags, &s)
 	fl := cmd.Flags()
-	fl.AddFlagSet(runFlags)
+	rf = addRunFlags(fl, &s)
 	fl.StringArrayVar(&aSet, "a-set", nil, "a run setting of arm A only, as the run flag's name and value (repeatable), e.g. db=postgres://u:p@old:5432/tpcc")
 	fl.StringArrayVar(&bSet, "b-set", nil, "a run setting of arm B only, as --a-set (repeatable), e.g. pacing=spec")
 	fl.IntVar(&trials, "trials", trials, fmt.Sprintf("trials (run jobs) of each arm, %d to %d, interleaved in pairs (AB or BA, drawn at random)", app.MinGateTrials, app.MaxTrials))
@@ -121,14 +118,7 @@ func gateEnd(cmd *cobra.Command, g report.Gate, runErr error, summary, junit str
 		return err
 	}
 	if summary != "" {
-		f, err := os.OpenFile(summary, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-		if err == nil {
-			err = report.GateMarkdown(f, g)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-		if err != nil {
+		if err := report.AppendFile(summary, func(f io.Writer) error { return report.GateMarkdown(f, g) }); err != nil {
 			return fmt.Errorf("--summary: %w", err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -187,6 +188,20 @@ func bindRunFlags(fl *pflag.FlagSet, s *config.Spec) *runSpecFlags {
 	f := &runSpecFlags{s: s, rate: bindLoadFlags(fl, s)}
 	fl.BoolVarP(&f.yes, "yes", "y", false, "with --between rebuild: do not ask before the schema is dropped and built again between trials (needed when there is no terminal)")
 	return f
+}
+
+// addRunFlags gives a command that runs a group of runs (profile, slo,
+// gate) the flags of a run's spec bound onto s (bindRunFlags), but those
+// it replaces with its own (except).
+func addRunFlags(fl *pflag.FlagSet, s *config.Spec, except ...string) *runSpecFlags {
+	run := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	rf := bindRunFlags(run, s)
+	run.VisitAll(func(f *pflag.Flag) {
+		if !slices.Contains(except, f.Name) {
+			fl.AddFlag(f)
+		}
+	})
+	return rf
 }
 
 // parse reads --rate into the spec.
@@ -372,9 +387,10 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 	if err := out.check(); err != nil {
 		return err
 	}
-	console := cmd.OutOrStdout()
+	console, summary := cmd.OutOrStdout(), io.Writer(nil)
 	if out.format == formatJSON {
-		console = cmd.ErrOrStderr()
+		// The summary alone on stdout, every other line on stderr.
+		console, summary = cmd.ErrOrStderr(), cmd.OutOrStdout()
 	}
 	var progress io.Writer
 	if out.progress == formatJSON {
@@ -392,12 +408,8 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		if err != nil {
 			return err
 		}
-		opts := server.RunOptions{ProgressJSON: progress}
-		if out.format == formatJSON {
-			opts.Summary = cmd.OutOrStdout()
-		}
 		// What the job would print here (RunJob), ending as it would.
-		end, err := c.RunJob(ctx, console, s, opts)
+		end, err := c.RunJob(ctx, console, s, server.RunOptions{ProgressJSON: progress, Summary: summary})
 		if err != nil {
 			return flagErrors(err) // a field the server names is worded as our flag
 		}
@@ -406,16 +418,8 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 	return withService(ctx, gs, func(svc *app.Service) error {
 		// A check without --workload checks the schema the database holds.
 		detect := s.Kind == config.KindCheck && !cmd.Flags().Changed("workload")
-		o, err := svc.Run(ctx, app.Request{Spec: s, Console: console, ProgressTTY: gs.progressTTY(),
+		o, err := svc.Run(ctx, app.Request{Spec: s, Console: console, ProgressTTY: gs.progressTTY(), Summary: summary,
 			ProgressJSON: progress, NoConsoleProgress: out.progress == formatJSON, DetectWorkload: detect})
-		if out.format == formatJSON && o.ID > 0 {
-			// What was stored, as jobs show ID --format json reads it,
-			// whatever the job's end: a script reads its status there.
-			v := app.View{Name: app.ViewShow, IDs: []int64{o.ID}, Format: formatJSON}
-			if verr := (app.Recorded{Store: svc.Repo()}).View(ctx, cmd.OutOrStdout(), v); err == nil {
-				err = verr
-			}
-		}
 		if o.ID == 0 {
 			return flagErrors(err) // refused: no job was made
 		}

@@ -34,6 +34,21 @@ func checkFormat(flag, value string) error {
 	return nil
 }
 
+// newViewCmd completes c (its use, short help and args) as a command that
+// prints view name of the recorded jobs its args name (printView), with
+// --format and, when htmlHelp is set, --html; help names its help file.
+func newViewCmd(gs *globalState, help string, c *cobra.Command, name, htmlHelp string) *cobra.Command {
+	var format, html string
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		return printView(cmd, gs, args, app.View{Name: name, Format: format}, html)
+	}
+	addFormatFlag(withHelp(help, c), &format)
+	if htmlHelp != "" {
+		c.Flags().StringVar(&html, "html", "", htmlHelp)
+	}
+	return c
+}
+
 type listFlags struct {
 	format string
 	kind   string
@@ -90,12 +105,7 @@ func runJobsList(cmd *cobra.Command, gs *globalState, f *listFlags) error {
 
 func newJobsShowCmd(gs *globalState) *cobra.Command {
 	var format string
-	var help strings.Builder
-	names := make([]string, 0, len(report.Sections))
-	for _, s := range report.Sections {
-		fmt.Fprintf(&help, "  %-8s %s\n", s.Name, s.Help)
-		names = append(names, s.Name)
-	}
+	names := report.SectionNames()
 	cmd := withHelp("jobs-show", &cobra.Command{
 		Use:   "show ID [" + strings.Join(names, "|") + "]",
 		Short: "Show one job: a summary, or one section of it",
@@ -117,23 +127,17 @@ func newJobsShowCmd(gs *globalState) *cobra.Command {
 			return printView(cmd, gs, args[:1], app.View{Name: app.ViewShow, Section: section, Format: format}, "")
 		},
 	})
-	cmd.Long = strings.Replace(cmd.Long, "{{sections}}", help.String(), 1) // generated from report.Sections
+	cmd.Long = strings.Replace(cmd.Long, "{{sections}}", report.SectionsHelp(), 1) // generated from report.Sections
 	addFormatFlag(cmd, &format)
 	return cmd
 }
 
 func newJobsDiffCmd(gs *globalState) *cobra.Command {
-	var format string
-	cmd := withHelp("jobs-diff", &cobra.Command{
+	return newViewCmd(gs, "jobs-diff", &cobra.Command{
 		Use:   "diff A B",
 		Short: "Compare two jobs: their results side by side and the server settings that differ",
 		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return printView(cmd, gs, args, app.View{Name: app.ViewDiff, Format: format}, "")
-		},
-	})
-	addFormatFlag(cmd, &format)
-	return cmd
+	}, app.ViewDiff, "")
 }
 
 func newJobsHlogCmd(gs *globalState) *cobra.Command {

@@ -52,7 +52,7 @@ func newK8sManifestCmd(gs *globalState) *cobra.Command {
 			}
 			o.RunArgs = args
 			if err := o.Validate(); err != nil {
-				return k8sFlagErrors(err)
+				return flagErrors(err)
 			}
 			window, err := checkRunFlags(gs, args, o.Agents)
 			if err != nil {
@@ -61,7 +61,7 @@ func newK8sManifestCmd(gs *globalState) *cobra.Command {
 			o.Window = window
 			y, err := k8s.Manifest(o)
 			if err != nil {
-				return k8sFlagErrors(err)
+				return flagErrors(err)
 			}
 			_, err = cmd.OutOrStdout().Write(y)
 			return err
@@ -80,21 +80,6 @@ func newK8sManifestCmd(gs *globalState) *cobra.Command {
 	fl.StringVar(&db, "db", "", "refused: the database goes into the Secret")
 	_ = fl.MarkHidden("db")
 	return cmd
-}
-
-// k8sFlagErrors words k8s.Options field errors with the flags that set them
-// (the run's own flags come after --).
-func k8sFlagErrors(err error) error {
-	fields := config.Fields(err)
-	if fields == nil {
-		return err
-	}
-	return errors.New(fields.Worded(func(field string) string {
-		if field == "run_args" {
-			return "after --"
-		}
-		return flagName(field)
-	}))
 }
 
 // checkRunFlags parses the run's flags as sledge run does, so that a typo

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,7 +19,8 @@ func newPgbenchCmd(gs *globalState) *cobra.Command {
 		Short:                 "Run pgbench's command line (-i to initialize, -c, -T, -f, -b, …) as a Sledge job",
 		DisableFlagParsing:    true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			args = takeGlobalFlags(gs, args)
+			// cobra leaves Sledge's --repo and --server there without flag parsing.
+			args = cmdline.TakeOptions(args, map[string]*string{"--repo": &gs.flags.repo, "--server": &gs.flags.server})
 			inv, err := cmdline.Parse(args, gs.getenv)
 			if err != nil {
 				return fmt.Errorf("pgbench: %w", err)
@@ -37,28 +37,4 @@ func newPgbenchCmd(gs *globalState) *cobra.Command {
 	// -h is pgbench's host: help is -? or --help.
 	cmd.Flags().BoolP("help", "?", false, "help for pgbench")
 	return cmd
-}
-
-// takeGlobalFlags sets --repo and --server from args (cobra leaves them
-// there without flag parsing) and returns the rest.
-func takeGlobalFlags(gs *globalState, args []string) []string {
-	var rest []string
-	for i := 0; i < len(args); i++ {
-		a, taken := args[i], false
-		for _, f := range []struct {
-			name string
-			to   *string
-		}{{"--repo", &gs.flags.repo}, {"--server", &gs.flags.server}} {
-			if v, ok := strings.CutPrefix(a, f.name+"="); ok {
-				*f.to, taken = v, true
-			} else if a == f.name && i+1 < len(args) {
-				*f.to, taken = args[i+1], true
-				i++
-			}
-		}
-		if !taken {
-			rest = append(rest, a)
-		}
-	}
-	return rest
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
@@ -56,15 +55,8 @@ func newProfileCmd(gs *globalState) *cobra.Command {
 			return runProfileCmd(cmd, gs, s, vus, repeat, html)
 		},
 	})
-	// Every run flag but --vu, which is a list here.
-	runFlags := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	rf = bindRunFlags(runFlags, &s)
 	fl := cmd.Flags()
-	runFlags.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "vu" {
-			fl.AddFlag(f)
-		}
-	})
+	rf = addRunFlags(fl, &s, "vu") // a list here
 	fl.StringVar(&vuList, "vu", "", fmt.Sprintf("the VU counts of the steps, comma-separated and strictly ascending, each 1 to %d (required), e.g. 1,2,4,8,16,32", config.MaxVUs))
 	fl.IntVar(&repeat, "repeat", 1, "trials (jobs) per step: with 3 or more the table gives each step's NOPM with its 95% confidence interval; with 2 or more sledge compare judges two profiles step by step")
 	fl.StringVar(&html, "html", "", "also write the profile to this file as a self-contained HTML page (no script, no external file): NOPM and New-Order p95 against VUs as SVG charts with the knee marked, and the table")
@@ -106,47 +98,27 @@ func writeHTMLFile(path string, write func(io.Writer) error) error {
 }
 
 func newProfileShowCmd(gs *globalState) *cobra.Command {
-	var format, html string
-	cmd := withHelp("profile-show", &cobra.Command{
+	return newViewCmd(gs, "profile-show", &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a profile: its steps with the knee marked",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return printView(cmd, gs, args, app.View{Name: app.ViewProfile, Format: format}, html)
-		},
-	})
-	addFormatFlag(cmd, &format)
-	cmd.Flags().StringVar(&html, "html", "", "also write the profile to this file as a self-contained HTML page (SVG charts of NOPM and p95 against VUs, the knee marked, the table)")
-	return cmd
+	}, app.ViewProfile, "also write the profile to this file as a self-contained HTML page (SVG charts of NOPM and p95 against VUs, the knee marked, the table)")
 }
 
 func newProfileListCmd(gs *globalState) *cobra.Command {
-	var format string
-	cmd := withHelp("profile-list", &cobra.Command{
+	return newViewCmd(gs, "profile-list", &cobra.Command{
 		Use:   "list",
 		Short: "List the profiles in the repository, newest first",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return printView(cmd, gs, nil, app.View{Name: app.ViewProfiles, Format: format}, "")
-		},
-	})
-	addFormatFlag(cmd, &format)
-	return cmd
+	}, app.ViewProfiles, "")
 }
 
 func newCompareCmd(gs *globalState) *cobra.Command {
-	var format, html string
-	cmd := withHelp("compare", &cobra.Command{
+	return newViewCmd(gs, "compare", &cobra.Command{
 		Use:   "compare A B",
 		Short: "Compare two profiles step by step, or two jobs, and say whether the difference is beyond the noise",
 		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return printView(cmd, gs, args, app.View{Name: app.ViewCompare, Format: format}, html)
-		},
-	})
-	addFormatFlag(cmd, &format)
-	cmd.Flags().StringVar(&html, "html", "", "two profiles: also write them overlaid to this file as a self-contained HTML page (SVG charts, the comparison, both tables)")
-	return cmd
+	}, app.ViewCompare, "two profiles: also write them overlaid to this file as a self-contained HTML page (SVG charts, the comparison, both tables)")
 }
 
 // runSeriesCmd runs `sledge run --repeat N`: N trials of the spec, one job

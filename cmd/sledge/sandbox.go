@@ -109,13 +109,14 @@ func runSandbox(cmd *cobra.Command, gs *globalState, e sandbox.Engine, f *sandbo
 		fmt.Fprintf(stderr, "sledge: as root, the sandbox is in %s: its server runs as a system user (%s), which cannot enter root's private home; set $SLEDGE_HOME or --dir to choose another place\n",
 			dir, e.RunsAs)
 	}
-	binDir := gs.getenv(e.BinEnv)
-	if f.version != "" {
-		// The flag chooses the server over $BinEnv: it is the nearer choice.
-		var err error
-		if binDir, err = fetchServer(cmd, gs, e, f.version); err != nil {
-			return err
-		}
+	binDir, err := e.Binaries(ctx, f.version, gs.getenv(e.BinEnv), func() (string, error) {
+		return sandbox.CacheDir(gs.getenv("XDG_CACHE_HOME"), gs.userHome, gs.root)
+	}, stderr)
+	if ve := (*sandbox.VersionError)(nil); errors.As(err, &ve) {
+		return fmt.Errorf("--version: %w", ve.Err)
+	}
+	if err != nil {
+		return err
 	}
 	s, started, err := e.Up(ctx, dir, sandbox.Options{Port: f.port, BinDir: binDir}, stderr)
 	if errors.Is(err, sandbox.ErrUnreachable) && f.dir == "" {
@@ -130,20 +131,6 @@ func runSandbox(cmd *cobra.Command, gs *globalState, e sandbox.Engine, f *sandbo
 	}
 	fmt.Fprintln(stdout, s.URL(sandbox.Database))
 	return nil
-}
-
-// fetchServer returns the binaries directory of the engine's version,
-// fetching the server into the cache directory first if need be.
-func fetchServer(cmd *cobra.Command, gs *globalState, e sandbox.Engine, version string) (string, error) {
-	cache, err := sandbox.CacheDir(gs.getenv("XDG_CACHE_HOME"), gs.userHome, gs.root)
-	if err != nil {
-		return "", err
-	}
-	bin, err := e.FetchServer(cmd.Context(), cache, version, cmd.ErrOrStderr())
-	if err != nil && !errors.Is(err, sandbox.ErrFetch) {
-		return "", fmt.Errorf("--version: %w", err)
-	}
-	return bin, err
 }
 
 // againFlags repeats in a suggested command line the flags that chose the

@@ -109,9 +109,9 @@ func flagErrors(err error) error {
 	return errors.New(fields.Worded(flagName))
 }
 
-// flagName is the flag of a spec field: its name with "-" for "_", but for
-// the confirmation, which --yes gives, and the rates per type, which --rate
-// takes.
+// flagName is the flag of a spec field (or of k8s.Options'): its name with
+// "-" for "_", but for the confirmation, which --yes gives, the rates per
+// type, which --rate takes, and a manifest's run flags, given after --.
 func flagName(field string) string {
 	switch field {
 	case "confirm":
@@ -120,6 +120,8 @@ func flagName(field string) string {
 		return "--rate"
 	case "thresholds":
 		return "--threshold"
+	case "run_args":
+		return "after --"
 	}
 	if arm, key, ok := strings.Cut(field, "."); ok { // a gate's arm (app.CheckGate)
 		return "--" + arm + "-set " + strings.ReplaceAll(key, "_", "-")

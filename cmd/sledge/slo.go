@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
@@ -18,7 +17,7 @@ import (
 // goals, one run job per step (app.SLO), and `sledge slo show ID`.
 func newSLOCmd(gs *globalState) *cobra.Command {
 	s, req := config.New(config.KindRun), app.SLORequest{StartRate: app.DefaultSLOStartRate, StepDuration: app.DefaultSLOStepDuration}
-	var precision, html, format string
+	var precision, html string
 	var rf *runSpecFlags
 	cmd := withHelp("slo", &cobra.Command{Use: "slo --goal GOAL … [flags]", Args: cobra.NoArgs,
 		Short: "Find the highest open-loop rate at which latency goals hold: rate steps, then bisection, one run job each",
@@ -65,25 +64,15 @@ func newSLOCmd(gs *globalState) *cobra.Command {
 			})
 		},
 	})
-	runFlags, fl := pflag.NewFlagSet("run", pflag.ContinueOnError), cmd.Flags()
-	rf = bindRunFlags(runFlags, &s)
-	runFlags.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "duration" && f.Name != "threshold" && f.Name != "repeat" { // --step-duration, --goal; one search
-			fl.AddFlag(f)
-		}
-	})
+	fl := cmd.Flags()
+	rf = addRunFlags(fl, &s, "duration", "threshold", "repeat") // --step-duration, --goal; one search
 	fl.StringArrayVar(&req.Goals, "goal", nil, "a goal judged on each step's measured window, as a --threshold: 'p99(new_order)<50ms', 'errors<1%' (repeatable; at least one)")
 	fl.Float64Var(&req.StartRate, "start-rate", req.StartRate, "the first step's rate, transactions per second")
 	fl.Float64Var(&req.MaxRate, "max-rate", 0, "the highest rate tried, transactions per second (default: none)")
 	fl.DurationVar(&req.StepDuration, "step-duration", req.StepDuration, "each step's measured window, after its --rampup (its warm-up at the step's rate, not judged)")
 	fl.StringVar(&precision, "precision", "5%", "bisect until the lowest failing rate is within this much of the highest passing one")
 	fl.StringVar(&html, "html", "", "also write the search to this file as a self-contained HTML page: the curve as SVG charts, the table and the answer")
-	show := withHelp("slo-show", &cobra.Command{Use: "show ID", Short: "Show an SLO search: its curve and its answer", Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			return printView(c, gs, args, app.View{Name: app.ViewSLO, Format: format}, html)
-		}})
-	addFormatFlag(show, &format)
-	show.Flags().StringVar(&html, "html", "", "also write the search to this file as a self-contained HTML page (the curve as SVG charts, the table, the answer)")
-	cmd.AddCommand(show)
+	cmd.AddCommand(newViewCmd(gs, "slo-show", &cobra.Command{Use: "show ID", Short: "Show an SLO search: its curve and its answer", Args: cobra.ExactArgs(1)},
+		app.ViewSLO, "also write the search to this file as a self-contained HTML page (the curve as SVG charts, the table, the answer)"))
 	return cmd
 }

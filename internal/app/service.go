@@ -135,6 +135,11 @@ type Request struct {
 	// check then checks the schema the database holds, when it holds one
 	// workload's schema and not the default's.
 	DetectWorkload bool
+	// Summary, if not nil, receives from Run the job's summary once it has
+	// ended, as the show view in JSON reads it from the repository (what
+	// was stored, whatever the job's end: a script reads its status
+	// there), as a server's client gives it (server.RunOptions.Summary).
+	Summary io.Writer
 }
 
 // TargetError is a target that cannot be used: a URL Sledge cannot parse,
@@ -245,7 +250,7 @@ func (o Outcome) OK() bool {
 // Run starts a job and waits for it: the CLI's and the scripts' way.
 // ctx's cancellation (Ctrl-C) stops the job, which is recorded as
 // interrupted. The error is Start's (nothing recorded) or, for a job that
-// failed, its Outcome.Err.
+// failed, its Outcome.Err, else the Summary's, if writing it failed.
 func (s *Service) Run(ctx context.Context, req Request) (Outcome, error) {
 	j, err := s.Start(ctx, req)
 	if err != nil {
@@ -253,9 +258,15 @@ func (s *Service) Run(ctx context.Context, req Request) (Outcome, error) {
 	}
 	o := j.Wait()
 	if o.Status == metrics.StatusFailed {
-		return o, o.Err
+		err = o.Err
 	}
-	return o, nil
+	if req.Summary != nil && o.ID > 0 {
+		v := View{Name: ViewShow, IDs: []int64{o.ID}, Format: FormatJSON}
+		if verr := (Recorded{Store: s.opts.Repo}).View(ctx, req.Summary, v); err == nil {
+			err = verr
+		}
+	}
+	return o, err
 }
 
 // plan is a validated request, its spec parsed, with its workload and

@@ -81,7 +81,7 @@ func (v View) Validate() error {
 			fe = append(fe, config.FieldError{Field: "id", Msg: fmt.Sprintf("bad job id %d: want a positive number", id)})
 		}
 	}
-	if v.Section != "" && (v.Name != ViewShow || !slices.ContainsFunc(report.Sections, func(s struct{ Name, Help string }) bool { return s.Name == v.Section })) {
+	if v.Section != "" && (v.Name != ViewShow || !slices.Contains(report.SectionNames(), v.Section)) {
 		fe = append(fe, config.FieldError{Field: "section", Msg: fmt.Sprintf("section %q: not a section of view %s", v.Section, v.Name)})
 	}
 	if v.Name == ViewHlog && v.Tx == "" {

@@ -459,6 +459,43 @@ func ReadExport(r io.Reader) (*ExportFile, error) {
 	return &f, nil
 }
 
+// ReadExportFiles reads the exports named (ReadExport), every one before
+// any is imported, so that a bad file imports nothing: "-" is stdin, a
+// relative name is in dir. A file that is not an export is an error
+// naming it as given.
+func ReadExportFiles(dir string, stdin io.Reader, names []string) ([]*ExportFile, error) {
+	files := make([]*ExportFile, 0, len(names))
+	for _, name := range names {
+		f, err := readExportFile(dir, stdin, name)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+func readExportFile(dir string, stdin io.Reader, name string) (*ExportFile, error) {
+	in := stdin
+	if name != "-" {
+		path := name
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		in = f
+	}
+	f, err := ReadExport(in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return f, nil
+}
+
 // Imported is one job loaded by Import: its id in the file's repository and
 // its new id here.
 type Imported struct {

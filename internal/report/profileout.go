@@ -44,7 +44,17 @@ func ProfileCompare(w io.Writer, a, b Profile, asJSON bool) error {
 // WriteFile writes a report (write, e.g. ProfileHTML) to a file at path,
 // created or truncated.
 func WriteFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+	return writeFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, write)
+}
+
+// AppendFile appends a report (write, e.g. GateMarkdown) to a file at path,
+// created if need be: a CI job's step summary collects what each step adds.
+func AppendFile(path string, write func(io.Writer) error) error {
+	return writeFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, write)
+}
+
+func writeFile(path string, flag int, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, flag, 0o644)
 	if err != nil {
 		return err
 	}

@@ -60,3 +60,33 @@ func TestWriteFile(t *testing.T) {
 		t.Error("WriteFile into a missing directory: no error")
 	}
 }
+
+// TestAppendFile: each write adds to what the file holds (created on the
+// first); a missing directory or a failing writer is an error.
+func TestAppendFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	text := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	for _, tc := range []struct {
+		name, path string
+		write      func(io.Writer) error
+		want       string // the file's content after the write
+		wantErr    bool
+	}{
+		{name: "created", path: "s.md", write: text("a\n"), want: "a\n"},
+		{name: "appended", path: "s.md", write: text("b\n"), want: "a\nb\n"},
+		{name: "writer fails", path: "s.md", write: func(io.Writer) error { return io.ErrShortWrite }, want: "a\nb\n", wantErr: true},
+		{name: "missing directory", path: filepath.Join("no", "s.md"), write: text("c"), wantErr: true},
+	} { // in order: each case appends to what the one before left
+		path := filepath.Join(dir, tc.path)
+		err := AppendFile(path, tc.write)
+		if (err != nil) != tc.wantErr {
+			t.Fatalf("%s: error %v, want one: %v", tc.name, err, tc.wantErr)
+		}
+		if got, _ := os.ReadFile(path); string(got) != tc.want {
+			t.Errorf("%s: the file holds %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -49,6 +49,25 @@ var Sections = []struct{ Name, Help string }{
 	{"agents", "a run driven by several agents (sledge processes): each one's segment, host, state, NOPM share and client CPU"},
 }
 
+// SectionNames are the names of Sections, in their order.
+func SectionNames() []string {
+	names := make([]string, 0, len(Sections))
+	for _, s := range Sections {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+// SectionsHelp lists Sections for a command's help, a line each: two
+// spaces, the name padded to eight, a space and the help.
+func SectionsHelp() string {
+	var b strings.Builder
+	for _, s := range Sections {
+		fmt.Fprintf(&b, "  %-8s %s\n", s.Name, s.Help)
+	}
+	return b.String()
+}
+
 // Show writes one section of job j (one of Sections; "" for the summary: the
 // job's record and whichever results it has), as text or as JSON. A section
 // the job lacks is an error (see NoSection).

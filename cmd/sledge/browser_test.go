@@ -680,6 +680,10 @@ func observeStoredRun(t *testing.T, repo *jobs.Repo, id int64) {
 				{Source: "pg_stat_database", Name: "xact_commit", Kind: observe.Delta, Value: 8000 + 100*f},
 				{Source: "pg_stat_database", Name: "blks_hit", Kind: observe.Delta, Unit: "blocks", Value: 995000},
 				{Source: "pg_stat_database", Name: "blks_read", Kind: observe.Delta, Unit: "blocks", Value: 5000},
+				// The active sessions by kind: the VUs' and a mixed run's
+				// analytic streams'.
+				{Source: "pg_stat_activity application sledge vu", Name: "aas CPU", Kind: observe.Gauge, Unit: "sessions", Value: 3},
+				{Source: "pg_stat_activity application sledge chbench analytic", Name: "aas IO", Kind: observe.Gauge, Unit: "sessions", Value: 0.5},
 			},
 		}
 		if seq == 6 || seq == 7 {

@@ -814,6 +814,14 @@
             h('i', { class: 'swatch', style: `background:${CLASS_COLOR[w.class] || '#868e96'}` }),
             w.event ? `${w.class}:${w.event}` : w.class, ` ${fmtNum(w.aas, 2)} AAS`, isNum(w.share) ? ` (${pct(100 * w.share)})` : ''))));
         }
+        // The active sessions by kind of session (a mixed run's analytic
+        // streams apart from its virtual users), each by wait class.
+        if ((s.sessions || []).length) {
+          row('sessions', 'By kind of session', h('ul', { class: 'plain' }, s.sessions.map(k => h('li', { testid: 'stat-session-kind' },
+            h('b', null, k.kind), ` ${fmtNum(k.aas, 2)} AAS: `,
+            (k.waits || []).map((w, i) => [i ? ', ' : '', h('i', { class: 'swatch', style: `background:${CLASS_COLOR[w.class] || '#868e96'}` }),
+              `${w.class} ${fmtNum(w.aas, 2)}`])))));
+        }
       }
       if (isNum(s.commits_per_s)) row('commits', 'Commits / s', `${fmtNum(s.commits_per_s, 1)}` + (s.commits_counter ? ` (${s.commits_counter})` : ''));
       if (isNum(s.buffer_hit_pct)) row('hit', 'Buffer hits', fmtNum(s.buffer_hit_pct, 2) + ' %');

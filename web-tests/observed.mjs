@@ -105,6 +105,9 @@ async function main() {
   for (const want of ['PostgreSQL 16.4', 'Commits / s', 'Buffer hits', 'Checkpoints begun', 'Host CPU', 'Observer cost', 'Gap', 'Lock:transactionid']) {
     check(stats.includes(want), `the statistics panel lacks "${want}": ${stats}`);
   }
+  const kinds = (await page.locator(sel('stat-session-kind')).allTextContents()).map(s => s.replace(/\s+/g, ' ').trim());
+  check(kinds.length === 2 && /^sledge vu 3\.00 AAS: CPU 3\.00$/.test(kinds[0]) && /^sledge chbench analytic 0\.50 AAS: IO 0\.50$/.test(kinds[1]),
+    `the sessions by kind say ${JSON.stringify(kinds)}`);
   const settings = page.locator(sel('settings-table'));
   await settings.waitFor();
   const sb = (await page.locator(sel('setting-shared_buffers')).textContent()).replace(/\s+/g, ' ');
@@ -180,6 +183,13 @@ async function mixedJob(id) {
   await chart.locator('.uplot').waitFor();
   check(await chart.getAttribute('data-points') === '12', `the chart has ${await chart.getAttribute('data-points')} points, want the 12 intervals`);
   check(await page.locator(`${sel('mixed-queries')} tbody tr`).count() === 22, 'the per-query table has not 22 rows');
+  // Each query's latencies read from its histogram (Q2 ran twice, 80 ms;
+  // three significant digits), and a strip of its distribution.
+  const heads = (await page.locator(`${sel('mixed-queries')} thead th`).allTextContents()).map(s => s.trim());
+  check(heads.join('|') === 'Query|Count|Errors|mean s|p50 s|p90 s|p95 s|p99 s|max s|Distribution', `the per-query table's columns are ${heads.join('|')}`);
+  const q2 = (await page.locator(`${sel('mixed-queries')} tbody tr`).nth(1).locator('td').allTextContents()).map(s => s.trim());
+  check(q2[0] === 'Q2' && q2[1] === '2' && q2[4] === '0.080' && q2[8] === '0.080', `the Q2 row says ${JSON.stringify(q2)}`);
+  check(await page.locator('[data-testid^="mixed-query-strip-"]').count() === 22, 'not every query has its distribution strip');
   const txRow = (await page.locator(`${sel('mixed-tx')} tbody tr`).first().textContent()).replace(/\s+/g, ' ');
   check(/new_order.*1\.00 \/ 2\.00 \/ 3\.00.*4\.00 \/ 8\.00 \/ 16\.00/.test(txRow), `the latency table's first row says ${JSON.stringify(txRow)}`);
   await page.evaluate(() => { document.querySelector('.topbar').style.position = 'static'; });

@@ -573,8 +573,8 @@ func storeRun(t *testing.T, repo *jobs.Repo) int64 {
 }
 
 // storeMixedRun records storeRun's run as a CH-benCHmark mixed run: one
-// analytic stream from 20 s into the window, a query set and a half after,
-// NOPM 40,000 before it and 20,000 with it.
+// analytic stream from 20 s into the window, a query set and a half after
+// (Qn taking n × 40 ms), NOPM 40,000 before it and 20,000 with it.
 func storeMixedRun(t *testing.T, repo *jobs.Repo) int64 {
 	t.Helper()
 	ctx := context.Background()
@@ -585,9 +585,10 @@ func storeMixedRun(t *testing.T, repo *jobs.Repo) int64 {
 	}
 	m := &metrics.MixedResult{Streams: 1, Order: "paper", Seed: 1, Delay: 20 * time.Second, AnalyticSeconds: 30}
 	for i := range 33 {
-		start := 30*time.Second + time.Duration(i)*900*time.Millisecond
+		// Qn takes n × 40 ms: the queries' latency strips differ.
+		start, took := 30*time.Second+time.Duration(i)*900*time.Millisecond, time.Duration(i%22+1)*40*time.Millisecond
 		m.Runs = append(m.Runs, metrics.MixedRun{Stream: 1, Set: i/22 + 1, Position: i%22 + 1, Query: i%22 + 1,
-			Start: start, End: start + 800*time.Millisecond, Seconds: 0.8, Rows: 3, Freshness: 0.2})
+			Start: start, End: start + took, Seconds: took.Seconds(), Rows: 3, Freshness: 0.2})
 	}
 	ivs := []metrics.Interval{
 		{Phase: metrics.PhaseMeasure, Elapsed: 20 * time.Second, Length: 10 * time.Second, NOPM: 40000, TPM: 90000},
@@ -679,6 +680,10 @@ func observeStoredRun(t *testing.T, repo *jobs.Repo, id int64) {
 				{Source: "pg_stat_database", Name: "xact_commit", Kind: observe.Delta, Value: 8000 + 100*f},
 				{Source: "pg_stat_database", Name: "blks_hit", Kind: observe.Delta, Unit: "blocks", Value: 995000},
 				{Source: "pg_stat_database", Name: "blks_read", Kind: observe.Delta, Unit: "blocks", Value: 5000},
+				// The active sessions by kind: the VUs' and a mixed run's
+				// analytic streams'.
+				{Source: "pg_stat_activity application sledge vu", Name: "aas CPU", Kind: observe.Gauge, Unit: "sessions", Value: 3},
+				{Source: "pg_stat_activity application sledge chbench analytic", Name: "aas IO", Kind: observe.Gauge, Unit: "sessions", Value: 0.5},
 			},
 		}
 		if seq == 6 || seq == 7 {

@@ -14,6 +14,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/db/drivers"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/observe"
 	"github.com/sledge-bench/sledge/internal/testdb"
 	"github.com/sledge-bench/sledge/internal/workload/chbench"
 	"github.com/sledge-bench/sledge/internal/workload/tprocc"
@@ -122,7 +123,8 @@ func TestCHBenchmarkMixed(t *testing.T) {
 			if math.IsNaN(m.FreshnessMax) || m.FreshnessP50 < 0 || m.FreshnessMax > since+1 {
 				t.Errorf("freshness p50 %g max %g s, want within the run's %.1f s", m.FreshnessP50, m.FreshnessMax, since)
 			}
-			for _, want := range []string{"analytic streams: 1, paper order", "interference", "baseline p50 / p95 / p99", "query sets/hour", "freshness", "Q1"} {
+			for _, want := range []string{"analytic streams: 1, paper order", "interference", "baseline p50 / p95 / p99", "query sets/hour", "freshness", "Q1",
+				"query latencies (each query's HDR histogram"} {
 				if !strings.Contains(out.String(), want) {
 					t.Errorf("output lacks %q:\n%s", want, out.String())
 				}
@@ -132,21 +134,39 @@ func TestCHBenchmarkMixed(t *testing.T) {
 				math.Abs(stored.Mixed.MixedNOPM-m.MixedNOPM) > 1e-6*m.MixedNOPM || !reflect.DeepEqual(stored.Mixed.MixedTx, m.MixedTx) {
 				t.Errorf("stored mixed result %+v, %v", stored, err)
 			}
-			// PostgreSQL's observer keeps the streams' session samples apart
-			// from the VUs' by application_name.
-			if tc.name == "postgres" {
-				obs, err := repo.Observations(ctx, o.ID)
-				sources := map[string]bool{}
-				for _, ob := range obs {
-					for _, iv := range ob.Intervals {
-						for _, c := range iv.Counters {
-							sources[c.Source] = true
+			// Each query's latencies are an HDR histogram, stored with the
+			// job and read back as the run had them.
+			if len(m.PerQuery) == 0 || m.PerQuery[0].Count > 0 && m.PerQuery[0].Histogram == nil {
+				t.Errorf("per-query figures %+v, want a histogram for a query that completed", m.PerQuery)
+			} else if stored != nil && stored.Mixed != nil && !reflect.DeepEqual(stored.Mixed.PerQuery, m.PerQuery) {
+				t.Errorf("per-query figures stored %+v, the run's %+v", stored.Mixed.PerQuery, m.PerQuery)
+			}
+			// The server's observer keeps the streams' session samples apart
+			// from the VUs' (PostgreSQL by application_name, MariaDB by the
+			// statements' leading comment): both kinds were seen active.
+			obs, err := repo.Observations(ctx, o.ID)
+			kinds := map[string]float64{}
+			for _, ob := range obs {
+				for _, iv := range ob.Intervals {
+					for _, c := range iv.Counters {
+						if kind, _, ok := observe.SessionKind(c); ok {
+							kinds[kind] += c.Value * iv.Length.Seconds()
 						}
 					}
 				}
-				if err != nil || !sources["pg_stat_activity application "+chbench.AnalyticAppName] {
-					t.Errorf("no active sessions of the analytic streams among the observed counters' sources %v (%v)", sources, err)
+			}
+			var others float64
+			for k, v := range kinds {
+				if k != chbench.AnalyticAppName {
+					others += v
 				}
+			}
+			if err != nil || !(kinds[chbench.AnalyticAppName] > 0) || !(others > 0) {
+				t.Errorf("active sessions by kind %v (%v): want the analytic streams' and the VUs'", kinds, err)
+			}
+			// and the run's server section says so, as jobs show does.
+			if !strings.Contains(out.String(), "sessions "+chbench.AnalyticAppName) {
+				t.Errorf("the run's output does not show the streams' active sessions:\n%s", out.String())
 			}
 			if cfg, _ := repo.Config(ctx, o.ID); cfg["analytic_streams"] != "1" || cfg["analytic_delay"] != "2s" || cfg["warehouses"] != "2" {
 				t.Errorf("run settings %v", cfg)

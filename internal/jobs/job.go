@@ -183,7 +183,7 @@ var childTables = []string{
 	"job_interval_tx", "job_interval_vu", "job_interval", "job_interval_missing", "job_timing", "job_error", "job_retry", "job_audit", "job_result",
 	"job_outage_lost", "job_outage", "job_connection_event", "job_idle_interval", "job_monitor_gap", "job_stall", "job_disruption",
 	"job_tproch_query", "job_tproch_refresh", "job_tproch_result",
-	"job_load", "job_stage", "job_vu_timing", "job_threshold", "job_mixed_query", "job_mixed_tx", "job_mixed", "job_script_command",
+	"job_load", "job_stage", "job_vu_timing", "job_threshold", "job_mixed_query_hist", "job_mixed_query", "job_mixed_tx", "job_mixed", "job_script_command",
 	"job_build_table", "job_build", "job_check", "job_output", "job_system", "job_config", "job_origin",
 }
 

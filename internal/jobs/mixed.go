@@ -1,7 +1,8 @@
 package jobs
 
-// A mixed run's analytic half (metrics.MixedResult): job_mixed and
-// job_mixed_query, written with the run's result and read with it.
+// A mixed run's analytic half (metrics.MixedResult): job_mixed,
+// job_mixed_tx, job_mixed_query and job_mixed_query_hist (each query's
+// latency histogram), written with the run's result and read with it.
 
 import (
 	"context"
@@ -38,6 +39,15 @@ func saveMixed(ctx context.Context, tx *repoTx, id int64, m *metrics.MixedResult
 				l.P50.Microseconds(), l.P95.Microseconds(), l.P99.Microseconds(), l.Max.Microseconds()); err != nil {
 				return err
 			}
+		}
+	}
+	for _, q := range m.PerQuery {
+		if q.Histogram == nil {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO job_mixed_query_hist (job_id, query, count, histogram) VALUES (?, ?, ?, ?)`,
+			id, q.Query, q.Count, q.Histogram); err != nil {
+			return err
 		}
 	}
 	for i, r := range m.Runs {
@@ -116,7 +126,27 @@ func readMixed(ctx context.Context, tx *repoTx, id int64) (*metrics.MixedResult,
 		return nil, err
 	}
 	// The query figures are derived from the executions, as when the run
-	// ended.
+	// ended; each query's latencies are then read from its stored
+	// histogram (a job recorded before schema version 21 has none: its
+	// figures are the executions').
 	metrics.SummarizeMixedRuns(&m)
+	hists := map[int][]byte{}
+	err = eachRow(ctx, tx, `SELECT query, histogram FROM job_mixed_query_hist WHERE job_id = ?`, id, func(rows *sql.Rows) error {
+		var (
+			q int
+			h []byte
+		)
+		if err := rows.Scan(&q, &h); err != nil {
+			return err
+		}
+		hists[q] = h
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := metrics.SetQueryHistograms(&m, hists); err != nil {
+		return nil, err
+	}
 	return &m, nil
 }

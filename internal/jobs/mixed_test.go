@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/sledge-bench/sledge/internal/metrics"
 )
 
@@ -52,6 +54,17 @@ func TestMixedRoundTrip(t *testing.T) {
 		res := sampleRunResult()
 		res.Mixed = sampleMixed()
 		res.Mixed.Runs[22].Freshness = math.NaN() // not read: NULL
+		// Q1's histogram is the job's record of its latencies: one unlike
+		// its runs' (1,000 executions of 2 s) is what is read back.
+		h := hdrhistogram.New(1, int64(24*time.Hour/time.Microsecond), 3)
+		if err := h.RecordValues(2_000_000, 1000); err != nil {
+			t.Fatal(err)
+		}
+		enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Mixed.PerQuery[0].Histogram = enc
 		if err := r.SaveRunResult(ctx, id, res); err != nil {
 			t.Fatal(err)
 		}
@@ -68,6 +81,13 @@ func TestMixedRoundTrip(t *testing.T) {
 		}
 		if !reflect.DeepEqual(m.BaselineTx, want.BaselineTx) || !reflect.DeepEqual(m.MixedTx, want.MixedTx) {
 			t.Errorf("the parts' latencies read back as %+v and %+v", m.BaselineTx, m.MixedTx)
+		}
+		q1, q2 := m.PerQuery[0], m.PerQuery[1]
+		if q1.Query != 1 || q1.Count != 1000 || math.Abs(q1.P50-2) > 0.002 || math.Abs(q1.Max-2) > 0.002 || string(q1.Histogram) != string(enc) {
+			t.Errorf("Q1 read back as %+v, want the stored histogram's 1,000 executions of 2 s", q1)
+		}
+		if q2.Query != 2 || q2.Count != 1 || math.Abs(q2.P99-0.1) > 0.0001 || !reflect.DeepEqual(q2, want.PerQuery[1]) {
+			t.Errorf("Q2 read back as %+v, want %+v", q2, want.PerQuery[1])
 		}
 		if r := m.Runs[22]; r.Error != "boom" || !math.IsNaN(r.Freshness) || r.Start != 21*time.Second {
 			t.Errorf("the failed query read back as %+v", r)

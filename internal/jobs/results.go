@@ -228,7 +228,7 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 		}
 		for _, t := range []string{"job_result", "job_timing", "job_error", "job_retry", "job_audit",
 			"job_disruption", "job_outage", "job_outage_lost", "job_connection_event", "job_idle_interval", "job_monitor_gap", "job_stall",
-			"job_load", "job_stage", "job_vu_timing", "job_mixed", "job_mixed_tx", "job_mixed_query", "job_script_command"} {
+			"job_load", "job_stage", "job_vu_timing", "job_mixed", "job_mixed_tx", "job_mixed_query", "job_mixed_query_hist", "job_script_command"} {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE job_id = ?", id); err != nil {
 				return err
 			}

@@ -1,9 +1,12 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // MixedResult is the analytic half of a mixed run (CH-benCHmark): query
@@ -66,11 +69,25 @@ type MixedTxLatency struct {
 	P50, P95, P99, Max time.Duration
 }
 
-// MixedQuery is one analytic query's figures over a mixed run.
+// MixedQuery is one analytic query's figures over a mixed run: its
+// latencies' percentiles are read from Histogram, as a transaction type's
+// are from its.
 type MixedQuery struct {
 	Query              int
 	Count, Errors      int64
-	P50, P95, P99, Max float64 // seconds
+	P50, P95, P99, Max float64 // seconds; NaN when none completed
+	// Histogram is the HDR histogram (hdrhistogram-go V2 compressed,
+	// base64) of its completed executions' latencies in microseconds (1 µs
+	// to 24 h, three significant digits); nil when none completed.
+	Histogram []byte
+}
+
+// queryHistMaxUS is the longest query latency a histogram holds: a day
+// (a longer one is recorded as a day); transactions' end at an hour.
+const queryHistMaxUS = int64(24 * time.Hour / time.Microsecond)
+
+func newQueryHist() *hdrhistogram.Histogram {
+	return hdrhistogram.New(histMinUS, queryHistMaxUS, histSigFigs)
 }
 
 // MixedRun is one analytic query execution of a mixed run.
@@ -127,7 +144,7 @@ func CompleteMixed(m *MixedResult, ivs []Interval, windowStart time.Duration) {
 // their rate, freshness, per-query latencies) from its Runs.
 func SummarizeMixedRuns(m *MixedResult) {
 	m.Queries, m.QueryErrors, m.QuerySets = 0, 0, 0
-	byQuery := make([][]float64, 22)
+	byQuery := make([]*hdrhistogram.Histogram, 22)
 	errs := make([]int64, 22)
 	var fresh []float64
 	sets := map[[2]int]int{}
@@ -141,7 +158,13 @@ func SummarizeMixedRuns(m *MixedResult) {
 			continue
 		}
 		m.Queries++
-		byQuery[r.Query-1] = append(byQuery[r.Query-1], r.Seconds)
+		h := byQuery[r.Query-1]
+		if h == nil {
+			h = newQueryHist()
+			byQuery[r.Query-1] = h
+		}
+		us := int64(math.Round(r.Seconds * 1e6))
+		_ = h.RecordValue(min(max(us, histMinUS), queryHistMaxUS))
 		if !math.IsNaN(r.Freshness) {
 			fresh = append(fresh, r.Freshness)
 		}
@@ -162,18 +185,74 @@ func SummarizeMixedRuns(m *MixedResult) {
 		m.FreshnessP50, m.FreshnessMax = quantile(fresh, 0.5), fresh[len(fresh)-1]
 	}
 	m.PerQuery = m.PerQuery[:0]
-	for i, secs := range byQuery {
-		if len(secs) == 0 && errs[i] == 0 {
+	for i, h := range byQuery {
+		if h == nil && errs[i] == 0 {
 			continue
 		}
-		q := MixedQuery{Query: i + 1, Count: int64(len(secs)), Errors: errs[i],
-			P50: math.NaN(), P95: math.NaN(), P99: math.NaN(), Max: math.NaN()}
-		if len(secs) > 0 {
-			slices.Sort(secs)
-			q.P50, q.P95, q.P99, q.Max = quantile(secs, 0.5), quantile(secs, 0.95), quantile(secs, 0.99), secs[len(secs)-1]
+		q := MixedQuery{Query: i + 1, Errors: errs[i]}
+		if h != nil {
+			// Encoding a histogram of known range cannot fail.
+			q.Histogram, _ = h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 		}
+		_ = q.readHistogram() // just encoded: it decodes
 		m.PerQuery = append(m.PerQuery, q)
 	}
+}
+
+// readHistogram sets q's count and percentiles from its histogram (none:
+// no count, NaN percentiles).
+func (q *MixedQuery) readHistogram() error {
+	q.Count, q.P50, q.P95, q.P99, q.Max = 0, math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	if q.Histogram == nil {
+		return nil
+	}
+	h, err := hdrhistogram.Decode(q.Histogram)
+	if err != nil {
+		return fmt.Errorf("Q%d's latency histogram: %w", q.Query, err)
+	}
+	l := latencyOf(h)
+	q.Count = h.TotalCount()
+	q.P50, q.P95, q.P99, q.Max = l.p50.Seconds(), l.p95.Seconds(), l.p99.Seconds(), l.max.Seconds()
+	return nil
+}
+
+// Quantiles are the latencies in seconds at each percentile of ps
+// (0–100; 100 is the maximum), read from q's histogram, and its mean; nil
+// and NaN when it has none.
+func (q MixedQuery) Quantiles(ps []float64) (secs []float64, mean float64, err error) {
+	if q.Histogram == nil {
+		return nil, math.NaN(), nil
+	}
+	h, err := hdrhistogram.Decode(q.Histogram)
+	if err != nil {
+		return nil, math.NaN(), fmt.Errorf("Q%d's latency histogram: %w", q.Query, err)
+	}
+	secs = make([]float64, len(ps))
+	for i, p := range ps {
+		v := h.ValueAtQuantile(p)
+		if p >= 100 {
+			v = h.Max()
+		}
+		secs[i] = us(v).Seconds()
+	}
+	return secs, h.Mean() / 1e6, nil
+}
+
+// SetQueryHistograms puts the stored per-query histograms (by query
+// number) in m's per-query figures in place of those derived from its
+// runs, and reads the figures from them: the histograms are the job's
+// record of the queries' latencies.
+func SetQueryHistograms(m *MixedResult, hists map[int][]byte) error {
+	for i := range m.PerQuery {
+		q := &m.PerQuery[i]
+		if h, ok := hists[q.Query]; ok {
+			q.Histogram = h
+			if err := q.readHistogram(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // quantile is the nearest-rank quantile of sorted values.

@@ -57,9 +57,15 @@ func TestCompleteMixed(t *testing.T) {
 			if m.FreshnessP50 != 1 || m.FreshnessMax != 1 {
 				t.Errorf("freshness %g/%g, want 1 (the query not read left out)", m.FreshnessP50, m.FreshnessMax)
 			}
-			if len(m.PerQuery) != 22 || m.PerQuery[0].Count != 2 || m.PerQuery[0].P50 != 1 || m.PerQuery[0].Max != 3 ||
-				m.PerQuery[1].Errors != 1 || m.PerQuery[1].Count != 1 {
+			// Per-query percentiles are read from HDR histograms: within
+			// their three significant digits of the exact values.
+			hdr := func(got, want float64) bool { return math.Abs(got-want) <= want/1000 }
+			if len(m.PerQuery) != 22 || m.PerQuery[0].Count != 2 || !hdr(m.PerQuery[0].P50, 1) || !hdr(m.PerQuery[0].Max, 3) ||
+				m.PerQuery[1].Errors != 1 || m.PerQuery[1].Count != 1 || !hdr(m.PerQuery[1].P99, 2) {
 				t.Errorf("per query %+v", m.PerQuery[:2])
+			}
+			if h, err := hdrhistogram.Decode(m.PerQuery[0].Histogram); err != nil || h.TotalCount() != 2 {
+				t.Errorf("Q1's histogram: %v", err)
 			}
 		})
 	}
@@ -105,5 +111,55 @@ func TestCompleteMixedLatencies(t *testing.T) {
 	CompleteMixed(&none, ivs, 10*s)
 	if none.BaselineTx != nil || len(none.MixedTx) != 2 || none.MixedTx[0].Count != 67 {
 		t.Errorf("no baseline: baseline %+v, mixed %+v", none.BaselineTx, none.MixedTx)
+	}
+}
+
+// TestQueryHistograms: a query's histogram merges exactly (the histograms
+// of two halves of its runs merged are the histogram of all of them), and
+// stored histograms replace the figures derived from the runs, a corrupt
+// one an error.
+func TestQueryHistograms(t *testing.T) {
+	t.Parallel()
+	var all, first, second MixedResult
+	for i := range 200 {
+		r := MixedRun{Stream: 1, Set: i + 1, Query: 6, Seconds: 0.001 * float64(1+i*i%997), Freshness: math.NaN()}
+		all.Runs = append(all.Runs, r)
+		if i%2 == 0 {
+			first.Runs = append(first.Runs, r)
+		} else {
+			second.Runs = append(second.Runs, r)
+		}
+	}
+	for _, m := range []*MixedResult{&all, &first, &second} {
+		SummarizeMixedRuns(m)
+		if len(m.PerQuery) != 1 || m.PerQuery[0].Query != 6 {
+			t.Fatalf("per query %+v", m.PerQuery)
+		}
+	}
+	var hm histMerge
+	for _, m := range []*MixedResult{&first, &second} {
+		if err := hm.add(m.PerQuery[0].Histogram); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, _ := hdrhistogram.Decode(all.PerQuery[0].Histogram)
+	if !hm.h.Equals(want) {
+		t.Errorf("the halves' histograms merged differ from the whole's")
+	}
+	merged := MixedResult{Runs: first.Runs}
+	SummarizeMixedRuns(&merged)
+	enc, err := hm.encoded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SetQueryHistograms(&merged, map[int][]byte{6: enc}); err != nil {
+		t.Fatal(err)
+	}
+	got, w := merged.PerQuery[0], all.PerQuery[0]
+	if got.Count != 200 || got.P50 != w.P50 || got.P95 != w.P95 || got.P99 != w.P99 || got.Max != w.Max {
+		t.Errorf("figures from the merged histogram %+v, want the whole's %+v", got, w)
+	}
+	if err := SetQueryHistograms(&merged, map[int][]byte{6: []byte("not a histogram")}); err == nil {
+		t.Error("a corrupt histogram was read")
 	}
 }

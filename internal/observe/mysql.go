@@ -155,7 +155,10 @@ type mysqlInterval struct {
 	samples int
 	waits   map[waitKey]int
 	stmts   map[string]*stmtTally
-	gap     string
+	// kinds counts session samples by the kind their statement names
+	// (statementKind) and wait class.
+	kinds kindTally
+	gap   string
 }
 
 type waitKey struct{ class, event string }
@@ -185,7 +188,7 @@ func NewMySQL(target db.Target, opts Options) Observer {
 }
 
 func newMySQLInterval() mysqlInterval {
-	return mysqlInterval{waits: map[waitKey]int{}, stmts: map[string]*stmtTally{}}
+	return mysqlInterval{waits: map[waitKey]int{}, stmts: map[string]*stmtTally{}, kinds: kindTally{}}
 }
 
 func (o *mysqlObserver) Name() string {
@@ -380,8 +383,10 @@ func (o *mysqlObserver) prepareSample(ctx context.Context, s *mysqlSession) erro
 }
 
 // mysqlSampleQuery lists the sessions at work in the database (?) other
-// than the observer's own: id, state, statement text, digest and whether
-// it waits for an InnoDB row lock. performance_schema.threads is preferred
+// than the observer's own: id, state, statement text, digest, whether it
+// waits for an InnoDB row lock and the head of the statement as sent (the
+// digest's text drops comments, and a leading comment names the session's
+// kind). performance_schema.threads is preferred
 // when readable: unlike information_schema.PROCESSLIST it takes no global
 // mutex on MySQL, and it joins to the statement digests.
 func mysqlSampleQuery(f mysqlFeatures) string {
@@ -395,14 +400,14 @@ func mysqlSampleQuery(f mysqlFeatures) string {
 	if f.perfSchema {
 		return "SELECT t.PROCESSLIST_ID, COALESCE(t.PROCESSLIST_STATE, ''), " +
 			"COALESCE(LEFT(COALESCE(s.DIGEST_TEXT, t.PROCESSLIST_INFO), 1000), ''), COALESCE(s.DIGEST, ''), " +
-			rowLock("t.PROCESSLIST_ID") +
+			rowLock("t.PROCESSLIST_ID") + ", COALESCE(LEFT(t.PROCESSLIST_INFO, 100), '')" +
 			" FROM performance_schema.threads t LEFT JOIN performance_schema.events_statements_current s" +
 			" ON s.THREAD_ID = t.THREAD_ID AND s.END_EVENT_ID IS NULL" +
 			" WHERE t.TYPE = 'FOREGROUND' AND t.PROCESSLIST_DB = ? AND t.PROCESSLIST_COMMAND NOT IN " + idle +
 			" AND t.PROCESSLIST_ID <> CONNECTION_ID()"
 	}
 	return "SELECT p.ID, COALESCE(p.STATE, ''), COALESCE(LEFT(p.INFO, 1000), ''), '', " +
-		rowLock("p.ID") +
+		rowLock("p.ID") + ", COALESCE(LEFT(p.INFO, 100), '')" +
 		" FROM information_schema.PROCESSLIST p" +
 		" WHERE p.DB = ? AND p.COMMAND NOT IN " + idle + " AND p.ID <> CONNECTION_ID()"
 }
@@ -484,6 +489,7 @@ func (o *mysqlObserver) sample(ctx context.Context) {
 	for _, r := range rows {
 		class, event := mysqlWaitClass(r.state, r.rowLock)
 		o.iv.waits[waitKey{class, event}]++
+		o.iv.kinds.add(statementKind(r.head), class)
 		key, text := r.digest, shortenSQL(r.info, mysqlTextLen)
 		if key == "" {
 			key = text
@@ -503,6 +509,7 @@ func (o *mysqlObserver) sample(ctx context.Context) {
 type mysqlThread struct {
 	state, info, digest string
 	rowLock             bool
+	head                string // the statement's start as sent
 }
 
 func (o *mysqlObserver) sampleRows(ctx context.Context, s *mysqlSession) ([]mysqlThread, error) {
@@ -521,7 +528,7 @@ func (o *mysqlObserver) sampleRows(ctx context.Context, s *mysqlSession) ([]mysq
 			id int64
 			t  mysqlThread
 		)
-		if err := rows.Scan(&id, &t.state, &t.info, &t.digest, &t.rowLock); err != nil {
+		if err := rows.Scan(&id, &t.state, &t.info, &t.digest, &t.rowLock, &t.head); err != nil {
 			return nil, err
 		}
 		if !seen[id] {
@@ -576,7 +583,7 @@ func (o *mysqlObserver) Cut(elapsed time.Duration) Snapshot {
 	snap.Gap = joinGaps(iv.gap, gap)
 	snap.Waits = iv.waitList()
 	snap.Statements = iv.statementList()
-	snap.Counters = counters
+	snap.Counters = append(counters, iv.kinds.counters(mysqlKindSource, iv.samples)...)
 	return snap
 }
 

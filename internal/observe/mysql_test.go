@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -378,6 +379,58 @@ func blockOn(t *testing.T, o *mysqlObserver, pool *sql.DB, lock lockKind) Snapsh
 	return s
 }
 
+// The sessions' samples are also counted by the kind of session their
+// statement's leading comment names, a statement without one as unnamed.
+func TestMySQLSessionKinds(t *testing.T) {
+	t.Parallel()
+	o, _, pool := startMySQL(t)
+	sessionKinds(t, o, pool)
+}
+
+// sessionKinds runs a named and an unnamed statement over a whole interval
+// and checks that the interval counts one active session of each kind.
+func sessionKinds(t *testing.T, o *mysqlObserver, pool *sql.DB) {
+	t.Helper()
+	const named = "/* sledge test kind */ SELECT SLEEP(3)"
+	const unnamed = "SELECT SLEEP(3) AS unnamed"
+	done := make(chan error, 2)
+	for _, q := range []string{named, unnamed} {
+		go func() {
+			_, err := pool.Exec(q)
+			done <- err
+		}()
+	}
+	waitUntil(t, "both statements to run", func() bool {
+		var n int
+		err := pool.QueryRow("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO IN (?, ?)", named, unnamed).Scan(&n)
+		return err == nil && n == 2
+	})
+	o.Cut(time.Second)
+	time.Sleep(time.Second) // the interval measured
+	s := o.Cut(2 * time.Second)
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	aas := map[string]float64{}
+	for _, c := range s.Counters {
+		if kind, class, ok := SessionKind(c); ok {
+			aas[kind] += c.Value
+			if class == "" || c.Unit != "sessions" {
+				t.Errorf("session-kind counter %+v: want a wait class and unit sessions", c)
+			}
+		}
+	}
+	// Each statement sleeps through the interval (other tests' sessions
+	// are in other databases).
+	for _, kind := range []string{"sledge test kind", UnnamedKind} {
+		if aas[kind] < 0.8 || aas[kind] > 1.1 {
+			t.Errorf("kind %q: %.2f AAS, want ≈ 1 (session kinds %v over %d samples)", kind, aas[kind], aas, s.Samples)
+		}
+	}
+}
+
 // Killing the observer's session leaves a gap in that interval, without
 // deltas across it; the observer reconnects, samples again and counts from
 // a new baseline.
@@ -483,6 +536,10 @@ func TestMySQLPerformanceSchema(t *testing.T) {
 		t.Errorf("statements %+v: want the blocked SELECT first", locked.Statements)
 	}
 
+	// The kinds of session are told by the statements' text as sent
+	// (PROCESSLIST_INFO), not by their digests' (which drop comments).
+	sessionKinds(t, o, pool)
+
 	// The server goes away: the cut says so without waiting long, and
 	// Close does not wait for the reconnecting sampler.
 	if err := m.Stop(ctx); err != nil {
@@ -544,5 +601,53 @@ func TestMySQLWithoutPrivileges(t *testing.T) {
 	}
 	if !slices.ContainsFunc(s.Waits, func(w Wait) bool { return w.Event == "User sleep" }) {
 		t.Errorf("waits %+v: want the user's own sleeping session", s.Waits)
+	}
+}
+
+func TestStatementKind(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ sql, want string }{
+		{"/* sledge chbench analytic */ SELECT 1", "sledge chbench analytic"},
+		{"  \n/*  a   b */SELECT 1", "a b"},
+		{"SELECT /* not leading */ 1", ""},
+		{"/*+ MAX_EXECUTION_TIME(10) */ SELECT 1", ""},
+		{"/*!40101 SET NAMES utf8 */", ""},
+		{"/*M!100000 SELECT 1 */", ""},
+		{"/* unclosed SELECT 1", ""},
+		{"/**/ SELECT 1", ""},
+		{"/* " + strings.Repeat("x", maxKindLen+1) + " */ SELECT 1", ""},
+		{"", ""},
+	} {
+		if got := statementKind(c.sql); got != c.want {
+			t.Errorf("statementKind(%q) = %q, want %q", c.sql, got, c.want)
+		}
+	}
+}
+
+func TestSessionKind(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		c           Counter
+		kind, class string
+		ok          bool
+	}{
+		{Counter{Source: "pg_stat_activity application sledge chbench analytic", Name: "aas IO", Kind: Gauge}, "sledge chbench analytic", "IO", true},
+		{Counter{Source: "processlist application (unnamed)", Name: "aas CPU", Kind: Gauge}, UnnamedKind, "CPU", true},
+		{Counter{Source: "processlist application x", Name: "other", Kind: Gauge}, "", "", false},
+		{Counter{Source: "global_status", Name: "Questions", Kind: Delta}, "", "", false},
+	} {
+		kind, class, ok := SessionKind(c.c)
+		if kind != c.kind || class != c.class || ok != c.ok {
+			t.Errorf("SessionKind(%+v) = %q, %q, %v; want %q, %q, %v", c.c, kind, class, ok, c.kind, c.class, c.ok)
+		}
+	}
+	// A tally full of kinds counts no new pair but keeps counting its own.
+	tally := kindTally{}
+	for i := range maxKindKeys + 5 {
+		tally.add(strconv.Itoa(i), "CPU")
+	}
+	tally.add("0", "CPU")
+	if len(tally) != maxKindKeys || tally[[2]string{"0", "CPU"}] != 2 {
+		t.Errorf("tally of %d pairs, kind 0 counted %d times", len(tally), tally[[2]string{"0", "CPU"}])
 	}
 }

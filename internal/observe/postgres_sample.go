@@ -20,7 +20,7 @@ type pgAgg struct {
 	waits   map[[2]string]int
 	stmts   map[string]*pgStmtAgg
 	// byApp counts session samples by application_name and wait class.
-	byApp map[[2]string]int
+	byApp kindTally
 }
 
 type pgStmtAgg struct {
@@ -29,7 +29,7 @@ type pgStmtAgg struct {
 }
 
 func newPgAgg() pgAgg {
-	return pgAgg{waits: map[[2]string]int{}, stmts: map[string]*pgStmtAgg{}, byApp: map[[2]string]int{}}
+	return pgAgg{waits: map[[2]string]int{}, stmts: map[string]*pgStmtAgg{}, byApp: kindTally{}}
 }
 
 // pgActive is one active session in a sample.
@@ -83,9 +83,7 @@ func (a *pgAgg) add(batch []pgActive) {
 	a.active += len(batch)
 	for _, s := range batch {
 		a.waits[[2]string{s.class, s.event}]++
-		if k := [2]string{s.app, s.class}; a.byApp[k] > 0 || len(a.byApp) < pgMaxAppKeys {
-			a.byApp[k]++
-		}
+		a.byApp.add(s.app, s.class)
 		var id, key string
 		text := pgShorten(s.query.String)
 		if s.queryID.Valid && s.queryID.Int64 != 0 {
@@ -109,31 +107,13 @@ func (a *pgAgg) add(batch []pgActive) {
 	}
 }
 
-// pgMaxAppKeys bounds the (application, wait class) pairs counted in an
-// interval: sessions name themselves, and a server with many names must
-// not grow the observer's memory.
-const pgMaxAppKeys = 64
-
 // appCounters are the interval's active sessions by application_name and
 // wait class, as gauges in average active sessions: counter "aas CLASS" of
 // source "pg_stat_activity application NAME" ("(unnamed)" when a session
 // gives none), so that the kinds of session a run has (a mixed run's
 // analytic streams and its virtual users) have their waits apart.
 func (a *pgAgg) appCounters() []Counter {
-	if a.samples == 0 || len(a.byApp) == 0 {
-		return nil
-	}
-	out := make([]Counter, 0, len(a.byApp))
-	for k, n := range a.byApp {
-		app := k[0]
-		if app == "" {
-			app = "(unnamed)"
-		}
-		out = append(out, Counter{Source: "pg_stat_activity application " + app, Name: "aas " + k[1], Kind: Gauge,
-			Unit: "sessions", Value: float64(n) / float64(a.samples)})
-	}
-	slices.SortFunc(out, func(x, y Counter) int { return cmp.Or(cmp.Compare(x.Source, y.Source), cmp.Compare(x.Name, y.Name)) })
-	return out
+	return a.byApp.counters(pgKindSource, a.samples)
 }
 
 // waitList is the interval's waits, highest first.

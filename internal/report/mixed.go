@@ -51,10 +51,19 @@ func mixedBlock(w io.Writer, r *metrics.RunResult) {
 		return
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, "  query latencies (each query's HDR histogram, three significant digits):")
 	tw = newTable(w, tabwriter.AlignRight)
-	fmt.Fprintln(tw, "  query\tcount\terrors\tp50 s\tp95 s\tp99 s\tmax s\t")
+	fmt.Fprintln(tw, "  query\tcount\terrors\tmean s\tp50 s\tp90 s\tp95 s\tp99 s\tmax s\t")
 	for _, q := range m.PerQuery {
-		fmt.Fprintf(tw, "  Q%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", q.Query, q.Count, q.Errors, qsecs(q.P50), qsecs(q.P95), qsecs(q.P99), qsecs(q.Max))
+		// The figures of a histogram that would not decode are shown
+		// as not measured, as those of a query that never completed.
+		ps, mean, _ := q.Quantiles([]float64{90})
+		p90 := math.NaN()
+		if len(ps) == 1 {
+			p90 = ps[0]
+		}
+		fmt.Fprintf(tw, "  Q%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", q.Query, q.Count, q.Errors,
+			qsecs(mean), qsecs(q.P50), qsecs(p90), qsecs(q.P95), qsecs(q.P99), qsecs(q.Max))
 	}
 	tw.Flush()
 }
@@ -147,16 +156,35 @@ type MixedTxJSON struct {
 	MaxMS float64 `json:"max_ms"`
 }
 
-// MixedQueryJSON is one query's figures over a mixed run.
+// MixedQueryJSON is one query's figures over a mixed run, read from its
+// latency histogram.
 type MixedQueryJSON struct {
 	Query  int   `json:"query"`
 	Count  int64 `json:"count"`
 	Errors int64 `json:"errors"`
+	MeanS  Float `json:"mean_s"`
 	P50S   Float `json:"p50_s"`
 	P95S   Float `json:"p95_s"`
 	P99S   Float `json:"p99_s"`
 	MaxS   Float `json:"max_s"`
+	// Percentiles are the latencies at QueryPercentiles (the latency
+	// distribution, for a chart); empty when none completed.
+	Percentiles []QueryPercentileJSON `json:"percentiles"`
+	// Histogram is the HDR histogram of its latencies in µs
+	// (hdrhistogram-go V2 compressed, base64), as a transaction type's in
+	// timing; null when none completed.
+	Histogram *string `json:"histogram"`
 }
+
+// QueryPercentileJSON is a query's latency at one percentile.
+type QueryPercentileJSON struct {
+	Percentile float64 `json:"percentile"`
+	S          float64 `json:"s"`
+}
+
+// QueryPercentiles are the percentiles of a query's latency distribution
+// in the API (100: the maximum).
+var QueryPercentiles = []float64{0, 10, 25, 50, 75, 90, 95, 99, 99.9, 100}
 
 // MixedRunJSON is one query execution of a mixed run.
 type MixedRunJSON struct {
@@ -185,8 +213,19 @@ func ToMixed(m *metrics.MixedResult) *MixedJSON {
 		BaselineTx: mixedTxJSON(m.BaselineTx), MixedTx: mixedTxJSON(m.MixedTx),
 		PerQuery: []MixedQueryJSON{}, Runs: []MixedRunJSON{}}
 	for _, q := range m.PerQuery {
-		out.PerQuery = append(out.PerQuery, MixedQueryJSON{Query: q.Query, Count: q.Count, Errors: q.Errors,
-			P50S: Float(q.P50), P95S: Float(q.P95), P99S: Float(q.P99), MaxS: Float(q.Max)})
+		j := MixedQueryJSON{Query: q.Query, Count: q.Count, Errors: q.Errors, MeanS: Float(math.NaN()),
+			P50S: Float(q.P50), P95S: Float(q.P95), P99S: Float(q.P99), MaxS: Float(q.Max), Percentiles: []QueryPercentileJSON{}}
+		// A histogram that would not decode has no distribution (its
+		// figures are NaN already: metrics.SetQueryHistograms refuses it).
+		if secs, mean, err := q.Quantiles(QueryPercentiles); err == nil && secs != nil {
+			j.MeanS = Float(mean)
+			for i, p := range QueryPercentiles {
+				j.Percentiles = append(j.Percentiles, QueryPercentileJSON{Percentile: p, S: secs[i]})
+			}
+			h := string(q.Histogram) // already base64 text
+			j.Histogram = &h
+		}
+		out.PerQuery = append(out.PerQuery, j)
 	}
 	for _, r := range m.Runs {
 		out.Runs = append(out.Runs, MixedRunJSON{Stream: r.Stream, Set: r.Set, Position: r.Position, Query: r.Query,

@@ -42,3 +42,49 @@ func TestMixedTxLatencies(t *testing.T) {
 		t.Errorf("a part not measured is %v in JSON, want []", j.BaselineTx)
 	}
 }
+
+// TestMixedQueryHistograms: each query's figures in the block and in JSON
+// are read from its HDR histogram — mean, percentiles and the distribution
+// for the web UI's chart, the histogram itself in JSON — and a query that
+// never completed has none.
+func TestMixedQueryHistograms(t *testing.T) {
+	t.Parallel()
+	m := &metrics.MixedResult{Streams: 1, Order: "paper", QuerySetsPerHour: math.NaN(), FreshnessP50: math.NaN(),
+		FreshnessMax: math.NaN(), BaselineNOPM: math.NaN(), MixedNOPM: math.NaN(), Interference: math.NaN()}
+	// Q3 ran 100 times, 0.01 s … 1 s; Q4 failed once.
+	for i := 1; i <= 100; i++ {
+		m.Runs = append(m.Runs, metrics.MixedRun{Stream: 1, Set: i, Query: 3, Seconds: float64(i) / 100, Freshness: math.NaN()})
+	}
+	m.Runs = append(m.Runs, metrics.MixedRun{Stream: 1, Set: 1, Query: 4, Error: "boom", Freshness: math.NaN()})
+	metrics.SummarizeMixedRuns(m)
+	var b strings.Builder
+	mixedBlock(&b, &metrics.RunResult{Mixed: m})
+	for _, want := range []string{
+		`(?m)^  query latencies \(each query's HDR histogram, three significant digits\):$`,
+		`(?m)^ +query +count +errors +mean s +p50 s +p90 s +p95 s +p99 s +max s$`,
+		`(?m)^ +Q3 +100 +0 +0\.505 +0\.500 +0\.900 +0\.950 +0\.990 +1\.000$`,
+		`(?m)^ +Q4 +0 +1 +- +- +- +- +- +-$`,
+	} {
+		if !regexp.MustCompile(want).MatchString(b.String()) {
+			t.Errorf("the block lacks %s:\n%s", want, b.String())
+		}
+	}
+	j := ToMixed(m)
+	if len(j.PerQuery) != 2 {
+		t.Fatalf("per query %+v", j.PerQuery)
+	}
+	q3, q4 := j.PerQuery[0], j.PerQuery[1]
+	near := func(got, want float64) bool { return math.Abs(got-want) <= want/1000 }
+	if q3.Query != 3 || q3.Count != 100 || !near(float64(q3.MeanS), 0.505) || q3.Histogram == nil ||
+		*q3.Histogram != string(m.PerQuery[0].Histogram) || len(q3.Percentiles) != len(QueryPercentiles) {
+		t.Fatalf("Q3 in JSON %+v", q3)
+	}
+	for i, want := range []float64{0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1, 1} {
+		if p := q3.Percentiles[i]; p.Percentile != QueryPercentiles[i] || !near(p.S, want) {
+			t.Errorf("Q3's p%g = %g s, want %g", p.Percentile, p.S, want)
+		}
+	}
+	if q4.Count != 0 || q4.Errors != 1 || q4.Histogram != nil || q4.Percentiles == nil || len(q4.Percentiles) != 0 || !math.IsNaN(float64(q4.P50S)) {
+		t.Errorf("Q4 (never completed) in JSON %+v", q4)
+	}
+}

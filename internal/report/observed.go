@@ -46,6 +46,11 @@ type ObserverSummary struct {
 	AAS     float64     // average active sessions, all classes (CPU included)
 	CPU     WaitShare   // sessions active on CPU, with no wait event
 	Waits   []WaitShare // the top wait events other than CPU, highest first
+	// Kinds are the active sessions by kind of session (a mixed run's
+	// analytic streams and its virtual users), each with its wait classes,
+	// as the server's observer counted them (observe.SessionKind); nil
+	// when it counted none.
+	Kinds []KindShare
 	// The server's statistics: commits per second (xact_commit on
 	// PostgreSQL, Com_commit on MySQL), the share of buffer reads served
 	// from memory in percent, and the checkpoints begun in the window.
@@ -71,6 +76,14 @@ type ObserverSummary struct {
 type WaitShare struct {
 	Class, Event string
 	AAS, Share   float64
+}
+
+// KindShare is one kind of session's average active sessions over the
+// window, and theirs by wait class (highest first).
+type KindShare struct {
+	Kind    string
+	AAS     float64
+	Classes []WaitShare // Class and AAS; Share of the kind's AAS
 }
 
 // Label is "class:event", or the class alone (CPU).
@@ -136,6 +149,7 @@ func summarizeObserver(o jobs.Observation, window []observe.Snapshot) ObserverSu
 		s.Samples += sn.Samples
 	}
 	summarizeWaits(&s, window)
+	s.Kinds = summarizeKinds(window)
 
 	// Counters: deltas summed over the window, gauges averaged over the
 	// time of the intervals that have them.
@@ -291,6 +305,57 @@ func summarizeWaits(s *ObserverSummary, window []observe.Snapshot) {
 	}
 }
 
+// summarizeKinds averages the window's session-kind counters over its
+// samples, as summarizeWaits does the waits: an interval in which a kind
+// was not seen counts as none of it, one without samples not at all.
+func summarizeKinds(window []observe.Snapshot) []KindShare {
+	type key struct{ kind, class string }
+	sum := map[key]float64{}
+	var samples float64
+	for _, sn := range window {
+		if sn.Samples == 0 {
+			continue
+		}
+		w := float64(sn.Samples)
+		samples += w
+		for _, c := range sn.Counters {
+			if kind, class, ok := observe.SessionKind(c); ok && !math.IsNaN(c.Value) {
+				sum[key{kind, class}] += c.Value * w
+			}
+		}
+	}
+	if samples == 0 || len(sum) == 0 {
+		return nil
+	}
+	byKind := map[string]*KindShare{}
+	var out []*KindShare
+	for k, v := range sum {
+		ks := byKind[k.kind]
+		if ks == nil {
+			ks = &KindShare{Kind: k.kind}
+			byKind[k.kind] = ks
+			out = append(out, ks)
+		}
+		aas := v / samples
+		ks.AAS += aas
+		ks.Classes = append(ks.Classes, WaitShare{Class: k.class, AAS: aas})
+	}
+	kinds := make([]KindShare, 0, len(out))
+	for _, ks := range out {
+		for i := range ks.Classes {
+			if ks.AAS > 0 {
+				ks.Classes[i].Share = ks.Classes[i].AAS / ks.AAS
+			}
+		}
+		slices.SortFunc(ks.Classes, func(a, b WaitShare) int {
+			return cmp.Or(cmp.Compare(b.AAS, a.AAS), cmp.Compare(a.Class, b.Class))
+		})
+		kinds = append(kinds, *ks)
+	}
+	slices.SortFunc(kinds, func(a, b KindShare) int { return cmp.Or(cmp.Compare(b.AAS, a.AAS), cmp.Compare(a.Kind, b.Kind)) })
+	return kinds
+}
+
 // gaps gathers the window's gaps: consecutive intervals with the same
 // reason are one gap. The time missed is estimated from the samples an
 // interval lacks against the rate of the intervals seen whole; an
@@ -351,6 +416,13 @@ func ObservedBlock(w io.Writer, o *Observed) error {
 				}
 				fmt.Fprintf(tw, "      waits\t%s\n", strings.Join(ws, ", "))
 			}
+		}
+		for _, k := range s.Kinds {
+			var cs []string
+			for _, c := range k.Classes {
+				cs = append(cs, fmt.Sprintf("%s %.2f", c.Class, c.AAS))
+			}
+			fmt.Fprintf(tw, "      sessions %s\t%.2f AAS (%s)\n", k.Kind, k.AAS, strings.Join(cs, ", "))
 		}
 		var stats []string
 		if !math.IsNaN(s.CommitsPerS) {
@@ -457,24 +529,27 @@ type ObservedJSON struct {
 // ObserverJSON is one observer's summary over the measured window; a
 // figure it did not measure is null.
 type ObserverJSON struct {
-	Name        string     `json:"name"`
-	Server      string     `json:"server"`
-	WindowS     float64    `json:"window_s"`
-	Intervals   int        `json:"intervals"`
-	Samples     int        `json:"samples"`
-	AAS         Float      `json:"aas"`
-	CPUAAS      Float      `json:"cpu_aas"`
-	CPUShare    Float      `json:"cpu_share"`
-	Waits       []WaitJSON `json:"waits"`
-	CommitsPerS Float      `json:"commits_per_s"`
-	CommitsName string     `json:"commits_counter"`
-	HitPct      Float      `json:"buffer_hit_pct"`
-	Checkpoints Float      `json:"checkpoints"`
-	CPUUserPct  Float      `json:"host_cpu_user_pct"`
-	CPUSysPct   Float      `json:"host_cpu_sys_pct"`
-	CPUIOWait   Float      `json:"host_cpu_iowait_pct"`
-	CPUSteal    Float      `json:"host_cpu_steal_pct"`
-	DiskMBps    Float      `json:"host_disk_mbps"`
+	Name      string     `json:"name"`
+	Server    string     `json:"server"`
+	WindowS   float64    `json:"window_s"`
+	Intervals int        `json:"intervals"`
+	Samples   int        `json:"samples"`
+	AAS       Float      `json:"aas"`
+	CPUAAS    Float      `json:"cpu_aas"`
+	CPUShare  Float      `json:"cpu_share"`
+	Waits     []WaitJSON `json:"waits"`
+	// Sessions are the active sessions by kind of session, each with its
+	// wait classes (event empty); empty when the observer counted none.
+	Sessions    []SessionKindJSON `json:"sessions"`
+	CommitsPerS Float             `json:"commits_per_s"`
+	CommitsName string            `json:"commits_counter"`
+	HitPct      Float             `json:"buffer_hit_pct"`
+	Checkpoints Float             `json:"checkpoints"`
+	CPUUserPct  Float             `json:"host_cpu_user_pct"`
+	CPUSysPct   Float             `json:"host_cpu_sys_pct"`
+	CPUIOWait   Float             `json:"host_cpu_iowait_pct"`
+	CPUSteal    Float             `json:"host_cpu_steal_pct"`
+	DiskMBps    Float             `json:"host_disk_mbps"`
 	// This host's other load (null for an observer that does not measure
 	// it): other processes', this process's and the local database
 	// server's CPU in % of the host's, other processes' in cores, the CPU
@@ -500,6 +575,16 @@ type WaitJSON struct {
 	Event string `json:"event"`
 	AAS   Float  `json:"aas"`
 	Share *Float `json:"share,omitempty"` // in the result's summary only
+}
+
+// SessionKindJSON is one kind of session's average active sessions over
+// the window (kind: a PostgreSQL session's application_name, a MySQL or
+// MariaDB statement's leading comment, "(unnamed)" for none), and theirs
+// by wait class; share is of the kind's.
+type SessionKindJSON struct {
+	Kind  string     `json:"kind"`
+	AAS   Float      `json:"aas"`
+	Waits []WaitJSON `json:"waits"`
 }
 
 // GapJSON is time an observer could not see.
@@ -553,6 +638,15 @@ func ToObserved(o *Observed) *ObservedJSON {
 		for _, w := range s.Waits {
 			share := Float(w.Share)
 			j.Waits = append(j.Waits, WaitJSON{Class: w.Class, Event: w.Event, AAS: Float(w.AAS), Share: &share})
+		}
+		j.Sessions = []SessionKindJSON{}
+		for _, k := range s.Kinds {
+			sk := SessionKindJSON{Kind: k.Kind, AAS: Float(k.AAS), Waits: []WaitJSON{}}
+			for _, c := range k.Classes {
+				share := Float(c.Share)
+				sk.Waits = append(sk.Waits, WaitJSON{Class: c.Class, AAS: Float(c.AAS), Share: &share})
+			}
+			j.Sessions = append(j.Sessions, sk)
 		}
 		for _, g := range s.Gaps {
 			j.Gaps = append(j.Gaps, GapJSON{FromS: g.From.Seconds(), ToS: g.To.Seconds(), MissedS: g.Missed.Seconds(), Reason: g.Reason})

@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -272,5 +273,66 @@ func TestShowObserved(t *testing.T) {
 		if err := Show(context.Background(), &b, runStore(), oltpJob(), section, true); err != nil || b.String() != "[]\n" {
 			t.Errorf("%s as JSON without observations: %q, %v", section, b.String(), err)
 		}
+	}
+}
+
+// TestSummarizeKinds: the active sessions by kind of session, PostgreSQL's
+// (application_name) and MySQL's (a statement's leading comment) alike,
+// averaged over the window's samples — an interval without a kind counts
+// as none of it, the ramp-up's and an interval without samples not at all
+// — in the block and in JSON; an observer that counted none has none.
+func TestSummarizeKinds(t *testing.T) {
+	t.Parallel()
+	kind := func(source, class string, v float64) observe.Counter {
+		return observe.Counter{Source: source, Name: "aas " + class, Kind: observe.Gauge, Unit: "sessions", Value: v}
+	}
+	for _, tc := range []struct{ engine, prefix string }{
+		{"postgres", "pg_stat_activity application "}, {"mysql", "processlist application "},
+	} {
+		t.Run(tc.engine, func(t *testing.T) {
+			t.Parallel()
+			a, v := tc.prefix+"sledge chbench analytic", tc.prefix+"(unnamed)"
+			o := jobs.Observation{Name: "sessions", Intervals: []observe.Snapshot{
+				{Elapsed: sec(10), Length: sec(10), Samples: 100, Counters: []observe.Counter{kind(a, "IO", 9)}}, // ramp-up
+				{Elapsed: sec(20), Length: sec(10), Samples: 100, Counters: []observe.Counter{kind(v, "CPU", 2), kind(v, "Lock", 1)}},
+				{Elapsed: sec(30), Length: sec(10), Samples: 50, Counters: []observe.Counter{
+					kind(v, "CPU", 2), kind(a, "CPU", 0.5), kind(a, "IO", 1.5)}},
+				{Elapsed: sec(40), Length: sec(10), Gap: "down", Counters: []observe.Counter{kind(a, "IO", 7)}}, // no samples
+			}}
+			sum := Summarize([]jobs.Observation{o}, observedRun())
+			ks := sum.Observers[0].Kinds
+			if len(ks) != 2 {
+				t.Fatalf("kinds %+v", ks)
+			}
+			vus, an := ks[0], ks[1]
+			// Lock in the first interval only: 100 of 150 samples.
+			if vus.Kind != "(unnamed)" || !near(vus.AAS, 8.0/3) || vus.Classes[0].Class != "CPU" || !near(vus.Classes[0].AAS, 2) ||
+				!near(vus.Classes[1].AAS, 2.0/3) || !near(vus.Classes[1].Share, 0.25) {
+				t.Errorf("the VUs' sessions %+v, want 8/3 AAS: CPU 2, Lock 2/3 (a quarter)", vus)
+			}
+			if an.Kind != "sledge chbench analytic" || !near(an.AAS, 2.0*50/150) || an.Classes[0].Class != "IO" || !near(an.Classes[0].AAS, 1.5*50/150) {
+				t.Errorf("the streams' sessions %+v, want %g AAS, IO first", an, 2.0*50/150)
+			}
+			var b strings.Builder
+			if err := ObservedBlock(&b, sum); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{
+				`(?m)^      sessions \(unnamed\) +2\.67 AAS \(CPU 2\.00, Lock 0\.67\)$`,
+				`(?m)^      sessions sledge chbench analytic +0\.67 AAS \(IO 0\.50, CPU 0\.17\)$`,
+			} {
+				if !regexp.MustCompile(want).MatchString(b.String()) {
+					t.Errorf("the block lacks %s:\n%s", want, b.String())
+				}
+			}
+			j := ToObserved(sum).Observers[0]
+			if len(j.Sessions) != 2 || j.Sessions[1].Kind != "sledge chbench analytic" || len(j.Sessions[1].Waits) != 2 ||
+				j.Sessions[1].Waits[0].Class != "IO" || j.Sessions[1].Waits[0].Share == nil {
+				t.Errorf("JSON sessions %+v", j.Sessions)
+			}
+		})
+	}
+	if j := ToObserved(Summarize([]jobs.Observation{observedHost()}, observedRun())).Observers[0]; j.Sessions == nil || len(j.Sessions) != 0 {
+		t.Errorf("an observer without kinds has sessions %v, want []", j.Sessions)
 	}
 }

@@ -201,3 +201,26 @@ func TestOpenAPITargetsAndRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIMixedIsTheMixedJSON: the result's mixed object (GET
+// /api/jobs/{id}/result) and its parts name exactly report.MixedJSON's
+// fields and its parts'.
+func TestOpenAPIMixedIsTheMixedJSON(t *testing.T) {
+	t.Parallel()
+	doc := parseOpenAPI(t)
+	resp, ok := doc.Paths["/api/jobs/{id}/result"]["get"].Responses["200"].Content["application/json"]
+	if !ok {
+		t.Fatal("GET /api/jobs/{id}/result has no application/json answer")
+	}
+	var mixed openAPISchema
+	if err := json.Unmarshal(resp.Schema.Properties["mixed"], &mixed); err != nil || mixed.Ref == "" {
+		t.Fatalf("the result schema's mixed is %s (%v), want a $ref", resp.Schema.Properties["mixed"], err)
+	}
+	checkSameFields(t, "the Mixed schema", doc.resolve(t, mixed), reflect.TypeOf(report.MixedJSON{}))
+	for name, typ := range map[string]reflect.Type{
+		"MixedTx": reflect.TypeOf(report.MixedTxJSON{}), "MixedQuery": reflect.TypeOf(report.MixedQueryJSON{}),
+		"MixedRun": reflect.TypeOf(report.MixedRunJSON{}),
+	} {
+		checkSameFields(t, "the "+name+" schema", doc.Components.Schemas[name], typ)
+	}
+}

@@ -814,6 +814,14 @@
             h('i', { class: 'swatch', style: `background:${CLASS_COLOR[w.class] || '#868e96'}` }),
             w.event ? `${w.class}:${w.event}` : w.class, ` ${fmtNum(w.aas, 2)} AAS`, isNum(w.share) ? ` (${pct(100 * w.share)})` : ''))));
         }
+        // The active sessions by kind of session (a mixed run's analytic
+        // streams apart from its virtual users), each by wait class.
+        if ((s.sessions || []).length) {
+          row('sessions', 'By kind of session', h('ul', { class: 'plain' }, s.sessions.map(k => h('li', { testid: 'stat-session-kind' },
+            h('b', null, k.kind), ` ${fmtNum(k.aas, 2)} AAS: `,
+            (k.waits || []).map((w, i) => [i ? ', ' : '', h('i', { class: 'swatch', style: `background:${CLASS_COLOR[w.class] || '#868e96'}` }),
+              `${w.class} ${fmtNum(w.aas, 2)}`])))));
+        }
       }
       if (isNum(s.commits_per_s)) row('commits', 'Commits / s', `${fmtNum(s.commits_per_s, 1)}` + (s.commits_counter ? ` (${s.commits_counter})` : ''));
       if (isNum(s.buffer_hit_pct)) row('hit', 'Buffer hits', fmtNum(s.buffer_hit_pct, 2) + ' %');
@@ -1880,7 +1888,7 @@
   // object): the baseline and mixed NOPM, the interference ratio, query
   // sets per hour and freshness; a chart of NOPM and queries completed per
   // minute over the same intervals (two y axes), the streams' start marked;
-  // and each query's latency.
+  // and each query's latencies from its histogram, with their distribution.
   function mixedSection(m, ivs) {
     const num = (v, d) => isNum(v) ? fmtNum(v, d) : '—';
     const cards = h('div', { class: 'cards' },
@@ -1939,10 +1947,32 @@
       };
       requestAnimationFrame(draw);
     }
+    // Each query's latencies, read from its HDR histogram (the API's
+    // percentiles ladder), with a strip of its distribution on one log
+    // scale for all queries: the whiskers p0–p100, the box p25–p75, the
+    // median a line, p99 a dot.
     const cols = [{ label: 'Query' }, { label: 'Count', num: true }, { label: 'Errors', num: true },
-      { label: 'p50 s', num: true }, { label: 'p95 s', num: true }, { label: 'p99 s', num: true }, { label: 'max s', num: true }];
+      { label: 'mean s', num: true }, { label: 'p50 s', num: true }, { label: 'p90 s', num: true }, { label: 'p95 s', num: true },
+      { label: 'p99 s', num: true }, { label: 'max s', num: true },
+      { label: 'Distribution', title: 'p0–p100 whiskers, p25–p75 box, median line, p99 dot; one log scale for all queries' }];
+    const at = (q, p) => { const e = (q.percentiles || []).find(x => x.percentile === p); return e ? e.s : null; };
+    let lo = Infinity, hi = 0;
+    for (const q of m.per_query || []) for (const e of q.percentiles || []) if (e.s > 0) { lo = Math.min(lo, e.s); hi = Math.max(hi, e.s); }
+    const strip = q => {
+      const p = [0, 25, 50, 75, 99, 100].map(x => at(q, x));
+      if (!(hi > 0) || p.some(v => !(v > 0))) return '—';
+      const W = 160, H = 16, l0 = Math.log(lo), span = Math.max(Math.log(hi) - l0, 1e-9);
+      const X = v => 2 + (W - 4) * (Math.log(v) - l0) / span;
+      const [p0, p25, p50, p75, p99, p100] = p.map(X);
+      return svg('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'data-testid': 'mixed-query-strip-' + q.query,
+        'aria-label': `Q${q.query}: p0 ${fmtSig(p[0])} s, p25 ${fmtSig(p[1])} s, median ${fmtSig(p[2])} s, p75 ${fmtSig(p[3])} s, p99 ${fmtSig(p[4])} s, max ${fmtSig(p[5])} s` },
+        svg('line', { x1: p0, x2: p100, y1: H / 2, y2: H / 2, stroke: '#94a3b8' }),
+        svg('rect', { x: p25, y: 3, width: Math.max(p75 - p25, 1), height: H - 6, fill: '#bfdbfe', stroke: '#2563eb' }),
+        svg('line', { x1: p50, x2: p50, y1: 2, y2: H - 2, stroke: '#1e3a8a', 'stroke-width': 2 }),
+        svg('circle', { cx: p99, cy: H / 2, r: 2.5, fill: '#d97706' }));
+    };
     const rows = (m.per_query || []).map(q => ['Q' + q.query, String(q.count), String(q.errors),
-      num(q.p50_s, 3), num(q.p95_s, 3), num(q.p99_s, 3), num(q.max_s, 3)]);
+      num(q.mean_s, 3), num(q.p50_s, 3), num(at(q, 90), 3), num(q.p95_s, 3), num(q.p99_s, 3), num(q.max_s, 3), strip(q)]);
     // Each transaction type's latencies without and with the analytic load.
     const lat = l => l && l.count > 0 ? `${num(l.p50_ms, 2)} / ${num(l.p95_ms, 2)} / ${num(l.p99_ms, 2)}` : '—';
     const txNames = [];

@@ -81,7 +81,7 @@ func newStreams(env workload.Env, p config.Plan) (*streams, error) {
 		order = "shuffled"
 	}
 	return &streams{drv: env.Driver, target: env.Target, queries: queries,
-		fresh: strings.TrimSuffix(strings.TrimSpace(fresh), ";"), logf: logf,
+		fresh: analyticTag + strings.TrimSuffix(strings.TrimSpace(fresh), ";"), logf: logf,
 		rampup: p.Rampup.D(), window: window,
 		pause: firstErrorPause, maxErrors: maxConsecutiveErrors, maxRuns: maxRunsKept,
 		res: metrics.MixedResult{Streams: p.AnalyticStreams, Order: order, Seed: seed,

@@ -52,8 +52,15 @@ func statements(k db.Kind, kind string) ([]sqlfile.Statement, error) {
 	return sqlfile.Load(sqlDir, "CH-benCHmark", d, kind)
 }
 
-// Queries returns the 22 analytic queries as k runs them; element i is
-// query i+1. They take no parameters.
+// analyticTag leads every statement of the analytic streams: MySQL and
+// MariaDB show no session name in their processlist, so the observer tells
+// the streams' sessions from the virtual users' by the statement's leading
+// comment (a comment changes no answer; the stored answers are checked
+// with it).
+const analyticTag = "/* " + AnalyticAppName + " */ "
+
+// Queries returns the 22 analytic queries as k runs them (analyticTag
+// first); element i is query i+1. They take no parameters.
 func Queries(k db.Kind) ([22]string, error) {
 	var out [22]string
 	list, err := statements(k, "queries")
@@ -69,7 +76,7 @@ func Queries(k db.Kind) ([22]string, error) {
 		if !ok {
 			return out, fmt.Errorf("CH-benCHmark queries for %s: no q%d", k, i+1)
 		}
-		out[i] = strings.TrimSuffix(strings.TrimSpace(q), ";")
+		out[i] = analyticTag + strings.TrimSuffix(strings.TrimSpace(q), ";")
 	}
 	return out, nil
 }

@@ -55,8 +55,16 @@ func TestSQLNames(t *testing.T) {
 				t.Errorf("%s %s: statements %v, want %v", k, kind, got, names)
 			}
 		}
-		if qs, err := Queries(k); err != nil || qs[21] == "" {
+		qs, err := Queries(k)
+		if err != nil || qs[21] == "" {
 			t.Errorf("%s: Queries: %v", k, err)
+		}
+		// The observer of MySQL/MariaDB tells the streams' sessions by
+		// the comment that leads their statements.
+		for i, q := range qs {
+			if !strings.HasPrefix(q, "/* sledge chbench analytic */ ") {
+				t.Errorf("%s Q%d does not begin with the streams' comment: %.60q", k, i+1, q)
+			}
 		}
 	}
 	if _, err := Queries(db.DuckDB); err == nil || !strings.Contains(err.Error(), "no SQL for") {

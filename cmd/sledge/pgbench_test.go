@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -109,6 +112,14 @@ func TestPgbenchCommandPostgres(t *testing.T) {
 				t.Errorf("the report lacks %q:\n%s", want, text)
 			}
 		}
+		// The sessions' openings were timed on the real server: a time
+		// above zero, and the tps with it lower than without.
+		m := regexp.MustCompile(`initial connection time = (\d+\.\d{3}) ms\ntps = (\S+) \(without initial connection time\)\ntps = (\S+) \(including initial connection time\)\n`).FindStringSubmatch(text)
+		if m == nil {
+			t.Errorf("the report lacks the initial connection time and both tps:\n%s", text)
+		} else if ct, without, with := atof(m[1]), atof(m[2]), atof(m[3]); !(ct > 0) || !(with < without) {
+			t.Errorf("initial connection time %s ms, tps %s without and %s with it", m[1], m[2], m[3])
+		}
 		if _, report, _ := strings.Cut(text, "pgbench result"); strings.Contains(report, "NOPM") {
 			t.Errorf("the report speaks of NOPM:\n%s", text)
 		}
@@ -179,4 +190,13 @@ func TestPgbenchCommandOtherDatabases(t *testing.T) {
 			}
 		})
 	}
+}
+
+// atof is s as a number, NaN when it is none (so that no "ok" comparison holds).
+func atof(s string) float64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return f
 }

@@ -131,6 +131,11 @@ func TestPgbenchCommandPostgres(t *testing.T) {
 		t.Fatalf("sledge pgbench -R: %v\n%s\n%s", err, out, testStderr(st))
 	}
 	t.Logf("sledge pgbench -R:\n%s", out)
+	// The progress lines of a workload without New-Orders speak of
+	// transactions a second, not of NOPM.
+	if !regexp.MustCompile(`(?m)^\[ +\d+s\] measure +TPS +\d+\.\d  p95 +\S+( ms)?  errors \d+`).MatchString(out) || strings.Contains(out, "NOPM") {
+		t.Errorf("the progress lines are not pgbench-shaped:\n%s", out)
+	}
 	for _, want := range []string{"transaction type: <builtin: select only>", "duration: 1 s", "number of transactions skipped: ",
 		"number of transactions above the 50.0 ms latency limit: ", "rate limit schedule lag: ", "rate        "} {
 		if !strings.Contains(out, want) {

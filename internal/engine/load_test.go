@@ -232,6 +232,22 @@ func TestSessionOpeningsAreTimed(t *testing.T) {
 	}
 }
 
+// Without a ramp-up the window opens as the load starts, so it holds the
+// sessions' openings (RunResult.ConnectsInWindow, on which pgbench's tps
+// without the initial connection time rests): a VU whose session takes
+// 400 ms to open has at most 600 ms of a 1 s window for 10 ms transactions.
+func TestOpeningsAreInAWindowWithoutRampup(t *testing.T) {
+	t.Parallel()
+	f := &poolWorkload{service: 10 * time.Millisecond, connect: 400 * time.Millisecond}
+	res := runLoad(t, f, Config{VUs: 1, Duration: time.Second})
+	if !res.ConnectsInWindow() || res.Connects.Count != 1 {
+		t.Fatalf("openings %+v, in the window %v", res.Connects, res.ConnectsInWindow())
+	}
+	if most := int64((res.Measured - res.Connects.Total) / f.service); res.Commits > most+1 {
+		t.Errorf("%d commits in a %s window: more than the %d that fit after the %s opening", res.Commits, res.Measured, most, res.Connects.Total)
+	}
+}
+
 // Paced terminals keep their schedule when the pool has room: every
 // terminal runs, the lag stays small and the keying times are waited.
 func TestPacedTerminalsOverPool(t *testing.T) {

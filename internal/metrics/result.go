@@ -311,6 +311,13 @@ type Connects struct {
 	Max   time.Duration
 }
 
+// ConnectsInWindow reports whether the run's sessions opened inside its
+// measured window: without a ramp-up the window opens as the load starts
+// (an iteration run's too), before the first session is open; with one
+// they open in the ramp-up (a pool slower than the ramp-up is warned of
+// as the run goes).
+func (r *RunResult) ConnectsInWindow() bool { return r.Rampup == 0 }
+
 // Add counts one opening that took d.
 func (c *Connects) Add(d time.Duration) {
 	c.Count++

@@ -94,12 +94,19 @@ func (Workload) WriteRunReport(w io.Writer, in workload.RunReport) error {
 	}
 	secs := r.Measured.Seconds()
 	if c := r.Connects; c.Count > 0 {
-		// As pgbench's: the mean time a client took to connect. The
-		// sessions open before Sledge's window, so the tps without it is
-		// the window's; with it, the window lengthened by that time.
+		// As pgbench's: the mean time a client took to connect, and the
+		// rate over the run's time without and with it. Sessions that
+		// opened in the ramp-up are outside the window; without a
+		// ramp-up (every sledge pgbench run) the window holds them, as
+		// pgbench's run time holds its threads' connecting.
+		mean := c.Mean().Seconds()
+		without, with := secs, secs+mean
+		if r.ConnectsInWindow() {
+			without, with = secs-mean, secs
+		}
 		fmt.Fprintf(&b, "initial connection time = %s ms\n", ms(c.Mean()))
-		fmt.Fprintf(&b, "tps = %s (without initial connection time)\n", tps(processed, secs))
-		fmt.Fprintf(&b, "tps = %s (including initial connection time)\n", tps(processed, secs+c.Mean().Seconds()))
+		fmt.Fprintf(&b, "tps = %s (without initial connection time)\n", tps(processed, without))
+		fmt.Fprintf(&b, "tps = %s (including initial connection time)\n", tps(processed, with))
 	} else {
 		fmt.Fprintf(&b, "initial connection time = not measured (a job stored before Sledge measured it)\n")
 		fmt.Fprintf(&b, "tps = %s (without initial connection time)\n", tps(processed, secs))

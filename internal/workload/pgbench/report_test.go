@@ -70,9 +70,11 @@ func TestWriteRunReport(t *testing.T) {
 		"number of transactions skipped: 5 (1.000%)\n",
 		"number of transactions above the 2.5 ms latency limit: 1/405 (0.247%)\n",
 		"latency average = 1.400 ms\n",
+		// No ramp-up: the 10 s window holds the openings (2.5 s on
+		// average), as pgbench's run time holds its connecting.
 		"initial connection time = 2500.000 ms\n",
-		"tps = 40.000000 (without initial connection time)\n",
-		"tps = 32.000000 (including initial connection time)\n",
+		"tps = 53.333333 (without initial connection time)\n",
+		"tps = 40.000000 (including initial connection time)\n",
 		"SQL script 1: <builtin: TPC-B (sort of)>\n - weight: 3 (targets 75.0% of total)\n - 300 transactions (75.0% of total, tps = 30.000000)\n" +
 			" - number of failed transactions: 4 (1.316%)\n",
 		" - latency average = 2.000 ms\n",
@@ -84,6 +86,14 @@ func TestWriteRunReport(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}
+	}
+	// With a ramp-up the sessions opened before the window: the window's
+	// rate is the one without them.
+	res.Rampup = 5 * time.Second
+	b.Reset()
+	_ = Workload{}.WriteRunReport(&b, workload.RunReport{ID: 7, Settings: map[string]string{"scripts": "tpcb-like@3, lookup.sql@1"}, Result: res})
+	if out := b.String(); !strings.Contains(out, "tps = 40.000000 (without initial connection time)\ntps = 32.000000 (including initial connection time)\n") {
+		t.Errorf("a run with a ramp-up: the window's rate is not the one without the openings:\n%s", out)
 	}
 	// One script, one try: no sections, no retry lines; a job stored
 	// before the sessions' openings were timed says so.

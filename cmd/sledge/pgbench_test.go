@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -109,6 +113,35 @@ func TestPgbenchCommandPostgres(t *testing.T) {
 				t.Errorf("the report lacks %q:\n%s", want, text)
 			}
 		}
+		// The sessions' openings were timed on the real server; without a
+		// ramp-up the window holds them: the tps including them is the
+		// stored window's, the tps without them over the window less
+		// their mean (checked against the stored result below).
+		m := regexp.MustCompile(`initial connection time = (\d+\.\d{3}) ms\ntps = (\S+) \(without initial connection time\)\ntps = (\S+) \(including initial connection time\)\n`).FindStringSubmatch(text)
+		if m == nil {
+			t.Fatalf("the report lacks the initial connection time and both tps:\n%s", text)
+		}
+		var res struct {
+			DurationS float64 `json:"duration_s"`
+			Commits   int64   `json:"commits"`
+			Connects  *struct {
+				Count  int64   `json:"count"`
+				MeanMS float64 `json:"mean_ms"`
+			} `json:"connects"`
+		}
+		if err := json.Unmarshal([]byte(e.ok("jobs", "show", fmt.Sprint(j["id"]), "result", "--format", "json")), &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Connects == nil || res.Connects.Count != 2 || !(res.Connects.MeanMS > 0) {
+			t.Fatalf("stored openings %+v: want the 2 clients' sessions, timed", res.Connects)
+		}
+		ct, without, with := atof(m[1]), atof(m[2]), atof(m[3])
+		near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-3*b }
+		if !near(ct, res.Connects.MeanMS) || !near(with, float64(res.Commits)/res.DurationS) ||
+			!near(without, float64(res.Commits)/(res.DurationS-res.Connects.MeanMS/1000)) {
+			t.Errorf("initial connection time %s ms, tps %s without and %s with it; stored: %d commits over %.6f s, openings %+v",
+				m[1], m[2], m[3], res.Commits, res.DurationS, *res.Connects)
+		}
 		if _, report, _ := strings.Cut(text, "pgbench result"); strings.Contains(report, "NOPM") {
 			t.Errorf("the report speaks of NOPM:\n%s", text)
 		}
@@ -120,6 +153,11 @@ func TestPgbenchCommandPostgres(t *testing.T) {
 		t.Fatalf("sledge pgbench -R: %v\n%s\n%s", err, out, testStderr(st))
 	}
 	t.Logf("sledge pgbench -R:\n%s", out)
+	// The progress lines of a workload without New-Orders speak of
+	// transactions a second, not of NOPM.
+	if !regexp.MustCompile(`(?m)^\[ +\d+s\] measure +TPS +\d+\.\d  p95 +\S+( ms)?  errors \d+`).MatchString(out) || strings.Contains(out, "NOPM") {
+		t.Errorf("the progress lines are not pgbench-shaped:\n%s", out)
+	}
 	for _, want := range []string{"transaction type: <builtin: select only>", "duration: 1 s", "number of transactions skipped: ",
 		"number of transactions above the 50.0 ms latency limit: ", "rate limit schedule lag: ", "rate        "} {
 		if !strings.Contains(out, want) {
@@ -179,4 +217,13 @@ func TestPgbenchCommandOtherDatabases(t *testing.T) {
 			}
 		})
 	}
+}
+
+// atof is s as a number, NaN when it is none (so that no "ok" comparison holds).
+func atof(s string) float64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return f
 }

@@ -75,11 +75,13 @@ func (c *closedLoop) vu(ctx context.Context, vu int, delay time.Duration, rec *m
 		return
 	}
 	id := r.cfg.FirstVU + vu // the VU's number in the whole run
+	opening := time.Now()
 	w, err := r.wl.NewWorker(ctx, id)
 	if err != nil {
 		fatal <- fmt.Errorf("virtual user %d: %w", id+1, err)
 		return
 	}
+	r.connects.add(time.Since(opening))
 	defer w.Close(context.Background())
 	rec.SetState(metrics.VURunning)
 	pace := r.newPacing(id)

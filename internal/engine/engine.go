@@ -127,7 +127,9 @@ type run struct {
 	logged [db.NumClasses]atomic.Int32
 	pace   []paceSums // per transaction type, in paced runs
 	track  *tracker   // lost sessions and outages, as the units report them
-	watch  *watchdog  // stalls and the client's pauses
+	// connects times the sessions' openings as the load starts.
+	connects connectSums
+	watch    *watchdog // stalls and the client's pauses
 
 	// Used by the monitor goroutine only.
 	win    window

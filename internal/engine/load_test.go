@@ -22,6 +22,7 @@ import (
 // holds the transaction that meets it, and with it the session, for stall.
 type poolWorkload struct {
 	service   time.Duration
+	connect   time.Duration // each session takes this long to open
 	stallFrom time.Duration // after this much time from the first execution …
 	stall     time.Duration // … one execution blocks this long (0: none)
 	keying    time.Duration // Pacer's keying and think means (0: not paced)
@@ -51,6 +52,7 @@ func (f *poolWorkload) NewTerminal(vu int) workload.Terminal {
 	return &poolTerm{f: f}
 }
 func (f *poolWorkload) NewSession(context.Context) (workload.Session, error) {
+	time.Sleep(f.connect)
 	f.sessions.Add(1)
 	return &poolSess{}, nil
 }
@@ -198,6 +200,51 @@ func TestTerminalLatencyIncludesWaitForSession(t *testing.T) {
 	// One session at 20 ms a transaction: at most 50 a second.
 	if tps := float64(res.Commits) / res.Measured.Seconds(); tps > 52 {
 		t.Errorf("%.1f transactions a second through one session of 20 ms each", tps)
+	}
+}
+
+// Every executor times its sessions' openings as the load starts (the
+// result's Connects, pgbench's initial connection time): one per VU, or
+// one per pooled session, each at least the time a session takes to open.
+func TestSessionOpeningsAreTimed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		cfg      Config
+		sessions int64
+	}{
+		{"closed-loop VUs", Config{VUs: 3, Duration: 500 * time.Millisecond}, 3},
+		{"terminals over a pool", Config{Terminals: 8, Connections: 2, Duration: 500 * time.Millisecond}, 2},
+		{"open-loop arrivals", Config{Rate: 50, Connections: 2, Duration: 500 * time.Millisecond}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := &poolWorkload{service: time.Millisecond, connect: 20 * time.Millisecond}
+			res := runLoad(t, f, tc.cfg)
+			c := res.Connects
+			if c.Count != tc.sessions || f.sessions.Load() != tc.sessions {
+				t.Fatalf("%d openings timed, %d sessions opened: want %d", c.Count, f.sessions.Load(), tc.sessions)
+			}
+			if c.Mean() < f.connect || c.Max < c.Mean() || c.Total < time.Duration(c.Count)*f.connect {
+				t.Errorf("openings %+v (mean %s): each takes at least %s", c, c.Mean(), f.connect)
+			}
+		})
+	}
+}
+
+// Without a ramp-up the window opens as the load starts, so it holds the
+// sessions' openings (RunResult.ConnectsInWindow, on which pgbench's tps
+// without the initial connection time rests): a VU whose session takes
+// 400 ms to open has at most 600 ms of a 1 s window for 10 ms transactions.
+func TestOpeningsAreInAWindowWithoutRampup(t *testing.T) {
+	t.Parallel()
+	f := &poolWorkload{service: 10 * time.Millisecond, connect: 400 * time.Millisecond}
+	res := runLoad(t, f, Config{VUs: 1, Duration: time.Second})
+	if !res.ConnectsInWindow() || res.Connects.Count != 1 {
+		t.Fatalf("openings %+v, in the window %v", res.Connects, res.ConnectsInWindow())
+	}
+	if most := int64((res.Measured - res.Connects.Total) / f.service); res.Commits > most+1 {
+		t.Errorf("%d commits in a %s window: more than the %d that fit after the %s opening", res.Commits, res.Measured, most, res.Connects.Total)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -34,10 +35,12 @@ func (r *run) openPool(ctx context.Context, pool workload.Pool, recs []*metrics.
 			if r.stop.Load() {
 				return nil
 			}
+			opening := time.Now()
 			s, err := pool.NewSession(gctx)
 			if err != nil {
 				return fmt.Errorf("session %d of %d: %w", i+1, len(recs), err)
 			}
+			r.connects.add(time.Since(opening))
 			rec.SetState(metrics.VURunning)
 			out[i] = &pooled{id: r.cfg.FirstVU + i, rec: rec, on: onSession{sess: s}}
 			return nil

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
 
@@ -54,11 +55,32 @@ func (r *run) result(cpu time.Duration) *metrics.RunResult {
 
 // newResult is the result's frame: the run's settings and status.
 func (r *run) newResult(status string) *metrics.RunResult {
-	res := &metrics.RunResult{VUs: r.x.sessions(), Rampup: r.cfg.Rampup, Duration: r.cfg.Duration, Status: status}
+	res := &metrics.RunResult{VUs: r.x.sessions(), Rampup: r.cfg.Rampup, Duration: r.cfg.Duration, Status: status,
+		Connects: r.connects.get()}
 	if r.cfg.Iterations > 0 {
 		res.Iterations, res.Duration = r.cfg.Iterations, 0
 	}
 	return res
+}
+
+// connectSums counts the openings of the run's sessions as its load
+// starts (closed.go, pool.go); safe for concurrent use, ready at its zero
+// value.
+type connectSums struct {
+	mu sync.Mutex
+	c  metrics.Connects
+}
+
+func (s *connectSums) add(d time.Duration) {
+	s.mu.Lock()
+	s.c.Add(d)
+	s.mu.Unlock()
+}
+
+func (s *connectSums) get() metrics.Connects {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.c
 }
 
 // nothingMeasured is the result of a run stopped before its window opened.

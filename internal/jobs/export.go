@@ -478,7 +478,7 @@ func ReadExportFiles(dir string, stdin io.Reader, names []string) ([]*ExportFile
 func readExportFile(dir string, stdin io.Reader, name string) (*ExportFile, error) {
 	in := stdin
 	if name != "-" {
-		path := name
+		path := filepath.Clean(name)
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(dir, path)
 		}

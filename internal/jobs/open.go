@@ -67,6 +67,7 @@ var migrations = [...]migration{
 	{sqlite: "schema_v19.sql", postgres: "schema_pg_v19.sql"},
 	{sqlite: "schema_v20.sql", postgres: "schema_pg_v20.sql"},
 	{sqlite: "schema_v21.sql", postgres: "schema_pg_v21.sql"},
+	{sqlite: "schema_v22.sql", postgres: "schema_pg_v22.sql"},
 }
 
 // migration names one version's script per dialect.

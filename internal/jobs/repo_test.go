@@ -221,6 +221,7 @@ func sampleRunResult() *metrics.RunResult {
 		NOPM: 12345.678, TPM: 28456.5, NewOrders: 12346, Commits: 28457, Errors: 15, RolledBack: 120,
 		HasDBCheck: true, DBNewOrders: 12347, NOPMDBCheck: 12346.1, DBCheckAgree: true, DBCheckAllowance: 9,
 		ClientCPU: 3*time.Second + 7, ClientCPUPerTxUS: 105.25, ServerTPMUnavailable: "no server-wide commit counter",
+		Connects: metrics.Connects{Count: 8, Total: 24567 * time.Microsecond, Max: 5123 * time.Microsecond},
 		Warnings: []string{"first warning", "second: see postgres://u@h/db"},
 		Audit: []metrics.AuditItem{
 			{Name: "new_order %", Value: 43.5, Unit: "%", Target: "≈ 43.5", OK: true},

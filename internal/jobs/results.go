@@ -250,14 +250,16 @@ func (r *Repo) SaveRunResult(ctx context.Context, id int64, res *metrics.RunResu
 		if _, err := tx.ExecContext(ctx, `INSERT INTO job_result (job_id, status, vus, warehouses, mode,
 			isolation, rampup_s, duration_s, measured_s, nopm, tpm, new_orders, commits, errors, rolled_back,
 			db_new_orders, nopm_db_check, db_check_agree, server_tpm, client_cpu_s, client_cpu_per_tx_us, warnings,
-			db_check_allowance, db_check_unavailable, server_tpm_unavailable, iterations, server_tpm_margin)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			db_check_allowance, db_check_unavailable, server_tpm_unavailable, iterations, server_tpm_margin,
+			connects, connect_total_us, connect_max_us)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			id, res.Status, res.VUs, res.Warehouses, res.Mode, res.Isolation,
 			secs(res.Rampup), secs(res.Duration), secs(res.Measured), nullNaN(res.NOPM), nullNaN(res.TPM),
 			res.NewOrders, res.Commits, res.Errors, res.RolledBack,
 			dbNewOrders, nopmDBCheck, dbCheckAgree, serverTPM,
 			secs(res.ClientCPU), nullNaN(res.ClientCPUPerTxUS), strings.Join(warnings, "\n"),
-			dbCheckAllowance, redactText(res.DBCheckUnavailable), redactText(res.ServerTPMUnavailable), res.Iterations, serverTPMMargin); err != nil {
+			dbCheckAllowance, redactText(res.DBCheckUnavailable), redactText(res.ServerTPMUnavailable), res.Iterations, serverTPMMargin,
+			res.Connects.Count, res.Connects.Total.Microseconds(), res.Connects.Max.Microseconds()); err != nil {
 			return err
 		}
 		if err := saveDisruption(ctx, tx, id, res.Disruption); err != nil {
@@ -332,16 +334,19 @@ func (r *Repo) RunResult(ctx context.Context, id int64) (*metrics.RunResult, err
 			dbNewOrders, allowance          sql.NullInt64
 			dbCheckAgree                    sql.NullBool
 			serverTPM, serverTPMMargin      sql.NullFloat64
+			connectTotal, connectMax        int64
 		)
 		err := tx.QueryRowContext(ctx, `SELECT status, vus, warehouses, mode, isolation, rampup_s, duration_s,
 			measured_s, nopm, tpm, new_orders, commits, errors, rolled_back, db_new_orders, nopm_db_check,
 			db_check_agree, server_tpm, client_cpu_s, client_cpu_per_tx_us, warnings,
-			db_check_allowance, db_check_unavailable, server_tpm_unavailable, iterations, server_tpm_margin
+			db_check_allowance, db_check_unavailable, server_tpm_unavailable, iterations, server_tpm_margin,
+			connects, connect_total_us, connect_max_us
 			FROM job_result WHERE job_id = ?`, id).Scan(
 			&x.Status, &x.VUs, &x.Warehouses, &x.Mode, &x.Isolation, &rampup, &duration, &measured,
 			nanFloat{&x.NOPM}, nanFloat{&x.TPM}, &x.NewOrders, &x.Commits, &x.Errors, &x.RolledBack, &dbNewOrders,
 			nanFloat{&x.NOPMDBCheck}, &dbCheckAgree, &serverTPM, &cpu, nanFloat{&x.ClientCPUPerTxUS}, &warnings,
-			&allowance, &x.DBCheckUnavailable, &x.ServerTPMUnavailable, &x.Iterations, &serverTPMMargin)
+			&allowance, &x.DBCheckUnavailable, &x.ServerTPMUnavailable, &x.Iterations, &serverTPMMargin,
+			&x.Connects.Count, &connectTotal, &connectMax)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
@@ -349,6 +354,7 @@ func (r *Repo) RunResult(ctx context.Context, id int64) (*metrics.RunResult, err
 			return err
 		}
 		x.Rampup, x.Duration, x.Measured, x.ClientCPU = fromSecs(rampup), fromSecs(duration), fromSecs(measured), fromSecs(cpu)
+		x.Connects.Total, x.Connects.Max = time.Duration(connectTotal)*time.Microsecond, time.Duration(connectMax)*time.Microsecond
 		if x.HasDBCheck = dbNewOrders.Valid; x.HasDBCheck {
 			x.DBNewOrders, x.DBCheckAgree, x.DBCheckAllowance = dbNewOrders.Int64, dbCheckAgree.Bool, allowance.Int64
 		} else {

@@ -369,6 +369,7 @@ func MergeRunResults(parts ...*RunResult) (*RunResult, error) {
 		m.Errors += p.Errors
 		m.RolledBack += p.RolledBack
 		m.ClientCPU += p.ClientCPU
+		m.Connects = m.Connects.Merge(p.Connects)
 		txs[i], audits[i] = p.Tx, p.Audit
 	}
 	if minutes := m.Measured.Minutes(); minutes > 0 {

@@ -445,6 +445,9 @@ func randomResult(r *rand.Rand) *RunResult {
 		Tx:       c.Summaries(),
 		VUTiming: c.VUTimings(0),
 	}
+	for range vus {
+		res.Connects.Add(time.Duration(1 + r.Int64N(int64(50*time.Millisecond))))
+	}
 	// The engine's fill.
 	var completed int64
 	for i, t := range res.Tx {
@@ -576,6 +579,9 @@ func TestMergeRunResultsOfThree(t *testing.T) {
 		{"RolledBack", m.RolledBack, sum(func(r *RunResult) int64 { return r.RolledBack })},
 		{"ClientCPU", int64(m.ClientCPU), sum(func(r *RunResult) int64 { return int64(r.ClientCPU) })},
 		{"VUs", int64(m.VUs), sum(func(r *RunResult) int64 { return int64(r.VUs) })},
+		{"Connects.Count", m.Connects.Count, sum(func(r *RunResult) int64 { return r.Connects.Count })},
+		{"Connects.Total", int64(m.Connects.Total), sum(func(r *RunResult) int64 { return int64(r.Connects.Total) })},
+		{"Connects.Max", int64(m.Connects.Max), int64(max(a.Connects.Max, b.Connects.Max, c.Connects.Max))},
 		{"Warehouses", int64(m.Warehouses), int64(max(a.Warehouses, b.Warehouses, c.Warehouses))},
 		{"Measured", int64(m.Measured), int64(max(a.Measured, b.Measured, c.Measured))},
 	} {

@@ -294,6 +294,48 @@ type RunResult struct {
 	// (the pgbench workload's), in script and command order; nil for
 	// other workloads.
 	Commands []CommandTiming
+	// Connects is how long the run's units took to open their sessions
+	// as the load started (pgbench's "initial connection time"); zero in
+	// results stored before it was measured.
+	Connects Connects
+}
+
+// Connects sums the openings of a run's sessions as its load started —
+// a closed-loop VU's session, or one of a shared pool's — each from the
+// request to a session ready for its first transaction (the workload's
+// set-up on it included); reconnects are not counted. Totals, not means,
+// so that the parts of a multi-agent run merge exactly.
+type Connects struct {
+	Count int64
+	Total time.Duration
+	Max   time.Duration
+}
+
+// ConnectsInWindow reports whether the run's sessions opened inside its
+// measured window: without a ramp-up the window opens as the load starts
+// (an iteration run's too), before the first session is open; with one
+// they open in the ramp-up (a pool slower than the ramp-up is warned of
+// as the run goes).
+func (r *RunResult) ConnectsInWindow() bool { return r.Rampup == 0 }
+
+// Add counts one opening that took d.
+func (c *Connects) Add(d time.Duration) {
+	c.Count++
+	c.Total += d
+	c.Max = max(c.Max, d)
+}
+
+// Merge is c and o together.
+func (c Connects) Merge(o Connects) Connects {
+	return Connects{Count: c.Count + o.Count, Total: c.Total + o.Total, Max: max(c.Max, o.Max)}
+}
+
+// Mean is the mean time an opening took; 0 when none was counted.
+func (c Connects) Mean() time.Duration {
+	if c.Count == 0 {
+		return 0
+	}
+	return c.Total / time.Duration(c.Count)
 }
 
 // LateLag is how late after its scheduled start a transaction of a

@@ -48,3 +48,19 @@ func CountAbove(limit time.Duration, txs ...TxSummary) (int64, error) {
 	}
 	return n, nil
 }
+
+// IntervalPercentile is the q-th percentile (0–100) of the latencies of an
+// interval's completed transactions of every type together, from their
+// histograms; ok is false when none completed (or none carries one).
+func IntervalPercentile(q float64, txs ...IntervalTx) (p time.Duration, ok bool, err error) {
+	var m histMerge
+	for _, t := range txs {
+		if err := m.add(t.Histogram); err != nil {
+			return 0, false, err
+		}
+	}
+	if m.h == nil || m.h.TotalCount() == 0 {
+		return 0, false, nil
+	}
+	return time.Duration(m.h.ValueAtQuantile(q)) * time.Microsecond, true, nil
+}

@@ -82,15 +82,21 @@ func ProgressElapsed(d time.Duration) string {
 // transaction whose p95 it shows (-1: none):
 //
 //	[    50s] measure  TPM    12,000  NOPM     5,400  new_order p95  4.12 ms  errors 0
+//
+// A workload without a headline transaction (pgbench's) has no NOPM: its
+// line gives the transactions a second and the p95 of all of them together
+// (pgbench's -P shows the rate and the latency of all transactions):
+//
+//	[    50s] measure  TPS    3774.3  p95  1.80 ms  errors 0
 func IntervalLine(iv metrics.Interval, headTx int) string {
-	var p95 time.Duration
-	name := "p95"
+	var line string
 	if headTx >= 0 && headTx < len(iv.Tx) {
-		p95 = iv.Tx[headTx].P95
-		name = iv.Tx[headTx].Name + " p95"
+		line = fmt.Sprintf("[%s] %-8s TPM %9s  NOPM %9s  %s %8s  errors %d",
+			ProgressElapsed(iv.Elapsed), iv.Phase, Int(iv.TPM), Int(iv.NOPM), iv.Tx[headTx].Name+" p95", Latency(iv.Tx[headTx].P95), iv.Errors)
+	} else {
+		line = fmt.Sprintf("[%s] %-8s TPS %9.1f  p95 %8s  errors %d",
+			ProgressElapsed(iv.Elapsed), iv.Phase, iv.TPM/60, allP95(iv.Tx), iv.Errors)
 	}
-	line := fmt.Sprintf("[%s] %-8s TPM %9s  NOPM %9s  %s %8s  errors %d",
-		ProgressElapsed(iv.Elapsed), iv.Phase, Int(iv.TPM), Int(iv.NOPM), name, Latency(p95), iv.Errors)
 	// Terminal and rate runs say how well the schedule was kept; staged
 	// runs which stage the interval is in. Closed-loop lines are unchanged.
 	if iv.LagP99 > 0 || iv.Late > 0 {
@@ -105,6 +111,19 @@ func IntervalLine(iv metrics.Interval, headTx int) string {
 	return line
 }
 
+// allP95 is the p95 of an interval's transactions of every type: from
+// their histograms, or, without them (an interval read from the API), the
+// only type's; "-" when it cannot be known.
+func allP95(txs []metrics.IntervalTx) string {
+	if p, ok, err := metrics.IntervalPercentile(95, txs...); err == nil && ok {
+		return Latency(p)
+	}
+	if len(txs) == 1 && txs[0].Count > 0 {
+		return Latency(txs[0].P95)
+	}
+	return "-"
+}
+
 // IntervalJSONLine is IntervalLine of an interval as the API sends it (a
 // remote run's progress): the same line, the headline transaction being
 // New-Order when the interval has one.
@@ -116,6 +135,10 @@ func IntervalJSONLine(x IntervalJSON) string {
 	if t, ok := x.Transactions["new_order"]; ok {
 		head = 0
 		iv.Tx = []metrics.IntervalTx{{Name: "new_order", P95: time.Duration(t.P95MS * float64(time.Millisecond))}}
+	} else {
+		for name, t := range x.Transactions {
+			iv.Tx = append(iv.Tx, metrics.IntervalTx{Name: name, Count: t.Count, P95: time.Duration(t.P95MS * float64(time.Millisecond))})
+		}
 	}
 	return IntervalLine(iv, head)
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/sledge-bench/sledge/internal/metrics"
 )
 
@@ -53,9 +55,33 @@ func TestIntervalLine(t *testing.T) {
 			want: "[   150s] rampup   TPM       600  NOPM         0  payment p95  1.00 ms  errors 3",
 		},
 		{
-			name: "a day", headTx: -1,
-			iv:   metrics.Interval{Phase: metrics.PhaseMeasure, Elapsed: 24 * time.Hour, TPM: 1234567, NOPM: 543210},
-			want: "[ 86400s] measure  TPM 1,234,567  NOPM   543,210  p95  0.00 ms  errors 0",
+			name: "a day", headTx: 0,
+			iv:   metrics.Interval{Phase: metrics.PhaseMeasure, Elapsed: 24 * time.Hour, TPM: 1234567, NOPM: 543210, Tx: tx},
+			want: "[ 86400s] measure  TPM 1,234,567  NOPM   543,210  new_order p95  4.12 ms  errors 0",
+		},
+		{
+			// No headline (pgbench's scripts): no NOPM; the rate a second
+			// and the p95 of both types' latencies together (19 of 1 ms,
+			// one of 10 ms: the 95th of 20 is 1 ms; the types' own p95s
+			// are 10 ms and 1 ms).
+			name: "no headline transaction", headTx: -1,
+			iv: metrics.Interval{Phase: metrics.PhaseMeasure, Elapsed: 10 * time.Second, TPM: 226458, Tx: []metrics.IntervalTx{
+				{Name: "tpcb-like", Count: 2, P95: 10 * time.Millisecond, Histogram: encodeUS(t, 1000, 10000)},
+				{Name: "select-only", Count: 18, P95: time.Millisecond, Histogram: encodeUS(t, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000,
+					1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000)},
+			}},
+			want: "[    10s] measure  TPS    3774.3  p95  1.00 ms  errors 0",
+		},
+		{
+			name: "no headline, read from the API (no histograms): the only type's p95", headTx: -1,
+			iv:   metrics.Interval{Phase: metrics.PhaseRampup, Elapsed: 5 * time.Second, TPM: 600, Tx: []metrics.IntervalTx{{Name: "tpcb-like", Count: 50, P95: 2 * time.Millisecond}}},
+			want: "[     5s] rampup   TPS      10.0  p95  2.00 ms  errors 0",
+		},
+		{
+			name: "no headline, several types without histograms", headTx: -1,
+			iv: metrics.Interval{Phase: metrics.PhaseMeasure, Elapsed: 5 * time.Second, TPM: 600,
+				Tx: []metrics.IntervalTx{{Name: "a", Count: 5, P95: time.Millisecond}, {Name: "b", Count: 5, P95: time.Millisecond}}},
+			want: "[     5s] measure  TPS      10.0  p95        -  errors 0",
 		},
 	}
 	for _, c := range cases {
@@ -69,6 +95,22 @@ func TestIntervalLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// encodeUS encodes latencies (in microseconds) as the collector does.
+func encodeUS(t *testing.T, us ...int64) []byte {
+	t.Helper()
+	h := hdrhistogram.New(1, 60_000_000, 3)
+	for _, v := range us {
+		if err := h.RecordValue(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // TestIntervalLinesSort: the lines of a run sort by their text in the order

@@ -178,11 +178,15 @@ type ResultJSON struct {
 	Stages []StageJSON `json:"stages,omitempty"`
 	// Mixed is a mixed run's analytic half (workload chbench with analytic
 	// streams); absent for any other run.
-	Mixed            *MixedJSON  `json:"mixed,omitempty"`
-	ClientCPUS       float64     `json:"client_cpu_s"`
-	ClientCPUPerTxUS Float       `json:"client_cpu_per_tx_us"`
-	Warnings         []string    `json:"warnings"`
-	Audit            []AuditJSON `json:"audit"`
+	Mixed            *MixedJSON `json:"mixed,omitempty"`
+	ClientCPUS       float64    `json:"client_cpu_s"`
+	ClientCPUPerTxUS Float      `json:"client_cpu_per_tx_us"`
+	// Connects is how long the sessions took to open as the load started
+	// (pgbench's initial connection time); null in results stored before
+	// it was measured.
+	Connects *ConnectsJSON `json:"connects"`
+	Warnings []string      `json:"warnings"`
+	Audit    []AuditJSON   `json:"audit"`
 	// Transactions is keyed by transaction name; TransactionOrder gives the
 	// run's order of the names (JSON objects are unordered).
 	Transactions     map[string]TxJSON `json:"transactions"`
@@ -192,6 +196,20 @@ type ResultJSON struct {
 	// ObservedUnavailable saying why (null when observed).
 	Observed            *ObservedJSON `json:"observed"`
 	ObservedUnavailable *string       `json:"observed_unavailable"`
+}
+
+// ConnectsJSON is the openings of a run's sessions as its load started.
+type ConnectsJSON struct {
+	Count  int64   `json:"count"`
+	MeanMS float64 `json:"mean_ms"`
+	MaxMS  float64 `json:"max_ms"`
+}
+
+func toConnects(c metrics.Connects) *ConnectsJSON {
+	if c.Count == 0 {
+		return nil
+	}
+	return &ConnectsJSON{Count: c.Count, MeanMS: MS(c.Mean()), MaxMS: MS(c.Max)}
 }
 
 // AuditJSON is one audited property of a run.
@@ -282,7 +300,7 @@ func ToResult(id int64, r *metrics.RunResult) ResultJSON {
 		RampupS: r.Rampup.Seconds(), DurationS: r.Measured.Seconds(), ConfiguredS: r.Duration.Seconds(), Iterations: r.Iterations,
 		NOPM: Float(r.NOPM), TPM: Float(r.TPM), NewOrders: r.NewOrders, Commits: r.Commits,
 		Errors: r.Errors, RolledBack: r.RolledBack,
-		ClientCPUS: r.ClientCPU.Seconds(), ClientCPUPerTxUS: Float(r.ClientCPUPerTxUS),
+		ClientCPUS: r.ClientCPU.Seconds(), ClientCPUPerTxUS: Float(r.ClientCPUPerTxUS), Connects: toConnects(r.Connects),
 		Warnings: append([]string{}, r.Warnings...), Audit: []AuditJSON{},
 		Disruption: ToDisruption(r.Disruption),
 	}

@@ -53,8 +53,9 @@ func AppendFile(path string, write func(io.Writer) error) error {
 	return writeFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, write)
 }
 
+// writeFile opens path as os.Create does (0666 before the umask) with flag.
 func writeFile(path string, flag int, write func(io.Writer) error) error {
-	f, err := os.OpenFile(path, flag, 0o644)
+	f, err := os.OpenFile(path, flag, 0o666)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -94,6 +95,7 @@ func RunResult(w io.Writer, title string, id int64, target, version string, r *m
 		engine = "; includes the embedded database engine"
 	}
 	fmt.Fprintf(tw, "  client CPU\t%.1f µs per transaction\t(%.2f s over the window%s)\n", r.ClientCPUPerTxUS, r.ClientCPU.Seconds(), engine)
+	connectsLine(tw, r)
 	loadLines(tw, r.Load)
 	tw.Flush()
 	_ = disruptionBlock(&b, r.Disruption)
@@ -213,4 +215,20 @@ func Check(w io.Writer, title, target string, rep workload.CheckReport) (failed 
 	_ = CheckItems(&b, items)
 	failed = rep.Failed()
 	return failed, writeLines(w, b.String())
+}
+
+// connectsLine words how long the run's sessions took to open as its load
+// started, and where that time lies; nothing for a result stored before
+// that was measured.
+func connectsLine(w io.Writer, r *metrics.RunResult) {
+	c := r.Connects
+	if c.Count == 0 {
+		return
+	}
+	where := "in the ramp-up, before the window"
+	if r.ConnectsInWindow() {
+		where = "at the window's start: no ramp-up"
+	}
+	fmt.Fprintf(w, "  sessions\t%s ms to open\t(the mean of %d; the longest %s ms; %s)\n",
+		strconv.FormatFloat(MS(c.Mean()), 'f', 3, 64), c.Count, strconv.FormatFloat(MS(c.Max), 'f', 3, 64), where)
 }

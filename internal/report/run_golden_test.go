@@ -21,6 +21,7 @@ func goldenRunResult() *metrics.RunResult {
 		NOPM: 9012.3, TPM: 20027.4, NewOrders: 9015, Commits: 20034, Errors: 6, RolledBack: 91,
 		HasDBCheck: true, DBNewOrders: 9017, NOPMDBCheck: 9014.3, DBCheckAgree: true, DBCheckAllowance: 8,
 		HasServerTPM: true, ServerTPM: 21456.7, ServerTPMMargin: 361.2, ClientCPU: 2345 * time.Millisecond, ClientCPUPerTxUS: 117.05,
+		Connects: metrics.Connects{Count: 4, Total: 10 * time.Millisecond, Max: 3500 * time.Microsecond},
 		Warnings: []string{"not steady: the trend fell from 21.3k to 19.8k TPM (−7 %) over the measured window"}}
 	r.Tx = []metrics.TxSummary{
 		{Name: "new_order", Count: 9015, RolledBack: 91, Errors: map[string]int64{"serialization": 3, "deadlock": 1},

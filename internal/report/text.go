@@ -173,6 +173,7 @@ func StoredRunResult(w io.Writer, title string, j jobs.Job, r *metrics.RunResult
 	fmt.Fprintf(tw, "  committed\t%s\t(%s New-Orders, %d rolled back, %d errors)\n",
 		Int(float64(r.Commits)), Int(float64(r.NewOrders)), r.RolledBack, r.Errors)
 	fmt.Fprintf(tw, "  client CPU\t%.1f µs per transaction\t(%.2f s over the window)\n", r.ClientCPUPerTxUS, r.ClientCPU.Seconds())
+	connectsLine(tw, r)
 	loadLines(tw, r.Load)
 	if err := tw.Flush(); err != nil {
 		return err

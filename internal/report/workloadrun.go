@@ -33,6 +33,7 @@ func OwnRunResult(w io.Writer, wl workload.Workload, in workload.RunReport) (ok 
 		engine = "; includes the embedded database engine"
 	}
 	fmt.Fprintf(tw, "  client CPU\t%.1f µs per transaction\t(%.2f s over the window%s)\n", r.ClientCPUPerTxUS, r.ClientCPU.Seconds(), engine)
+	connectsLine(tw, r)
 	loadLines(tw, r.Load)
 	tw.Flush()
 	_ = disruptionBlock(&b, r.Disruption)

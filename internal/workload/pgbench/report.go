@@ -92,9 +92,25 @@ func (Workload) WriteRunReport(w io.Writer, in workload.RunReport) error {
 	if l := r.Load; l != nil && l.Model == metrics.LoadRate {
 		fmt.Fprintf(&b, "rate limit schedule lag: p50 %s ms, p99 %s ms (max %s ms)\n", ms(l.LagP50), ms(l.LagP99), ms(l.LagMax))
 	}
-	fmt.Fprintf(&b, "initial connection time = not in the window (the sessions open before it starts)\n")
 	secs := r.Measured.Seconds()
-	fmt.Fprintf(&b, "tps = %s (without initial connection time)\n", tps(processed, secs))
+	if c := r.Connects; c.Count > 0 {
+		// As pgbench's: the mean time a client took to connect, and the
+		// rate over the run's time without and with it. Sessions that
+		// opened in the ramp-up are outside the window; without a
+		// ramp-up (every sledge pgbench run) the window holds them, as
+		// pgbench's run time holds its threads' connecting.
+		mean := c.Mean().Seconds()
+		without, with := secs, secs+mean
+		if r.ConnectsInWindow() {
+			without, with = secs-mean, secs
+		}
+		fmt.Fprintf(&b, "initial connection time = %s ms\n", ms(c.Mean()))
+		fmt.Fprintf(&b, "tps = %s (without initial connection time)\n", tps(processed, without))
+		fmt.Fprintf(&b, "tps = %s (including initial connection time)\n", tps(processed, with))
+	} else {
+		fmt.Fprintf(&b, "initial connection time = not measured (a job stored before Sledge measured it)\n")
+		fmt.Fprintf(&b, "tps = %s (without initial connection time)\n", tps(processed, secs))
+	}
 	perStatement := kv["per_statement"] == "true"
 	if perStatement && len(r.Tx) == 1 && len(scripts) <= 1 {
 		commandLines(&b, "", r.Commands, r.Tx[0].Name)

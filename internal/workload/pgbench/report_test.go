@@ -38,7 +38,8 @@ func TestWriteRunReport(t *testing.T) {
 				Histogram: hist(t, 1000, 2000, 3000)},
 			{Name: "lookup.sql", Count: 100, Histogram: hist(t, 500, 500)},
 		},
-		Load: &metrics.LoadResult{Model: metrics.LoadRate, AskedRate: 50, Scheduled: 500, SkipLate: 2500 * time.Microsecond, Skipped: 5},
+		Load:     &metrics.LoadResult{Model: metrics.LoadRate, AskedRate: 50, Scheduled: 500, SkipLate: 2500 * time.Microsecond, Skipped: 5},
+		Connects: metrics.Connects{Count: 4, Total: 10 * time.Second, Max: 4 * time.Second},
 		Commands: []metrics.CommandTiming{
 			{Tx: "lookup.sql", Index: 0, Command: `\set aid random(1, 100)`, Count: 100, Total: 200 * time.Microsecond},
 			{Tx: "lookup.sql", Index: 1, Command: "SELECT 1\nFROM t;", Count: 98, Total: 49 * time.Millisecond, Failures: 2},
@@ -69,7 +70,11 @@ func TestWriteRunReport(t *testing.T) {
 		"number of transactions skipped: 5 (1.000%)\n",
 		"number of transactions above the 2.5 ms latency limit: 1/405 (0.247%)\n",
 		"latency average = 1.400 ms\n",
-		"tps = 40.000000 (without initial connection time)\n",
+		// No ramp-up: the 10 s window holds the openings (2.5 s on
+		// average), as pgbench's run time holds its connecting.
+		"initial connection time = 2500.000 ms\n",
+		"tps = 53.333333 (without initial connection time)\n",
+		"tps = 40.000000 (including initial connection time)\n",
 		"SQL script 1: <builtin: TPC-B (sort of)>\n - weight: 3 (targets 75.0% of total)\n - 300 transactions (75.0% of total, tps = 30.000000)\n" +
 			" - number of failed transactions: 4 (1.316%)\n",
 		" - latency average = 2.000 ms\n",
@@ -82,8 +87,17 @@ func TestWriteRunReport(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}
 	}
-	// One script, one try: no sections, no retry lines.
-	res.Tx, res.Load = res.Tx[:1], nil
+	// With a ramp-up the sessions opened before the window: the window's
+	// rate is the one without them.
+	res.Rampup = 5 * time.Second
+	b.Reset()
+	_ = Workload{}.WriteRunReport(&b, workload.RunReport{ID: 7, Settings: map[string]string{"scripts": "tpcb-like@3, lookup.sql@1"}, Result: res})
+	if out := b.String(); !strings.Contains(out, "tps = 40.000000 (without initial connection time)\ntps = 32.000000 (including initial connection time)\n") {
+		t.Errorf("a run with a ramp-up: the window's rate is not the one without the openings:\n%s", out)
+	}
+	// One script, one try: no sections, no retry lines; a job stored
+	// before the sessions' openings were timed says so.
+	res.Tx, res.Load, res.Connects = res.Tx[:1], nil, metrics.Connects{}
 	res.Tx[0].Errors = nil
 	b.Reset()
 	_ = Workload{}.WriteRunReport(&b, workload.RunReport{ID: 8, Settings: map[string]string{"scripts": "tpcb-like@1", "max_retries": "0"}, Result: res})
@@ -92,6 +106,9 @@ func TestWriteRunReport(t *testing.T) {
 		if strings.Contains(out, absent) {
 			t.Errorf("a run of one script with one try says %q:\n%s", absent, out)
 		}
+	}
+	if !strings.Contains(out, "initial connection time = not measured") || strings.Contains(out, "including initial") {
+		t.Errorf("a result without connection timings claims one:\n%s", out)
 	}
 	if !strings.Contains(out, "transaction type: <builtin: TPC-B (sort of)>\n") {
 		t.Errorf("the report does not name the built-in script:\n%s", out)

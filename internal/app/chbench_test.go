@@ -45,7 +45,8 @@ func TestCHBenchmarkMixed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds CH-benCHmark and runs it on PostgreSQL and MariaDB")
 	}
-	t.Parallel()
+	parallel(t)
+	g := &together{t: t}
 	for _, tc := range []struct {
 		name string
 		url  func(t testing.TB) string
@@ -53,8 +54,7 @@ func TestCHBenchmarkMixed(t *testing.T) {
 		{"postgres", func(t testing.TB) string { return testdb.PostgresFrom(t, "chbench w2", chbenchBuild) }},
 		{"mariadb", func(t testing.TB) string { return testdb.MariaDBFrom(t, "chbench w2", chbenchBuild) }},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			parallel(t)
+		g.run(tc.name, func(t *testing.T) {
 			svc, repo := newService(t)
 			ctx := context.Background()
 			url := tc.url(t)
@@ -153,6 +153,7 @@ func TestCHBenchmarkMixed(t *testing.T) {
 			}
 		})
 	}
+	g.wait()
 }
 
 // TestMixedRunRefusals: analytic streams are CH-benCHmark's, a mixed run

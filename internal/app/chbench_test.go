@@ -46,7 +46,7 @@ func TestCHBenchmarkMixed(t *testing.T) {
 		t.Skip("builds CH-benCHmark and runs it on PostgreSQL and MariaDB")
 	}
 	parallel(t)
-	g := &together{t: t}
+	g := testdb.NewTogether(t) // (counted in by parallel, with its subtests)
 	for _, tc := range []struct {
 		name string
 		url  func(t testing.TB) string
@@ -54,7 +54,7 @@ func TestCHBenchmarkMixed(t *testing.T) {
 		{"postgres", func(t testing.TB) string { return testdb.PostgresFrom(t, "chbench w2", chbenchBuild) }},
 		{"mariadb", func(t testing.TB) string { return testdb.MariaDBFrom(t, "chbench w2", chbenchBuild) }},
 	} {
-		g.run(tc.name, func(t *testing.T) {
+		g.Run(tc.name, func(t *testing.T) {
 			svc, repo := newService(t)
 			ctx := context.Background()
 			url := tc.url(t)
@@ -153,7 +153,7 @@ func TestCHBenchmarkMixed(t *testing.T) {
 			}
 		})
 	}
-	g.wait()
+	g.Wait()
 }
 
 // TestMixedRunRefusals: analytic streams are CH-benCHmark's, a mixed run

@@ -71,26 +71,6 @@ func alone(t *testing.T) {
 	})
 }
 
-// together runs subtests of a test at once, in the test's slot: parallel
-// subtests would each wait for a slot of their own, queued behind every
-// test of the package that asked for one before them (they are all released
-// at once, in no set order): TestMariaDBVersions/11.4, a minute long,
-// started two minutes into the package so, and the tests measuring alone
-// waited for it in turn. The test, counted in by parallel, counts its
-// subtests in.
-type together struct {
-	t  *testing.T
-	wg sync.WaitGroup
-}
-
-// run starts subtest name of g's test; it runs at once.
-func (g *together) run(name string, f func(t *testing.T)) {
-	g.wg.Go(func() { g.t.Run(name, f) })
-}
-
-// wait returns once every subtest started by run has ended.
-func (g *together) wait() { g.wg.Wait() }
-
 // parallelSlots is go test's -parallel (the tests that run at once).
 func parallelSlots() int {
 	if f := flag.Lookup("test.parallel"); f != nil {

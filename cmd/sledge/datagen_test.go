@@ -23,6 +23,7 @@ func TestDatagenCopyLoadsWithServersLoaders(t *testing.T) {
 	}
 	t.Parallel()
 	tables := "warehouse, district, customer, history, new_order, orders, order_line, item, stock"
+	g := testdb.NewTogether(t)
 	for _, c := range []struct {
 		name string
 		db   func(testing.TB) string
@@ -59,8 +60,7 @@ func TestDatagenCopyLoadsWithServersLoaders(t *testing.T) {
 				clientRun(t, exec.CommandContext(t.Context(), testdb.Command(t, "mariadb", "mariadb-client"), args...), stdin)
 			}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
+		g.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
 			dbURL := c.db(t)
 			dir := t.TempDir()
@@ -87,6 +87,7 @@ func TestDatagenCopyLoadsWithServersLoaders(t *testing.T) {
 			}
 		})
 	}
+	g.Wait()
 }
 
 // clientRun runs a database client with stdin, failing the test with its

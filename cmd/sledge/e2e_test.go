@@ -435,6 +435,7 @@ func TestTPROCHSmallScales(t *testing.T) {
 		t.Skip("builds and runs")
 	}
 	t.Parallel()
+	g := testdb.NewTogether(t)
 	for _, tc := range []struct {
 		engine string
 		sf     string
@@ -445,8 +446,7 @@ func TestTPROCHSmallScales(t *testing.T) {
 		{"postgres", "0.001", "8,695", false},
 		{"duckdb", "0.01", "86,805", true},
 	} {
-		t.Run(tc.engine+"/"+tc.sf, func(t *testing.T) {
-			t.Parallel()
+		g.Run(tc.engine+"/"+tc.sf, func(t *testing.T) {
 			e := newEnv(t)
 			var db []string
 			if tc.engine == "postgres" {
@@ -477,4 +477,5 @@ func TestTPROCHSmallScales(t *testing.T) {
 			}
 		})
 	}
+	g.Wait()
 }

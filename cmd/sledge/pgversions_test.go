@@ -37,9 +37,9 @@ func TestPostgresVersions(t *testing.T) {
 		{"18", 18, []string{"pg_stat_database/xact_commit", "pg_stat_wal/wal_records",
 			"pg_stat_checkpointer/num_requested", "pg_stat_checkpointer/buffers_written", "pg_stat_io/checkpointer.writes"}},
 	}
+	g := testdb.NewTogether(t)
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
+		g.Run(tt.name, func(t *testing.T) {
 			began := time.Now()
 			var url string
 			if tt.major == 0 {
@@ -102,6 +102,7 @@ func TestPostgresVersions(t *testing.T) {
 				version, started.Sub(began).Seconds(), time.Since(started).Seconds())
 		})
 	}
+	g.Wait()
 }
 
 // checkpointsBegun is the count in a run summary's statistics line.

@@ -110,9 +110,9 @@ func TestBetweenTrials(t *testing.T) {
 			},
 		},
 	}
+	g := testdb.NewTogether(t) // (counted in by parallel, with its subtests)
 	for _, e := range engines {
-		t.Run(e.name, func(t *testing.T) {
-			t.Parallel()
+		g.Run(e.name, func(t *testing.T) {
 			u := e.url(t)
 			svc, _ := faultService(t)
 			for _, what := range []string{config.BetweenVacuum, config.BetweenCheckpoint} {
@@ -174,6 +174,7 @@ func TestBetweenTrials(t *testing.T) {
 			}
 		})
 	}
+	g.Wait()
 }
 
 // TestBetweenCheckpointRefused: a PostgreSQL login that may not
@@ -280,6 +281,7 @@ func TestBetweenTPROCH(t *testing.T) {
 		t.Skip("builds on DuckDB, PostgreSQL and MariaDB")
 	}
 	parallel(t)
+	g := testdb.NewTogether(t) // (counted in by parallel, with its subtests)
 	for _, e := range []struct {
 		name, did string
 		url       func(t *testing.T) string
@@ -288,8 +290,7 @@ func TestBetweenTPROCH(t *testing.T) {
 		{"postgres", "VACUUM (ANALYZE) of 8 tables took", func(t *testing.T) string { return testdb.Postgres(t) }},
 		{"mariadb", "ANALYZE TABLE of 8 tables took", func(t *testing.T) string { return testdb.MariaDB(t) }},
 	} {
-		t.Run(e.name, func(t *testing.T) {
-			t.Parallel()
+		g.Run(e.name, func(t *testing.T) {
 			u := e.url(t)
 			svc, repo := faultService(t)
 			build := config.New(config.KindBuild)
@@ -329,4 +330,5 @@ func TestBetweenTPROCH(t *testing.T) {
 			}
 		})
 	}
+	g.Wait()
 }

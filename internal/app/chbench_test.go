@@ -46,7 +46,8 @@ func TestCHBenchmarkMixed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds CH-benCHmark and runs it on PostgreSQL and MariaDB")
 	}
-	t.Parallel()
+	parallel(t)
+	g := testdb.NewTogether(t) // (counted in by parallel, with its subtests)
 	for _, tc := range []struct {
 		name string
 		url  func(t testing.TB) string
@@ -54,8 +55,7 @@ func TestCHBenchmarkMixed(t *testing.T) {
 		{"postgres", func(t testing.TB) string { return testdb.PostgresFrom(t, "chbench w2", chbenchBuild) }},
 		{"mariadb", func(t testing.TB) string { return testdb.MariaDBFrom(t, "chbench w2", chbenchBuild) }},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			parallel(t)
+		g.Run(tc.name, func(t *testing.T) {
 			svc, repo := newService(t)
 			ctx := context.Background()
 			url := tc.url(t)
@@ -173,6 +173,7 @@ func TestCHBenchmarkMixed(t *testing.T) {
 			}
 		})
 	}
+	g.Wait()
 }
 
 // TestMixedRunRefusals: analytic streams are CH-benCHmark's, a mixed run

@@ -74,9 +74,9 @@ func TestMariaDBVersions(t *testing.T) {
 			deltas: moved, absent: mysqlRows,
 		},
 	}
+	g := testdb.NewTogether(t) // (counted in by parallel, with its subtests)
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
+		g.Run(tt.name, func(t *testing.T) {
 			began := time.Now()
 			url := tt.server(t)
 			ready := time.Now()
@@ -201,6 +201,7 @@ func TestMariaDBVersions(t *testing.T) {
 				observed.Sub(cases).Seconds(), time.Since(observed).Seconds())
 		})
 	}
+	g.Wait()
 }
 
 // mariaRunSpec is a short run of 4 virtual users in mode, observed or not

@@ -52,12 +52,13 @@ func (r *run) openWindow(ctx context.Context, at time.Duration, fixed bool) {
 	w.open, w.start = true, at
 	w.cpu0 = processCPU()
 	if w.prober != nil {
-		if w.p0, w.err0 = w.probe(ctx, metrics.EdgeWindowStart, at); w.err0 == nil {
+		var returned time.Time
+		if w.p0, returned, w.err0 = w.probe(ctx, metrics.EdgeWindowStart, at); w.err0 == nil {
 			if !fixed {
 				// (A window opened before the load starts has no commit
 				// on either side of its edge: no band.)
 				w.start = w.edge(at, w.p0.At)
-				w.bands[0] = r.edgeBand(w.start, w.p0)
+				w.bands[0] = r.edgeBand(w.start, w.p0, returned)
 			}
 		}
 	}
@@ -82,11 +83,12 @@ func (r *run) closeWindow(ctx context.Context, at time.Duration, settled bool) t
 	w := &r.win
 	end := at
 	if w.prober != nil && w.err0 == nil {
-		if w.p1, w.err1 = w.probe(ctx, metrics.EdgeWindowEnd, at); w.err1 == nil {
+		var returned time.Time
+		if w.p1, returned, w.err1 = w.probe(ctx, metrics.EdgeWindowEnd, at); w.err1 == nil {
 			if !settled {
 				end = w.edge(at, w.p1.At)
 			}
-			w.bands[1] = r.edgeBand(end, w.p1)
+			w.bands[1] = r.edgeBand(end, w.p1, returned)
 		}
 	}
 	w.end = end
@@ -95,20 +97,23 @@ func (r *run) closeWindow(ctx context.Context, at time.Duration, settled bool) t
 }
 
 // probe reads the database's counters at a window edge (at, on the run's
-// clock), recording a failure as a monitor gap.
-func (w *window) probe(ctx context.Context, edge string, at time.Duration) (workload.Probe, error) {
+// clock), recording a failure as a monitor gap. It also returns the instant
+// the read returned: a probe that does not say when it read did so between
+// the boundary and then.
+func (w *window) probe(ctx context.Context, edge string, at time.Duration) (workload.Probe, time.Time, error) {
 	pctx, cancel := context.WithTimeout(ctx, w.timeout)
 	defer cancel()
 	p, err := w.prober.Probe(pctx)
+	returned := time.Now()
 	if err != nil {
 		w.out.Logf("warning: cannot read the database's counters at the %s: %v", edge, err)
 		w.gaps = append(w.gaps, metrics.MonitorGap{Edge: edge, At: at, Error: err.Error()})
-		return workload.Probe{}, err
+		return workload.Probe{}, returned, err
 	}
 	if p.Attempts > 1 {
 		w.out.Logf("monitor: read the database's counters at the %s after %d attempts (its session was re-opened)", edge, p.Attempts)
 	}
-	return p, nil
+	return p, returned, nil
 }
 
 // edge is where a window edge due at the boundary at falls when the
@@ -123,13 +128,17 @@ func (w *window) edge(at time.Duration, probed time.Time) time.Duration {
 }
 
 // edgeBand starts counting the headline commits that end between a window
-// edge and the span in which the database read its count for it (the
-// probe's round trip, when the probe says when it read): a commit there
-// may be on one side of the edge for the client and on the other for the
-// database. nil when the probe does not say when it read.
-func (r *run) edgeBand(edge time.Duration, p workload.Probe) *metrics.EdgeBand {
+// edge and the span in which the database read its count for it: a commit
+// there may be on one side of the edge for the client and on the other for
+// the database. The span is the probe's round trip when the probe says when
+// it read; else the edge stays on its boundary and the read came somewhere
+// between it and the probe's return (returned): the monitor reaches a
+// boundary late on a busy machine, tens of milliseconds, and the database
+// counts that time's commits at the window's end (its start: the client
+// does).
+func (r *run) edgeBand(edge time.Duration, p workload.Probe, returned time.Time) *metrics.EdgeBand {
 	if p.At.IsZero() {
-		return nil
+		return r.col.EdgeBand(edge, max(edge, r.clock.since(returned, edge)))
 	}
 	read := r.clock.since(p.At, edge)
 	return r.col.EdgeBand(min(edge, read-p.RTT/2), max(edge, read+p.RTT/2))

@@ -391,8 +391,10 @@ func TestMySQLSessionKinds(t *testing.T) {
 // and checks that the interval counts one active session of each kind.
 func sessionKinds(t *testing.T, o *mysqlObserver, pool *sql.DB) {
 	t.Helper()
-	const named = "/* sledge test kind */ SELECT SLEEP(3)"
-	const unnamed = "SELECT SLEEP(3) AS unnamed"
+	// They sleep until killed once the interval is cut: however slow the
+	// machine, each is active through the whole interval.
+	const named = "/* sledge test kind */ SELECT SLEEP(600)"
+	const unnamed = "SELECT SLEEP(600) AS unnamed"
 	done := make(chan error, 2)
 	for _, q := range []string{named, unnamed} {
 		go func() {
@@ -408,10 +410,26 @@ func sessionKinds(t *testing.T, o *mysqlObserver, pool *sql.DB) {
 	o.Cut(time.Second)
 	time.Sleep(time.Second) // the interval measured
 	s := o.Cut(2 * time.Second)
-	for range 2 {
-		if err := <-done; err != nil {
+	rows, err := pool.Query("SELECT ID FROM information_schema.PROCESSLIST WHERE INFO IN (?, ?)", named, unnamed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
 			t.Fatal(err)
 		}
+		ids = append(ids, id)
+	}
+	if err := rows.Close(); err != nil || len(ids) != 2 {
+		t.Fatalf("the sleeping statements' sessions %v (%v): want 2", ids, err)
+	}
+	for _, id := range ids {
+		exec(t, pool, fmt.Sprintf("KILL QUERY %d", id))
+	}
+	for range 2 {
+		<-done // a killed SLEEP ends early, with or without an error by server
 	}
 	aas := map[string]float64{}
 	for _, c := range s.Counters {

@@ -307,7 +307,9 @@ func summarizeWaits(s *ObserverSummary, window []observe.Snapshot) {
 
 // summarizeKinds averages the window's session-kind counters over its
 // samples, as summarizeWaits does the waits: an interval in which a kind
-// was not seen counts as none of it, one without samples not at all.
+// was not seen counts as none of it, one without samples not at all. A
+// single kind (every session the VUs', outside a mixed run) is no split:
+// it would repeat the active sessions and waits, so there is none.
 func summarizeKinds(window []observe.Snapshot) []KindShare {
 	type key struct{ kind, class string }
 	sum := map[key]float64{}
@@ -351,6 +353,9 @@ func summarizeKinds(window []observe.Snapshot) []KindShare {
 			return cmp.Or(cmp.Compare(b.AAS, a.AAS), cmp.Compare(a.Class, b.Class))
 		})
 		kinds = append(kinds, *ks)
+	}
+	if len(kinds) < 2 {
+		return nil
 	}
 	slices.SortFunc(kinds, func(a, b KindShare) int { return cmp.Or(cmp.Compare(b.AAS, a.AAS), cmp.Compare(a.Kind, b.Kind)) })
 	return kinds

@@ -330,6 +330,15 @@ func TestSummarizeKinds(t *testing.T) {
 				j.Sessions[1].Waits[0].Class != "IO" || j.Sessions[1].Waits[0].Share == nil {
 				t.Errorf("JSON sessions %+v", j.Sessions)
 			}
+			// Only the VUs' sessions (a run without streams): no split,
+			// which would repeat the active sessions and their waits.
+			one := jobs.Observation{Name: "sessions", Intervals: o.Intervals[1:2]}
+			b.Reset()
+			if sum := Summarize([]jobs.Observation{one}, observedRun()); sum.Observers[0].Kinds != nil {
+				t.Errorf("one kind of session split out: %+v", sum.Observers[0].Kinds)
+			} else if err := ObservedBlock(&b, sum); err != nil || strings.Contains(b.String(), "sessions (unnamed)") {
+				t.Errorf("one kind of session has a line (%v):\n%s", err, b.String())
+			}
 		})
 	}
 	if j := ToObserved(Summarize([]jobs.Observation{observedHost()}, observedRun())).Observers[0]; j.Sessions == nil || len(j.Sessions) != 0 {

@@ -5,15 +5,24 @@
 # client's peak resident set (VmHWM), the schedule lag (a terminal's due
 # time → its transaction sent, the wait for a session included) p50/p99/max,
 # the client CPU per transaction and the run's NOPM and efficiency; then,
-# on the same database in the same invocation, a closed-loop run of VUS
-# unpaced VUs (VU_RAMPUP ramp-up, the same window), and the terminals' client
-# CPU per transaction as a ratio of the VUs' — the figure to judge, as the
-# machine's load moves both alike.
+# on the same database in the same invocation, two closed-loop runs of the
+# same window (VU_RAMPUP ramp-up) and the terminals' client CPU per
+# transaction as a ratio of each — the figures to judge, as the machine's
+# load moves the runs alike:
+#   - the same NOPM: PACED_VUS VUs (CONNECTIONS by default), each its own
+#     session, keying and thinking with the specification's times scaled
+#     by PACED_VUS/TERMINALS (--pacing-scale), which offers the terminals'
+#     load (about 430 transactions a second for 10,000): the fixed
+#     per-second costs (monitor, observers, timers, the idle scheduler's
+#     wake-ups) spread over as many transactions in both;
+#   - unpaced: VUS unpaced VUs as fast as they go, whose fixed costs spread
+#     over their own throughput — on a quiet machine several times the
+#     terminals' (the harder comparison), on a loaded one possibly less.
 #
 #   bench/terminals.sh                                  # 10,000 terminals over 50 connections
 #   DURATION=60 RAMPUP=30 bench/terminals.sh            # the short window
 #   TERMINALS=2000 CONNECTIONS=20 DURATION=60 bench/terminals.sh
-#   PROFILE=/tmp/terms.pprof bench/terminals.sh         # + CPU profiles (the VU run's: terms-vus.pprof)
+#   PROFILE=/tmp/terms.pprof bench/terminals.sh         # + CPU profiles (the VU runs': terms-paced.pprof, terms-vus.pprof)
 #   TERMS_FLAGS="--client-cpus 1" bench/terminals.sh    # more flags for the terminal run
 #
 # The goal on a 2-core machine: 10,000 terminals over 50 connections under
@@ -32,6 +41,7 @@ RAMPUP=${RAMPUP:-30}
 DURATION=${DURATION:-120}
 VUS=${VUS:-1}
 VU_RAMPUP=${VU_RAMPUP:-10}
+PACED_VUS=${PACED_VUS:-$CONNECTIONS}
 PROFILE=${PROFILE:-}
 TERMS_FLAGS=${TERMS_FLAGS:-}
 
@@ -78,27 +88,39 @@ run "$work/terms.log" --pacing spec --terminals "$TERMINALS" --connections "$CON
   --rampup "${RAMPUP}s" --duration "${DURATION}s" "${prof[@]}" $TERMS_FLAGS
 terms_peak=$peak
 
+scale=$(python3 -c "print($PACED_VUS / $TERMINALS)")
+echo "== run: $PACED_VUS closed-loop VUs, paced (--pacing-scale $scale: the terminals' offered load), ramp-up ${VU_RAMPUP}s, ${DURATION}s measured"
+prof=()
+[ -n "$PROFILE" ] && prof=(--cpuprofile "${PROFILE%.pprof}-paced.pprof")
+run "$work/paced.log" --vu "$PACED_VUS" --pacing spec --pacing-scale "$scale" --rampup "${VU_RAMPUP}s" --duration "${DURATION}s" "${prof[@]}"
+paced_peak=$peak
+
 echo "== run: $VUS closed-loop VU(s), unpaced, ramp-up ${VU_RAMPUP}s, ${DURATION}s measured"
 prof=()
 [ -n "$PROFILE" ] && prof=(--cpuprofile "${PROFILE%.pprof}-vus.pprof")
 run "$work/vus.log" --vu "$VUS" --rampup "${VU_RAMPUP}s" --duration "${DURATION}s" "${prof[@]}"
 vus_peak=$peak
 
-python3 - "$work/terms.log.json" "$work/vus.log.json" "$terms_peak" "$vus_peak" "$TERMINALS" "$W" <<'PY'
+python3 - "$work/terms.log.json" "$work/vus.log.json" "$terms_peak" "$vus_peak" "$TERMINALS" "$W" "$work/paced.log.json" "$paced_peak" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 v = json.load(open(sys.argv[2]))
 peak_kib, vus_peak_kib, terminals, w = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+p = json.load(open(sys.argv[7]))
+paced_peak_kib = int(sys.argv[8])
 l = r["load"]
 ratio = r['client_cpu_per_tx_us'] / v['client_cpu_per_tx_us']
+paced_ratio = r['client_cpu_per_tx_us'] / p['client_cpu_per_tx_us']
 print()
 print(f"terminals            {l['terminals']:,} over {l['connections']} connections ({w} warehouses)")
-print(f"peak RSS (VmHWM)     {peak_kib / 1024:.0f} MiB   (goal < 256 MiB; the VU run: {vus_peak_kib / 1024:.0f} MiB)")
+print(f"peak RSS (VmHWM)     {peak_kib / 1024:.0f} MiB   (goal < 256 MiB; the paced VUs: {paced_peak_kib / 1024:.0f} MiB, the unpaced: {vus_peak_kib / 1024:.0f} MiB)")
 print(f"schedule lag         p50 {l['lag_p50_ms']:.2f} ms, p99 {l['lag_p99_ms']:.2f} ms, max {l['lag_max_ms']:.1f} ms   (goal p99 < 2 ms)")
 print(f"late (> {l['late_after_ms']:.0f} ms)         {l['late']:,} of {r['commits'] + r['rolled_back'] + r['errors']:,} transactions")
 print(f"NOPM                 {r['nopm']:.0f}   (paced ceiling {12.86 * terminals / 10:.0f} for {terminals:,} terminals: {100 * r['nopm'] / (12.86 * terminals / 10):.1f}%)")
 print(f"status               {r['status']}, errors {r['errors']}")
-print(f"client CPU           terminals {r['client_cpu_per_tx_us']:.1f} µs per transaction, "
-      f"closed-loop VUs {v['client_cpu_per_tx_us']:.1f} µs ({v['nopm']:.0f} NOPM, status {v['status']})")
-print(f"ratio                {ratio:.2f} × a closed-loop VU's client CPU per transaction   (goal ≤ 2)")
+print(f"client CPU           terminals {r['client_cpu_per_tx_us']:.1f} µs per transaction ({r['nopm']:.0f} NOPM)")
+print(f"                     closed-loop VUs at the same NOPM {p['client_cpu_per_tx_us']:.1f} µs ({p['nopm']:.0f} NOPM, status {p['status']})")
+print(f"                     unpaced closed-loop VU(s), as fast as they go, {v['client_cpu_per_tx_us']:.1f} µs ({v['nopm']:.0f} NOPM, status {v['status']})")
+print(f"ratio, same NOPM     {paced_ratio:.2f} × a closed-loop VU's client CPU per transaction   (goal ≤ 2)")
+print(f"ratio, unpaced       {ratio:.2f} × an unpaced closed-loop VU's (its fixed per-second costs over {v['nopm'] / r['nopm']:.1f} × the terminals' transactions)")
 PY

@@ -99,17 +99,19 @@ type termSched struct {
 	// (each holds one terminal: a send never blocks).
 	free []chan *terminal
 	idle []*terminal
-	// timerAt is when the scheduler's timer fires (zero: not set); wake
-	// tells it of a terminal due before then.
+	// timer is the one thing the scheduler waits on: set for the heap's
+	// first terminal, earlier by a session that put back one due before
+	// then (timerAt, zero: not set), and at once (poke) when the run stops
+	// or a stage's level changes.
+	timer   *wakeTimer
 	timerAt time.Time
-	wake    chan struct{}
 }
 
 // newTermSched makes n terminals, the first transaction of each drawn and
 // due after its keying time from its start: from, then one staggerStep
 // later for each terminal before it.
 func newTermSched(r *run, pool workload.Pool, n int, from time.Time) *termSched {
-	s := &termSched{r: r, staged: len(r.cfg.Stages) > 0, base: from, wake: make(chan struct{}, 1), due: make(dueHeap, 0, n)}
+	s := &termSched{r: r, staged: len(r.cfg.Stages) > 0, base: from, timer: newWakeTimer(), due: make(dueHeap, 0, n)}
 	step := staggerStep(r.cfg.Rampup, n)
 	for i := range n {
 		t := &terminal{unit: i, term: pool.NewTerminal(r.cfg.FirstVU + i), pace: r.newPacing(r.cfg.FirstVU + i)}
@@ -127,17 +129,21 @@ func newTermSched(r *run, pool workload.Pool, n int, from time.Time) *termSched 
 func (s *termSched) schedule(ctx context.Context) {
 	r := s.r
 	staged := s.staged
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	done := make(chan struct{})
+	defer func() {
+		close(done)
+		s.mu.Lock()
+		s.timer.stop()
+		s.mu.Unlock()
+	}()
+	go s.watch(ctx, done)
 	level := r.level.current() // the level the idle list was last resumed at
 	for {
-		var changed <-chan struct{}
-		if staged {
-			// Watched before the level is read: a change after the read
-			// closes this channel.
-			changed = r.level.watch()
-		}
 		s.mu.Lock()
+		if r.stop.Load() || ctx.Err() != nil {
+			s.mu.Unlock()
+			return
+		}
 		now := time.Now()
 		if lvl := r.level.current(); staged && lvl != level {
 			// Only a new level can put idle terminals back in turn: the
@@ -154,24 +160,46 @@ func (s *termSched) schedule(ctx context.Context) {
 			t.pace.keyed(t.tx, t.key)
 			s.dispatch(t)
 		}
-		var fire <-chan time.Time
 		s.timerAt = time.Time{}
 		if len(s.due) > 0 {
 			s.timerAt = s.due[0].t.due
-			timer.Reset(s.timerAt.Sub(now))
-			fire = timer.C
+			s.timer.reset(s.timerAt.Sub(now))
 		}
 		s.mu.Unlock()
+		s.timer.wait()
+	}
+}
+
+// watch pokes the scheduler when the run stops or ctx ends, and in a
+// staged run when the level changes, until done.
+func (s *termSched) watch(ctx context.Context, done <-chan struct{}) {
+	for {
+		var changed <-chan struct{}
+		if s.staged {
+			// Watched, then poked: the scheduler reads the level after
+			// this channel was taken, and a change after closes it.
+			changed = s.r.level.watch()
+			s.poke()
+		}
 		select {
-		case <-fire:
-		case <-s.wake:
 		case <-changed:
-		case <-r.stopped:
-			return
+			continue
+		case <-s.r.stopped:
 		case <-ctx.Done():
+		case <-done:
 			return
 		}
+		s.poke()
+		return
 	}
+}
+
+// poke wakes the scheduler at once.
+func (s *termSched) poke() {
+	s.mu.Lock()
+	s.timerAt = time.Now()
+	s.timer.reset(0)
+	s.mu.Unlock()
 }
 
 // inTurn says whether the current stage uses t.
@@ -256,7 +284,7 @@ func (s *termSched) serve(ctx context.Context, p *pooled) {
 // unpaced one) that the stage uses joins the ready queue, not the heap:
 // the scheduler's hop would only delay it.
 func (s *termSched) next(ran *terminal, hand chan *terminal) *terminal {
-	early, now := false, time.Now()
+	now := time.Now()
 	if ran != nil {
 		think := ran.pace.drawThink(ran.tx)
 		ran.tx = ran.term.Next()
@@ -273,7 +301,11 @@ func (s *termSched) next(ran *terminal, hand chan *terminal) *terminal {
 		s.ready = append(s.ready, ran)
 	default:
 		s.due.push(ran)
-		early = s.timerAt.IsZero() || ran.due.Before(s.timerAt)
+		if s.timerAt.IsZero() || ran.due.Before(s.timerAt) {
+			// Due before the scheduler wakes: it wakes earlier.
+			s.timerAt = ran.due
+			s.timer.reset(ran.due.Sub(now))
+		}
 	}
 	var t *terminal
 	if len(s.ready) > 0 {
@@ -284,12 +316,6 @@ func (s *termSched) next(ran *terminal, hand chan *terminal) *terminal {
 		s.free = append(s.free, hand)
 	}
 	s.mu.Unlock()
-	if early {
-		select {
-		case s.wake <- struct{}{}:
-		default: // the scheduler is told already
-		}
-	}
 	return t
 }
 

@@ -1,6 +1,9 @@
 package tproch
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // The text pool [reference §2.4]: dbgen generates 300 MiB of sentences from
 // its grammar once, with stream 5, and every "text string [min, max]" column
@@ -31,9 +34,16 @@ func buildTextPool(size int) []byte {
 	pool := poolMemory(size)
 	var s stream
 	s.init(sdTextPool, 0)
+	var written atomic.Int64 // pos, for prefaultPool, every 1 MiB
+	wait := prefaultPool(pool, &written)
+	defer wait()
 	var scratch [maxSentence]byte
-	pos := 0
+	pos, mark := 0, 0
 	for pos < size {
+		if pos >= mark {
+			written.Store(int64(pos))
+			mark = pos + 1<<20
+		}
 		if size-pos > maxSentence {
 			n := writeSentence(pool[pos:pos+maxSentence], &s)
 			pool[pos+n] = ' '

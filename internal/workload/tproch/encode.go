@@ -46,6 +46,9 @@ func (e *TextEncoder) Len() int { return len(e.buf) }
 // Reset empties the buffer.
 func (e *TextEncoder) Reset() { e.buf, e.col = e.buf[:0], 0 }
 
+// discard drops the first n encoded bytes, between rows.
+func (e *TextEncoder) discard(n int) { e.buf = e.buf[:copy(e.buf, e.buf[n:])] }
+
 func (e *TextEncoder) sep() {
 	if e.format == FormatCopy && e.col > 0 {
 		e.buf = append(e.buf, '\t')
@@ -227,63 +230,69 @@ type rowEncoder interface {
 	Bytes() []byte
 	Len() int
 	Reset()
+	// discard drops the first n bytes, keeping the rest at the start.
+	discard(n int)
 }
 
 // fillTarget is how much text Read encodes ahead when its buffer runs dry.
 const fillTarget = 64 << 10
 
+// Read fills p whole while rows remain: the rows that did not fit the last
+// Read start the next one, and rows are encoded after them until p is full.
+// A COPY sends each Read as one message and one write to the socket (pgx
+// reads into a 64 KiB buffer): when a Read returned only the remainder of
+// the previous fill, every other message was a few bytes.
 func (r *rowReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
+	}
+	if r.enc.Len()-r.off < len(p) && !r.done && r.err == nil {
+		if err := r.ctx.Err(); err != nil {
+			r.err = err
+		} else {
+			r.fill(max(len(p), fillTarget))
+		}
 	}
 	if r.off >= r.enc.Len() {
 		if r.err != nil {
 			return 0, r.err
 		}
-		if err := r.ctx.Err(); err != nil {
-			r.err = err
-			return 0, err
-		}
-		if r.done {
-			return 0, io.EOF
-		}
-		r.enc.Reset()
-		r.off = 0
-		if r.binary && !r.started {
-			r.started = true
-			be := r.enc.(*binaryEncoder)
-			be.buf = append(be.buf, pgBinaryHeader...)
-		}
-		target := max(len(p), fillTarget)
-		var rows int64
-		for r.enc.Len() < target {
-			ok, err := r.src.Next(r.enc)
-			if err != nil {
-				r.err = err
-				break
-			}
-			if !ok {
-				r.done = true
-				if r.binary {
-					be := r.enc.(*binaryEncoder)
-					be.buf = append(be.buf, 0xff, 0xff) // the trailer: a tuple of -1 fields
-				}
-				break
-			}
-			rows++
-		}
-		r.rows += rows
-		if r.count != nil {
-			r.count.Add(rows)
-		}
-		if r.enc.Len() == 0 {
-			if r.err != nil {
-				return 0, r.err
-			}
-			return 0, io.EOF
-		}
+		return 0, io.EOF
 	}
 	n := copy(p, r.enc.Bytes()[r.off:])
 	r.off += n
 	return n, nil
+}
+
+// fill drops the bytes already read and encodes rows after the rest until
+// the buffer holds target bytes or the rows end.
+func (r *rowReader) fill(target int) {
+	r.enc.discard(r.off)
+	r.off = 0
+	if r.binary && !r.started {
+		r.started = true
+		be := r.enc.(*binaryEncoder)
+		be.buf = append(be.buf, pgBinaryHeader...)
+	}
+	var rows int64
+	for r.enc.Len() < target {
+		ok, err := r.src.Next(r.enc)
+		if err != nil {
+			r.err = err
+			break
+		}
+		if !ok {
+			r.done = true
+			if r.binary {
+				be := r.enc.(*binaryEncoder)
+				be.buf = append(be.buf, 0xff, 0xff) // the trailer: a tuple of -1 fields
+			}
+			break
+		}
+		rows++
+	}
+	r.rows += rows
+	if r.count != nil {
+		r.count.Add(rows)
+	}
 }

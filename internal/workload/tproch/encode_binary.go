@@ -46,6 +46,9 @@ func (e *binaryEncoder) Bytes() []byte { return e.buf }
 func (e *binaryEncoder) Len() int      { return len(e.buf) }
 func (e *binaryEncoder) Reset()        { e.buf, e.col = e.buf[:0], 0 }
 
+// discard drops the first n encoded bytes, between rows.
+func (e *binaryEncoder) discard(n int) { e.buf = e.buf[:copy(e.buf, e.buf[n:])] }
+
 // field starts the next value: the tuple's field count before its first.
 func (e *binaryEncoder) field() {
 	if e.col == 0 {
@@ -91,7 +94,8 @@ func (e *binaryEncoder) EndRow() error {
 // appendNumeric appends a length-prefixed numeric of scale 2 given in
 // hundredths: its base-10,000 digits, most significant first, without
 // leading or trailing zero digits (the form PostgreSQL itself sends); the
-// weight is the power of 10,000 of the first digit.
+// weight is the power of 10,000 of the first digit. The value is made in a
+// fixed array and appended once: LINEITEM has four per row.
 func appendNumeric(b []byte, h int64) []byte {
 	const (
 		pos = 0x0000
@@ -105,13 +109,21 @@ func appendNumeric(b []byte, h int64) []byte {
 	ip, frac := u/100, u%100
 	var digits [6]uint16 // int64 hundredths: at most 17 integer digits, 5 groups, and the fraction
 	n := 0
-	for x := ip; x > 0; x /= 10000 {
-		n++
+	switch {
+	case ip == 0:
+	case ip < 10000:
+		digits[0], n = uint16(ip), 1
+	case ip < 10000*10000:
+		digits[0], digits[1], n = uint16(ip/10000), uint16(ip%10000), 2
+	default:
+		for x := ip; x > 0; x /= 10000 {
+			n++
+		}
+		for i, x := n-1, ip; i >= 0; i, x = i-1, x/10000 {
+			digits[i] = uint16(x % 10000)
+		}
 	}
 	weight := n - 1
-	for i, x := n-1, ip; i >= 0; i, x = i-1, x/10000 {
-		digits[i] = uint16(x % 10000)
-	}
 	if frac != 0 {
 		if n == 0 {
 			weight = -1
@@ -127,15 +139,16 @@ func appendNumeric(b []byte, h int64) []byte {
 	if n == 0 {
 		weight, sign = 0, pos
 	}
-	b = binary.BigEndian.AppendUint32(b, uint32(8+2*n))
-	b = binary.BigEndian.AppendUint16(b, uint16(n))
-	b = binary.BigEndian.AppendUint16(b, uint16(int16(weight)))
-	b = binary.BigEndian.AppendUint16(b, sign)
-	b = binary.BigEndian.AppendUint16(b, 2) // display scale
-	for _, d := range digits[:n] {
-		b = binary.BigEndian.AppendUint16(b, d)
+	var v [12 + 2*len(digits)]byte
+	binary.BigEndian.PutUint32(v[0:], uint32(8+2*n))
+	binary.BigEndian.PutUint16(v[4:], uint16(n))
+	binary.BigEndian.PutUint16(v[6:], uint16(int16(weight)))
+	binary.BigEndian.PutUint16(v[8:], sign)
+	binary.BigEndian.PutUint16(v[10:], 2) // display scale
+	for i, d := range digits[:n] {
+		binary.BigEndian.PutUint16(v[12+2*i:], d)
 	}
-	return b
+	return append(b, v[:12+2*n]...)
 }
 
 // newBinaryReader streams src's rows in PostgreSQL's binary COPY format,

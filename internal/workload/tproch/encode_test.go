@@ -120,3 +120,37 @@ func TestReaderCancel(t *testing.T) {
 }
 
 func timeOfDay(d int32) time.Time { return time.Unix(int64(d)*86400, 0).UTC() }
+
+// TestReaderFillsEveryRead: each Read but the last fills its buffer, in both
+// the text and the binary form, so that a COPY's messages are all full (pgx
+// reads into 65,531 bytes). Before, a Read after a fill returned only the
+// fill's few bytes past the previous Read.
+func TestReaderFillsEveryRead(t *testing.T) {
+	t.Parallel()
+	g := mustGen(t, 0.01)
+	for _, binary := range []bool{false, true} {
+		src, _ := g.Source(TableLineitem, 0, 1)
+		r := NewReader(context.Background(), src, FormatCopy)
+		if binary {
+			r = newBinaryReader(context.Background(), src, nil)
+		}
+		buf := make([]byte, 65531)
+		var short, reads int
+		for {
+			n, err := r.Read(buf)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			reads++
+			if n < len(buf) {
+				short++
+			}
+		}
+		if reads < 10 || short != 1 {
+			t.Errorf("binary %v: %d of %d reads short of the buffer, want only the last", binary, short, reads)
+		}
+	}
+}

@@ -8,6 +8,17 @@ import "strings"
 type dist struct {
 	words  [][]byte
 	lookup []uint8
+	// padded holds the words for the text pool's 16-byte stores (see
+	// putWord): a word, a space, zeros. Only the grammar's lists use it,
+	// and none of their words is longer than 15 bytes (TestPoolWordsFit);
+	// a longer one is cut here.
+	padded []poolWord
+}
+
+// poolWord is a word of at most 15 bytes followed by a space, in 16 bytes.
+type poolWord struct {
+	b [16]byte
+	n uint8 // the word's length, without the space
 }
 
 type wentry struct {
@@ -19,6 +30,12 @@ func newDist(entries []wentry) *dist {
 	d := &dist{}
 	for i, e := range entries {
 		d.words = append(d.words, []byte(e.text))
+		var w poolWord
+		w.n = uint8(copy(w.b[:], e.text))
+		if int(w.n) < len(w.b) {
+			w.b[w.n] = ' '
+		}
+		d.padded = append(d.padded, w)
 		for k := 0; k < e.w; k++ {
 			d.lookup = append(d.lookup, uint8(i))
 		}

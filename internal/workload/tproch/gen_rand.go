@@ -153,10 +153,18 @@ func (s *stream) nextRow() {
 	s.cur = s.row
 }
 
-// next is dbgen's NextRand.
+// next is dbgen's NextRand. x·16807 mod 2³¹−1 for 0 ≤ x < 2³¹−1 without a
+// division: with x·16807 = h·2³¹ + l, 2³¹ ≡ 1 makes it h + l, less than
+// 2·(2³¹−1), so one subtraction at most remains. (The 64-bit streams never
+// come here: they draw with intn64.)
 func (s *stream) next() int64 {
-	s.cur = s.cur * pmMult % pmMod
-	return s.cur
+	x := s.cur * pmMult
+	x = x&pmMod + x>>31
+	if x >= pmMod {
+		x -= pmMod
+	}
+	s.cur = x
+	return x
 }
 
 // intn is dbgen's UnifInt(lo, hi): uniform in [lo, hi].

@@ -696,7 +696,17 @@ func BenchmarkLineitemSF1COPY(b *testing.B) { benchCOPY(b, TableLineitem) }
 // one goroutine.
 func BenchmarkAllTablesSF1COPY(b *testing.B) { benchCOPY(b, Tables()...) }
 
-func benchCOPY(b *testing.B, tables ...Table) {
+// BenchmarkTablesSF1Binary encodes every SF 1 table as PostgreSQL binary
+// COPY, what a PostgreSQL build sends, one table per sub-benchmark.
+func BenchmarkTablesSF1Binary(b *testing.B) {
+	for _, tb := range Tables() {
+		b.Run(tb.String(), func(b *testing.B) { benchEncode(b, true, tb) })
+	}
+}
+
+func benchCOPY(b *testing.B, tables ...Table) { benchEncode(b, false, tables...) }
+
+func benchEncode(b *testing.B, binary bool, tables ...Table) {
 	g := mustGen(b, 1)
 	textPool()
 	b.ReportAllocs()
@@ -704,7 +714,11 @@ func benchCOPY(b *testing.B, tables ...Table) {
 	for b.Loop() {
 		for _, tb := range tables {
 			src, _ := g.Source(tb, 0, 1)
-			m, _ := io.Copy(io.Discard, NewReader(context.Background(), src, FormatCopy))
+			r := NewReader(context.Background(), src, FormatCopy)
+			if binary {
+				r = newBinaryReader(context.Background(), src, nil)
+			}
+			m, _ := io.Copy(io.Discard, r)
 			n += m
 			rows += g.Rows(tb)
 			if tb == TableLineitem {
@@ -810,4 +824,13 @@ func TestPartSuppKeysUnique(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkTextPool builds the 300 MiB text pool, which a build waits for
+// before its first row.
+func BenchmarkTextPool(b *testing.B) {
+	for b.Loop() {
+		buildTextPool(textPoolSize)
+	}
+	b.SetBytes(textPoolSize)
 }

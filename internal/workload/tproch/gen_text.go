@@ -1,6 +1,9 @@
 package tproch
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // The text pool [reference §2.4]: dbgen generates 300 MiB of sentences from
 // its grammar once, with stream 5, and every "text string [min, max]" column
@@ -22,50 +25,82 @@ func textPool() []byte {
 }
 
 // buildTextPool generates the first size bytes of dbgen's pool: sentences
-// separated by one space, the last one cut to fit.
+// separated by one space, the last one cut to fit. The sentences are written
+// in place, word by word as fixed 16-byte stores (see poolWord), except near
+// the end, where the stores could run past the pool: there a sentence is
+// made in a scratch buffer and copied. A build waits for the pool before its
+// first row, and appending the words one copy each took half of its time.
 func buildTextPool(size int) []byte {
 	pool := poolMemory(size)
 	var s stream
 	s.init(sdTextPool, 0)
-	sent := make([]byte, 0, 512)
-	pos := 0
+	var written atomic.Int64 // pos, for prefaultPool, every 1 MiB
+	wait := prefaultPool(pool, &written)
+	defer wait()
+	var scratch [maxSentence]byte
+	pos, mark := 0, 0
 	for pos < size {
-		sent = appendSentence(sent[:0], &s)
+		if pos >= mark {
+			written.Store(int64(pos))
+			mark = pos + 1<<20
+		}
+		if size-pos > maxSentence {
+			n := writeSentence(pool[pos:pos+maxSentence], &s)
+			pool[pos+n] = ' '
+			pos += n + 1
+			continue
+		}
+		n := writeSentence(scratch[:], &s)
 		need := size - pos
-		if need >= len(sent)+1 {
-			pos += copy(pool[pos:], sent)
+		if need >= n+1 {
+			pos += copy(pool[pos:], scratch[:n])
 			pool[pos] = ' '
 			pos++
 		} else {
-			pos += copy(pool[pos:], sent[:need])
+			pos += copy(pool[pos:], scratch[:need])
 		}
 	}
 	return pool
 }
 
-// appendSentence appends one sentence: its form, then its phrases in order,
-// each word followed by a space; the terminator replaces the last space.
-func appendSentence(b []byte, s *stream) []byte {
+// maxSentence bounds a sentence's bytes, with room for the last word's
+// 16-byte store: the longest form, "N P V P T", has at most 14 words and a
+// "the" of at most 16 bytes each.
+const maxSentence = 512
+
+// writeSentence writes one sentence at the start of b and returns its length:
+// its form, then its phrases in order, each word followed by a space; the
+// terminator replaces the last space.
+func writeSentence(b []byte, s *stream) int {
 	form := distGrammar.words[s.pick(distGrammar)]
+	n := 0
 	for i := 0; i < len(form); i++ {
 		switch form[i] {
 		case 'N':
-			b = appendNP(b, s)
+			n = writeNP(b, n, s)
 		case 'V':
-			b = appendVP(b, s)
+			n = writeVP(b, n, s)
 		case 'P':
-			b = append(b, distPrepositions.words[s.pick(distPrepositions)]...)
-			b = append(b, " the "...)
-			b = appendNP(b, s)
+			n = putWord(b, n, distPrepositions, s) + 1
+			n += copy(b[n:], "the ")
+			n = writeNP(b, n, s)
 		case 'T':
-			b = b[:len(b)-1]
-			b = append(b, distTerminators.words[s.pick(distTerminators)]...)
+			n = putWord(b, n-1, distTerminators, s)
 		}
 	}
-	return b
+	return n
 }
 
-func appendNP(b []byte, s *stream) []byte {
+// putWord stores a word of d drawn from s at b[n:], followed by a space
+// (and padding, overwritten by what follows), and returns the offset just
+// past the word: where the space is.
+func putWord(b []byte, n int, d *dist, s *stream) int {
+	w := &d.padded[s.pick(d)]
+	*(*[16]byte)(b[n : n+16]) = w.b
+	return n + int(w.n)
+}
+
+func writeNP(b []byte, n int, s *stream) int {
 	form := distNP.words[s.pick(distNP)]
 	for i := 0; i < len(form); i++ {
 		var d *dist
@@ -79,17 +114,19 @@ func appendNP(b []byte, s *stream) []byte {
 		default:
 			continue
 		}
-		b = append(b, d.words[s.pick(d)]...)
+		n = putWord(b, n, d, s)
 		if i+1 < len(form) && form[i+1] == ',' {
-			b = append(b, ',')
+			b[n] = ','
+			n++
 			i++
 		}
-		b = append(b, ' ')
+		b[n] = ' '
+		n++
 	}
-	return b
+	return n
 }
 
-func appendVP(b []byte, s *stream) []byte {
+func writeVP(b []byte, n int, s *stream) int {
 	form := distVP.words[s.pick(distVP)]
 	for i := 0; i < len(form); i++ {
 		var d *dist
@@ -103,10 +140,9 @@ func appendVP(b []byte, s *stream) []byte {
 		default:
 			continue
 		}
-		b = append(b, d.words[s.pick(d)]...)
-		b = append(b, ' ')
+		n = putWord(b, n, d, s) + 1
 	}
-	return b
+	return n
 }
 
 // text is dbgen's dbg_text: a window of the pool with offset drawn in

@@ -358,9 +358,22 @@ func blockOn(t *testing.T, o *mysqlObserver, pool *sql.DB, lock lockKind) Snapsh
 		err := pool.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO = ?", lock.blocked).Scan(&n)
 		return err == nil && n == 1
 	})
-	o.Cut(time.Second)
+	// And once the observer has seen it wait for the lock: running, the
+	// statement may take a while to reach the lock on a busy machine (a
+	// row lock's UPDATE shows as "Updating" until it does). Short
+	// intervals are cut until one has a Lock sample.
+	elapsed := time.Duration(0)
+	waitUntil(t, "the observer to see the lock wait", func() bool {
+		elapsed += 100 * time.Millisecond
+		for _, w := range o.Cut(elapsed).Waits {
+			if w.Class == "Lock" {
+				return true
+			}
+		}
+		return false
+	})
 	time.Sleep(2 * time.Second) // the interval measured
-	s := o.Cut(3 * time.Second)
+	s := o.Cut(elapsed + 2*time.Second)
 	if _, err := holder.ExecContext(ctx, lock.release); err != nil {
 		t.Fatal(err)
 	}

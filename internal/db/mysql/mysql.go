@@ -401,7 +401,16 @@ type Conn struct {
 	stmts   map[string]*statement
 	readers atomic.Int64 // numbers LOAD DATA reader registrations
 	args    []any        // reused argument list for rewritten statements
+	loading bool         // the session's lock wait is a bulk load's (CopyText)
 }
+
+// bulkLockWait is how long a bulk load's session waits for a lock
+// (innodb_lock_wait_timeout, seconds): the parts of one table load in
+// parallel, each in one transaction, and one may wait at a key range's
+// edge for another to commit, longer than the server's default 50 s when
+// the machine is busy (a TPROC-H lineitem part failed so); a deadlock is
+// still detected at once.
+const bulkLockWait = 86400
 
 // statement is a prepared statement and, for $n parameters, which caller
 // argument goes to each ? in order.
@@ -599,6 +608,14 @@ func (c *Conn) CopyText(ctx context.Context, copySQL string, r io.Reader) (int64
 	table, cols, err := parseCopy(copySQL)
 	if err != nil {
 		return 0, err
+	}
+	if !c.loading {
+		_, err := c.conn.ExecContext(ctx, fmt.Sprintf("SET SESSION innodb_lock_wait_timeout = %d", bulkLockWait))
+		var me *gomysql.MySQLError
+		if err != nil && !(errors.As(err, &me) && me.Number == erUnknownSystemVariable) {
+			return 0, fmt.Errorf("set the load's lock wait: %w", wrap(err))
+		}
+		c.loading = true
 	}
 	name := fmt.Sprintf("sledge-%p-%d", c, c.readers.Add(1))
 	gomysql.RegisterReaderHandler(name, func() io.Reader { return r })

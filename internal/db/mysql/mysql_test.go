@@ -268,3 +268,41 @@ func (zeroRow) Scan(dest ...any) error {
 	*dest[0].(*int) = 0
 	return nil
 }
+
+// A bulk load's session waits for locks as long as a load may take (its
+// parts load in parallel and one may wait for another's commit), not the
+// server's 50 s: CopyText sets it before its first LOAD DATA.
+func TestCopyTextWaitsForLocks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	target, err := db.ParseTarget(testdb.MariaDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Driver{}.Connect(ctx, target, db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	conn := c.(*Conn)
+	if _, err := conn.Exec(ctx, "CREATE TABLE copy_wait (k int PRIMARY KEY, v varchar(10))"); err != nil {
+		t.Fatal(err)
+	}
+	wait := func() int {
+		var n int
+		if err := conn.QueryRow(ctx, "SELECT @@SESSION.innodb_lock_wait_timeout").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := wait(); n == bulkLockWait {
+		t.Fatalf("the session waits %d s before any load: the test cannot tell", n)
+	}
+	n, err := conn.CopyText(ctx, "COPY copy_wait (k, v) FROM STDIN", strings.NewReader("1\ta\n2\tb\n"))
+	if err != nil || n != 2 {
+		t.Fatalf("CopyText: %d rows, %v", n, err)
+	}
+	if n := wait(); n != bulkLockWait {
+		t.Errorf("after a load the session waits %d s for a lock, want %d", n, bulkLockWait)
+	}
+}

@@ -382,6 +382,15 @@ func TestCrossCheck(t *testing.T) {
 	if w.crossCheck(res, 4); !res.HasServerTPM || math.Abs(res.ServerTPMMargin-129) > 1e-9 {
 		t.Errorf("server TPM margin with probes of 1 and 2 s: %g, want 129", res.ServerTPMMargin)
 	}
+	// A counter read 3 s after the headline at the start and 1 s after it
+	// at the end: the commits of those 4 s (5,000 a minute) may be on
+	// either side, with the 4 in flight.
+	late := func(pr workload.Probe, after time.Duration) workload.Probe { pr.ServerCommitsAfter = after; return pr }
+	w = &window{prober: &fakeWorkload{}, open: true, p0: late(p(0, 0, 1), 3*time.Second), p1: late(p(1000, 5000, 1), time.Second)}
+	res = &metrics.RunResult{Measured: time.Minute, NewOrders: 1000, NOPM: 1000, TPM: 2500, Tx: []metrics.TxSummary{{Name: "a"}}}
+	if w.crossCheck(res, 4); !res.HasServerTPM || math.Abs(res.ServerTPMMargin-(4+5000.0/60*4)) > 1e-9 {
+		t.Errorf("server TPM margin with the counter read 3 and 1 s late: %g, want %g", res.ServerTPMMargin, 4+5000.0/60*4)
+	}
 	for _, c := range []struct {
 		p0, p1 workload.Probe
 		reason string

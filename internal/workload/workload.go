@@ -105,6 +105,10 @@ type Probe struct {
 	// ServerCommitsLag is how far behind ServerCommits may be: the commits
 	// of the last this-long that it may not count yet.
 	ServerCommitsLag time.Duration
+	// ServerCommitsAfter is how long after At ServerCommits was read, at
+	// the latest (a query of its own after the headline's): the commits of
+	// that time may be on either side of the edge.
+	ServerCommitsAfter time.Duration
 	// Session identifies the session the probe read through: it changes
 	// when the prober had to open a new one (the old one was lost, perhaps
 	// because the server restarted and reset its counters).

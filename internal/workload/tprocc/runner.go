@@ -472,6 +472,7 @@ func (r *Runner) probeOnce(ctx context.Context) (workload.Probe, error) {
 			return p, err
 		}
 		p.ServerCommits, p.HasServerCommits, p.ServerCommitsLag = n, true, sc.ServerCommitsLag()
+		p.ServerCommitsAfter = time.Since(p.At)
 	}
 	return p, nil
 }

@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/metrics/metricstest"
 )
 
 func TestProgressElapsed(t *testing.T) {
@@ -66,8 +65,8 @@ func TestIntervalLine(t *testing.T) {
 			// are 10 ms and 1 ms).
 			name: "no headline transaction", headTx: -1,
 			iv: metrics.Interval{Phase: metrics.PhaseMeasure, Elapsed: 10 * time.Second, TPM: 226458, Tx: []metrics.IntervalTx{
-				{Name: "tpcb-like", Count: 2, P95: 10 * time.Millisecond, Histogram: encodeUS(t, 1000, 10000)},
-				{Name: "select-only", Count: 18, P95: time.Millisecond, Histogram: encodeUS(t, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000,
+				{Name: "tpcb-like", Count: 2, P95: 10 * time.Millisecond, Histogram: metricstest.Histogram(t, 1000, 10000)},
+				{Name: "select-only", Count: 18, P95: time.Millisecond, Histogram: metricstest.Histogram(t, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000,
 					1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000)},
 			}},
 			want: "[    10s] measure  TPS    3774.3  p95  1.00 ms  errors 0",
@@ -95,22 +94,6 @@ func TestIntervalLine(t *testing.T) {
 			}
 		})
 	}
-}
-
-// encodeUS encodes latencies (in microseconds) as the collector does.
-func encodeUS(t *testing.T, us ...int64) []byte {
-	t.Helper()
-	h := hdrhistogram.New(1, 60_000_000, 3)
-	for _, v := range us {
-		if err := h.RecordValue(v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // TestIntervalLinesSort: the lines of a run sort by their text in the order

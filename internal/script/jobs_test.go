@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/metrics/metricstest"
 )
 
 // fixture is a repository with the jobs of a small HammerDB-style session:
@@ -24,21 +23,6 @@ type fixture struct {
 	build, run1, run2, run3, failed, h int64
 	plain                              int64
 	stamp                              func(id int64) string
-}
-
-func histogram(t *testing.T, us ...int64) []byte {
-	t.Helper()
-	h := hdrhistogram.New(1, 60_000_000, 3)
-	for _, v := range us {
-		if err := h.RecordValue(v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -89,9 +73,9 @@ func newFixture(t *testing.T) *fixture {
 			// everywhere it gives one; the client saw a little fewer.
 			NOPM: nopm - 3, HasDBCheck: true, NOPMDBCheck: nopm, DBCheckAgree: true,
 			Tx: []metrics.TxSummary{
-				{Name: "new_order", Count: 4, Histogram: histogram(t, 1000, 2000, 3000, 4000)},
-				{Name: "payment", Count: 4, Histogram: histogram(t, 500, 500, 500, 500)},
-				{Name: "stock_level", Count: 1, Histogram: histogram(t, 9000)},
+				{Name: "new_order", Count: 4, Histogram: metricstest.Histogram(t, 1000, 2000, 3000, 4000)},
+				{Name: "payment", Count: 4, Histogram: metricstest.Histogram(t, 500, 500, 500, 500)},
+				{Name: "stock_level", Count: 1, Histogram: metricstest.Histogram(t, 9000)},
 			}}
 		if err := repo.SaveRunResult(ctx, id, res); err != nil {
 			t.Fatal(err)

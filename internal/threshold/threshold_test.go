@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/metrics/metricstest"
 )
 
 func TestParse(t *testing.T) {
@@ -97,22 +96,6 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// hist encodes a histogram of the latencies (µs).
-func hist(t *testing.T, us ...int64) []byte {
-	t.Helper()
-	h := hdrhistogram.New(1, 60_000_000, 3)
-	for _, v := range us {
-		if err := h.RecordValue(v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestJudgeRun(t *testing.T) {
 	t.Parallel()
 	// new_order: 100 transactions of 1..100 ms; payment: 100 of 200 ms.
@@ -126,8 +109,8 @@ func TestJudgeRun(t *testing.T) {
 	}
 	res := &metrics.RunResult{Measured: time.Minute, NOPM: 41000, TPM: 90000, Errors: 4,
 		Tx: []metrics.TxSummary{
-			{Name: "new_order", Count: 95, RolledBack: 1, Errors: map[string]int64{"deadlock": 3, "serialization": 1}, Histogram: hist(t, no...)},
-			{Name: "payment", Count: 100, Errors: map[string]int64{}, Histogram: hist(t, pay...)},
+			{Name: "new_order", Count: 95, RolledBack: 1, Errors: map[string]int64{"deadlock": 3, "serialization": 1}, Histogram: metricstest.Histogram(t, no...)},
+			{Name: "payment", Count: 100, Errors: map[string]int64{}, Histogram: metricstest.Histogram(t, pay...)},
 			{Name: "delivery", Count: 0, Errors: map[string]int64{}},
 		}}
 	cases := []struct {

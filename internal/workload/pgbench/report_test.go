@@ -5,27 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/metrics/metricstest"
 	"github.com/sledge-bench/sledge/internal/workload"
 )
-
-// hist encodes latencies (in microseconds) as the collector stores them.
-func hist(t *testing.T, us ...int64) []byte {
-	t.Helper()
-	h := hdrhistogram.New(1, 60_000_000, 3)
-	for _, v := range us {
-		if err := h.RecordValue(v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // TestWriteRunReport: a run's result reads as pgbench's, line for line
 // where pgbench has the line: totals, failures by kind, retries, the rate
@@ -35,8 +18,8 @@ func TestWriteRunReport(t *testing.T) {
 	res := &metrics.RunResult{Status: "completed", VUs: 4, Duration: 10 * time.Second, Measured: 10 * time.Second,
 		Tx: []metrics.TxSummary{
 			{Name: "tpcb-like", Count: 300, Errors: map[string]int64{"serialization": 3, "deadlock": 1}, Retried: 20, Retries: 25,
-				Histogram: hist(t, 1000, 2000, 3000)},
-			{Name: "lookup.sql", Count: 100, Histogram: hist(t, 500, 500)},
+				Histogram: metricstest.Histogram(t, 1000, 2000, 3000)},
+			{Name: "lookup.sql", Count: 100, Histogram: metricstest.Histogram(t, 500, 500)},
 		},
 		Load:     &metrics.LoadResult{Model: metrics.LoadRate, AskedRate: 50, Scheduled: 500, SkipLate: 2500 * time.Microsecond, Skipped: 5},
 		Connects: metrics.Connects{Count: 4, Total: 10 * time.Second, Max: 4 * time.Second},

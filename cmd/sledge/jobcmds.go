@@ -431,7 +431,7 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 // status: 0 when it did all it was asked; 130 interrupted (what it
 // measured is stored as such); 1 failed (its error) or found what it
 // checks failing (the report says what); 75 measured but kept in a spool
-// file; 99 a threshold failed.
+// file; 74 measured but neither stored nor kept; 99 a threshold failed.
 func jobEnded(cmd *cobra.Command, s config.Spec, e app.End) error {
 	switch {
 	case e.Status == metrics.StatusInterrupted:
@@ -443,14 +443,23 @@ func jobEnded(cmd *cobra.Command, s config.Spec, e app.End) error {
 		return exitError{code: 1}
 	case e.NotStored != nil:
 		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %v\n", e.NotStored)
-		if e.ThresholdsFailed == 0 {
-			return exitError{code: exitNotStored}
+		if code := notStoredExit(e.NotStored); e.ThresholdsFailed == 0 || code.code == exitNotKept {
+			return code
 		}
 	}
 	if e.ThresholdsFailed > 0 {
 		return thresholdsFailed(cmd, s, e.ID, e.ThresholdsFailed)
 	}
 	return nil
+}
+
+// notStoredExit is the exit status for a job whose result is not (all) in
+// the repository (app.NotStoredError): kept in a spool file, or not.
+func notStoredExit(err error) exitError {
+	if ns, ok := errors.AsType[*app.NotStoredError](err); ok && ns.Unkept {
+		return exitError{code: exitNotKept}
+	}
+	return exitError{code: exitNotStored}
 }
 
 // thresholdsFailed says on stderr that a run failed n of its thresholds

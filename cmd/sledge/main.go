@@ -98,6 +98,12 @@ const exitInterrupted = 130
 // handed in later (EX_TEMPFAIL of sysexits.h: "try again later").
 const exitNotStored = 75
 
+// exitNotKept is the exit status of a job that measured its result but
+// could neither store it nor keep it in a spool file (the disk holding the
+// repository and the data directory is full, and the temporary directory's
+// too): the printed report is all there is (EX_IOERR of sysexits.h).
+const exitNotKept = 74
+
 // exitThresholds is the exit status of a run that ended (completed or
 // degraded) but failed one of its thresholds (--threshold): k6's code for
 // the same, distinct from a failed job's 1, so that a pipeline can tell a

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,7 +42,15 @@ func (gs *globalState) openRepo(ctx context.Context, existing bool) (*jobs.Repo,
 // else the data directory's jobs.db) and this process's spool files.
 func (gs *globalState) repoPlace() (app.RepoPlace, error) {
 	path, err := gs.configEnv().RepoPath(gs.flags.repo)
-	return app.RepoPlace{Path: path, WorkDir: gs.workDir, SpoolDir: gs.spoolDir()}, err
+	return app.RepoPlace{Path: path, WorkDir: gs.workDir, SpoolDir: gs.spoolDir(), SpareSpoolDir: gs.spareSpoolDir()}, err
+}
+
+// spareSpoolDir is where a job keeps what it cannot store when the data
+// directory cannot take it either (one file system, full): the temporary
+// directory, often a file system of its own. Per user, as spool files are
+// private.
+func (gs *globalState) spareSpoolDir() string {
+	return filepath.Join(gs.tempDir, fmt.Sprintf("sledge-spool-%d", os.Getuid()))
 }
 
 // spoolDir is where this process keeps what a job could not store, ""

@@ -54,7 +54,7 @@ func newSLOCmd(gs *globalState) *cobra.Command {
 					return exitError{code: exitInterrupted}
 				case errors.As(runErr, new(*app.NotStoredError)):
 					fmt.Fprintf(cmd.ErrOrStderr(), "sledge: slo stopped: %v\n", runErr)
-					return exitError{code: exitNotStored}
+					return notStoredExit(runErr)
 				case runErr != nil:
 					return fmt.Errorf("slo stopped: %w", flagErrors(runErr))
 				case !o.Result.Found:

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -292,4 +293,80 @@ func fillUp(t *testing.T, path string) {
 		}
 	}
 	f.Sync()
+}
+
+// TestRunDataDirDiskFull: the repository and the data directory share a
+// small file system that fills up during a run, so the data directory
+// cannot take the spool file either. With a temporary directory elsewhere
+// the spool file goes there: the run exits 75 naming it, and sledge jobs
+// recover hands it in once there is space. With the temporary directory
+// full too, nothing can be kept: the run prints its result and exits 74
+// saying so (it exited 0 before, as if the result were stored).
+func TestRunDataDirDiskFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs TPROC-C with its data directory on a file system that fills up")
+	}
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		spareOnMnt bool
+		code       int
+	}{
+		{"temporary directory elsewhere", false, exitNotStored},
+		{"temporary directory full too", true, exitNotKept},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			mnt := mountSmallFS(t, "2m")
+			e := newEnv(t)
+			e.tpcc()
+			target := filepath.Join(e.home(), "tprocc.sqlite")
+			home := filepath.Join(mnt, "home")
+			tmp := t.TempDir()
+			if tc.spareOnMnt {
+				tmp = filepath.Join(mnt, "tmp")
+			}
+			// The child process's temporary directory is $TMPDIR's, an
+			// in-process command's the state's.
+			e.set("SLEDGE_HOME", home).set("SLEDGE_REPO", filepath.Join(home, "jobs.db")).set("TMPDIR", tmp)
+			e.gs.tempDir = tmp
+			p := e.start("run", "--db", target, "--vu", "2", "--rampup", "0s", "--duration", "8s", "--interval", "1s", "--pacing", "spec", "--pacing-scale", "0.01")
+			p.waitFor(t, `\[\s+2s\] measure`)
+			fill := filepath.Join(mnt, "fill")
+			fillUp(t, fill)
+
+			code := p.exitCode(t)
+			out := p.output()
+			if code != tc.code {
+				t.Fatalf("exit status %d, want %d:\n%s", code, tc.code, out)
+			}
+			if !strings.Contains(out, "NOPM") {
+				t.Fatalf("the result is not printed:\n%s", out)
+			}
+			last := out[strings.LastIndex(out, "sledge: job"):]
+			if tc.code == exitNotKept {
+				if !strings.Contains(last, "neither stored in the jobs repository nor kept in a spool file") {
+					t.Fatalf("want the last line to say the result is neither stored nor kept:\n%s", out)
+				}
+				return
+			}
+			m := spoolNamed.FindStringSubmatch(last)
+			if m == nil || !strings.HasPrefix(m[1], tmp+string(filepath.Separator)) {
+				t.Fatalf("want the last line naming a spool file in the temporary directory %s:\n%s", tmp, out)
+			}
+			if err := os.Remove(fill); err != nil {
+				t.Fatal(err)
+			}
+			if rec := e.ok("jobs", "recover"); !strings.Contains(rec, "handed in what it kept in "+m[1]) {
+				t.Fatalf("jobs recover:\n%s", rec)
+			}
+			if _, err := os.Stat(m[1]); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("spool file still there after the hand-in: %v", err)
+			}
+			list := jobsIn(t, e, e.repo())
+			if list[0]["status"] != metrics.StatusCompleted || !strings.Contains(e.ok("jobs", "show", fmt.Sprint(list[0]["id"])), "NOPM") {
+				t.Errorf("the job after the hand-in: %v", list[0])
+			}
+		})
+	}
 }

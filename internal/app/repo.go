@@ -2,9 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/sledge-bench/sledge/internal/jobs"
 )
@@ -22,6 +25,33 @@ type RepoPlace struct {
 	// SpoolDir is where this process's spool files are (SpoolDir of the
 	// data directory), "" without a data directory: nothing to hand in.
 	SpoolDir string
+	// SpareSpoolDir is where they go when SpoolDir cannot take them
+	// (Options.SpareSpoolDir); "" for none.
+	SpareSpoolDir string
+}
+
+// spoolDirs are the directories to hand spool files in from.
+func (p RepoPlace) spoolDirs() []string {
+	var dirs []string
+	for _, d := range []string{p.SpoolDir, p.SpareSpoolDir} {
+		if d != "" && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// recoverAll hands in the spool files of every directory of p (Recover).
+func recoverAll(ctx context.Context, repo *jobs.Repo, p RepoPlace) (Recovery, error) {
+	var all Recovery
+	var errs []error
+	for _, dir := range p.spoolDirs() {
+		rec, err := Recover(ctx, repo, RepoName(repo.Path(), p.WorkDir), dir)
+		all.Files = append(all.Files, rec.Files...)
+		all.Merged = append(all.Merged, rec.Merged...)
+		errs = append(errs, err)
+	}
+	return all, errors.Join(errs...)
 }
 
 // OpenRepo opens the repository at p.Path, creating it on first use (a
@@ -36,8 +66,8 @@ func OpenRepo(ctx context.Context, p RepoPlace, existing bool, w io.Writer) (*jo
 		open = jobs.OpenExisting
 	}
 	repo, err := open(ctx, p.Path)
-	if err == nil && p.SpoolDir != "" {
-		rec, err := Recover(ctx, repo, RepoName(repo.Path(), p.WorkDir), p.SpoolDir)
+	if err == nil && len(p.spoolDirs()) > 0 {
+		rec, err := recoverAll(ctx, repo, p)
 		rec.Report(w, err)
 	}
 	return repo, err
@@ -55,9 +85,9 @@ func HandIn(ctx context.Context, p RepoPlace, w io.Writer) (failed bool, err err
 		return false, err
 	}
 	defer repo.Close()
-	rec, err := Recover(ctx, repo, RepoName(repo.Path(), p.WorkDir), p.SpoolDir)
+	rec, err := recoverAll(ctx, repo, p)
 	if len(rec.Files) == 0 && len(rec.Merged) == 0 && err == nil {
-		fmt.Fprintf(w, "nothing to hand in: no spool files of %s in %s\n", repo.Path(), p.SpoolDir)
+		fmt.Fprintf(w, "nothing to hand in: no spool files of %s in %s\n", repo.Path(), strings.Join(p.spoolDirs(), " or "))
 		return false, nil
 	}
 	rec.Report(w, err)

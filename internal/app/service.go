@@ -79,6 +79,11 @@ type Options struct {
 	// spool file there (SpoolDir) and handed in later; empty: a failed
 	// write is only warned about.
 	RepoName string
+	// SpareSpoolDir is where spool files go when the data directory's
+	// cannot take them (its file system, often the repository's, is full);
+	// empty: nowhere else. Handed in from there like the others
+	// (RepoPlace.SpareSpoolDir).
+	SpareSpoolDir string
 }
 
 // Service runs jobs. It is safe for concurrent use.
@@ -648,7 +653,9 @@ func (s *Service) finish(ctx context.Context, e *execution, o Outcome) Outcome {
 // series' holes (intervals no one could keep) marked missing.
 func (e *execution) closeStore(ctx context.Context, o Outcome) Outcome {
 	path, why := e.store.Close(ctx)
-	switch {
+	switch unkept := e.store.Unkept(); {
+	case unkept != nil:
+		o.NotStored = &NotStoredError{Job: e.id, Spool: path, Err: unkept, Unkept: true}
 	case path != "":
 		o.NotStored = &NotStoredError{Job: e.id, Spool: path, Err: why}
 	case why != nil:

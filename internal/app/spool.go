@@ -164,8 +164,11 @@ func (t storeTarget) handIn(ctx context.Context, records []spool.Record) error {
 // jobStore is a job's way into the repository (see the top of this file).
 // It is an output.RepositoryWriter for the job's repository sink.
 type jobStore struct {
-	t    storeTarget
-	dir  string // the spool directory; "": no spooling, a failed write is an error
+	t storeTarget
+	// dirs are the spool directories, in order of preference: the data
+	// directory's, then the spare (Options.SpareSpoolDir) for when the
+	// first cannot take more; none: no spooling, a failed write is an error.
+	dirs []string
 	head spool.Header
 	warn io.Writer
 	// onBack is called when the repository could be written again after
@@ -174,18 +177,23 @@ type jobStore struct {
 
 	mu     sync.Mutex
 	file   *spool.File
+	at     int                    // the index in dirs of the directory file is (to be) in
 	lost   []jobs.MissingInterval // neither stored nor kept: recorded when the repository is back
+	unkept error                  // why a record other than an interval was neither stored nor kept
 	warned bool
 	why    error // the last error of the repository
 }
 
 func (s *Service) newStore(t storeTarget, runID string) *jobStore {
 	host, _ := os.Hostname()
-	dir := ""
+	var dirs []string
 	if s.opts.DataDir != "" && s.opts.RepoName != "" {
-		dir = SpoolDir(s.opts.DataDir)
+		dirs = append(dirs, SpoolDir(s.opts.DataDir))
 	}
-	return &jobStore{t: t, dir: dir, warn: s.opts.Warn, head: spool.Header{Repo: s.opts.RepoName, Job: t.id,
+	if d := s.opts.SpareSpoolDir; d != "" && s.opts.RepoName != "" && !slices.Contains(dirs, d) {
+		dirs = append(dirs, d)
+	}
+	return &jobStore{t: t, dirs: dirs, warn: s.opts.Warn, head: spool.Header{Repo: s.opts.RepoName, Job: t.id,
 		RunID: runID, Segment: t.seg, Host: host, PID: os.Getpid(), Created: time.Now().UTC()}}
 }
 
@@ -251,21 +259,43 @@ func (s *jobStore) write(ctx context.Context, kind string, seq int, v any, direc
 			return true, nil
 		}
 	}
-	if s.dir == "" {
+	if len(s.dirs) == 0 {
+		s.noteUnkept(kind, err)
 		return false, err
 	}
 	s.why = err
-	return false, s.keepLocked(kind, seq, v)
+	err = s.keepLocked(kind, seq, v)
+	s.noteUnkept(kind, err)
+	return false, err
 }
 
-// keepLocked appends a record to the spool file, creating it first.
-func (s *jobStore) keepLocked(kind string, seq int, v any) error {
-	var err error
-	if s.file == nil {
-		s.file, err = spool.Create(s.dir, s.head)
+// noteUnkept remembers the first record other than an interval that could
+// be neither stored nor kept (a lost interval is marked missing instead).
+func (s *jobStore) noteUnkept(kind string, err error) {
+	if err != nil && kind != spool.KindInterval && s.unkept == nil {
+		s.unkept = err
 	}
-	if err == nil {
-		err = s.file.Append(kind, seq, v)
+}
+
+// keepLocked appends a record to the spool file, creating it first. When
+// the file's directory cannot take it (the data directory's file system is
+// often the repository's, and full), the file moves to the next directory.
+func (s *jobStore) keepLocked(kind string, seq int, v any) error {
+	err := s.appendLocked(kind, seq, v)
+	for err != nil && s.at+1 < len(s.dirs) {
+		s.at++
+		if s.file != nil {
+			moved, merr := s.file.MoveTo(s.dirs[s.at])
+			if merr != nil {
+				err = errors.Join(err, merr)
+				continue
+			}
+			s.file = moved
+		}
+		if err = s.appendLocked(kind, seq, v); err == nil && s.warn != nil {
+			fmt.Fprintf(s.warn, "sledge: warning: %s cannot take job %d's spool file: it is kept in %s instead\n",
+				s.dirs[s.at-1], s.t.id, s.file.Path())
+		}
 	}
 	if err != nil {
 		if kind == spool.KindInterval {
@@ -280,6 +310,19 @@ func (s *jobStore) keepLocked(kind string, seq int, v any) error {
 			s.why, s.t.id, s.file.Path())
 	}
 	return nil
+}
+
+// appendLocked appends a record to the spool file, creating it in the
+// current directory first.
+func (s *jobStore) appendLocked(kind string, seq int, v any) error {
+	if s.file == nil {
+		f, err := spool.Create(s.dirs[s.at], s.head)
+		if err != nil {
+			return err
+		}
+		s.file = f
+	}
+	return s.file.Append(kind, seq, v)
 }
 
 // drainLocked hands in everything kept (the spool file and the intervals
@@ -347,6 +390,15 @@ func (s *jobStore) Close(ctx context.Context) (path string, why error) {
 	return path, err
 }
 
+// Unkept is why a record other than an interval (the result, the job's
+// end, output lines) could be neither stored nor kept; nil when none was
+// lost.
+func (s *jobStore) Unkept() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.unkept
+}
+
 // Intervals are the intervals kept in the spool file (none without one).
 func (s *jobStore) Intervals() []metrics.Interval {
 	s.mu.Lock()
@@ -391,9 +443,15 @@ type NotStoredError struct {
 	Job   int64
 	Spool string
 	Err   error
+	// Unkept says that some of it (the result, the job's end or output
+	// lines) could not be kept either: it is only in what was printed.
+	Unkept bool
 }
 
 func (e *NotStoredError) Error() string {
+	if e.Unkept {
+		return fmt.Sprintf("job %d's result could be neither stored in the jobs repository nor kept in a spool file (%v): what was not kept is only in the output above; free space (or make the data directory writable) before the next run", e.Job, e.Err)
+	}
 	if e.Spool == "" {
 		return fmt.Sprintf("job %d's result is not in the jobs repository yet (%v): it is handed in by the next sledge command that opens the repository, or sledge jobs recover", e.Job, e.Err)
 	}

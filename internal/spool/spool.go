@@ -95,6 +95,7 @@ func FileName(h Header) string {
 type File struct {
 	f    *os.File
 	path string
+	head Header
 }
 
 // Create creates the spool file of h in dir (made if needed), writes its
@@ -115,7 +116,7 @@ func Create(dir string, h Header) (*File, error) {
 		os.Remove(path)
 		return nil, fmt.Errorf("lock spool file %s: %w", path, err)
 	}
-	s := &File{f: f, path: path}
+	s := &File{f: f, path: path, head: h}
 	b, err := json.Marshal(h)
 	if err == nil {
 		err = s.writeLine(b)
@@ -155,6 +156,35 @@ func (s *File) writeLine(b []byte) error {
 		return err
 	}
 	return s.f.Sync()
+}
+
+// MoveTo re-creates the file in dir with every record it holds (a torn
+// line left out) and removes it here: for a directory whose file system
+// cannot take more (full, or become read-only). On an error the file stays
+// as it was.
+func (s *File) MoveTo(dir string) (*File, error) {
+	c, err := Read(s.path)
+	if err != nil {
+		return nil, err
+	}
+	n, err := Create(dir, s.head)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range c.Records {
+		b, err := json.Marshal(r)
+		if err == nil {
+			err = n.writeLine(b)
+		}
+		if err != nil {
+			n.Remove()
+			return nil, fmt.Errorf("write spool file %s: %w", n.path, err)
+		}
+	}
+	// Should the old file stay (its directory refusing even a removal), it
+	// holds the same records: handing both in stores nothing twice.
+	_ = s.Remove()
+	return n, nil
 }
 
 // Close closes the file and lets go of its lock; the file stays.

@@ -191,3 +191,69 @@ func TestSpoolListOrder(t *testing.T) {
 		t.Errorf("List of a missing directory: %v %v", p, err)
 	}
 }
+
+// TestSpoolMoveTo: a file moved to another directory holds every whole
+// record, in order, under the same header and name, and is gone from the
+// first; a torn line is left behind. A directory that cannot be written
+// leaves the file as it was, still appendable.
+func TestSpoolMoveTo(t *testing.T) {
+	t.Parallel()
+	head := Header{Repo: "/data/jobs.db", Job: 4, PID: 77}
+	f, err := Create(filepath.Join(t.TempDir(), "a"), head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := f.Append(KindInterval, i+1, value{N: i, Rate: math.NaN()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.f.WriteString(`{"kind":"interval","se`); err != nil { // a torn fourth
+		t.Fatal(err)
+	}
+
+	blocked := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.MoveTo(blocked); err == nil {
+		t.Fatal("moved into a directory that is a file")
+	}
+	if _, err := os.Stat(f.Path()); err != nil {
+		t.Fatalf("the file after a failed move: %v", err)
+	}
+
+	old := f.Path()
+	to := filepath.Join(t.TempDir(), "b")
+	g, err := f.MoveTo(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the old file after the move: %v", err)
+	}
+	if g.Path() != filepath.Join(to, filepath.Base(old)) {
+		t.Errorf("moved to %s, want %s", g.Path(), filepath.Join(to, filepath.Base(old)))
+	}
+	if err := g.Append(KindResult, 0, value{N: 9}); err != nil {
+		t.Fatal(err)
+	}
+	g.Close()
+	c, err := Read(g.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Header.Job != head.Job || c.Header.Repo != head.Repo || c.Damaged != 0 || len(c.Records) != 4 {
+		t.Fatalf("header %+v, %d records, %d damaged; want job 4's, 4 records, none damaged", c.Header, len(c.Records), c.Damaged)
+	}
+	wantN := []int{0, 1, 2, 9}
+	for i, r := range c.Records {
+		var v value
+		if err := r.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		if v.N != wantN[i] || (i < 3 && (r.Seq != i+1 || !math.IsNaN(v.Rate))) {
+			t.Errorf("record %d: %s seq %d %+v, want N %d", i, r.Kind, r.Seq, v, wantN[i])
+		}
+	}
+}

@@ -111,7 +111,7 @@ func runCommand(gs *globalState) (*cobra.Command, *config.Spec) {
 			switch {
 			case repeat < 1 || repeat > app.MaxTrials:
 				return fmt.Errorf("--repeat must be between 1 and %d (got %d)", app.MaxTrials, repeat)
-			case repeat > 1 && (out != jobOutput{format: formatText, progress: formatText}):
+			case repeat > 1 && (out.format != formatText || out.progress != formatText || out.progressFile != ""):
 				return errors.New("--repeat: not with --progress json, --progress-file or --format json (a series prints its trials' table)")
 			case repeat == 1 && s.Between != "" && s.Between != config.BetweenNone:
 				return errors.New("--between applies between trials: use it with --repeat N (or sledge profile)")
@@ -361,6 +361,17 @@ type jobOutput struct {
 	format       string // text, or json: the result on stdout, every other line on stderr
 	progress     string // text, or json: the intervals as JSON lines on stderr
 	progressFile string // the intervals as JSON lines in this file
+	// options names the option that sets a spec field, for wording the
+	// service's field errors; nil: the run flags (flagName).
+	options func(field string) string
+}
+
+// fieldErrors words the job service's field errors as out's options.
+func (o jobOutput) fieldErrors(err error) error {
+	if o.options == nil {
+		return flagErrors(err)
+	}
+	return fieldErrors(err, o.options)
 }
 
 // bind binds --format, and with progress a run's --progress and
@@ -411,9 +422,9 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		// What the job would print here (RunJob), ending as it would.
 		end, err := c.RunJob(ctx, console, s, server.RunOptions{ProgressJSON: progress, Summary: summary})
 		if err != nil {
-			return flagErrors(err) // a field the server names is worded as our flag
+			return out.fieldErrors(err) // a field the server names is worded as our flag
 		}
-		return jobEnded(cmd, s, end.End())
+		return jobEnded(cmd, s, end.End(), out)
 	}
 	return withService(ctx, gs, func(svc *app.Service) error {
 		// A check without --workload checks the schema the database holds.
@@ -421,9 +432,9 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		o, err := svc.Run(ctx, app.Request{Spec: s, Console: console, ProgressTTY: gs.progressTTY(), Summary: summary,
 			ProgressJSON: progress, NoConsoleProgress: out.progress == formatJSON, DetectWorkload: detect})
 		if o.ID == 0 {
-			return flagErrors(err) // refused: no job was made
+			return out.fieldErrors(err) // refused: no job was made
 		}
-		return jobEnded(cmd, s, o.End(err))
+		return jobEnded(cmd, s, o.End(err), out)
 	})
 }
 
@@ -432,13 +443,13 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 // measured is stored as such); 1 failed (its error) or found what it
 // checks failing (the report says what); 75 measured but kept in a spool
 // file; 74 measured but neither stored nor kept; 99 a threshold failed.
-func jobEnded(cmd *cobra.Command, s config.Spec, e app.End) error {
+func jobEnded(cmd *cobra.Command, s config.Spec, e app.End, out jobOutput) error {
 	switch {
 	case e.Status == metrics.StatusInterrupted:
 		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s job %d interrupted\n", s.Kind, e.ID)
 		return exitError{code: exitInterrupted}
 	case e.Err != nil:
-		return flagErrors(e.Err) // a job that failed on its schema gets the advice
+		return out.fieldErrors(e.Err) // a job that failed on its schema gets the advice
 	case e.Failed:
 		return exitError{code: 1}
 	case e.NotStored != nil:

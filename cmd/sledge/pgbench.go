@@ -31,10 +31,19 @@ func newPgbenchCmd(gs *globalState) *cobra.Command {
 			for _, n := range inv.Notes {
 				fmt.Fprintf(cmd.ErrOrStderr(), "sledge pgbench: note: %s\n", n)
 			}
-			return runJobCmd(cmd, gs, inv.Spec, jobOutput{format: formatText, progress: formatText})
+			return runJobCmd(cmd, gs, inv.Spec, jobOutput{format: formatText, progress: formatText, options: pgbenchOption})
 		},
 	})
 	// -h is pgbench's host: help is -? or --help.
 	cmd.Flags().BoolP("help", "?", false, "help for pgbench")
 	return cmd
+}
+
+// pgbenchOption names the option that sets a spec field: pgbench's, or
+// (for a field no pgbench option sets) Sledge's flag.
+func pgbenchOption(field string) string {
+	if o := cmdline.Option(field); o != "" {
+		return o
+	}
+	return flagName(field)
 }

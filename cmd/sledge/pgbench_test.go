@@ -60,6 +60,10 @@ func TestPgbenchCommandRefuses(t *testing.T) {
 		{[]string{"pgbench", "-t", "3", "-T", "3"}, "not both"},
 		{[]string{"pgbench", "-i", "-c", "2"}, "-c/--client is a run option"},
 		{[]string{"pgbench", "--repo", filepath.Join(t.TempDir(), "r.db"), "-b", "nope"}, "-b nope"},
+		// The service's field errors are worded as the options given, not
+		// as sledge run's flags (--scripts).
+		{[]string{"pgbench", "-f", filepath.Join(t.TempDir(), "none.sql"), "postgres://u@127.0.0.1:1/x"}, "-f/-b: "},
+		{[]string{"pgbench", "-b", "tpcb-like@0", "postgres://u@127.0.0.1:1/x"}, "-f/-b: the scripts' weights add up to 0"},
 	} {
 		if _, err := e.run(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("sledge %s: %v, want an error saying %q", strings.Join(c.args, " "), err, c.want)

@@ -104,10 +104,14 @@ func localOnly(gs *globalState, what string) error {
 // flagErrors words the job service's field errors as this front end's
 // flags: field "max_retries" is --max-retries; a target error is --db's; what
 // a job found about its workload's schema gets the command that deals with it.
-func flagErrors(err error) error {
+func flagErrors(err error) error { return fieldErrors(err, flagName) }
+
+// fieldErrors is flagErrors with the fields worded by name (a front end
+// whose options are not the run flags: sledge pgbench).
+func fieldErrors(err error, name func(field string) string) error {
 	var te app.TargetError
 	if errors.As(err, &te) {
-		return fmt.Errorf("--db: %w", te.Err)
+		return fmt.Errorf("%s: %w", name("db"), te.Err)
 	}
 	if advice := schemaAdvice(err); advice != "" {
 		return fmt.Errorf("%w: %s", err, advice)
@@ -116,7 +120,7 @@ func flagErrors(err error) error {
 	if fields == nil {
 		return err
 	}
-	return errors.New(fields.Worded(flagName))
+	return errors.New(fields.Worded(name))
 }
 
 // flagName is the flag of a spec field (or of k8s.Options'): its name with
@@ -124,6 +128,8 @@ func flagErrors(err error) error {
 // type, which --rate takes, and a manifest's run flags, given after --.
 func flagName(field string) string {
 	switch field {
+	case "db":
+		return "--db"
 	case "confirm":
 		return "--yes"
 	case "rate_by_type":

@@ -498,6 +498,33 @@ func reword(err error) error {
 	return errors.New(strings.ReplaceAll(msg, "flag", "option"))
 }
 
+// options are the pgbench options that set each spec field Parse sets
+// (by the field's JSON name), as a pgbench user typed them.
+var options = map[string]string{
+	"db":               "DBNAME",
+	"scale":            "-s/--scale",
+	"fillfactor":       "-F/--fillfactor",
+	"foreign_keys":     "--foreign-keys",
+	"partitions":       "--partitions",
+	"partition_method": "--partition-method",
+	"vu":               "-c/--client",
+	"duration":         "-T/--time",
+	"iterations":       "-t/--transactions",
+	"rate":             "-R/--rate",
+	"latency_limit":    "-L/--latency-limit",
+	"interval":         "-P/--progress",
+	"max_retries":      "--max-tries",
+	"query_mode":       "-M/--protocol",
+	"seed":             "--random-seed",
+	"scripts":          "-f/-b",
+	"defines":          "-D/--define",
+}
+
+// Option is the pgbench option that sets the spec field named field (its
+// JSON name), "" for a field no pgbench option sets: for wording the job
+// service's field errors as the options a pgbench user gave.
+func Option(field string) string { return options[field] }
+
 // optName is "-c/--client", or "--max-tries" for an option without a
 // letter.
 func optName(long, short string) string {

@@ -221,3 +221,27 @@ func TestTakeOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestOptionFieldsAreSpecFields: every field Option words is a field of
+// config.Spec by its JSON name, so a renamed field cannot leave its error
+// worded as a run flag again; a field no pgbench option sets has none.
+func TestOptionFieldsAreSpecFields(t *testing.T) {
+	t.Parallel()
+	fields := map[string]bool{}
+	st := reflect.TypeFor[config.Spec]()
+	for i := range st.NumField() {
+		name, _, _ := strings.Cut(st.Field(i).Tag.Get("json"), ",")
+		fields[name] = true
+	}
+	for field, opt := range options {
+		if !fields[field] {
+			t.Errorf("options[%q] = %q: no config.Spec field has that JSON name", field, opt)
+		}
+		if Option(field) != opt {
+			t.Errorf("Option(%q) = %q, want %q", field, Option(field), opt)
+		}
+	}
+	if o := Option("warehouses"); o != "" {
+		t.Errorf("Option(warehouses) = %q: no pgbench option sets it", o)
+	}
+}

@@ -259,6 +259,9 @@ const (
 	MaxRetriesLimit = 255
 	// MinInterval is the shortest monitor interval.
 	MinInterval = 100 * time.Millisecond
+	// MinDuration is the shortest measured window of a timed run (as
+	// pgbench's -T): per-minute rates of a few milliseconds are noise.
+	MinDuration = time.Second
 	// MaxTime bounds the ramp-up, the measured window (a staged one's
 	// stages together) and the interval: a year is beyond any run, and it
 	// keeps every sum of the run's times far from where a time.Duration
@@ -445,6 +448,7 @@ func (s Spec) check(p *Plan) FieldErrors {
 		add(s.Iterations < 0, "iterations", "must not be negative (got %d; 0 is a timed run)", s.Iterations)
 		// An iteration run ends when its VUs are done: no duration is used.
 		add(s.Iterations == 0 && s.Duration <= 0, "duration", "must be positive (got %s)", s.Duration)
+		add(s.Duration > 0 && s.Duration.D() < MinDuration, "duration", "must be at least %s: rates over a shorter window say nothing (got %s)", MinDuration, s.Duration)
 		add(s.Duration.D() > MaxTime, "duration", "must be at most %s (got %s)", MaxTime, s.Duration)
 		add(time.Duration(s.Interval) < MinInterval, "interval", "must be at least %s (got %s)", MinInterval, s.Interval)
 		add(s.Interval.D() > MaxTime, "interval", "must be at most %s (got %s)", MaxTime, s.Interval)

@@ -53,6 +53,8 @@ func TestValidateFieldErrors(t *testing.T) {
 		{"vu too many", KindRun, func(s *Spec) { s.VU = MaxVUs + 1 }, "vu", "more than"},
 		{"rampup", KindRun, func(s *Spec) { s.Rampup = Duration(-time.Second) }, "rampup", "negative"},
 		{"duration", KindRun, func(s *Spec) { s.Duration = 0 }, "duration", "positive"},
+		{"duration of a nanosecond", KindRun, func(s *Spec) { s.Duration = 1 }, "duration", "at least 1s"},
+		{"duration under a second", KindRun, func(s *Spec) { s.Duration = Duration(999 * time.Millisecond) }, "duration", "at least 1s"},
 		{"iterations negative", KindRun, func(s *Spec) { s.Iterations = -1 }, "iterations", "negative"},
 		{"iterations negative, no duration", KindRun, func(s *Spec) { s.Iterations, s.Duration = -3, 0 }, "iterations", "(got -3"},
 		{"interval", KindRun, func(s *Spec) { s.Interval = Duration(time.Millisecond) }, "interval", "at least 100ms"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -308,10 +309,33 @@ func Decode(b []byte) (Spec, error) {
 	return s, nil
 }
 
+// jsonKind says what JSON value a Go type takes, for a type error.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "a " + t.String()
+}
+
 func decodeError(b []byte, err error) error {
 	var ute *json.UnmarshalTypeError
 	if errors.As(err, &ute) {
-		return FieldErrors{{Field: ute.Field, Msg: fmt.Sprintf("%s: want a %s, not a JSON %s", ute.Field, ute.Type, ute.Value)}}
+		if ute.Field == "" { // the body itself: an array, a string …
+			return FieldErrors{{Msg: fmt.Sprintf("body: want a JSON object (a job spec), not a JSON %s", ute.Value)}}
+		}
+		return FieldErrors{{Field: ute.Field, Msg: fmt.Sprintf("%s: want %s, not a JSON %s", ute.Field, jsonKind(ute.Type), ute.Value)}}
 	}
 	var de durationError
 	if errors.As(err, &de) {

@@ -218,18 +218,23 @@ func TestDecode(t *testing.T) {
 	if f := Fields(s.Validate()); len(f) != 1 || f[0].Field != "vu" {
 		t.Errorf("vu 0 validates as %v", f)
 	}
-	for _, c := range []struct{ body, field string }{
-		{`{"kind":"run","vu":"two"}`, "vu"},
-		{`{"kind":"run","duration":"forever"}`, "duration"},
-		{`{"kind":"run","interval":true}`, "interval"},
-		{`{"kind":"run","turbo":true}`, "turbo"},
-		{`not json`, ""},
-		{`{"kind":"run"} {"kind":"drop"}`, ""},
+	for _, c := range []struct{ body, field, says string }{
+		{`{"kind":"run","vu":"two"}`, "vu", "vu: want an integer, not a JSON string"},
+		{`{"kind":"run","vu":1e30}`, "vu", "vu: want an integer, not a JSON number"},
+		{`{"kind":"run","rate":"fast"}`, "rate", "rate: want a number, not a JSON string"},
+		{`{"kind":"run","scripts":"x.sql"}`, "scripts", "scripts: want an array, not a JSON string"},
+		{`{"kind":"run","duration":"forever"}`, "duration", "duration"},
+		{`{"kind":"run","interval":true}`, "interval", "interval"},
+		{`{"kind":"run","turbo":true}`, "turbo", "turbo"},
+		{`not json`, "", ""},
+		{`[]`, "", "body: want a JSON object (a job spec), not a JSON array"},
+		{`"run"`, "", "body: want a JSON object (a job spec), not a JSON string"},
+		{`{"kind":"run"} {"kind":"drop"}`, "", ""},
 	} {
 		_, err := Decode([]byte(c.body))
 		fields := Fields(err)
-		if err == nil || len(fields) != 1 || fields[0].Field != c.field {
-			t.Errorf("Decode(%s) = %v, want one error naming field %q", c.body, err, c.field)
+		if err == nil || len(fields) != 1 || fields[0].Field != c.field || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("Decode(%s) = %v, want one error naming field %q and saying %q", c.body, err, c.field, c.says)
 		}
 	}
 }

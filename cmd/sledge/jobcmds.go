@@ -446,6 +446,9 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 func jobEnded(cmd *cobra.Command, s config.Spec, e app.End, out jobOutput) error {
 	switch {
 	case e.Status == metrics.StatusInterrupted:
+		if e.NotStored != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %v\n", e.NotStored)
+		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s job %d interrupted\n", s.Kind, e.ID)
 		return exitError{code: exitInterrupted}
 	case e.Err != nil:

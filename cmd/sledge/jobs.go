@@ -198,10 +198,6 @@ func newJobsRecoverCmd(gs *globalState) *cobra.Command {
 			if err := localOnly(gs, "jobs recover (this machine's spool files)"); err != nil {
 				return err
 			}
-			if gs.spoolDir() == "" {
-				_, err := gs.configEnv().DataDir()
-				return fmt.Errorf("no data directory, so no spool files: %w", err)
-			}
 			p, err := gs.repoPlace()
 			if err != nil {
 				return err

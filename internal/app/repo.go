@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/sledge-bench/sledge/internal/jobs"
+	"github.com/sledge-bench/sledge/internal/spool"
 )
 
 // RepoPlace is where a front end's jobs repository is, and what goes with
@@ -30,28 +32,33 @@ type RepoPlace struct {
 	SpareSpoolDir string
 }
 
-// spoolDirs are the directories to hand spool files in from.
-func (p RepoPlace) spoolDirs() []string {
+// spoolDirs are the directories to hand spool files in from: the spare
+// only if it is there and private (spool.Private), or why it is left out.
+func (p RepoPlace) spoolDirs() ([]string, error) {
 	var dirs []string
-	for _, d := range []string{p.SpoolDir, p.SpareSpoolDir} {
-		if d != "" && !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
+	if p.SpoolDir != "" {
+		dirs = append(dirs, p.SpoolDir)
 	}
-	return dirs
+	if d := p.SpareSpoolDir; d != "" && d != p.SpoolDir {
+		if _, err := os.Lstat(d); err != nil {
+			return dirs, nil // none was made: nothing was kept there
+		}
+		if err := spool.Private(d); err != nil {
+			return dirs, fmt.Errorf("not handing in from %w", err)
+		}
+		dirs = append(dirs, d)
+	}
+	return dirs, nil
 }
 
 // recoverAll hands in the spool files of every directory of p (Recover).
 func recoverAll(ctx context.Context, repo *jobs.Repo, p RepoPlace) (Recovery, error) {
-	var all Recovery
-	var errs []error
-	for _, dir := range p.spoolDirs() {
-		rec, err := Recover(ctx, repo, RepoName(repo.Path(), p.WorkDir), dir)
-		all.Files = append(all.Files, rec.Files...)
-		all.Merged = append(all.Merged, rec.Merged...)
-		errs = append(errs, err)
+	dirs, derr := p.spoolDirs()
+	if len(dirs) == 0 {
+		return Recovery{}, derr
 	}
-	return all, errors.Join(errs...)
+	rec, err := Recover(ctx, repo, RepoName(repo.Path(), p.WorkDir), dirs...)
+	return rec, errors.Join(err, derr)
 }
 
 // OpenRepo opens the repository at p.Path, creating it on first use (a
@@ -66,7 +73,7 @@ func OpenRepo(ctx context.Context, p RepoPlace, existing bool, w io.Writer) (*jo
 		open = jobs.OpenExisting
 	}
 	repo, err := open(ctx, p.Path)
-	if err == nil && len(p.spoolDirs()) > 0 {
+	if err == nil && (p.SpoolDir != "" || p.SpareSpoolDir != "") {
 		rec, err := recoverAll(ctx, repo, p)
 		rec.Report(w, err)
 	}
@@ -87,7 +94,8 @@ func HandIn(ctx context.Context, p RepoPlace, w io.Writer) (failed bool, err err
 	defer repo.Close()
 	rec, err := recoverAll(ctx, repo, p)
 	if len(rec.Files) == 0 && len(rec.Merged) == 0 && err == nil {
-		fmt.Fprintf(w, "nothing to hand in: no spool files of %s in %s\n", repo.Path(), strings.Join(p.spoolDirs(), " or "))
+		fmt.Fprintf(w, "nothing to hand in: no spool files of %s in %s\n", repo.Path(),
+			strings.Join(slices.DeleteFunc([]string{p.SpoolDir, p.SpareSpoolDir}, func(d string) bool { return d == "" }), " or "))
 		return false, nil
 	}
 	rec.Report(w, err)

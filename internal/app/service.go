@@ -76,8 +76,9 @@ type Options struct {
 	// RepoName names Repo as spool files record it: its file's absolute
 	// path, or its URL with the password redacted (jobs.Repo.Path). With
 	// DataDir set, what a job cannot write to the repository is kept in a
-	// spool file there (SpoolDir) and handed in later; empty: a failed
-	// write is only warned about.
+	// spool file there (SpoolDir), else in SpareSpoolDir, and handed in
+	// later; empty: nothing is kept, and a result not stored makes the
+	// outcome NotStored (Unkept).
 	RepoName string
 	// SpareSpoolDir is where spool files go when the data directory's
 	// cannot take them (its file system, often the repository's, is full);
@@ -653,14 +654,17 @@ func (s *Service) finish(ctx context.Context, e *execution, o Outcome) Outcome {
 // series' holes (intervals no one could keep) marked missing.
 func (e *execution) closeStore(ctx context.Context, o Outcome) Outcome {
 	path, why := e.store.Close(ctx)
-	switch unkept := e.store.Unkept(); {
-	case unkept != nil:
+	if unkept := e.store.Unkept(); unkept != nil {
 		o.NotStored = &NotStoredError{Job: e.id, Spool: path, Err: unkept, Unkept: true}
+	}
+	switch {
 	case path != "":
-		o.NotStored = &NotStoredError{Job: e.id, Spool: path, Err: why}
+		if o.NotStored == nil {
+			o.NotStored = &NotStoredError{Job: e.id, Spool: path, Err: why}
+		}
 	case why != nil:
 		fmt.Fprintf(e.s.opts.Warn, "sledge: warning: cannot record job %d's missing intervals: %v\n", e.id, why)
-	case o.NotStored == nil && e.p.spec.Kind == config.KindRun && (e.grp == nil || e.merged):
+	case e.p.spec.Kind == config.KindRun && (e.grp == nil || e.merged) && (o.NotStored == nil || o.NotStored.Unkept):
 		if err := e.repo().MarkSeriesHoles(ctx, e.id, holeReason); err != nil {
 			e.warn("the series' missing intervals", err)
 		}

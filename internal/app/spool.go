@@ -4,7 +4,8 @@ package app
 // be written: every write of a job's output, intervals, result and end goes
 // through its jobStore, which writes to the repository and, when that
 // fails, keeps the write in the job's spool file (internal/spool) in the
-// data directory. Before each later write the store hands the spool in
+// data directory, or in the spare directory (the temporary directory's)
+// when the data directory cannot take it. Before each later write the store hands the spool in
 // (all its records, each write idempotent, so that a repeated hand-in
 // stores nothing twice) and removes it once everything is in; what is
 // still kept when the job ends is named to the user, and handed in by the
@@ -19,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -168,18 +170,18 @@ type jobStore struct {
 	// dirs are the spool directories, in order of preference: the data
 	// directory's, then the spare (Options.SpareSpoolDir) for when the
 	// first cannot take more; none: no spooling, a failed write is an error.
-	dirs []string
-	head spool.Header
-	warn io.Writer
+	dirs  []string
+	spare string // the one of dirs in a shared place: used only if private (spool.Private)
+	head  spool.Header
+	warn  io.Writer
 	// onBack is called when the repository could be written again after
 	// it could not (an agent's others then get time to show life).
 	onBack func()
 
 	mu     sync.Mutex
 	file   *spool.File
-	at     int                    // the index in dirs of the directory file is (to be) in
 	lost   []jobs.MissingInterval // neither stored nor kept: recorded when the repository is back
-	unkept error                  // why a record other than an interval was neither stored nor kept
+	unkept error                  // why the job's result or end was neither stored nor kept (noteUnkept)
 	warned bool
 	why    error // the last error of the repository
 }
@@ -190,10 +192,11 @@ func (s *Service) newStore(t storeTarget, runID string) *jobStore {
 	if s.opts.DataDir != "" && s.opts.RepoName != "" {
 		dirs = append(dirs, SpoolDir(s.opts.DataDir))
 	}
+	spare := ""
 	if d := s.opts.SpareSpoolDir; d != "" && s.opts.RepoName != "" && !slices.Contains(dirs, d) {
-		dirs = append(dirs, d)
+		dirs, spare = append(dirs, d), d
 	}
-	return &jobStore{t: t, dirs: dirs, warn: s.opts.Warn, head: spool.Header{Repo: s.opts.RepoName, Job: t.id,
+	return &jobStore{t: t, dirs: dirs, spare: spare, warn: s.opts.Warn, head: spool.Header{Repo: s.opts.RepoName, Job: t.id,
 		RunID: runID, Segment: t.seg, Host: host, PID: os.Getpid(), Created: time.Now().UTC()}}
 }
 
@@ -269,40 +272,77 @@ func (s *jobStore) write(ctx context.Context, kind string, seq int, v any, direc
 	return false, err
 }
 
-// noteUnkept remembers the first record other than an interval that could
-// be neither stored nor kept (a lost interval is marked missing instead).
+// noteUnkept remembers the first record of what the job measured or how
+// it ended (its result, an agent's part, its thresholds, its end) that
+// could be neither stored nor kept: the job's numbers are then lost to the
+// repository. A lost interval is marked missing instead, and lost output
+// lines are only warned about (the result keeps the numbers).
 func (s *jobStore) noteUnkept(kind string, err error) {
-	if err != nil && kind != spool.KindInterval && s.unkept == nil {
-		s.unkept = err
+	if err == nil || s.unkept != nil {
+		return
 	}
+	switch kind {
+	case spool.KindInterval, spool.KindLines:
+		return
+	}
+	s.unkept = err
 }
 
-// keepLocked appends a record to the spool file, creating it first. When
-// the file's directory cannot take it (the data directory's file system is
-// often the repository's, and full), the file moves to the next directory.
+// keepLocked appends a record to the spool file. Without a file it creates
+// one in the first directory that takes it; when the file's directory
+// cannot take the record (the data directory's file system is often the
+// repository's, and full), the file moves to another directory that can,
+// the data directory again once it has room.
 func (s *jobStore) keepLocked(kind string, seq int, v any) error {
-	err := s.appendLocked(kind, seq, v)
-	for err != nil && s.at+1 < len(s.dirs) {
-		s.at++
-		if s.file != nil {
-			moved, merr := s.file.MoveTo(s.dirs[s.at])
+	var failed []string // each attempt's reason, for the error
+	if s.file == nil {
+		for _, dir := range s.dirs {
+			f, err := s.create(dir)
+			if err == nil {
+				s.file = f
+				break
+			}
+			failed = append(failed, err.Error())
+		}
+	}
+	err := errors.New("no spool directory")
+	if s.file != nil {
+		err = s.file.Append(kind, seq, v)
+		for _, dir := range s.dirs {
+			if err == nil {
+				break
+			}
+			failed = append(failed, err.Error())
+			from := filepath.Dir(s.file.Path())
+			if dir == from {
+				continue
+			}
+			if err = s.usable(dir); err != nil {
+				continue
+			}
+			moved, merr := s.file.MoveTo(dir)
 			if merr != nil {
-				err = errors.Join(err, merr)
+				err = merr
 				continue
 			}
 			s.file = moved
-		}
-		if err = s.appendLocked(kind, seq, v); err == nil && s.warn != nil {
-			fmt.Fprintf(s.warn, "sledge: warning: %s cannot take job %d's spool file: it is kept in %s instead\n",
-				s.dirs[s.at-1], s.t.id, s.file.Path())
+			if s.warn != nil {
+				fmt.Fprintf(s.warn, "sledge: warning: %s cannot take job %d's spool file (%s): it is kept in %s instead\n",
+					from, s.t.id, failed[len(failed)-1], s.file.Path())
+			}
+			err = s.file.Append(kind, seq, v)
 		}
 	}
 	if err != nil {
+		if s.file != nil {
+			failed = append(failed, err.Error())
+		}
+		why := strings.Join(slices.Compact(failed), "; ")
 		if kind == spool.KindInterval {
 			s.lost = append(s.lost, jobs.MissingInterval{Seq: seq,
-				Reason: fmt.Sprintf("not stored: %v; not kept either: %v", s.why, err)})
+				Reason: fmt.Sprintf("not stored: %v; not kept either: %s", s.why, why)})
 		}
-		return fmt.Errorf("%v; and it cannot be kept: %w", s.why, err)
+		return fmt.Errorf("%v; and it cannot be kept: %s", s.why, why)
 	}
 	if !s.warned && s.warn != nil {
 		s.warned = true
@@ -312,17 +352,21 @@ func (s *jobStore) keepLocked(kind string, seq int, v any) error {
 	return nil
 }
 
-// appendLocked appends a record to the spool file, creating it in the
-// current directory first.
-func (s *jobStore) appendLocked(kind string, seq int, v any) error {
-	if s.file == nil {
-		f, err := spool.Create(s.dirs[s.at], s.head)
-		if err != nil {
-			return err
-		}
-		s.file = f
+// usable says why dir may not hold a spool file: the spare directory must
+// be private to this user.
+func (s *jobStore) usable(dir string) error {
+	if dir == s.spare {
+		return spool.Private(dir)
 	}
-	return s.file.Append(kind, seq, v)
+	return nil
+}
+
+// create creates the job's spool file in dir, if it is usable.
+func (s *jobStore) create(dir string) (*spool.File, error) {
+	if err := s.usable(dir); err != nil {
+		return nil, err
+	}
+	return spool.Create(dir, s.head)
 }
 
 // drainLocked hands in everything kept (the spool file and the intervals
@@ -390,9 +434,8 @@ func (s *jobStore) Close(ctx context.Context) (path string, why error) {
 	return path, err
 }
 
-// Unkept is why a record other than an interval (the result, the job's
-// end, output lines) could be neither stored nor kept; nil when none was
-// lost.
+// Unkept is why the job's result or end could be neither stored nor kept
+// (noteUnkept); nil when none was lost.
 func (s *jobStore) Unkept() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -443,14 +486,19 @@ type NotStoredError struct {
 	Job   int64
 	Spool string
 	Err   error
-	// Unkept says that some of it (the result, the job's end or output
-	// lines) could not be kept either: it is only in what was printed.
+	// Unkept says that some of it (the result, an agent's part, the
+	// thresholds' verdicts or the job's end) could not be kept either: it
+	// is only in what was printed. Spool, when set, holds the rest.
 	Unkept bool
 }
 
 func (e *NotStoredError) Error() string {
 	if e.Unkept {
-		return fmt.Sprintf("job %d's result could be neither stored in the jobs repository nor kept in a spool file (%v): what was not kept is only in the output above; free space (or make the data directory writable) before the next run", e.Job, e.Err)
+		rest := ""
+		if e.Spool != "" {
+			rest = fmt.Sprintf("; the rest is kept in %s and handed in by the next sledge command that opens the repository, or sledge jobs recover", e.Spool)
+		}
+		return fmt.Sprintf("job %d's result could be neither stored in the jobs repository nor kept in a spool file (%v): what was not kept is only in the output above%s; free space (or make the data directory writable) before the next run", e.Job, e.Err, rest)
 	}
 	if e.Spool == "" {
 		return fmt.Sprintf("job %d's result is not in the jobs repository yet (%v): it is handed in by the next sledge command that opens the repository, or sledge jobs recover", e.Job, e.Err)
@@ -499,16 +547,16 @@ func (rec Recovery) Report(w io.Writer, err error) {
 	}
 }
 
-// Recover hands in the spool files in dir that were kept for repository
+// Recover hands in the spool files in dirs that were kept for repository
 // repo (named repoName, as Options.RepoName), oldest job first, removing
 // each once it is in, and then ends the group runs whose agents have all
 // ended without one of them merging (an agent gave up waiting for the
 // repository). A file that its process still writes is left to it; a job
 // whose file cannot be handed in yet is kept from being counted abandoned
 // (jobs.Repo.KeepSpooled). Errors of single files are in the Recovery.
-func Recover(ctx context.Context, repo *jobs.Repo, repoName, dir string) (Recovery, error) {
+func Recover(ctx context.Context, repo *jobs.Repo, repoName string, dirs ...string) (Recovery, error) {
 	var rec Recovery
-	paths, err := spool.List(dir)
+	paths, err := spool.List(dirs...)
 	if err != nil {
 		return rec, err
 	}

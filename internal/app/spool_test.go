@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,5 +179,92 @@ func TestRecoverKeepsBusySpool(t *testing.T) {
 	}
 	if j, _ := repo.Get(ctx, id); j.Status != metrics.StatusRunning {
 		t.Errorf("job with a spool being written is %s, want running", j.Status)
+	}
+}
+
+// TestJobStoreKeepsWhereItCan: with the repository closed, a job store
+// keeps what it cannot store in the first spool directory that takes it,
+// the spare when the data directory's cannot; lost output lines are
+// warned about but lose no result; a result neither stored nor kept makes
+// the store Unkept; a spare directory open to others is not used.
+func TestJobStoreKeepsWhereItCan(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	repo, err := jobs.Open(ctx, filepath.Join(dir, "jobs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := repo.Create(ctx, jobs.Job{Kind: jobs.KindRun, Workload: "tprocc", PID: os.Getpid()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo.Close() // every write fails from here on
+	primary, spare := filepath.Join(dir, "data", "spool"), filepath.Join(dir, "tmp", "sledge-spool")
+	// A file where a directory should be: nothing can be created in it.
+	block := func(path string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unblock := func(path string) {
+		t.Helper()
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	block(primary)
+	block(spare)
+	var warned strings.Builder // the store writes warnings under its lock
+	s := &jobStore{t: storeTarget{repo: repo, id: id}, dirs: []string{primary, spare}, spare: spare, warn: &warned,
+		head: spool.Header{Repo: "r", Job: id, PID: os.Getpid()}}
+
+	if err := s.AppendOutputLines(ctx, id, []jobs.OutputLine{{At: time.Now(), Line: "x"}}); err == nil {
+		t.Fatal("output lines kept with both directories blocked")
+	}
+	if err := s.Unkept(); err != nil {
+		t.Errorf("lost output lines make the store unkept: %v", err)
+	}
+	if stored, err := s.SaveThresholds(ctx, nil); stored || err == nil {
+		t.Fatalf("thresholds stored %v, kept %v with both directories blocked", stored, err == nil)
+	}
+	if err := s.Unkept(); err == nil || !strings.Contains(err.Error(), primary) || !strings.Contains(err.Error(), spare) {
+		t.Errorf("unkept %v: want the reasons of both directories", err)
+	}
+
+	unblock(spare)
+	res := &metrics.RunResult{Status: metrics.StatusCompleted, Commits: 7}
+	if stored, err := s.SaveRunResult(ctx, res); stored || err != nil {
+		t.Fatalf("result stored %v, %v: want it kept in the spare", stored, err)
+	}
+	unblock(primary)
+	path, why := s.Close(ctx)
+	if filepath.Dir(path) != spare || why == nil {
+		t.Fatalf("kept in %q (%v), want a file in %s", path, why, spare)
+	}
+	c, err := spool.Read(path)
+	if err != nil || len(c.Records) != 1 || c.Records[0].Kind != spool.KindResult {
+		t.Fatalf("the spare's file: %+v, %v; want the result", c, err)
+	}
+	if !strings.Contains(warned.String(), "kept in "+path) {
+		t.Errorf("warnings do not name %s:\n%s", path, warned.String())
+	}
+
+	// A spare another user could reach is not used.
+	open := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o777); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	o := &jobStore{t: storeTarget{repo: repo, id: id}, dirs: []string{open}, spare: open,
+		head: spool.Header{Repo: "r", Job: id, PID: os.Getpid()}}
+	if _, err := o.SaveRunResult(ctx, res); err == nil || !strings.Contains(err.Error(), "open to other users") {
+		t.Errorf("kept in a directory open to others: %v", err)
 	}
 }

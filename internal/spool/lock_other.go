@@ -12,3 +12,7 @@ var errLocked = errors.New("locked")
 // lock does nothing where Sledge has no file locks: a spool file could then
 // be handed in while its writer still runs, as the header's pid says.
 func lock(*os.File) error { return nil }
+
+// ownedByMe cannot tell an owner here; the directory's mode still must be
+// private.
+func ownedByMe(os.FileInfo) bool { return true }

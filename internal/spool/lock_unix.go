@@ -19,3 +19,9 @@ func lock(f *os.File) error {
 	}
 	return err
 }
+
+// ownedByMe reports whether fi belongs to this process's effective user.
+func ownedByMe(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid()
+}

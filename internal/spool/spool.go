@@ -1,7 +1,8 @@
 // Package spool keeps what a job measured while the jobs repository could
 // not be written: an append-only file of records (output lines, intervals,
-// the result, how the job ended) in the data directory, one file per job and
-// process, to be handed in when the repository can be written again.
+// the result, how the job ended) in the data directory (or a private spare
+// directory when that cannot take it), one file per job and process, to be
+// handed in when the repository can be written again.
 //
 // A file is JSON lines: a header naming the repository and the job, then one
 // record per line, each written whole and synced to disk before Append
@@ -96,24 +97,26 @@ type File struct {
 	f    *os.File
 	path string
 	head Header
+	size int64 // the bytes written whole: a failed write is cut back to it
 }
 
 // Create creates the spool file of h in dir (made if needed), writes its
-// header and locks it for this process.
+// header and locks it for this process. The file gets its name only once
+// it is locked and has its header, so that another process's hand-in
+// (List, Claim) never takes it in between.
 func Create(dir string, h Header) (*File, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create spool directory %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, FileName(h))
-	// O_EXCL: a file left by an earlier process of the same pid is not ours
-	// to append to.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	f, err := os.CreateTemp(dir, FileName(h)+".new-*")
 	if err != nil {
 		return nil, fmt.Errorf("create spool file: %w", err)
 	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // the name it had until it was linked as path
 	if err := lock(f); err != nil {
 		f.Close()
-		os.Remove(path)
 		return nil, fmt.Errorf("lock spool file %s: %w", path, err)
 	}
 	s := &File{f: f, path: path, head: h}
@@ -122,11 +125,40 @@ func Create(dir string, h Header) (*File, error) {
 		err = s.writeLine(b)
 	}
 	if err != nil {
-		s.f.Close()
-		os.Remove(path)
+		f.Close()
 		return nil, fmt.Errorf("write spool file %s: %w", path, err)
 	}
+	// A link, unlike a rename, fails on a file of that name: one left by
+	// an earlier process of the same pid is not ours to replace.
+	if err := os.Link(tmp, path); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("create spool file: %w", err)
+	}
 	return s, nil
+}
+
+// Private makes dir (if it is not there) as a directory only this user
+// can enter, and checks that it is one: not a link, owned by this user,
+// closed to others. A spool directory in a shared place (the temporary
+// directory) must be, or another user could plant files that a hand-in
+// would take for this user's results, or remove them.
+func Private(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("create spool directory %s: %w", dir, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("spool directory: %w", err)
+	}
+	switch {
+	case !fi.IsDir():
+		return fmt.Errorf("spool directory %s is not a directory (a link or a file)", dir)
+	case fi.Mode().Perm()&0o077 != 0:
+		return fmt.Errorf("spool directory %s is open to other users (mode %v): it must be 0700", dir, fi.Mode().Perm())
+	case !ownedByMe(fi):
+		return fmt.Errorf("spool directory %s belongs to another user", dir)
+	}
+	return nil
 }
 
 // Path is the file's path.
@@ -151,11 +183,24 @@ func (s *File) Append(kind string, seq int, v any) error {
 }
 
 // writeLine writes one line in one write and syncs it.
-func (s *File) writeLine(b []byte) error {
-	if _, err := s.f.Write(append(b, '\n')); err != nil {
+func (s *File) writeLine(b []byte) error { return s.write(append(b, '\n')) }
+
+// write writes whole lines in one write and syncs them. A write cut short
+// (a full disk) is cut back, so that the next line does not join its
+// torn piece and go unread with it.
+func (s *File) write(b []byte) error {
+	n, err := s.f.Write(b)
+	if err == nil {
+		err = s.f.Sync()
+	}
+	if err != nil {
+		if n > 0 {
+			_ = s.f.Truncate(s.size)
+		}
 		return err
 	}
-	return s.f.Sync()
+	s.size += int64(n)
+	return nil
 }
 
 // MoveTo re-creates the file in dir with every record it holds (a torn
@@ -171,12 +216,17 @@ func (s *File) MoveTo(dir string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	var all []byte
 	for _, r := range c.Records {
 		b, err := json.Marshal(r)
-		if err == nil {
-			err = n.writeLine(b)
-		}
 		if err != nil {
+			n.Remove()
+			return nil, fmt.Errorf("spool %s: %w", r.Kind, err)
+		}
+		all = append(append(all, b...), '\n')
+	}
+	if len(all) > 0 {
+		if err := n.write(all); err != nil {
 			n.Remove()
 			return nil, fmt.Errorf("write spool file %s: %w", n.path, err)
 		}
@@ -277,23 +327,29 @@ func Claim(path string) (*Claimed, error) {
 		f.Close()
 		return nil, err
 	}
-	return &Claimed{File: File{f: f, path: path}, Contents: c}, nil
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	return &Claimed{File: File{f: f, path: path, head: c.Header, size: size}, Contents: c}, nil
 }
 
-// List lists the spool files in dir, oldest job first; none when dir does
-// not exist.
-func List(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list spool files: %w", err)
-	}
+// List lists the spool files in dirs, oldest job first; none from a dir
+// that does not exist.
+func List(dirs ...string) ([]string, error) {
 	var out []string
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ext) {
-			out = append(out, filepath.Join(dir, e.Name()))
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list spool files: %w", err)
+		}
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ext) {
+				out = append(out, filepath.Join(dir, e.Name()))
+			}
 		}
 	}
 	slices.SortFunc(out, func(a, b string) int {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/workload"
 )
 
 func newDatagenCmd() *cobra.Command {
@@ -19,7 +20,7 @@ func newDatagenCmd() *cobra.Command {
 		},
 	})
 	fl := cmd.Flags()
-	fl.StringVar(&req.Spec.Workload, "workload", req.Spec.Workload, workloadFlagHelp())
+	fl.StringVar(&req.Spec.Workload, "workload", req.Spec.Workload, "workload: "+workload.Choices())
 	bindFlags(fl, "datagen", &req)
 	return cmd
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/server"
 	"github.com/sledge-bench/sledge/internal/shell"
+	"github.com/sledge-bench/sledge/internal/workload"
 )
 
 // The job commands (build, run, check, drop) bind their flags onto a
@@ -28,7 +29,7 @@ const dbFlagHelp = "database: postgres://user:pass@host:port/dbname, mysql://use
 
 func bindTargetFlags(fl *pflag.FlagSet, s *config.Spec) {
 	fl.StringVar(&s.DB, "db", s.DB, dbFlagHelp)
-	fl.StringVar(&s.Workload, "workload", s.Workload, workloadFlagHelp())
+	fl.StringVar(&s.Workload, "workload", s.Workload, "workload: "+workload.Choices()) // cobra adds the default
 }
 
 func newBuildCmd(gs *globalState) *cobra.Command {

@@ -3,14 +3,12 @@ package main
 import (
 	"embed"
 	"fmt"
-	"reflect"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/sledge-bench/sledge/internal/config"
+	"github.com/sledge-bench/sledge/internal/flagtable"
 )
 
 // helpTexts are the commands' long help texts, one file per command named
@@ -32,14 +30,10 @@ func withHelp(name string, cmd *cobra.Command) *cobra.Command {
 	return cmd
 }
 
-// flagTables are tables of flags bound onto the fields of a command's
-// settings — a job spec, k8s.Options, an SLO search's request — one file
-// per table (flags/run.txt is every run's): a line per flag, its name — with
-// ",X" its shorthand, with "=FIELD" the field when its name is not the
-// flag's without "-" (in any case; "A.B" for a field of field A) — then a
-// tab and its help. The flag takes its type and default from the field
-// (bindFlags), so that the many flags that only set a field are data, and
-// a flag and its field cannot disagree.
+// flagTables are the tables of the flags that only set a field of a
+// command's settings — a job spec, k8s.Options, an SLO search's request —
+// one file per table (flags/run.txt is every run's), in flagtable's format:
+// a line per flag, its name, a tab and its help.
 //
 //go:embed flags/*.txt
 var flagTables embed.FS
@@ -48,48 +42,10 @@ var flagTables embed.FS
 // struct v points to, each defaulting to the field's value.
 func bindFlags(fl *pflag.FlagSet, table string, v any) {
 	b, err := flagTables.ReadFile("flags/" + table + ".txt")
+	if err == nil {
+		err = flagtable.Bind(fl, string(b), v)
+	}
 	if err != nil {
-		panic(err) // a table is missing: the binary is broken
+		panic(fmt.Sprintf("flags/%s.txt: %v", table, err)) // the binary is broken
 	}
-	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		name, usage, _ := strings.Cut(line, "\t")
-		name, field, named := strings.Cut(name, "=")
-		name, short, _ := strings.Cut(name, ",")
-		if !named {
-			field = strings.ReplaceAll(name, "-", "")
-		}
-		f := reflect.ValueOf(v).Elem()
-		for _, part := range strings.Split(field, ".") {
-			if f.Kind() == reflect.Struct {
-				f = f.FieldByNameFunc(func(n string) bool { return strings.EqualFold(n, part) })
-			}
-		}
-		if !f.IsValid() {
-			panic(fmt.Sprintf("flags/%s.txt: --%s: no field %s", table, name, field))
-		}
-		switch p := f.Addr(); {
-		case f.Type() == reflect.TypeFor[config.Duration]() || f.Type() == reflect.TypeFor[time.Duration]():
-			d := convert[time.Duration](p)
-			fl.DurationVarP(d, name, short, *d, usage)
-		case f.Kind() == reflect.Int:
-			fl.IntVarP(convert[int](p), name, short, int(f.Int()), usage)
-		case f.Kind() == reflect.Uint64:
-			fl.Uint64VarP(convert[uint64](p), name, short, f.Uint(), usage)
-		case f.Kind() == reflect.Float64:
-			fl.Float64VarP(convert[float64](p), name, short, f.Float(), usage)
-		case f.Kind() == reflect.Bool:
-			fl.BoolVarP(convert[bool](p), name, short, f.Bool(), usage)
-		case f.Kind() == reflect.String:
-			fl.StringVarP(convert[string](p), name, short, f.String(), usage)
-		default:
-			a := convert[[]string](p)
-			fl.StringArrayVarP(a, name, short, *a, usage)
-		}
-	}
-}
-
-// convert is p, a pointer to a field, as a *T: the field's type or a named
-// type over T (config.Duration, workload.DataFormat).
-func convert[T any](p reflect.Value) *T {
-	return p.Convert(reflect.TypeFor[*T]()).Interface().(*T)
 }

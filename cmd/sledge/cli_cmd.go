@@ -97,7 +97,7 @@ func newCLIKeysCmd() *cobra.Command {
 // (0x1E), a line "FORMAT PROFILEID" with the session after the command, and
 // the command's return value.
 func newCLIJobsCmd(gs *globalState) *cobra.Command {
-	var s script.Session
+	s := script.Session{Format: script.FormatJSON}
 	cmd := &cobra.Command{
 		Use:    "jobs [--format JSON|text] [--profileid N] -- [ARGS...]",
 		Short:  "HammerDB's jobs command over Sledge's repository (used by the Tcl and Python front ends)",
@@ -116,8 +116,7 @@ func newCLIJobsCmd(gs *globalState) *cobra.Command {
 			return out.Write(cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().StringVar(&s.Format, "format", script.FormatJSON, "output format: JSON or text (jobs format)")
-	cmd.Flags().IntVar(&s.ProfileID, "profileid", 0, "the session's performance profile id (jobs profileid)")
+	bindFlags(cmd.Flags(), "cli-jobs", &s)
 	return cmd
 }
 

@@ -32,7 +32,7 @@ func newJobsExportCmd(gs *globalState) *cobra.Command {
 			// The whole file first: a job that cannot be exported (a
 			// typo, a running job) leaves no half-written file behind.
 			var b bytes.Buffer
-			err = withRecorded(cmd, gs, func(ctx context.Context, r recorded) error {
+			err = withRecorded(cmd, gs, true, func(ctx context.Context, r recorded) error {
 				return r.View(ctx, &b, app.View{Name: app.ViewExport, IDs: ids})
 			})
 			if err != nil {
@@ -62,23 +62,11 @@ func newJobsImportCmd(gs *globalState) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			imp := func(ctx context.Context, im app.Importer) error {
-				return app.ImportFiles(ctx, im, args, files, cmd.OutOrStdout())
-			}
-			if c, ok, err := remoteFor(gs); ok {
-				if err != nil {
-					return err
-				}
-				return imp(cmd.Context(), c)
-			}
 			// Unlike the commands that read jobs, import creates the
 			// repository when there is none yet.
-			repo, err := gs.openRepo(cmd.Context(), false)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			return imp(cmd.Context(), app.Recorded{Store: repo, Version: version})
+			return withRecorded(cmd, gs, false, func(ctx context.Context, r recorded) error {
+				return app.ImportFiles(ctx, r, args, files, cmd.OutOrStdout())
+			})
 		},
 	})
 }

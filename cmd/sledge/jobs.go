@@ -166,7 +166,7 @@ func newJobsDeleteCmd(gs *globalState) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return withRecorded(cmd, gs, func(ctx context.Context, r recorded) error {
+			return withRecorded(cmd, gs, true, func(ctx context.Context, r recorded) error {
 				var errs []error
 				for _, id := range ids {
 					err := r.Delete(ctx, id, force)

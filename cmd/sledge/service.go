@@ -170,55 +170,39 @@ func schemaAdvice(err error) string {
 	return ""
 }
 
-// workloadFlagHelp lists the registered workloads (cobra adds the default).
-func workloadFlagHelp() string {
-	var names []string
-	for _, n := range workload.Names() {
-		w, _ := workload.Lookup(n)
-		names = append(names, n+" ("+w.Title()+")")
-	}
-	return "workload: " + strings.Join(names, " or ")
-}
-
-// readRepo runs fn on the existing jobs repository (gs.openRepo), for the
-// commands that read it or delete from it.
-func readRepo(cmd *cobra.Command, gs *globalState, fn func(context.Context, *jobs.Repo) error) error {
-	repo, err := gs.openRepo(cmd.Context(), true)
-	if err != nil {
-		return err
-	}
-	defer repo.Close()
-	return fn(cmd.Context(), repo)
-}
-
-// recorded is where the commands that read or delete recorded jobs (jobs,
-// jobs show, diff, hlog and delete, compare, profile show and list) find
-// them: this machine's repository (app.Recorded) or the sledge serve named
-// by --server (server.Client), which answers with the same bytes.
+// recorded is where the commands that read, delete or import recorded
+// jobs (jobs, jobs show, diff, hlog, delete, export and import, compare,
+// profile show and list) find them: this machine's repository
+// (app.Recorded) or the sledge serve named by --server (server.Client),
+// which answers with the same bytes.
 type recorded interface {
 	View(ctx context.Context, w io.Writer, v app.View) error
 	Delete(ctx context.Context, id int64, force bool) error
+	app.Importer
 }
 
 var (
-	_ recorded     = app.Recorded{}
-	_ recorded     = (*server.Client)(nil)
-	_ app.Importer = (*server.Client)(nil)
+	_ recorded = app.Recorded{}
+	_ recorded = (*server.Client)(nil)
 )
 
 // withRecorded runs fn on the jobs of --server when it is given, else on
-// the existing jobs repository (readRepo): never on the local one when a
-// server is named.
-func withRecorded(cmd *cobra.Command, gs *globalState, fn func(context.Context, recorded) error) error {
+// the jobs repository: never on the local one when a server is named. The
+// commands that read or delete jobs want an existing repository
+// (gs.openRepo); import creates it when there is none yet (existing false).
+func withRecorded(cmd *cobra.Command, gs *globalState, existing bool, fn func(context.Context, recorded) error) error {
 	if c, ok, err := remoteFor(gs); ok {
 		if err != nil {
 			return err
 		}
 		return fn(cmd.Context(), c)
 	}
-	return readRepo(cmd, gs, func(ctx context.Context, repo *jobs.Repo) error {
-		return fn(ctx, app.Recorded{Store: repo, Version: version})
-	})
+	repo, err := gs.openRepo(cmd.Context(), existing)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	return fn(cmd.Context(), app.Recorded{Store: repo, Version: version})
 }
 
 // printView prints a view of the recorded jobs on stdout, of the jobs
@@ -230,7 +214,7 @@ func printView(cmd *cobra.Command, gs *globalState, args []string, v app.View, h
 	if v.IDs, err = app.ParseJobIDs(args); err != nil {
 		return err
 	}
-	return withRecorded(cmd, gs, func(ctx context.Context, r recorded) error {
+	return withRecorded(cmd, gs, true, func(ctx context.Context, r recorded) error {
 		if html != "" {
 			hv := v
 			hv.Format = app.FormatHTML

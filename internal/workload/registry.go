@@ -359,6 +359,17 @@ func namesLocked() []string {
 	return names
 }
 
+// Choices lists the registered workloads, each as its name and title, e.g.
+// "tprocc (TPROC-C) or tproch (TPROC-H)": what a front end offers to
+// choose from.
+func Choices() string {
+	var names []string
+	for _, n := range Names() {
+		names = append(names, n+" ("+Title(n)+")")
+	}
+	return strings.Join(names, " or ")
+}
+
 // Title returns the title of a registered workload, or name itself.
 func Title(name string) string {
 	if w, err := Lookup(name); err == nil {

@@ -310,12 +310,22 @@ type Claimed struct {
 
 // Claim locks the spool file at path (ErrBusy when its writer still holds
 // it) and reads it.
+//
+// A writer on this host that has ended may still seem to hold its lock
+// for a moment: a child process it (or any process sharing the
+// descriptor) forked keeps the lock until the child execs. Claim waits a
+// little for such a lock, never for a live writer's.
 func Claim(path string) (*Claimed, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open spool file: %w", err)
 	}
-	if err := lock(f); err != nil {
+	err = lock(f)
+	for wait := time.Millisecond; errors.Is(err, errLocked) && wait < time.Second && writerGone(path); wait *= 2 {
+		time.Sleep(wait)
+		err = lock(f)
+	}
+	if err != nil {
 		f.Close()
 		if errors.Is(err, errLocked) {
 			return nil, fmt.Errorf("%s: %w", path, ErrBusy)
@@ -332,6 +342,17 @@ func Claim(path string) (*Claimed, error) {
 		size = fi.Size()
 	}
 	return &Claimed{File: File{f: f, path: path, head: c.Header, size: size}, Contents: c}, nil
+}
+
+// writerGone reports whether the spool file at path was written by a
+// process of this host that has ended.
+func writerGone(path string) bool {
+	c, err := Read(path)
+	if err != nil {
+		return false
+	}
+	host, _ := os.Hostname()
+	return c.Header.Host == host && c.Header.PID > 0 && processGone(c.Header.PID)
 }
 
 // List lists the spool files in dirs, oldest job first; none from a dir

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -255,5 +256,53 @@ func TestSpoolMoveTo(t *testing.T) {
 		if v.N != wantN[i] || (i < 3 && (r.Seq != i+1 || !math.IsNaN(v.Rate))) {
 			t.Errorf("record %d: %s seq %d %+v, want N %d", i, r.Kind, r.Seq, v, wantN[i])
 		}
+	}
+}
+
+// TestSpoolClaimWaitsForAnEndedWriter: a lock on a file whose writer (of
+// this host) has ended is held only by a descriptor a forked child has not
+// closed yet; Claim waits for it to go. A live writer's lock is ErrBusy at
+// once.
+func TestSpoolClaimWaitsForAnEndedWriter(t *testing.T) {
+	t.Parallel()
+	host, _ := os.Hostname()
+	ended := exec.Command("true")
+	if err := ended.Run(); err != nil {
+		t.Skipf("no process to end: %v", err)
+	}
+	for _, tc := range []struct {
+		name  string
+		pid   int
+		claim bool
+	}{
+		{"writer ended", ended.Process.Pid, true},
+		{"writer alive", os.Getpid(), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f, err := Create(t.TempDir(), Header{Repo: "r", Job: 5, Host: host, PID: tc.pid})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.claim {
+				// The lock lingers a moment after the writer, as in a
+				// child between fork and exec.
+				go func() {
+					time.Sleep(20 * time.Millisecond)
+					f.Close()
+				}()
+			} else {
+				defer f.Close() // held throughout
+			}
+			c, err := Claim(f.Path())
+			switch {
+			case tc.claim && err != nil:
+				t.Fatalf("claim of an ended writer's file: %v", err)
+			case !tc.claim && !errors.Is(err, ErrBusy):
+				t.Fatalf("claim of a live writer's file: %v, want ErrBusy", err)
+			case c != nil:
+				c.Close()
+			}
+		})
 	}
 }

@@ -16,6 +16,17 @@ import (
 	"github.com/sledge-bench/sledge/internal/spool"
 )
 
+// thisHost is the host name a job store writes in its spool files'
+// headers.
+func thisHost(t *testing.T) string {
+	t.Helper()
+	host, err := os.Hostname()
+	if err != nil {
+		t.Skipf("no host name: %v", err)
+	}
+	return host
+}
+
 // deadPID is the pid of a process that has ended.
 func deadPID(t *testing.T) int {
 	t.Helper()
@@ -51,7 +62,7 @@ func TestRecoverSpool(t *testing.T) {
 		t.Fatalf("job of a dead process is %s, want abandoned before the hand-in", j.Status)
 	}
 	spoolDir := SpoolDir(dir)
-	f, err := spool.Create(spoolDir, spool.Header{Repo: repoPath, Job: id, PID: pid})
+	f, err := spool.Create(spoolDir, spool.Header{Repo: repoPath, Job: id, Host: thisHost(t), PID: pid})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +145,7 @@ func TestRecoverSpoolSchemaFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := spool.Create(SpoolDir(dir), spool.Header{Repo: repoPath, Job: id, PID: pid})
+	f, err := spool.Create(SpoolDir(dir), spool.Header{Repo: repoPath, Job: id, Host: thisHost(t), PID: pid})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -291,4 +294,81 @@ func passwordMatches(t *testing.T, verifier, role, password string) bool {
 	stored := sha256.Sum256(hmacOf("Client Key"))
 	return base64.StdEncoding.EncodeToString(stored[:]) == storedText &&
 		base64.StdEncoding.EncodeToString(hmacOf("Server Key")) == serverText
+}
+
+// TestCopyTextLostConnection: a connection that ends in the middle of a
+// COPY (here cut by a proxy, as by a server killed or a network gone) is
+// said to be lost, not left as pgx's bare "unexpected EOF" or "broken pipe".
+func TestCopyTextLostConnection(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	u, err := url.Parse(testdb.Postgres(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	// A proxy of every connection (pgx may make more than one attempt),
+	// cutting them all when cut closes.
+	cut, upstream := make(chan struct{}), u.Host
+	go func() {
+		for {
+			client, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			server, err := net.Dial("tcp", upstream)
+			if err != nil {
+				client.Close()
+				return
+			}
+			go io.Copy(server, client)
+			go io.Copy(client, server)
+			go func() {
+				<-cut
+				client.Close()
+				server.Close()
+			}()
+		}
+	}()
+	u.Host = ln.Addr().String()
+	target, err := db.ParseTarget(u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := Driver{}.Connect(ctx, target, db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	c := conn.(*Conn)
+	if _, err := c.Exec(ctx, "CREATE TABLE t (i int)"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.CopyText(ctx, "COPY t FROM STDIN", &cuttingReader{cut: cut})
+	if err == nil || !strings.Contains(err.Error(), "the connection to the server was lost") {
+		t.Fatalf("COPY over a cut connection: %v, want it said lost", err)
+	}
+}
+
+// cuttingReader is COPY text rows that cuts the connection (closes cut)
+// after its first rows, and ends some rows later.
+type cuttingReader struct {
+	cut  chan struct{}
+	read int
+}
+
+func (r *cuttingReader) Read(p []byte) (int, error) {
+	r.read++
+	switch r.read {
+	case 2:
+		close(r.cut)
+		time.Sleep(100 * time.Millisecond) // the cut reaches the client
+	case 200:
+		return 0, io.EOF
+	}
+	return copy(p, strings.Repeat("1\n", len(p)/2)), nil
 }

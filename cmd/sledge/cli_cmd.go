@@ -97,7 +97,7 @@ func newCLIKeysCmd() *cobra.Command {
 // (0x1E), a line "FORMAT PROFILEID" with the session after the command, and
 // the command's return value.
 func newCLIJobsCmd(gs *globalState) *cobra.Command {
-	s := script.Session{Format: script.FormatJSON}
+	var s script.Session
 	cmd := &cobra.Command{
 		Use:    "jobs [--format JSON|text] [--profileid N] -- [ARGS...]",
 		Short:  "HammerDB's jobs command over Sledge's repository (used by the Tcl and Python front ends)",
@@ -116,7 +116,8 @@ func newCLIJobsCmd(gs *globalState) *cobra.Command {
 			return out.Write(cmd.OutOrStdout())
 		},
 	}
-	bindFlags(cmd.Flags(), "cli-jobs", &s)
+	cmd.Flags().StringVar(&s.Format, "format", script.FormatJSON, "output format: JSON or text (jobs format)")
+	cmd.Flags().IntVar(&s.ProfileID, "profileid", 0, "the session's performance profile id (jobs profileid)")
 	return cmd
 }
 

@@ -18,9 +18,13 @@ import (
 // judged by --fail-if (app.Gate).
 func newGateCmd(gs *globalState) *cobra.Command {
 	s := config.New(config.KindRun)
-	var aSet, bSet []string
-	var summary, junit string
-	req := app.GateRequest{Trials: 5}
+	var (
+		aSet, bSet, failIf []string
+		trials             = 5
+		orderSeed          uint64
+		summary, junit     string
+		allowNoisy         bool
+	)
 	var rf *runSpecFlags
 	cmd := withHelp("gate", &cobra.Command{
 		Use:   "gate --a-set/--b-set KEY=VALUE … [--fail-if BOUND …] [flags]",
@@ -33,6 +37,7 @@ func newGateCmd(gs *globalState) *cobra.Command {
 			if len(aSet) == 0 && len(bSet) == 0 {
 				return fmt.Errorf("--a-set or --b-set: say how the arms differ, e.g. --b-set db=postgres://…/new or --b-set pacing=spec")
 			}
+			req := app.GateRequest{Trials: trials, Seed: orderSeed, FailIf: failIf, AllowNoisy: allowNoisy}
 			var err error
 			if req.A, req.ADesc, err = armSpec(s, "--a-set", aSet); err != nil {
 				return err
@@ -67,10 +72,12 @@ func newGateCmd(gs *globalState) *cobra.Command {
 	rf = addRunFlags(fl, &s)
 	fl.StringArrayVar(&aSet, "a-set", nil, "a run setting of arm A only, as the run flag's name and value (repeatable), e.g. db=postgres://u:p@old:5432/tpcc")
 	fl.StringArrayVar(&bSet, "b-set", nil, "a run setting of arm B only, as --a-set (repeatable), e.g. pacing=spec")
-	fl.IntVar(&req.Trials, "trials", req.Trials, fmt.Sprintf("trials (run jobs) of each arm, %d to %d, interleaved in pairs (AB or BA, drawn at random)", app.MinGateTrials, app.MaxTrials))
-	bindFlags(fl, "gate", &req)
+	fl.IntVar(&trials, "trials", trials, fmt.Sprintf("trials (run jobs) of each arm, %d to %d, interleaved in pairs (AB or BA, drawn at random)", app.MinGateTrials, app.MaxTrials))
+	fl.StringArrayVar(&failIf, "fail-if", nil, "a bound on B's change against A, METRIC[(NAME)] OP ±N%, e.g. 'nopm<-3%' or 'p95(new_order)>+10%' (repeatable): the gate fails (exit status 99) when the change is significant and beyond it; none: NOPM is compared, without failing")
+	fl.Uint64Var(&orderSeed, "order-seed", 0, "seed of the order of the trials and of the bootstrap (default: random; recorded with every job)")
 	fl.StringVar(&summary, "summary", "", "append the verdict as Markdown to this file, e.g. \"$GITHUB_STEP_SUMMARY\"")
 	fl.StringVar(&junit, "junit", "", "write the verdict as JUnit XML to this file: one test case per --fail-if")
+	fl.BoolVar(&allowNoisy, "allow-noisy", false, "give a verdict even when trials ran on a noisy client machine (steal, other processes' CPU, frequency changes beyond the bounds of a run's noise warnings); by default such a gate fails with no verdict")
 	return cmd
 }
 

@@ -6,11 +6,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sledge-bench/sledge/internal/app"
+	"github.com/sledge-bench/sledge/internal/config"
 )
 
 // TestGate runs two gates of 3 trials per arm on the embedded SQLite: one
@@ -144,5 +147,27 @@ func TestGateBadInput(t *testing.T) {
 	}
 	if n := len(e.jobs()); n != 0 {
 		t.Errorf("%d jobs after refused gates, want none", n)
+	}
+}
+
+// TestArmSpecKeepsCommonSettings: an arm starts from the gate's common
+// run settings and changes only what its --a-set/--b-set names. Every run
+// flag is bound afresh on the arm's copy, so a flag declared with a fixed
+// default (as --latency-limit was, 0) silently reset the common value.
+func TestArmSpecKeepsCommonSettings(t *testing.T) {
+	t.Parallel()
+	common := config.New(config.KindRun)
+	common.LatencyLimit = config.Duration(50 * time.Millisecond)
+	common.Rate = 100
+	common.VU = 7
+	common.Pacing = "spec"
+	arm, _, err := armSpec(common, "--b-set", []string{"vu=9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := common
+	want.VU = 9
+	if !reflect.DeepEqual(arm, want) {
+		t.Errorf("arm spec %+v,\nwant the common one with vu 9: %+v", arm, want)
 	}
 }

@@ -29,7 +29,7 @@ const dbFlagHelp = "database: postgres://user:pass@host:port/dbname, mysql://use
 
 func bindTargetFlags(fl *pflag.FlagSet, s *config.Spec) {
 	fl.StringVar(&s.DB, "db", s.DB, dbFlagHelp)
-	fl.StringVar(&s.Workload, "workload", s.Workload, "workload: "+workload.Choices()) // cobra adds the default
+	fl.StringVar(&s.Workload, "workload", s.Workload, workloadFlagHelp()) // cobra adds the default
 }
 
 func newBuildCmd(gs *globalState) *cobra.Command {
@@ -57,8 +57,17 @@ func newBuildCmd(gs *globalState) *cobra.Command {
 	out.bind(fl, false)
 	bindTargetFlags(fl, &s)
 	fl.BoolVarP(&yes, "yes", "y", false, "with --force: do not ask for confirmation (needed when there is no terminal)")
-	s.Seed = config.DefaultBuildSeed // the data generator's, where a run's is random
-	bindFlags(fl, "build", &s)
+	fl.IntVarP(&s.Warehouses, "warehouses", "w", s.Warehouses, "TPROC-C warehouses (each adds about 500,000 rows, ~80 MB)")
+	fl.Float64Var(&s.Scale, "scale", s.Scale, "TPROC-H scale factor: 1, 10, 30, 100, … (fractional ones such as 0.01 or 0.1 for tests, labelled as such); pgbench: its scale, a whole number (100,000 accounts each)")
+	fl.IntVar(&s.Workers, "workers", s.Workers, "parallel loading sessions (default: number of CPUs; TPROC-C: at most --warehouses)")
+	fl.Uint64Var(&s.Seed, "seed", config.DefaultBuildSeed, "seed of the TPROC-C data generator")
+	fl.BoolVar(&s.Force, "force", s.Force, "drop an existing schema of the workload first")
+	fl.StringVar(&s.Engine, "engine", s.Engine, "MariaDB/MySQL storage engine of the tables (default InnoDB)")
+	fl.StringVar(&s.Loader, "loader", s.Loader, "how rows travel: stream (PostgreSQL COPY, MariaDB/MySQL LOAD DATA LOCAL INFILE; parallel) or insert (batched INSERTs, one writer); default: stream where the database takes it")
+	fl.IntVar(&s.Fillfactor, "fillfactor", s.Fillfactor, "pgbench: fill factor (10-100) of pgbench_branches, pgbench_tellers and pgbench_accounts, PostgreSQL only (default: the server's, 100)")
+	fl.BoolVar(&s.ForeignKeys, "foreign-keys", s.ForeignKeys, "pgbench: add pgbench's foreign keys after the load (PostgreSQL, MariaDB/MySQL)")
+	fl.IntVar(&s.Partitions, "partitions", s.Partitions, "pgbench: split pgbench_accounts into N partitions, PostgreSQL only (0: none)")
+	fl.StringVar(&s.PartitionMethod, "partition-method", s.PartitionMethod, "pgbench: with --partitions, range or hash on aid (default range)")
 	bindSegmentFlags(fl, &s, "build", "TPROC-C: the process loads its share of the warehouses")
 	return cmd
 }
@@ -144,7 +153,39 @@ type runSpecFlags struct {
 // has passed, takes the user's word for --between rebuild (or --yes).
 func bindRunFlags(fl *pflag.FlagSet, s *config.Spec) *runSpecFlags {
 	bindTargetFlags(fl, s)
-	bindFlags(fl, "run", s)
+	fl.IntVar(&s.VU, "vu", s.VU, "virtual users: concurrent sessions, each running one transaction at a time")
+	fl.DurationVar((*time.Duration)(&s.Rampup), "rampup", s.Rampup.D(), "ramp-up before the measured window (not counted)")
+	fl.DurationVar((*time.Duration)(&s.Duration), "duration", s.Duration.D(), "length of the measured window")
+	fl.IntVar(&s.Iterations, "iterations", s.Iterations, "TPROC-C: run N transactions per VU, then stop (an iteration run, as HammerDB's test driver's total_iterations): no ramp-up and no --duration; the result is the elapsed time and the rates over it. 0: a timed run")
+	fl.DurationVar((*time.Duration)(&s.Interval), "interval", s.Interval.D(), "how often to print and store a progress line")
+	fl.DurationVar((*time.Duration)(&s.StallAfter), "stall-after", s.StallAfter.D(),
+		"report a stall when no transaction completes for this long while sessions wait on the database (0: half the interval, within 2s and 30s; negative: off)")
+	fl.StringVar(&s.Mode, "mode", s.Mode, "procs: one server-side routine call per transaction (PostgreSQL, MariaDB/MySQL); sql: the statements from the client in one transaction; auto: procs where available")
+	fl.IntVar(&s.MaxRetries, "max-retries", s.MaxRetries, "retry a transaction that failed with a serialization failure or deadlock up to N times (counted once; latency includes retries)")
+	fl.StringVar(&s.Isolation, "isolation", s.Isolation, "transaction isolation: read-committed, repeatable-read or serializable (default: the database's)")
+	fl.StringVar(&s.SnapshotIsolation, "snapshot-isolation", s.SnapshotIsolation, "TPROC-C on MariaDB: innodb_snapshot_isolation for every session: off (as HammerDB 6), on (conflicts fail with error 1020, retried with --max-retries) or server (leave the server's setting; on by default from MariaDB 11.6.2); ignored where the server has no such variable")
+	fl.StringVar(&s.ExecMode, "exec-mode", s.ExecMode, "how statements are sent: prepared (parsed once per session) or simple (text protocol)")
+	fl.StringVar(&s.Pacing, "pacing", s.Pacing, "off: unpaced, each VU submits its next transaction at once (maximum throughput); spec: each VU waits the specification's keying time before and a think time after every transaction (18/3/2/2/2 s; think means 12/12/10/5/5 s), NOPM bounded by 12.86 per warehouse: use 10 VUs per warehouse")
+	fl.Float64Var(&s.PacingScale, "pacing-scale", s.PacingScale, "with --pacing spec: multiply keying and think times by this (e.g. 0.01 for a quick check; not a specification run)")
+	fl.BoolVar(&s.RandomHome, "random-home", s.RandomHome, "give each VU a random home warehouse (HammerDB's behaviour) instead of spreading VUs evenly")
+	fl.BoolVar(&s.PerVUTiming, "per-vu-timing", s.PerVUTiming, "TPROC-C: keep each VU's latency histograms per transaction type with the job, besides the run's (sledge jobs ID timing VUID; HammerDB's timeprofile)")
+	fl.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the transaction inputs (default: random; recorded in the job); TPROC-H: seed0 of the query parameters")
+	fl.IntVar(&s.ClientCPUs, "client-cpus", s.ClientCPUs, "CPU cores the client may use for its goroutines (GOMAXPROCS), decided once for the process; 0 = one per 16 VUs, at most all. Few cores mean fewer scheduler wake-ups per transaction: VUs mostly wait on the network")
+	fl.IntVar(&s.Streams, "streams", s.Streams, "TPROC-H: query streams of the throughput test (0: power test only)")
+	fl.IntVar(&s.QuerySets, "query-sets", s.QuerySets, "TPROC-H: times each throughput stream runs its 22 queries")
+	fl.BoolVar(&s.Refresh, "refresh", s.Refresh, "TPROC-H: run the refresh functions (RF1 and RF2 around the power test, a refresh stream in the throughput test); they change the data for good")
+	fl.BoolVar(&s.Validation, "validate", s.Validation, "TPROC-H: use the specification's validation parameters for every query")
+	fl.IntVar(&s.AnalyticStreams, "analytic-streams", s.AnalyticStreams, "CH-benCHmark: analytic query streams running the 22 queries over and over beside the --vu TPROC-C VUs, over the same window")
+	fl.DurationVar((*time.Duration)(&s.AnalyticDelay), "analytic-delay", s.AnalyticDelay.D(), "CH-benCHmark: start the analytic streams this long into the measured window; the part before is the baseline, without analytic load")
+	fl.DurationVar((*time.Duration)(&s.AnalyticRampup), "analytic-rampup", s.AnalyticRampup.D(), "CH-benCHmark: spread the analytic streams' starts evenly over this")
+	fl.BoolVar(&s.AnalyticShuffle, "analytic-shuffle", s.AnalyticShuffle, "CH-benCHmark: each stream runs each query set in its own order, drawn from --seed, instead of the paper's Q1 … Q22")
+	fl.StringArrayVar(&s.Scripts, "script", s.Scripts, "pgbench: a script the run draws from, builtin:NAME[@WEIGHT] (tpcb-like, simple-update, select-only) or PATH[@WEIGHT], a file in pgbench's script format (repeatable; default builtin:tpcb-like)")
+	fl.StringVar(&s.QueryMode, "query-mode", s.QueryMode, "pgbench: how the scripts' statements are sent: simple, extended or prepared (pgbench's -M; default simple)")
+	fl.StringArrayVar(&s.Defines, "define", s.Defines, "pgbench: set a script variable, NAME=VALUE (pgbench's -D; repeatable)")
+	fl.BoolVar(&s.PerStatement, "per-statement", s.PerStatement, "pgbench: print each script command's average latency and failures in the result (pgbench's -r)")
+	fl.StringVar(&s.Metrics, "metrics", s.Metrics, "on: observe the database server and the hosts during the run, read-only on one extra connection, and store it with the job (sledge jobs ID metrics): PostgreSQL's pg_stat_activity sampled --metrics-rate times a second for wait events, its statistics as deltas per interval and its settings; MariaDB/MySQL's processlist, SHOW GLOBAL STATUS deltas and performance_schema waits; this host's CPU, memory, disk and network from /proc. off: observe nothing")
+	fl.Float64Var(&s.MetricsRate, "metrics-rate", s.MetricsRate, "with --metrics on: samples per second of the server's sessions (pg_stat_activity, the processlist), at most 100")
+	fl.StringVar(&s.Scrape, "scrape", s.Scrape, "URL of a Prometheus node_exporter (Debian: prometheus-node-exporter) on the database's host, e.g. http://db1:9100/metrics: its CPU, memory, disk and network are observed as the database host's")
 	f := &runSpecFlags{s: s, rate: bindLoadFlags(fl, s)}
 	fl.BoolVarP(&f.yes, "yes", "y", false, "with --between rebuild: do not ask before the schema is dropped and built again between trials (needed when there is no terminal)")
 	return f
@@ -195,8 +236,13 @@ func (f *runSpecFlags) confirmRebuild(cmd *cobra.Command, gs *globalState) error
 // returns --rate's text, read when the flags are parsed.
 func bindLoadFlags(fl *pflag.FlagSet, s *config.Spec) func() string {
 	var rate string
+	fl.IntVar(&s.Terminals, "terminals", s.Terminals, "TPROC-C: run this many terminals over a pool of --connections sessions (default with --connections: 10 per warehouse when --pacing spec, else one per session). A terminal that is due waits for a free session and that wait counts in its response time; the result reports the schedule lag (due → sent)")
+	fl.IntVar(&s.Connections, "connections", s.Connections, "TPROC-C: the session pool of a --terminals or --rate run (default: --vu)")
 	fl.StringVar(&rate, "rate", "", "TPROC-C: open-loop arrivals instead of VUs: transactions per second (e.g. 500), or per type (new_order=200,payment=200,order_status=20,delivery=20,stock_level=20), arriving as a Poisson process over --connections sessions; at most 1e6 a second in all, and at least one arrival expected in the window (each stage's). Latency counts from the scheduled start, so a stall shows in the percentiles (no coordinated omission); the result reports the achieved rate, the schedule lag, late and dropped transactions")
 	fl.IntVar(&s.MaxQueue, "max-queue", s.MaxQueue, fmt.Sprintf("with --rate: at most this many scheduled transactions wait for a session; an arrival beyond it is dropped and counted (0: %d)", config.DefaultMaxQueue))
+	fl.DurationVar((*time.Duration)(&s.LatencyLimit), "latency-limit", s.LatencyLimit.D(), "with --rate: skip and count an arrival a session would send later than this behind its schedule, e.g. 50ms (pgbench's -L; default none)")
+	fl.StringVar(&s.Stages, "stages", s.Stages, "a load shape in one job: DURATION:TARGET,… (e.g. 2m:8,2m:16,2m:32), where the target is VUs, terminals (--terminals) or transactions per second (--rate); the measured window is the stages (--duration is not used) and the result has one row per stage")
+	fl.StringVar(&s.Between, "between", s.Between, "with --repeat (or sledge profile): what to do to the database between trials: none, vacuum (PostgreSQL VACUUM ANALYZE, MariaDB ANALYZE TABLE, SQLite VACUUM), checkpoint (flush dirty pages) or rebuild (drop and build the schema again as it was built)")
 	return func() string { return rate }
 }
 
@@ -345,6 +391,9 @@ func (o *jobOutput) bind(fl *pflag.FlagSet, progress bool) {
 func (o jobOutput) check() error {
 	return errors.Join(checkFormat("--format", o.format), checkFormat("--progress", o.progress))
 }
+
+// workloadFlagHelp is --workload's help: the registered workloads.
+func workloadFlagHelp() string { return "workload: " + workload.Choices() }
 
 // runJobCmd runs a spec here, or on the server named by --server, printing
 // as out says.

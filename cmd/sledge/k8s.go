@@ -26,7 +26,7 @@ func newK8sCmd(gs *globalState) *cobra.Command {
 }
 
 func newK8sManifestCmd(gs *globalState) *cobra.Command {
-	o := k8s.Options{Name: k8s.DefaultName, Secret: k8s.DefaultSecret, CPU: k8s.DefaultCPU, Memory: k8s.DefaultMemory}
+	var o k8s.Options
 	var db string
 	cmd := withHelp("k8s-manifest", &cobra.Command{
 		Use:   "manifest --agents N --image IMAGE [flags] [-- run flags…]",
@@ -69,7 +69,14 @@ func newK8sManifestCmd(gs *globalState) *cobra.Command {
 	})
 	fl := cmd.Flags()
 	fl.IntVar(&o.Agents, "agents", 0, fmt.Sprintf("number of agents: pods of the Job, each running one segment of the run, 1..%d (required)", k8s.MaxAgents))
-	bindFlags(fl, "k8s-manifest", &o)
+	fl.StringVar(&o.Name, "name", k8s.DefaultName, "name of the Job (a DNS-1123 label: lower-case letters, digits and -) and its app.kubernetes.io/instance label")
+	fl.StringVar(&o.Namespace, "namespace", "", "namespace of the Job and the Secret template (default: kubectl's current namespace)")
+	fl.StringVar(&o.Image, "image", "", "container image with the sledge binary as its entrypoint, e.g. registry.example/sledge:1.0 (required)")
+	fl.StringVar(&o.Secret, "secret", k8s.DefaultSecret, "name of the Secret holding the keys db (the database, SLEDGE_DB) and repo (the shared jobs repository, SLEDGE_REPO)")
+	fl.StringVar(&o.RunID, "run-id", "", "run id all agents write their segments under (default: --name)")
+	fl.StringVar(&o.CPU, "cpu", k8s.DefaultCPU, "CPU request and limit of each agent, a Kubernetes quantity such as 2 or 500m")
+	fl.StringVar(&o.Memory, "memory", k8s.DefaultMemory, "memory request and limit of each agent, a Kubernetes quantity such as 1Gi or 512Mi")
+	fl.BoolVar(&o.SecretTemplate, "with-secret-template", false, "also print a Secret with placeholder values of db and repo, to edit before applying")
 	fl.StringVar(&db, "db", "", "refused: the database goes into the Secret")
 	_ = fl.MarkHidden("db")
 	return cmd

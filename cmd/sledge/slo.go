@@ -66,7 +66,10 @@ func newSLOCmd(gs *globalState) *cobra.Command {
 	})
 	fl := cmd.Flags()
 	rf = addRunFlags(fl, &s, "duration", "threshold", "repeat") // --step-duration, --goal; one search
-	bindFlags(fl, "slo", &req)
+	fl.StringArrayVar(&req.Goals, "goal", nil, "a goal judged on each step's measured window, as a --threshold: 'p99(new_order)<50ms', 'errors<1%' (repeatable; at least one)")
+	fl.Float64Var(&req.StartRate, "start-rate", req.StartRate, "the first step's rate, transactions per second")
+	fl.Float64Var(&req.MaxRate, "max-rate", 0, "the highest rate tried, transactions per second (default: none)")
+	fl.DurationVar(&req.StepDuration, "step-duration", req.StepDuration, "each step's measured window, after its --rampup (its warm-up at the step's rate, not judged)")
 	fl.StringVar(&precision, "precision", "5%", "bisect until the lowest failing rate is within this much of the highest passing one")
 	fl.StringVar(&html, "html", "", "also write the search to this file as a self-contained HTML page: the curve as SVG charts, the table and the answer")
 	cmd.AddCommand(newViewCmd(gs, "slo-show", &cobra.Command{Use: "show ID", Short: "Show an SLO search: its curve and its answer", Args: cobra.ExactArgs(1)},

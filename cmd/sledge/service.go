@@ -136,6 +136,10 @@ func flagName(field string) string {
 		return "--rate"
 	case "thresholds":
 		return "--threshold"
+	case "scripts":
+		return "--script"
+	case "defines":
+		return "--define"
 	case "run_args":
 		return "after --"
 	}

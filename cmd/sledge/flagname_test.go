@@ -20,6 +20,9 @@ func TestFlagNameIsAFlag(t *testing.T) {
 	for _, c := range root.Commands() {
 		c.Flags().VisitAll(func(f *pflag.Flag) { flags["--"+f.Name] = true })
 	}
+	runFlags := pflag.NewFlagSet("arm", pflag.ContinueOnError)
+	spec := config.New(config.KindRun)
+	bindRunFlags(runFlags, &spec)
 	st := reflect.TypeFor[config.Spec]()
 	for i := range st.NumField() {
 		field, _, _ := strings.Cut(st.Field(i).Tag.Get("json"), ",")
@@ -29,6 +32,14 @@ func TestFlagNameIsAFlag(t *testing.T) {
 		name := flagName(field)
 		if strings.HasPrefix(name, "--") && !flags[strings.Fields(name)[0]] {
 			t.Errorf("field %s is worded as %s, which no command has", field, name)
+		}
+		// A gate's arm (--b-set KEY=VALUE) sets the run flags, and --rate.
+		top := strings.TrimPrefix(name, "--")
+		if runFlags.Lookup(top) == nil && top != "rate" {
+			continue
+		}
+		if arm, want := flagName("b."+field), "--b-set "+top; arm != want {
+			t.Errorf("field b.%s is worded as %s, want %s (the key armSpec takes)", field, arm, want)
 		}
 	}
 }

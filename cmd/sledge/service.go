@@ -144,7 +144,7 @@ func flagName(field string) string {
 		return "after --"
 	}
 	if arm, key, ok := strings.Cut(field, "."); ok { // a gate's arm (app.CheckGate)
-		return "--" + arm + "-set " + strings.ReplaceAll(key, "_", "-")
+		return "--" + arm + "-set " + strings.TrimPrefix(flagName(key), "--")
 	}
 	return "--" + strings.ReplaceAll(field, "_", "-")
 }

@@ -311,10 +311,14 @@ func Decode(b []byte) (Spec, error) {
 
 // jsonKind says what JSON value a Go type takes, for a type error.
 func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
 	switch t.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return fmt.Sprintf("a whole number from %d to %d", int64(-1)<<(t.Bits()-1), int64(1)<<(t.Bits()-1)-1)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return fmt.Sprintf("a whole number from 0 to %d", uint64(1)<<(t.Bits()-1)*2-1)
 	case reflect.Float32, reflect.Float64:
 		return "a number"
 	case reflect.Bool:
@@ -322,11 +326,14 @@ func jsonKind(t reflect.Type) string {
 	case reflect.String:
 		return "a string"
 	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.String {
+			return "an array of strings"
+		}
 		return "an array"
 	case reflect.Map, reflect.Struct:
 		return "an object"
 	}
-	return "a " + t.String()
+	return "a JSON value"
 }
 
 func decodeError(b []byte, err error) error {
@@ -472,7 +479,8 @@ func (s Spec) check(p *Plan) FieldErrors {
 		add(s.Iterations < 0, "iterations", "must not be negative (got %d; 0 is a timed run)", s.Iterations)
 		// An iteration run ends when its VUs are done: no duration is used.
 		add(s.Iterations == 0 && s.Duration <= 0, "duration", "must be positive (got %s)", s.Duration)
-		add(s.Duration > 0 && s.Duration.D() < MinDuration, "duration", "must be at least %s: rates over a shorter window say nothing (got %s)", MinDuration, s.Duration)
+		add(s.Iterations == 0 && s.Stages == "" && s.Duration > 0 && s.Duration.D() < MinDuration, "duration",
+			"must be at least %s: rates over a shorter window say nothing (got %s)", MinDuration, s.Duration)
 		add(s.Duration.D() > MaxTime, "duration", "must be at most %s (got %s)", MaxTime, s.Duration)
 		add(time.Duration(s.Interval) < MinInterval, "interval", "must be at least %s (got %s)", MinInterval, s.Interval)
 		add(s.Interval.D() > MaxTime, "interval", "must be at most %s (got %s)", MaxTime, s.Interval)

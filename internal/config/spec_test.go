@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -219,10 +220,11 @@ func TestDecode(t *testing.T) {
 		t.Errorf("vu 0 validates as %v", f)
 	}
 	for _, c := range []struct{ body, field, says string }{
-		{`{"kind":"run","vu":"two"}`, "vu", "vu: want an integer, not a JSON string"},
-		{`{"kind":"run","vu":1e30}`, "vu", "vu: want an integer, not a JSON number"},
+		{`{"kind":"run","vu":"two"}`, "vu", "vu: want a whole number from -9223372036854775808 to 9223372036854775807, not a JSON string"},
+		{`{"kind":"run","vu":1e30}`, "vu", "vu: want a whole number from"},
+		{`{"kind":"run","seed":-1}`, "seed", "seed: want a whole number from 0 to 18446744073709551615, not a JSON number -1"},
 		{`{"kind":"run","rate":"fast"}`, "rate", "rate: want a number, not a JSON string"},
-		{`{"kind":"run","scripts":"x.sql"}`, "scripts", "scripts: want an array, not a JSON string"},
+		{`{"kind":"run","scripts":"x.sql"}`, "scripts", "scripts: want an array of strings, not a JSON string"},
 		{`{"kind":"run","duration":"forever"}`, "duration", "duration"},
 		{`{"kind":"run","interval":true}`, "interval", "interval"},
 		{`{"kind":"run","turbo":true}`, "turbo", "turbo"},
@@ -372,6 +374,23 @@ func TestParseThresholds(t *testing.T) {
 		fe := Fields(s.Validate())
 		if len(fe) != 1 || fe[0].Field != "thresholds" || !strings.HasPrefix(fe[0].Msg, c.want) {
 			t.Errorf("%s %q: %v, want one error of thresholds starting %q", c.kind, c.th, fe, c.want)
+		}
+	}
+}
+
+// TestShortDurationUnusedIsNoError: the 1 s floor is for a timed run's
+// window; an iteration run and a staged run do not use --duration.
+func TestShortDurationUnusedIsNoError(t *testing.T) {
+	t.Parallel()
+	for _, edit := range []func(*Spec){
+		func(s *Spec) { s.Iterations = 5; s.Rampup = 0 },
+		func(s *Spec) { s.Stages = "10s:2" },
+	} {
+		s := New(KindRun)
+		s.Duration = Duration(500 * time.Millisecond)
+		edit(&s)
+		if f := Fields(s.Validate()); slices.ContainsFunc(f, func(e FieldError) bool { return e.Field == "duration" }) {
+			t.Errorf("%+v: %v", s, f)
 		}
 	}
 }

@@ -309,21 +309,26 @@ type Claimed struct {
 }
 
 // Claim locks the spool file at path (ErrBusy when its writer still holds
-// it) and reads it.
+// it, or another hand-in took it meanwhile) and reads it.
 //
 // A writer on this host that has ended may still seem to hold its lock
-// for a moment: a child process it (or any process sharing the
-// descriptor) forked keeps the lock until the child execs. Claim waits a
-// little for such a lock, never for a live writer's.
+// for a moment: a child process it forked keeps the lock until the child
+// execs. Claim waits up to claimWait for such a lock, never for a live
+// writer's.
 func Claim(path string) (*Claimed, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open spool file: %w", err)
 	}
 	err = lock(f)
-	for wait := time.Millisecond; errors.Is(err, errLocked) && wait < time.Second && writerGone(path); wait *= 2 {
-		time.Sleep(wait)
-		err = lock(f)
+	if errors.Is(err, errLocked) && writerGone(path) {
+		for waited, step := time.Duration(0), time.Millisecond; errors.Is(err, errLocked) && waited < claimWait; waited, step = waited+step, 2*step {
+			time.Sleep(step)
+			err = lock(f)
+		}
+	}
+	if err == nil && !stillAt(f, path) {
+		err = errLocked // handed in (removed) by another process while we waited
 	}
 	if err != nil {
 		f.Close()
@@ -342,6 +347,20 @@ func Claim(path string) (*Claimed, error) {
 		size = fi.Size()
 	}
 	return &Claimed{File: File{f: f, path: path, head: c.Header, size: size}, Contents: c}, nil
+}
+
+// claimWait bounds Claim's wait for an ended writer's lock: a fork's
+// window before its exec is far shorter.
+const claimWait = 100 * time.Millisecond
+
+// stillAt reports whether f is still the file at path.
+func stillAt(f *os.File, path string) bool {
+	open, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	named, err := os.Stat(path)
+	return err == nil && os.SameFile(open, named)
 }
 
 // writerGone reports whether the spool file at path was written by a

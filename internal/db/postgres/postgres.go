@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -586,9 +585,9 @@ func (c *Conn) Close(ctx context.Context) error {
 // CopyText loads rows in COPY text format.
 func (c *Conn) CopyText(ctx context.Context, copySQL string, r io.Reader) (int64, error) {
 	tag, err := c.c.PgConn().CopyFrom(ctx, r, copySQL)
-	if err != nil && ctx.Err() == nil && connectionLost(err) {
-		// pgx says only "unexpected EOF" or "broken pipe" when the server
-		// went away mid-COPY.
+	if err != nil && ctx.Err() == nil && c.connectionLost(err) {
+		// pgx says only "unexpected EOF", "broken pipe" or "use of closed
+		// network connection" when the server went away mid-COPY.
 		err = fmt.Errorf("the connection to the server was lost: %w", err)
 	}
 	return tag.RowsAffected(), err
@@ -596,18 +595,11 @@ func (c *Conn) CopyText(ctx context.Context, copySQL string, r io.Reader) (int64
 
 // connectionLost reports whether err is the connection ending under a
 // statement (the server gone, killed, or cut off) rather than an error the
-// server sent.
-func connectionLost(err error) bool {
+// server sent: pgx closes the connection once its socket fails, whichever
+// of its reads or writes found it first.
+func (c *Conn) connectionLost(err error) bool {
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		return false
-	}
-	for _, lost := range []error{io.EOF, io.ErrUnexpectedEOF, syscall.ECONNRESET, syscall.EPIPE} {
-		if errors.Is(err, lost) {
-			return true
-		}
-	}
-	return false
+	return !errors.As(err, &pgErr) && c.c.PgConn().IsClosed()
 }
 
 // ServerCommits reads this database's commit and rollback counters from

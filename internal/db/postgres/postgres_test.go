@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -298,10 +299,53 @@ func passwordMatches(t *testing.T, verifier, role, password string) bool {
 
 // TestCopyTextLostConnection: a connection that ends in the middle of a
 // COPY (here cut by a proxy, as by a server killed or a network gone) is
-// said to be lost, not left as pgx's bare "unexpected EOF" or "broken pipe".
+// said to be lost, not left as pgx's bare "unexpected EOF", "broken pipe"
+// or "use of closed network connection": cut while the client waits to
+// send more rows, and while it is sending them.
 func TestCopyTextLostConnection(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		wait bool // the reader waits for the cut to be done before giving more rows
+	}{
+		{"cut between rows", true},
+		{"cut while sending", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			p := cutProxy(t)
+			target, err := db.ParseTarget(p.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conn, err := Driver{}.Connect(ctx, target, db.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			c := conn.(*Conn)
+			if _, err := c.Exec(ctx, "CREATE TABLE t (i int)"); err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.CopyText(ctx, "COPY t FROM STDIN", &cuttingReader{p: p, wait: tc.wait})
+			if err == nil || !strings.Contains(err.Error(), "the connection to the server was lost") {
+				t.Fatalf("COPY over a cut connection: %v, want it said lost", err)
+			}
+		})
+	}
+}
+
+// proxy forwards every connection to a test database (pgx may make more
+// than one attempt) until cut is called; done closes once they are cut.
+type proxy struct {
+	url  string
+	cut  func()
+	done chan struct{}
+}
+
+func cutProxy(t *testing.T) *proxy {
+	t.Helper()
 	u, err := url.Parse(testdb.Postgres(t))
 	if err != nil {
 		t.Fatal(err)
@@ -310,65 +354,67 @@ func TestCopyTextLostConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	// A proxy of every connection (pgx may make more than one attempt),
-	// cutting them all when cut closes.
-	cut, upstream := make(chan struct{}), u.Host
+	upstream := u.Host
+	u.Host = ln.Addr().String()
+	var (
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	p := &proxy{url: u.String(), done: make(chan struct{})}
+	var once sync.Once
+	p.cut = func() {
+		once.Do(func() {
+			ln.Close()
+			mu.Lock()
+			for _, c := range conns {
+				c.Close()
+			}
+			mu.Unlock()
+			close(p.done)
+		})
+	}
+	t.Cleanup(p.cut)
 	go func() {
 		for {
 			client, err := ln.Accept()
 			if err != nil {
-				return
+				return // cut
 			}
 			server, err := net.Dial("tcp", upstream)
 			if err != nil {
 				client.Close()
-				return
+				continue
 			}
+			mu.Lock()
+			conns = append(conns, client, server)
+			mu.Unlock()
 			go io.Copy(server, client)
 			go io.Copy(client, server)
-			go func() {
-				<-cut
-				client.Close()
-				server.Close()
-			}()
 		}
 	}()
-	u.Host = ln.Addr().String()
-	target, err := db.ParseTarget(u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := Driver{}.Connect(ctx, target, db.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	c := conn.(*Conn)
-	if _, err := c.Exec(ctx, "CREATE TABLE t (i int)"); err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.CopyText(ctx, "COPY t FROM STDIN", &cuttingReader{cut: cut})
-	if err == nil || !strings.Contains(err.Error(), "the connection to the server was lost") {
-		t.Fatalf("COPY over a cut connection: %v, want it said lost", err)
-	}
+	return p
 }
 
-// cuttingReader is COPY text rows that cuts the connection (closes cut)
-// after its first rows, and ends some rows later.
+// cuttingReader is COPY text rows that cuts the proxy after its first
+// rows, and ends some rows later.
 type cuttingReader struct {
-	cut  chan struct{}
+	p    *proxy
+	wait bool
 	read int
 }
 
-func (r *cuttingReader) Read(p []byte) (int, error) {
+func (r *cuttingReader) Read(b []byte) (int, error) {
 	r.read++
 	switch r.read {
 	case 2:
-		close(r.cut)
-		time.Sleep(100 * time.Millisecond) // the cut reaches the client
-	case 200:
+		if r.wait {
+			r.p.cut()
+			<-r.p.done
+		} else {
+			go r.p.cut()
+		}
+	case 2000:
 		return 0, io.EOF
 	}
-	return copy(p, strings.Repeat("1\n", len(p)/2)), nil
+	return copy(b, strings.Repeat("1\n", len(b)/2)), nil
 }

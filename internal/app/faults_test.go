@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"os"
@@ -303,6 +304,7 @@ type console struct {
 	buf   bytes.Buffer
 	waits map[string]chan struct{}
 	start time.Time
+	also  io.Writer // if set, written what the console is (a windowHog)
 }
 
 func newConsole() *console { return &console{waits: map[string]chan struct{}{}} }
@@ -311,6 +313,9 @@ func (c *console) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.buf.Write(p)
+	if c.also != nil {
+		c.also.Write(p)
+	}
 	for s, ch := range c.waits {
 		if strings.Contains(c.buf.String(), s) {
 			close(ch)

@@ -3,10 +3,13 @@ package app
 import (
 	"bytes"
 	"context"
+	"io"
 	"math"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,22 +18,71 @@ import (
 	"github.com/sledge-bench/sledge/internal/report"
 )
 
-// startHogs starts n processes that spin on the CPU until the test ends.
-// One is enough to be judged (a bound of a quarter core), and at the
-// default priority it gets its share even when the test binary's own
-// goroutines busy every core (which count as Sledge's, not others'); a
-// niced one would not.
-func startHogs(t *testing.T, n int) {
-	t.Helper()
-	for range n {
+// windowHog is a console that keeps a CPU hog spinning while a run's
+// window is measured, from the engine's "measuring for" to the run's
+// result, and passes what it is written on to w. One hog is enough to be
+// judged (a bound of a quarter core), and at the default priority it gets
+// its share even when the test binary's own goroutines busy every core
+// (which count as Sledge's, not others'); a niced one would not. Outside
+// the windows (a job's set-up and end, a gate's steps between trials) it
+// is stopped (SIGSTOP): spinning there it judged nothing and only took the
+// CPU of the suite's other tests, for the whole of a test that lasts
+// minutes on a busy machine.
+type windowHog struct {
+	t    *testing.T
+	w    io.Writer
+	mu   sync.Mutex
+	line []byte
+	hog  *exec.Cmd
+}
+
+func newWindowHog(t *testing.T, w io.Writer) *windowHog {
+	h := &windowHog{t: t, w: w}
+	t.Cleanup(func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.hog != nil {
+			_ = h.hog.Process.Kill()
+			_ = h.hog.Wait()
+		}
+	})
+	return h
+}
+
+func (h *windowHog) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	h.line = append(h.line, p...)
+	for {
+		i := bytes.IndexByte(h.line, '\n')
+		if i < 0 {
+			break
+		}
+		switch l := string(h.line[:i]); {
+		case strings.Contains(l, "measuring for "):
+			h.spin(true)
+		case strings.Contains(l, " result (job "):
+			h.spin(false)
+		}
+		h.line = h.line[i+1:]
+	}
+	h.mu.Unlock()
+	return h.w.Write(p)
+}
+
+// spin starts the hog or lets it go on (on), or stops it.
+func (h *windowHog) spin(on bool) {
+	switch {
+	case on && h.hog == nil:
 		hog := exec.Command("sh", "-c", "while :; do :; done")
 		if err := hog.Start(); err != nil {
-			t.Fatal(err)
+			h.t.Errorf("the CPU hog: %v", err)
+			return
 		}
-		t.Cleanup(func() {
-			_ = hog.Process.Kill()
-			_ = hog.Wait()
-		})
+		h.hog = hog
+	case on:
+		_ = h.hog.Process.Signal(syscall.SIGCONT)
+	case h.hog != nil:
+		_ = h.hog.Process.Signal(syscall.SIGSTOP)
 	}
 }
 
@@ -61,13 +113,12 @@ func TestNoisyRunSQLite(t *testing.T) {
 	svc, repo := newService(t)
 	ctx := context.Background()
 	target := tpccSQLite(t, "c.db")
-	startHogs(t, 1)
 
 	run := config.New(config.KindRun)
 	run.DB, run.VU = target, 1
 	run.Rampup, run.Duration, run.Interval = 0, config.Duration(2*time.Second), config.Duration(time.Second)
 	var out bytes.Buffer
-	o, err := svc.Run(ctx, Request{Spec: run, Console: &out})
+	o, err := svc.Run(ctx, Request{Spec: run, Console: newWindowHog(t, &out)})
 	if err != nil || o.Run == nil {
 		t.Fatalf("run: %+v %v\n%s", o, err, out.String())
 	}
@@ -109,10 +160,11 @@ func TestNoisyGroupRunPostgres(t *testing.T) {
 	parallel(t)
 	url := tpccPostgres(t)
 	svc, repo := faultService(t)
-	startHogs(t, 1)
 	spec := runSpec(url, 0, 2*time.Second)
 	spec.Segment, spec.RunID = "0:1", "noisy"
-	f := runJob(t, svc, repo, spec, newConsole())
+	con := newConsole()
+	con.also = newWindowHog(t, io.Discard)
+	f := runJob(t, svc, repo, spec, con)
 	if !othersWarned(f.res.Warnings) {
 		t.Errorf("merged warnings %q: want the observing agent's warning of other processes\n%s", f.res.Warnings, f.output)
 	}
@@ -141,9 +193,9 @@ func TestGateRefusesNoisyTrials(t *testing.T) {
 	run := config.New(config.KindRun)
 	run.DB, run.VU = tpccSQLite(t, "g.db"), 1
 	run.Rampup, run.Duration, run.Interval = 0, config.Duration(time.Second), config.Duration(time.Second)
-	startHogs(t, 1)
+	hog := newWindowHog(t, io.Discard)
 	for _, allow := range []bool{false, true} {
-		g, outs, err := svc.Gate(ctx, GateRequest{A: run, B: run, Trials: 2, Seed: 7, AllowNoisy: allow})
+		g, outs, err := svc.Gate(ctx, GateRequest{Request: Request{Console: hog}, A: run, B: run, Trials: 2, Seed: 7, AllowNoisy: allow})
 		if err != nil || len(outs) != 4 {
 			t.Fatalf("gate: %d trials, %v", len(outs), err)
 		}

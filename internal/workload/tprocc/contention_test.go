@@ -29,8 +29,10 @@ func contentionRun(t *testing.T, drv db.Driver, tg db.Target, mode Mode, vus, ma
 	defer r.Close(ctx)
 	out := &logOutput{t: t}
 	// Two intervals: enough to see that every one commits (no VU died),
-	// and PostgreSQL's SSI conflicts come by the hundred a second.
-	cfg := engine.Config{VUs: vus, Rampup: time.Second, Duration: 4 * time.Second, Interval: 2 * time.Second, MaxRetries: maxRetries, StallAfter: runStallAfter}
+	// and PostgreSQL's SSI conflicts come by the hundred a second. The
+	// window is unpaced (it takes all the CPU it gets): 2 s hold thousands
+	// of transactions on an idle machine, hundreds on a busy one.
+	cfg := engine.Config{VUs: vus, Rampup: time.Second, Duration: 2 * time.Second, Interval: time.Second, MaxRetries: maxRetries, StallAfter: runStallAfter}
 	release := windowSlot()
 	res, err := engine.Run(ctx, r, cfg, out)
 	release()

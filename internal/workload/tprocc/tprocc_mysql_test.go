@@ -125,15 +125,15 @@ func TestCheckDetectsViolationsMariaDB(t *testing.T) {
 
 func TestRunMariaDBBothModes(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and runs for 30 s")
+		t.Skip("builds and runs")
 	}
 	t.Parallel()
 	drv := mysql.Driver{}
 	tg := built(t, db.MySQL, 1, 3)
 	requireConsistent(t, drv, tg, "after the build")
-	runFor(t, drv, tg, ModeProcs, db.DefaultIsolation, 4, 4*time.Second)
+	runFor(t, drv, tg, ModeProcs, db.DefaultIsolation, 4, 2*time.Second)
 	requireConsistent(t, drv, tg, "after the procs run")
-	runFor(t, drv, tg, ModeSQL, db.DefaultIsolation, 4, 4*time.Second)
+	runFor(t, drv, tg, ModeSQL, db.DefaultIsolation, 4, 2*time.Second)
 	requireConsistent(t, drv, tg, "after the sql run")
 }
 

@@ -268,6 +268,9 @@ func TestComputeMetrics(t *testing.T) {
 
 // TestValidationSF1DuckDB builds SF 1 and runs the power test with the
 // validation parameters: every answer must match the stored answer set.
+// The build's rows are also dbgen's exactly (counts, Q1's counts and Q6's
+// revenue, to the cent): the generator's SF 1 figures, checked on the one
+// SF 1 generation of the package rather than on one of their own.
 func TestValidationSF1DuckDB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds SF 1")
@@ -282,11 +285,50 @@ func TestValidationSF1DuckDB(t *testing.T) {
 	if rep.Tables["lineitem"] != 6001215 || rep.Rows != 8661245 {
 		t.Errorf("SF 1: %d lineitem rows, %d in all; want 6,001,215 and 8,661,245", rep.Tables["lineitem"], rep.Rows)
 	}
-	// The check compares its sample of answers at SF 1, and they match.
+	// dbgen's orders and customers, and its lineitem count, which the
+	// generator also computes without generating the rows.
+	if rep.Tables["orders"] != 1500000 || rep.Tables["customer"] != 150000 {
+		t.Errorf("SF 1: %d orders, %d customers; want 1,500,000 and 150,000", rep.Tables["orders"], rep.Tables["customer"])
+	}
+	if n := mustGen(t, 1).ExactLineitemRows(); n != 6001215 {
+		t.Errorf("ExactLineitemRows = %d, want 6001215", n)
+	}
 	c, err := duckdb.Driver{}.Connect(ctx, tg, db.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The generated lines give the published SF 1 answers exactly, not
+	// within the validation's tolerances (a sum as large as Q6's within
+	// 100): Q1's counts and Q6's revenue (123141078.23, rounded), from the
+	// exact decimals (in 1/10000) of the loaded rows.
+	q1 := map[string]int64{}
+	rows, err := c.Query(ctx, "SELECT l_returnflag || l_linestatus, count(*) FROM lineitem WHERE l_shipdate <= DATE '1998-09-02' GROUP BY 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k string
+		var n int64
+		if err := rows.Scan(&k, &n); err != nil {
+			t.Fatal(err)
+		}
+		q1[k] = n
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	if want := map[string]int64{"AF": 1478493, "NF": 38854, "NO": 2920374, "RF": 1478870}; fmt.Sprint(q1) != fmt.Sprint(want) {
+		t.Errorf("Q1 counts %v, want %v", q1, want)
+	}
+	var q6 int64
+	if err := c.QueryRow(ctx, `SELECT CAST(sum(l_extendedprice * l_discount) * 10000 AS BIGINT) FROM lineitem
+		WHERE l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24`).Scan(&q6); err != nil {
+		t.Fatal(err)
+	} else if (q6+50)/100 != 12314107823 {
+		t.Errorf("Q6 revenue = %d/10000, want 123141078.23", q6)
+	}
+	// The check compares its sample of answers at SF 1, and they match.
 	chk, err := Check(ctx, c, db.DuckDB)
 	c.Close(ctx)
 	if err != nil {

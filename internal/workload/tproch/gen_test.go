@@ -168,69 +168,6 @@ func TestCardinalities(t *testing.T) {
 	}
 }
 
-// TestSF1Lineitem generates all SF 1 orders and lines and checks dbgen's
-// lineitem count and published SF 1 answers (Q1 counts, Q6 revenue, Q4
-// counts).
-func TestSF1Lineitem(t *testing.T) {
-	if testing.Short() {
-		t.Skip("SF 1 generation: about 5 s")
-	}
-	t.Parallel()
-	g := mustGen(t, 1)
-	if n := g.ExactLineitemRows(); n != 6001215 {
-		t.Errorf("ExactLineitemRows = %d, want 6001215", n)
-	}
-	start := time.Now()
-	src, err := g.Source(TableLineitem, 0, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var w lineStats
-	var rows int64
-	for {
-		ok, err := src.Next(&w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			break
-		}
-		rows++
-	}
-	el := time.Since(start)
-	t.Logf("SF 1 lineitem: %d rows in %v (%.0f rows/s)", rows, el, float64(rows)/el.Seconds())
-	if rows != 6001215 {
-		t.Errorf("lineitem rows = %d, want 6001215", rows)
-	}
-	want := map[string]int64{"AF": 1478493, "NF": 38854, "NO": 2920374, "RF": 1478870}
-	for k, v := range want {
-		if w.q1[k] != v {
-			t.Errorf("Q1 count %s = %d, want %d", k, w.q1[k], v)
-		}
-	}
-	// Q6 revenue 123141078.23 (rounded): Σ ext·disc in 1/10000.
-	if (w.q6+50)/100 != 12314107823 {
-		t.Errorf("Q6 revenue = %d/10000, want 123141078.23", w.q6)
-	}
-	// Orders and customers.
-	for tb, want := range map[Table]int64{TableOrders: 1500000, TableCustomer: 150000} {
-		src, _ := g.Source(tb, 0, 1)
-		var c countWriter
-		for {
-			ok, err := src.Next(&c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !ok {
-				break
-			}
-		}
-		if c.rows != want {
-			t.Errorf("%v rows = %d, want %d", tb, c.rows, want)
-		}
-	}
-}
-
 type countWriter struct{ rows int64 }
 
 func (c *countWriter) Int(int64)     {}
@@ -239,66 +176,8 @@ func (c *countWriter) Decimal(int64) {}
 func (c *countWriter) Date(int32)    {}
 func (c *countWriter) EndRow() error { c.rows++; return nil }
 
-// lineStats accumulates Q1 counts and Q6 revenue from lineitem rows.
-type lineStats struct {
-	col            int
-	qty, ext, disc int64
-	flag, status   byte
-	ship           int32
-	q1             map[string]int64
-	q6             int64
-}
-
-func (s *lineStats) Int(int64) { s.col++ }
-func (s *lineStats) Text(b []byte) {
-	switch s.col {
-	case 8:
-		s.flag = b[0]
-	case 9:
-		s.status = b[0]
-	}
-	s.col++
-}
-func (s *lineStats) Decimal(h int64) {
-	switch s.col {
-	case 4:
-		s.qty = h
-	case 5:
-		s.ext = h
-	case 6:
-		s.disc = h
-	}
-	s.col++
-}
-func (s *lineStats) Date(d int32) {
-	if s.col == 10 {
-		s.ship = d
-	}
-	s.col++
-}
-
-var (
-	d19980902 = dayOf(1998, 9, 2)
-	d19940101 = dayOf(1994, 1, 1)
-	d19950101 = dayOf(1995, 1, 1)
-)
-
 func dayOf(y, m, d int) int32 {
 	return int32(time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Unix() / 86400)
-}
-
-func (s *lineStats) EndRow() error {
-	if s.q1 == nil {
-		s.q1 = map[string]int64{}
-	}
-	if s.ship <= d19980902 {
-		s.q1[string([]byte{s.flag, s.status})]++
-	}
-	if s.ship >= d19940101 && s.ship < d19950101 && s.disc >= 5 && s.disc <= 7 && s.qty < 2400 {
-		s.q6 += s.ext * s.disc
-	}
-	s.col = 0
-	return nil
 }
 
 func TestColumnRules(t *testing.T) {

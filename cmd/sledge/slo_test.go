@@ -117,8 +117,7 @@ func TestSLOPostgres(t *testing.T) {
 	// The machine's load moves between the search and the check: a run
 	// at the answer may meet a busier moment than its step did (under a
 	// second copy of the suite, the client itself fell behind its
-	// schedule), so the goal must hold in one of three tries. Beyond the
-	// capacity (1.3 ×) it fails however quiet the machine.
+	// schedule), so the goal must hold in one of three tries.
 	for try := 1; ; try++ {
 		out, err := rate(answer)
 		if err == nil {
@@ -129,10 +128,17 @@ func TestSLOPostgres(t *testing.T) {
 			break
 		}
 	}
-	out, err := rate(1.3 * answer)
+	// Beyond: 1.3 × the answer, and at least 72/s, past the 64 a second
+	// the connections can serve. A machine so busy that the client fell
+	// behind its schedule during the search makes the answer the
+	// machine's, lower (two copies of the suite: 40/s, the steps above it
+	// "saturated" at 42 achieved of 56.6 asked), and 1.3 × that is still
+	// within the server's capacity.
+	over := max(1.3*answer, 72)
+	out, err := rate(over)
 	var exit exitError
 	if !errors.As(err, &exit) || exit.code != exitThresholds || !strings.Contains(out, goal) {
-		t.Errorf("at 1.3 × the answer, %g/s, the goal held (%v):\n%s", 1.3*answer, err, out)
+		t.Errorf("at %g/s (1.3 × the answer %g, at least 72), the goal held (%v):\n%s", over, answer, err, out)
 	}
 }
 

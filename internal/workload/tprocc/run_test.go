@@ -74,6 +74,7 @@ func runFor(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isolati
 		res        *metrics.RunResult
 		committed  = map[string]int64{}
 		newOrders  int64
+		dbOrders   int64 // the database's count of New-Orders, over the windows
 		rolledBack int64
 		seed       = uint64(98)
 	)
@@ -87,6 +88,7 @@ func runFor(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isolati
 			done = done && committed[tx.Name] > 0
 		}
 		newOrders += res.Tx[txNewOrder].Count
+		dbOrders += res.DBNewOrders
 		rolledBack += res.Tx[txNewOrder].RolledBack
 		if done && rolledBack > 0 || w == maxWindows {
 			break
@@ -100,6 +102,9 @@ func runFor(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isolati
 	}
 	if rolledBack == 0 {
 		t.Errorf("no designed New-Order rollbacks in the windows (%d New-Orders)", newOrders)
+	}
+	if dbOrders == 0 {
+		t.Error("the database's New-Order count did not move")
 	}
 	return res
 }
@@ -164,9 +169,10 @@ func runWindow(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isol
 	if res.Status != metrics.StatusCompleted {
 		t.Fatalf("status %s", res.Status)
 	}
-	if res.Commits == 0 || res.NewOrders == 0 {
-		t.Fatalf("nothing committed: %+v", res)
-	}
+	// A window may commit no New-Order on a busy machine (2 s of 4 VUs
+	// committed 4 transactions under two copies of the suite): runFor
+	// runs another one, and checks that every type committed and that the
+	// database's count moved over its windows.
 	if res.Errors != 0 {
 		for _, tx := range res.Tx {
 			t.Logf("%s errors %v", tx.Name, tx.Errors)
@@ -175,9 +181,6 @@ func runWindow(t *testing.T, drv db.Driver, tg db.Target, mode Mode, iso db.Isol
 	}
 	if !res.DBCheckAgree {
 		t.Fatalf("NOPM cross-check: database %d, client %d New-Orders", res.DBNewOrders, res.NewOrders)
-	}
-	if res.DBNewOrders == 0 {
-		t.Fatal("the database's New-Order count did not move")
 	}
 	for _, tx := range res.Tx {
 		if tx.Count > 0 && (tx.P50 <= 0 || tx.P95 < tx.P50 || tx.Max < tx.P99) {

@@ -1588,7 +1588,12 @@
         loadHolder.replaceChildren(...[load && load.el, seriesPanel(id, c || {}, alive)].filter(Boolean));
         charts.setStages(stageTargets(c && c.stages), loadModelOf(c, null));
         redraw();
-      }, again);
+      }, e => {
+        // Said, not only retried: a page whose settings never come shows
+        // no load model and no stages, and should say why.
+        if (alive() && !finished) notice.replaceChildren(alertBox('warn', "Could not load the job's settings (asking again): " + e.message));
+        again();
+      });
     }
     fetchConfig();
     async function pollOutput() {

@@ -521,7 +521,9 @@ func TestRunPerVUTiming(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.tpcc()
-	e.ok("run", "--vu", "2", "--rampup", "0s", "--duration", "1s", "--interval", "1s", "--per-vu-timing")
+	// An iteration run: every VU does its transactions however busy the
+	// machine (a 1 s window under two copies of the suite left VU 2 none).
+	e.ok("run", "--vu", "2", "--iterations", "5", "--interval", "1s", "--per-vu-timing")
 	run := e.latest(jobs.KindRun)
 	if cfg := e.ok("jobs", "show", jobID(run), "config"); !regexp.MustCompile(`per_vu_timing\s+true`).MatchString(cfg) {
 		t.Errorf("the run's settings lack per_vu_timing true:\n%s", cfg)

@@ -23,6 +23,7 @@ import (
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/metrics/metricstest"
 	"github.com/sledge-bench/sledge/internal/observe"
 	"github.com/sledge-bench/sledge/internal/output"
 	"github.com/sledge-bench/sledge/internal/sandbox"
@@ -552,7 +553,7 @@ func storeRun(t *testing.T, repo *jobs.Repo) int64 {
 		Rampup: 10 * time.Second, Duration: 50 * time.Second, Measured: 50 * time.Second, NOPM: 41000, TPM: 95000}
 	for _, name := range []string{"new_order", "payment", "delivery", "stock_level", "order_status"} {
 		us := scripttest.Latencies[name]
-		res.Tx = append(res.Tx, metrics.TxSummary{Name: name, Count: int64(len(us)), Histogram: scripttest.Histogram(t, us)})
+		res.Tx = append(res.Tx, metrics.TxSummary{Name: name, Count: int64(len(us)), Histogram: metricstest.Histogram(t, us...)})
 	}
 	must(repo.SaveRunResult(ctx, id, res))
 	for i := range 12 {

@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
+	"github.com/sledge-bench/sledge/internal/metrics/metricstest"
 	"github.com/sledge-bench/sledge/internal/observe"
 	"github.com/sledge-bench/sledge/internal/script"
 )
@@ -48,22 +47,6 @@ type Fixture struct {
 	// Build is a TPROC-C schema build; Failed a run that failed at once
 	// (no output, no result).
 	Build, Failed int64
-}
-
-// Histogram encodes values (µs) as Sledge stores a latency histogram.
-func Histogram(t testing.TB, us []int64) []byte {
-	t.Helper()
-	h := hdrhistogram.New(1, 60_000_000, 3)
-	for _, v := range us {
-		if err := h.RecordValue(v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // Build records the fixture's jobs in repo, which must be empty.
@@ -103,7 +86,7 @@ func Build(t testing.TB, repo *jobs.Repo) Fixture {
 	res := &metrics.RunResult{Status: metrics.StatusCompleted, VUs: RunVUs, Warehouses: 2, Mode: "procs",
 		Rampup: time.Minute, Duration: time.Minute, Measured: RunMeasured, NOPM: 1000, TPM: 2300}
 	for _, name := range []string{"new_order", "payment", "delivery", "stock_level", "order_status"} {
-		res.Tx = append(res.Tx, metrics.TxSummary{Name: name, Count: int64(len(Latencies[name])), Histogram: Histogram(t, Latencies[name])})
+		res.Tx = append(res.Tx, metrics.TxSummary{Name: name, Count: int64(len(Latencies[name])), Histogram: metricstest.Histogram(t, Latencies[name]...)})
 	}
 	must(repo.SaveRunResult(ctx, f.Run, res))
 	for i, iv := range []struct {

@@ -22,9 +22,17 @@ func TestCheckDetectsViolationsSQLite(t *testing.T) {
 // checkDetectsViolations breaks a freshly built database in one place at a
 // time and expects exactly the conditions that depend on it to fail, then
 // repairs it. The statements are plain SQL that both dialects accept.
+//
+// Each break is checked against the conditions whose queries read the table
+// it changed (readers): one that does not read it cannot change from the
+// all-pass of the intact database, checked in full at the end. That is a
+// third of the work on MariaDB, where a full check takes seconds, and
+// loses nothing: a condition expected to fail that is not among the
+// readers shows as missing.
 func checkDetectsViolations(t *testing.T, c db.Conn, kind db.Kind) {
 	t.Helper()
 	ctx := t.Context()
+	readers := conditionReaders(t, kind)
 	cases := []struct {
 		name      string
 		break_    string
@@ -68,7 +76,11 @@ func checkDetectsViolations(t *testing.T, c db.Conn, kind db.Kind) {
 		if n, err := c.Exec(ctx, tc.break_); err != nil || n != 1 {
 			t.Fatalf("%s: %s: %d rows, %v", tc.name, tc.break_, n, err)
 		}
-		rep, err := Check(ctx, c, kind, CheckOptions{})
+		only := readers[changedTable(t, tc.break_)]
+		if len(only) == 0 {
+			only = []string{"C1"} // none reads it (an empty Only is every condition): its row count tells
+		}
+		rep, err := Check(ctx, c, kind, CheckOptions{Only: only})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -129,6 +141,52 @@ func checkDetectsViolations(t *testing.T, c db.Conn, kind db.Kind) {
 			t.Errorf("dirty %s: %+v", cond.Name, cond)
 		}
 	}
+}
+
+// conditionReaders maps each table to the conditions ("C1" …) whose query
+// in kind's checks.sql names it (comments aside, where "every customer"
+// names no table).
+func conditionReaders(t *testing.T, kind db.Kind) map[string][]string {
+	t.Helper()
+	stmts, err := statementMap(kind, "checks.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readers := map[string][]string{}
+	for _, name := range checkNames {
+		var code []string
+		for _, line := range strings.Split(stmts[name], "\n") {
+			if !strings.HasPrefix(strings.TrimSpace(line), "--") {
+				code = append(code, line)
+			}
+		}
+		words := strings.FieldsFunc(strings.Join(code, "\n"), func(r rune) bool {
+			return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+		})
+		for _, tb := range AllTables() {
+			if slices.Contains(words, tb.String()) {
+				readers[tb.String()] = append(readers[tb.String()], strings.ToUpper(name))
+			}
+		}
+	}
+	if len(readers["order_line"]) == 0 || len(readers["warehouse"]) == 0 {
+		t.Fatalf("%s checks: readers %v: the table names were not found", kind, readers)
+	}
+	return readers
+}
+
+// changedTable is the table an UPDATE or DELETE statement changes.
+func changedTable(t *testing.T, stmt string) string {
+	t.Helper()
+	f := strings.Fields(stmt)
+	switch {
+	case len(f) > 1 && strings.EqualFold(f[0], "UPDATE"):
+		return f[1]
+	case len(f) > 2 && strings.EqualFold(f[0], "DELETE"):
+		return f[2]
+	}
+	t.Fatalf("%q: not an UPDATE or DELETE", stmt)
+	return ""
 }
 
 func TestChecksFilesAreComplete(t *testing.T) {

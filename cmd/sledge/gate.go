@@ -109,8 +109,8 @@ func armSpec(common config.Spec, flag string, sets []string) (spec config.Spec, 
 	return spec, strings.Join(sets, " "), nil
 }
 
-// gateEnd prints the gate, writes --summary and --junit, and ends with
-// its exit status: 99 when a bound failed, else as a series ends.
+// gateEnd prints the gate, writes --summary and --junit, and ends as
+// app.GateEnding says (99 when a bound failed).
 func gateEnd(cmd *cobra.Command, g report.Gate, runErr error, summary, junit string) error {
 	w := cmd.OutOrStdout()
 	fmt.Fprintln(w)
@@ -127,18 +127,5 @@ func gateEnd(cmd *cobra.Command, g report.Gate, runErr error, summary, junit str
 			return fmt.Errorf("--junit: %w", err)
 		}
 	}
-	if g.Stopped != "" {
-		if cmd.Context().Err() != nil {
-			return exitError{code: exitInterrupted}
-		}
-		if runErr != nil {
-			return fmt.Errorf("gate stopped: %w", flagErrors(runErr))
-		}
-		return exitError{code: 1}
-	}
-	if n := g.Failed(); n > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: gate %d failed %d of its %d bounds\n", g.ID, n, len(g.Rows))
-		return exitError{code: exitThresholds}
-	}
-	return nil
+	return ended(cmd, app.GateEnding(g, runErr, cmd.Context().Err() != nil), flagErrors)
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
-	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/server"
 	"github.com/sledge-bench/sledge/internal/shell"
 	"github.com/sledge-bench/sledge/internal/workload"
@@ -428,7 +427,7 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		if err != nil {
 			return out.fieldErrors(err) // a field the server names is worded as our flag
 		}
-		return jobEnded(cmd, s, end.End(), out)
+		return ended(cmd, end.End().Ending(s.Kind, len(s.Thresholds)), out.fieldErrors)
 	}
 	return withService(ctx, gs, func(svc *app.Service) error {
 		// A check without --workload checks the schema the database holds.
@@ -438,55 +437,37 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		if o.ID == 0 {
 			return out.fieldErrors(err) // refused: no job was made
 		}
-		return jobEnded(cmd, s, o.End(err), out)
+		return ended(cmd, o.End(err).Ending(s.Kind, len(s.Thresholds)), out.fieldErrors)
 	})
 }
 
-// jobEnded says how a job ended, once its report is printed, by its exit
-// status: 0 when it did all it was asked; 130 interrupted (what it
-// measured is stored as such); 1 failed (its error) or found what it
-// checks failing (the report says what); 75 measured but kept in a spool
-// file; 74 measured but neither stored nor kept; 99 a threshold failed.
-func jobEnded(cmd *cobra.Command, s config.Spec, e app.End, out jobOutput) error {
-	switch {
-	case e.Status == metrics.StatusInterrupted:
-		if e.NotStored != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %v\n", e.NotStored)
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s job %d interrupted\n", s.Kind, e.ID)
-		return exitError{code: exitInterrupted}
-	case e.Err != nil:
-		return out.fieldErrors(e.Err) // a job that failed on its schema gets the advice
-	case e.Failed:
-		return exitError{code: 1}
-	case e.NotStored != nil:
-		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %v\n", e.NotStored)
-		if code := notStoredExit(e.NotStored); e.ThresholdsFailed == 0 || code.code == exitNotKept {
-			return code
-		}
+// ended ends a command as e says, once its report is printed: its notes
+// on stderr, then its exit status: 0 when it did all it was asked; 130
+// interrupted (what it measured is stored as such); 1 failed (its error,
+// worded by words) or found what it checks failing (the report says
+// what); 75 measured but kept in a spool file; 74 measured but neither
+// stored nor kept; 99 a threshold failed.
+func ended(cmd *cobra.Command, e app.Ending, words func(error) error) error {
+	for _, n := range e.Notes {
+		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s\n", n)
 	}
-	if e.ThresholdsFailed > 0 {
-		return thresholdsFailed(cmd, s, e.ID, e.ThresholdsFailed)
+	switch e.Class {
+	case app.EndInterrupted:
+		return exitError{code: exitInterrupted}
+	case app.EndNotStored:
+		return exitError{code: exitNotStored}
+	case app.EndNotKept:
+		return exitError{code: exitNotKept}
+	case app.EndThresholds:
+		return exitError{code: exitThresholds}
+	case app.EndFailed:
+		switch {
+		case e.Err == nil:
+			return exitError{code: 1}
+		case e.Stopped != "":
+			return fmt.Errorf("%s: %w", e.Stopped, words(e.Err))
+		}
+		return words(e.Err)
 	}
 	return nil
-}
-
-// notStoredExit is the exit status for a job whose result is not (all) in
-// the repository (app.NotStoredError): kept in a spool file, or not.
-func notStoredExit(err error) exitError {
-	if ns, ok := errors.AsType[*app.NotStoredError](err); ok && ns.Unkept {
-		return exitError{code: exitNotKept}
-	}
-	return exitError{code: exitNotStored}
-}
-
-// thresholdsFailed says on stderr that a run failed n of its thresholds
-// (the report above has the table) and ends with exitThresholds.
-func thresholdsFailed(cmd *cobra.Command, s config.Spec, id int64, n int) error {
-	what := fmt.Sprintf("%d of its %d thresholds", n, len(s.Thresholds))
-	if len(s.Thresholds) == 1 {
-		what = "its threshold"
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s job %d failed %s\n", s.Kind, id, what)
-	return exitError{code: exitThresholds}
 }

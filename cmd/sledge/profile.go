@@ -10,7 +10,6 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/config"
-	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/report"
 )
 
@@ -85,7 +84,7 @@ func runProfileCmd(cmd *cobra.Command, gs *globalState, s config.Spec, vus []int
 			}
 			fmt.Fprintf(w, "wrote %s\n", html)
 		}
-		return groupEnd(cmd, "profile", "job", outs, len(vus)*repeat, runErr)
+		return ended(cmd, app.GroupEnding("profile", "job", outs, len(vus)*repeat, runErr, ctx.Err() != nil), flagErrors)
 	})
 }
 
@@ -137,39 +136,6 @@ func runSeriesCmd(cmd *cobra.Command, gs *globalState, s config.Spec, n int) err
 		if err := report.Series(w, app.Trials(outs)); err != nil {
 			return err
 		}
-		return groupEnd(cmd, "series", "trial", outs, n, err)
+		return ended(cmd, app.GroupEnding("series", "trial", outs, n, err, ctx.Err() != nil), flagErrors)
 	})
-}
-
-// groupEnd says how a series or profile (what) of total jobs (each a unit:
-// trial, job) ended, once its table is printed: nil when every job ran to
-// its end; else the error, or the exit status of an interrupted (130) or
-// stopped (1) group. err is what stopped it (a failed job or between step).
-func groupEnd(cmd *cobra.Command, what, unit string, outs []app.Outcome, total int, err error) error {
-	last := outs[len(outs)-1]
-	switch {
-	case err != nil && cmd.Context().Err() != nil:
-		// Stopped between two jobs (--between): the jobs so far are kept.
-		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s interrupted: %v\n", what, err)
-		return exitError{code: exitInterrupted}
-	case err != nil:
-		return fmt.Errorf("%s stopped: %w", what, flagErrors(err)) // err says where
-	case last.Status == metrics.StatusInterrupted:
-		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s interrupted at %s %d of %d (job %d)\n", what, unit, len(outs), total, last.ID)
-		return exitError{code: exitInterrupted}
-	case len(outs) < total || last.Run == nil:
-		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s stopped at %s %d of %d (job %d %s)\n", what, unit, len(outs), total, last.ID, last.Status)
-		return exitError{code: 1}
-	}
-	failed := 0
-	for _, o := range outs {
-		if o.ThresholdsFailed() > 0 {
-			failed++
-		}
-	}
-	if failed > 0 { // every trial is judged on its own window
-		fmt.Fprintf(cmd.ErrOrStderr(), "sledge: %s: %d of its %d %ss failed thresholds\n", what, failed, total, unit)
-		return exitError{code: exitThresholds}
-	}
-	return nil
 }

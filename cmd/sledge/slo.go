@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -49,16 +48,8 @@ func newSLOCmd(gs *globalState) *cobra.Command {
 				if err = report.SLOText(w, o); err == nil && html != "" {
 					err = writeHTMLFile(html, func(f io.Writer) error { return report.SLOHTML(f, o) })
 				}
-				switch {
-				case runErr != nil && ctx.Err() != nil:
-					return exitError{code: exitInterrupted}
-				case errors.As(runErr, new(*app.NotStoredError)):
-					fmt.Fprintf(cmd.ErrOrStderr(), "sledge: slo stopped: %v\n", runErr)
-					return notStoredExit(runErr)
-				case runErr != nil:
-					return fmt.Errorf("slo stopped: %w", flagErrors(runErr))
-				case !o.Result.Found:
-					return exitError{code: exitThresholds} // the goals failed at the start rate
+				if end := app.SLOEnding(o, runErr, ctx.Err() != nil); end.Class != app.EndOK {
+					return ended(cmd, end, flagErrors) // how the search ended comes first
 				}
 				return err
 			})

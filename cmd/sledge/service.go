@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -41,26 +40,7 @@ func (gs *globalState) openRepo(ctx context.Context, existing bool) (*jobs.Repo,
 // repoPlace is where the jobs repository is (--repo, else $SLEDGE_REPO,
 // else the data directory's jobs.db) and this process's spool files.
 func (gs *globalState) repoPlace() (app.RepoPlace, error) {
-	path, err := gs.configEnv().RepoPath(gs.flags.repo)
-	return app.RepoPlace{Path: path, WorkDir: gs.workDir, SpoolDir: gs.spoolDir(), SpareSpoolDir: gs.spareSpoolDir()}, err
-}
-
-// spareSpoolDir is where a job keeps what it cannot store when the data
-// directory cannot take it either (one file system, full): the temporary
-// directory, often a file system of its own. Per user, as spool files are
-// private.
-func (gs *globalState) spareSpoolDir() string {
-	return filepath.Join(gs.tempDir, fmt.Sprintf("sledge-spool-%d", os.Getuid()))
-}
-
-// spoolDir is where this process keeps what a job could not store, ""
-// without a data directory.
-func (gs *globalState) spoolDir() string {
-	dir, err := gs.configEnv().DataDir()
-	if err != nil {
-		return ""
-	}
-	return app.SpoolDir(dir)
+	return app.PlaceIn(gs.configEnv(), gs.flags.repo, gs.workDir, gs.tempDir, os.Getuid())
 }
 
 // withService opens the repository and runs fn with a job service that owns

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 
@@ -82,7 +83,7 @@ func (gs *globalState) serviceOptions(o app.Options) app.Options {
 	if o.Repo != nil && o.RepoName == "" {
 		o.RepoName = app.RepoName(o.Repo.Path(), gs.workDir) // what it cannot store is spooled in the data directory
 	}
-	o.SpareSpoolDir = gs.spareSpoolDir()
+	o.SpareSpoolDir = app.SpareSpoolDir(gs.tempDir, os.Getuid())
 	return o
 }
 

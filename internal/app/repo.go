@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/spool"
 )
@@ -30,6 +31,28 @@ type RepoPlace struct {
 	// SpareSpoolDir is where they go when SpoolDir cannot take them
 	// (Options.SpareSpoolDir); "" for none.
 	SpareSpoolDir string
+}
+
+// PlaceIn is where the jobs repository of a process whose environment is
+// env is: repo when it names one (the CLI's --repo), else env's, else the
+// data directory's jobs.db (config.Env.RepoPath); with its spool files in
+// the data directory (none without one) and the spare ones of the user uid
+// in the temporary directory tempDir (SpareSpoolDir).
+func PlaceIn(env config.Env, repo, workDir, tempDir string, uid int) (RepoPlace, error) {
+	path, err := env.RepoPath(repo)
+	p := RepoPlace{Path: path, WorkDir: workDir, SpareSpoolDir: SpareSpoolDir(tempDir, uid)}
+	if dir, derr := env.DataDir(); derr == nil {
+		p.SpoolDir = SpoolDir(dir)
+	}
+	return p, err
+}
+
+// SpareSpoolDir is where a job keeps what it cannot store when the data
+// directory cannot take it either (one file system, full): the temporary
+// directory tempDir, often a file system of its own. Per user (uid), as
+// spool files are private.
+func SpareSpoolDir(tempDir string, uid int) string {
+	return filepath.Join(tempDir, fmt.Sprintf("sledge-spool-%d", uid))
 }
 
 // spoolDirs are the directories to hand spool files in from: the spare

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/spool"
@@ -169,5 +170,32 @@ func TestHandIn(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPlaceIn: the repository is the one named, else the environment's,
+// else the data directory's jobs.db; the spool files are in the data
+// directory when there is one, the spare ones in the user's own directory
+// under the temporary one.
+func TestPlaceIn(t *testing.T) {
+	t.Parallel()
+	home := config.Env{SledgeHome: "/data"}
+	for _, tc := range []struct {
+		name    string
+		env     config.Env
+		repo    string
+		want    RepoPlace
+		wantErr bool
+	}{
+		{"data dir", home, "", RepoPlace{Path: "/data/jobs.db", WorkDir: "/w", SpoolDir: "/data/spool", SpareSpoolDir: "/tmp/sledge-spool-1000"}, false},
+		{"named", config.Env{SledgeHome: "/data", Repo: "/env.db"}, "r.db", RepoPlace{Path: "r.db", WorkDir: "/w", SpoolDir: "/data/spool", SpareSpoolDir: "/tmp/sledge-spool-1000"}, false},
+		{"env", config.Env{SledgeHome: "/data", Repo: "/env.db"}, "", RepoPlace{Path: "/env.db", WorkDir: "/w", SpoolDir: "/data/spool", SpareSpoolDir: "/tmp/sledge-spool-1000"}, false},
+		{"no data dir", config.Env{}, "r.db", RepoPlace{Path: "r.db", WorkDir: "/w", SpareSpoolDir: "/tmp/sledge-spool-1000"}, false},
+		{"nowhere", config.Env{}, "", RepoPlace{WorkDir: "/w", SpareSpoolDir: "/tmp/sledge-spool-1000"}, true},
+	} {
+		got, err := PlaceIn(tc.env, tc.repo, "/w", "/tmp", 1000)
+		if (err != nil) != tc.wantErr || got != tc.want {
+			t.Errorf("%s: PlaceIn = %+v, %v; want %+v (error: %v)", tc.name, got, err, tc.want, tc.wantErr)
+		}
 	}
 }

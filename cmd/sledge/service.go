@@ -89,18 +89,10 @@ func flagErrors(err error) error { return fieldErrors(err, flagName) }
 // fieldErrors is flagErrors with the fields worded by name (a front end
 // whose options are not the run flags: sledge pgbench).
 func fieldErrors(err error, name func(field string) string) error {
-	var te app.TargetError
-	if errors.As(err, &te) {
-		return fmt.Errorf("%s: %w", name("db"), te.Err)
-	}
-	if advice := schemaAdvice(err); advice != "" {
+	if advice := schemaAdvice(err); advice != "" && !errors.As(err, new(app.TargetError)) {
 		return fmt.Errorf("%w: %s", err, advice)
 	}
-	fields := config.Fields(err)
-	if fields == nil {
-		return err
-	}
-	return errors.New(fields.Worded(name))
+	return app.Worded(err, name)
 }
 
 // flagName is the flag of a spec field (or of k8s.Options'): its name with

@@ -155,6 +155,20 @@ type TargetError struct{ Err error }
 func (e TargetError) Error() string { return e.Err.Error() }
 func (e TargetError) Unwrap() error { return e.Err }
 
+// Worded is err as a front end that shows errors as text words it, naming
+// each field as name does (name("max_retries") might be "--max-retries"):
+// a TargetError is the field "db"'s, field errors are worded one a line
+// (config.FieldErrors.Worded); any other error is as it is.
+func Worded(err error, name func(field string) string) error {
+	if te, ok := errors.AsType[TargetError](err); ok {
+		return fmt.Errorf("%s: %w", name("db"), te.Err)
+	}
+	if fields := config.Fields(err); fields != nil {
+		return errors.New(fields.Worded(name))
+	}
+	return err
+}
+
 // Job is a recorded job running (or run) by the service.
 type Job struct {
 	ID       int64

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -296,5 +297,29 @@ func TestClientCPUs(t *testing.T) {
 	s.ClientCPUs = -1
 	if err := s.Validate(); err == nil {
 		t.Error("negative client CPUs accepted")
+	}
+}
+
+// TestWorded: a target error is the db field's, field errors are worded by
+// the front end's names one a line, other errors are left as they are.
+func TestWorded(t *testing.T) {
+	t.Parallel()
+	name := func(field string) string { return "<" + field + ">" }
+	other := errors.New("boom")
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{TargetError{errors.New(`unknown scheme "x"`)}, `<db>: unknown scheme "x"`},
+		{fmt.Errorf("wrapped: %w", config.FieldErrors{{Field: "max_retries", Msg: "max_retries must be 0 or more"}, {Field: "vu", Msg: "too many"}}),
+			"<max_retries> must be 0 or more\n<vu>: too many"},
+		{other, "boom"},
+	} {
+		if got := Worded(tc.err, name); got.Error() != tc.want {
+			t.Errorf("Worded(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+	if Worded(other, name) != other {
+		t.Error("Worded changed an error of no field")
 	}
 }

@@ -124,11 +124,8 @@ func newCLIJobsCmd(gs *globalState) *cobra.Command {
 // frontEnd runs a front end (shell.Tcl, shell.Python) on the arguments of
 // `[auto SCRIPT]`: with none, its prompt. Its exit status is this process's.
 func frontEnd(cmd *cobra.Command, args []string, run func(context.Context, shell.Process, string) error, p shell.Process, usage string) error {
-	script := ""
-	switch {
-	case len(args) == 2 && args[0] == "auto":
-		script = args[1]
-	case len(args) != 0:
+	script, ok := shell.ScriptArg(args)
+	if !ok {
 		return errors.New(usage)
 	}
 	err := run(cmd.Context(), p, script)

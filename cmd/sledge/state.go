@@ -98,15 +98,8 @@ func (gs *globalState) scriptEnv() script.Env {
 // its streams, its environment with the sledge binary to call back
 // ($SLEDGE_BIN) and, when repo is set, the repository ($SLEDGE_REPO).
 func (gs *globalState) shellProcess(repo string) shell.Process {
-	env := gs.environ()
-	if gs.executable != "" {
-		env = append(env, "SLEDGE_BIN="+gs.executable)
-	}
-	if repo != "" {
-		env = append(env, "SLEDGE_REPO="+repo)
-	}
 	return shell.Process{Stdin: gs.stdin, Stdout: gs.stdout, Stderr: gs.stderr, StdinTTY: gs.stdinTTY,
-		Env: env, TempDir: gs.tempDir, WorkDir: gs.workDir,
+		Env: shell.ChildEnv(gs.environ(), gs.executable, repo), TempDir: gs.tempDir, WorkDir: gs.workDir,
 		History: shell.HistoryFile(gs.getenv("XDG_STATE_HOME"), gs.userHome)}
 }
 

@@ -45,6 +45,32 @@ type Process struct {
 	History string
 }
 
+// ChildEnv is the environment env (KEY=VALUE) of the sledge process as a
+// front end's child takes it: with bin, the sledge binary the front end
+// calls back into ($SLEDGE_BIN), and repo, when set, the jobs repository
+// its actions use ($SLEDGE_REPO); "" leaves either as env has it.
+func ChildEnv(env []string, bin, repo string) []string {
+	if bin != "" {
+		env = append(env, "SLEDGE_BIN="+bin)
+	}
+	if repo != "" {
+		env = append(env, "SLEDGE_REPO="+repo)
+	}
+	return env
+}
+
+// ScriptArg is the script of a front end's arguments, `[auto SCRIPT]`: ""
+// with none (its prompt); ok is false for any other arguments.
+func ScriptArg(args []string) (script string, ok bool) {
+	switch {
+	case len(args) == 2 && args[0] == "auto":
+		return args[1], true
+	case len(args) != 0:
+		return "", false
+	}
+	return "", true
+}
+
 // Tcl runs tclsh with the HammerDB prelude, then the script (scriptPath),
 // or the prompt when there is none and stdin is a terminal. The error of a
 // child that exited with a status is an *exec.ExitError.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,6 +124,46 @@ func TestCompleter(t *testing.T) {
 		got, _, ok := complete(c.line, len(c.line), '\t')
 		if ok != c.ok || got != c.want {
 			t.Errorf("complete(%q) = %q, %v; want %q, %v", c.line, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestChildEnv: the child gets the environment with the binary to call
+// back and, when named, the repository appended: last, so that they win.
+func TestChildEnv(t *testing.T) {
+	t.Parallel()
+	env := []string{"PATH=/bin", "SLEDGE_REPO=/old.db"}
+	for _, tc := range []struct {
+		bin, repo string
+		want      []string
+	}{
+		{"", "", []string{"PATH=/bin", "SLEDGE_REPO=/old.db"}},
+		{"/usr/bin/sledge", "", []string{"PATH=/bin", "SLEDGE_REPO=/old.db", "SLEDGE_BIN=/usr/bin/sledge"}},
+		{"/usr/bin/sledge", "/new.db", []string{"PATH=/bin", "SLEDGE_REPO=/old.db", "SLEDGE_BIN=/usr/bin/sledge", "SLEDGE_REPO=/new.db"}},
+	} {
+		if got := ChildEnv(slices.Clone(env), tc.bin, tc.repo); !slices.Equal(got, tc.want) {
+			t.Errorf("ChildEnv(%q, %q) = %q, want %q", tc.bin, tc.repo, got, tc.want)
+		}
+	}
+}
+
+// TestScriptArg: no arguments is the prompt, `auto SCRIPT` a script,
+// anything else is refused.
+func TestScriptArg(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args   []string
+		script string
+		ok     bool
+	}{
+		{nil, "", true},
+		{[]string{"auto", "x.tcl"}, "x.tcl", true},
+		{[]string{"x.tcl"}, "", false},
+		{[]string{"auto"}, "", false},
+		{[]string{"auto", "x.tcl", "y"}, "", false},
+	} {
+		if script, ok := ScriptArg(tc.args); script != tc.script || ok != tc.ok {
+			t.Errorf("ScriptArg(%q) = %q, %v; want %q, %v", tc.args, script, ok, tc.script, tc.ok)
 		}
 	}
 }

@@ -80,7 +80,7 @@ func newRunCmd(gs *globalState) *cobra.Command {
 func runCommand(gs *globalState) (*cobra.Command, *config.Spec) {
 	s := config.New(config.KindRun)
 	var cpuProfile string
-	out := jobOutput{progress: formatText}
+	out := jobOutput{progress: app.FormatText}
 	repeat := 1
 	var rf *runSpecFlags
 	cmd := withHelp("run", &cobra.Command{
@@ -111,7 +111,7 @@ func runCommand(gs *globalState) (*cobra.Command, *config.Spec) {
 			switch {
 			case repeat < 1 || repeat > app.MaxTrials:
 				return fmt.Errorf("--repeat must be between 1 and %d (got %d)", app.MaxTrials, repeat)
-			case repeat > 1 && (out.format != formatText || out.progress != formatText || out.progressFile != ""):
+			case repeat > 1 && (out.format != app.FormatText || out.progress != app.FormatText || out.progressFile != ""):
 				return errors.New("--repeat: not with --progress json, --progress-file or --format json (a series prints its trials' table)")
 			case repeat == 1 && s.Between != "" && s.Between != config.BetweenNone:
 				return errors.New("--between applies between trials: use it with --repeat N (or sledge profile)")
@@ -296,7 +296,7 @@ func newDropCmd(gs *globalState) *cobra.Command {
 				return err
 			}
 			s.Confirm = ok
-			return runJobCmd(cmd, gs, s, jobOutput{format: formatText, progress: formatText})
+			return runJobCmd(cmd, gs, s, jobOutput{format: app.FormatText, progress: app.FormatText})
 		},
 	})
 	bindTargetFlags(cmd.Flags(), &s)
@@ -377,7 +377,7 @@ func (o jobOutput) fieldErrors(err error) error {
 // bind binds --format, and with progress a run's --progress and
 // --progress-file.
 func (o *jobOutput) bind(fl *pflag.FlagSet, progress bool) {
-	o.format, o.progress = formatText, formatText
+	o.format, o.progress = app.FormatText, app.FormatText
 	fl.StringVar(&o.format, "format", o.format, "text, or json: print the job's summary as JSON on stdout when it ends (the object of sledge jobs show ID --format json: job, result, build, check), and every other line on stderr")
 	if !progress {
 		return
@@ -402,12 +402,12 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		return err
 	}
 	console, summary := cmd.OutOrStdout(), io.Writer(nil)
-	if out.format == formatJSON {
+	if out.format == app.FormatJSON {
 		// The summary alone on stdout, every other line on stderr.
 		console, summary = cmd.ErrOrStderr(), cmd.OutOrStdout()
 	}
 	var progress io.Writer
-	if out.progress == formatJSON {
+	if out.progress == app.FormatJSON {
 		progress = cmd.ErrOrStderr()
 	}
 	if out.progressFile != "" {
@@ -433,7 +433,7 @@ func runJobCmd(cmd *cobra.Command, gs *globalState, s config.Spec, out jobOutput
 		// A check without --workload checks the schema the database holds.
 		detect := s.Kind == config.KindCheck && !cmd.Flags().Changed("workload")
 		o, err := svc.Run(ctx, app.Request{Spec: s, Console: console, ProgressTTY: gs.progressTTY(), Summary: summary,
-			ProgressJSON: progress, NoConsoleProgress: out.progress == formatJSON, DetectWorkload: detect})
+			ProgressJSON: progress, NoConsoleProgress: out.progress == app.FormatJSON, DetectWorkload: detect})
 		if o.ID == 0 {
 			return out.fieldErrors(err) // refused: no job was made
 		}

@@ -15,20 +15,15 @@ import (
 	"github.com/sledge-bench/sledge/internal/report"
 )
 
-const (
-	formatText = "text"
-	formatJSON = "json"
-)
-
 // addFormatFlag gives cmd --format, text or json, checked before it runs.
 func addFormatFlag(cmd *cobra.Command, format *string) {
-	cmd.Flags().StringVar(format, "format", formatText, "output format: text or json")
+	cmd.Flags().StringVar(format, "format", app.FormatText, "output format: text or json")
 	cmd.PreRunE = func(*cobra.Command, []string) error { return checkFormat("--format", *format) }
 }
 
 // checkFormat refuses a value of a --format-like flag other than text or json.
 func checkFormat(flag, value string) error {
-	if value != formatText && value != formatJSON {
+	if value != app.FormatText && value != app.FormatJSON {
 		return fmt.Errorf("%s: %q: want text or json", flag, value)
 	}
 	return nil
@@ -94,7 +89,7 @@ func runJobsList(cmd *cobra.Command, gs *globalState, f *listFlags) error {
 	err := printView(cmd, gs, nil, v, "")
 	if errors.Is(err, jobs.ErrNoRepository) {
 		// Nothing has been recorded yet: no jobs, and nothing created.
-		if f.format == formatJSON {
+		if f.format == app.FormatJSON {
 			return report.JobList(cmd.OutOrStdout(), nil, "", true)
 		}
 		fmt.Fprintln(cmd.OutOrStdout(), err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sledge-bench/sledge/internal/app"
 	"github.com/sledge-bench/sledge/internal/workload/pgbench/cmdline"
 )
 
@@ -31,7 +32,7 @@ func newPgbenchCmd(gs *globalState) *cobra.Command {
 			for _, n := range inv.Notes {
 				fmt.Fprintf(cmd.ErrOrStderr(), "sledge pgbench: note: %s\n", n)
 			}
-			return runJobCmd(cmd, gs, inv.Spec, jobOutput{format: formatText, progress: formatText, options: pgbenchOption})
+			return runJobCmd(cmd, gs, inv.Spec, jobOutput{format: app.FormatText, progress: app.FormatText, options: pgbenchOption})
 		},
 	})
 	// -h is pgbench's host: help is -? or --help.

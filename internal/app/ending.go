@@ -97,8 +97,15 @@ func notStored(err error) EndClass {
 // end; or err stopped it (a failed job or between step; interrupted: the
 // user stopped it there, between two jobs); or its last job was
 // interrupted or did not end with a result; or some of its jobs failed
-// their thresholds — each judged on its own window.
+// their thresholds — each judged on its own window. With no job run, err
+// (or else the lack of any job) is the ending.
 func GroupEnding(what, unit string, outs []Outcome, total int, err error, interrupted bool) Ending {
+	if len(outs) == 0 {
+		if err == nil {
+			err = fmt.Errorf("no %s ran", unit)
+		}
+		return Ending{Class: EndFailed, Err: err, Stopped: what + " stopped"}
+	}
 	last := outs[len(outs)-1]
 	switch {
 	case err != nil && interrupted:

@@ -79,6 +79,9 @@ func TestGroupEnding(t *testing.T) {
 			Ending{Class: EndFailed, Notes: []string{"series stopped at trial 1 of 2 (job 1 completed)"}}},
 		{"thresholds", []Outcome{done, failedTh}, nil, false,
 			Ending{Class: EndThresholds, Notes: []string{"series: 1 of its 2 trials failed thresholds"}}},
+		{"all failed thresholds", []Outcome{failedTh, failedTh}, nil, false,
+			Ending{Class: EndThresholds, Notes: []string{"series: 2 of its 2 trials failed thresholds"}}},
+		{"none ran", nil, between, false, Ending{Class: EndFailed, Err: between, Stopped: "series stopped"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -364,6 +364,9 @@ type jobOutput struct {
 	// options names the option that sets a spec field, for wording the
 	// service's field errors; nil: the run flags (flagName).
 	options func(field string) string
+	// advice says which command deals with a schema error; nil:
+	// schemaAdvice's sledge build and drop.
+	advice func(error) string
 }
 
 // fieldErrors words the job service's field errors as out's options.
@@ -371,7 +374,11 @@ func (o jobOutput) fieldErrors(err error) error {
 	if o.options == nil {
 		return flagErrors(err)
 	}
-	return fieldErrors(err, o.options)
+	advice := o.advice
+	if advice == nil {
+		advice = schemaAdvice
+	}
+	return fieldErrors(err, o.options, advice)
 }
 
 // bind binds --format, and with progress a run's --progress and

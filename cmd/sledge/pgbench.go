@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sledge-bench/sledge/internal/app"
+	"github.com/sledge-bench/sledge/internal/workload"
 	"github.com/sledge-bench/sledge/internal/workload/pgbench/cmdline"
 )
 
@@ -32,7 +34,7 @@ func newPgbenchCmd(gs *globalState) *cobra.Command {
 			for _, n := range inv.Notes {
 				fmt.Fprintf(cmd.ErrOrStderr(), "sledge pgbench: note: %s\n", n)
 			}
-			return runJobCmd(cmd, gs, inv.Spec, jobOutput{format: app.FormatText, progress: app.FormatText, options: pgbenchOption})
+			return runJobCmd(cmd, gs, inv.Spec, jobOutput{format: app.FormatText, progress: app.FormatText, options: pgbenchOption, advice: pgbenchAdvice})
 		},
 	})
 	// -h is pgbench's host: help is -? or --help.
@@ -47,4 +49,27 @@ func pgbenchOption(field string) string {
 		return o
 	}
 	return flagName(field)
+}
+
+// pgbenchAdvice says, in pgbench's terms, what deals with what a job found
+// about pgbench's tables: -i creates them (dropping them first unless -I
+// leaves out its d step).
+func pgbenchAdvice(err error) string {
+	se, ok := errors.AsType[*workload.SchemaError](err)
+	if !ok {
+		return ""
+	}
+	init := "sledge pgbench -i"
+	if se.Target != "" {
+		init += " " + se.Target
+	}
+	switch {
+	case errors.Is(err, workload.ErrSchemaExists):
+		return "put d (drop) in -I's steps, or leave -I out: `sledge pgbench -i` drops the tables and creates them again"
+	case errors.Is(err, workload.ErrNoSchema):
+		return "run `" + init + "` (with -s for the scale) first"
+	case errors.Is(err, workload.ErrSchemaUnusable):
+		return "run `" + init + "` to create the tables again"
+	}
+	return ""
 }

@@ -198,7 +198,20 @@ func TestPgbenchCommandOtherDatabases(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
 			url := c.url(t)
-			e.ok("pgbench", "-i", url)
+			// What deals with pgbench's tables is said in pgbench's terms.
+			for _, tc := range []struct {
+				args []string
+				want string
+			}{
+				{[]string{"pgbench", "-t", "1", url}, "run `sledge pgbench -i"},
+				{[]string{"pgbench", "-i", url}, ""},
+				{[]string{"pgbench", "-i", "-I", "tgp", url}, "put d (drop) in -I's steps, or leave -I out"},
+			} {
+				out, err := e.run(tc.args...)
+				if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+					t.Fatalf("sledge %s: %v, want %q\n%s", strings.Join(tc.args, " "), err, tc.want, out)
+				}
+			}
 			for _, mode := range []string{"simple", "prepared"} {
 				st := e.state()
 				out, err := runSledge(context.Background(), st, "pgbench", "-c", "2", "-t", "20", "-M", mode, "--max-tries", "20",

@@ -84,12 +84,13 @@ func localOnly(gs *globalState, what string) error {
 // flagErrors words the job service's field errors as this front end's
 // flags: field "max_retries" is --max-retries; a target error is --db's; what
 // a job found about its workload's schema gets the command that deals with it.
-func flagErrors(err error) error { return fieldErrors(err, flagName) }
+func flagErrors(err error) error { return fieldErrors(err, flagName, schemaAdvice) }
 
-// fieldErrors is flagErrors with the fields worded by name (a front end
-// whose options are not the run flags: sledge pgbench).
-func fieldErrors(err error, name func(field string) string) error {
-	if advice := schemaAdvice(err); advice != "" && !errors.As(err, new(app.TargetError)) {
+// fieldErrors is flagErrors with the fields worded by name and the schema
+// advice by advice (a front end whose options are not the run flags:
+// sledge pgbench).
+func fieldErrors(err error, name func(field string) string, advice func(error) string) error {
+	if advice := advice(err); advice != "" && !errors.As(err, new(app.TargetError)) {
 		return fmt.Errorf("%w: %s", err, advice)
 	}
 	return app.Worded(err, name)
@@ -131,6 +132,9 @@ func schemaAdvice(err error) string {
 	build := "sledge build"
 	if se.Workload != "" && se.Workload != config.DefaultWorkload {
 		build += " --workload " + se.Workload
+	}
+	if se.Target != "" {
+		build += " --db " + se.Target
 	}
 	switch {
 	case errors.Is(err, workload.ErrSchemaExists):

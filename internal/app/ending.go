@@ -6,6 +6,8 @@ import (
 
 	"github.com/sledge-bench/sledge/internal/metrics"
 	"github.com/sledge-bench/sledge/internal/report"
+	"github.com/sledge-bench/sledge/internal/threshold"
+	"github.com/sledge-bench/sledge/internal/workload"
 )
 
 // EndClass is the class of a job's or group's ending, which a front end
@@ -164,4 +166,77 @@ func GateEnding(g report.Gate, err error, interrupted bool) Ending {
 		return Ending{Class: EndThresholds, Notes: []string{fmt.Sprintf("gate %d failed %d of its %d bounds", g.ID, n, len(g.Rows))}}
 	}
 	return Ending{}
+}
+
+// Outcome is how a job ended and what it produced.
+type Outcome struct {
+	ID int64
+	// Status is metrics.StatusCompleted, StatusDegraded (a run whose window
+	// saw the database out of service: Run.Disruption says how),
+	// StatusInterrupted or StatusFailed.
+	Status string
+	// Err is why the job failed or stopped (nil when it completed).
+	Err error
+	// NotStored is set when what the job measured is not all in the
+	// repository: it is kept in a spool file and handed in later (front
+	// ends exit with status 75).
+	NotStored *NotStoredError
+	// One of these, by the job's kind and workload.
+	Run      *metrics.RunResult
+	Analytic *metrics.AnalyticResult
+	Build    *workload.BuildReport
+	Check    *workload.CheckReport
+	// Thresholds are a run's thresholds judged on its result (none when it
+	// has none, or no result).
+	Thresholds []threshold.Verdict
+}
+
+// ThresholdsFailed counts the run's thresholds that failed.
+func (o Outcome) ThresholdsFailed() int { return threshold.Failed(o.Thresholds) }
+
+// End is how a job ended, as a front end tells its user and its script,
+// whether it ran here (Outcome.End) or on a server (server.JobEnd.End).
+type End struct {
+	ID     int64
+	Status string // metrics.Status*
+	Err    error  // why it failed, nil when it did not
+	// Failed: the job ended without doing all it was asked or found what
+	// it checks failing (a check's condition, an analytic query): its
+	// report says which.
+	Failed bool
+	// NotStored: what it measured is kept in a spool file, not (all) in
+	// the repository yet.
+	NotStored        error
+	ThresholdsFailed int
+}
+
+// End is how the job ended; err is the one Run returned with it.
+func (o Outcome) End(err error) End {
+	e := End{ID: o.ID, Status: o.Status, Err: err, Failed: !o.OK(), ThresholdsFailed: o.ThresholdsFailed()}
+	if o.NotStored != nil { // not a nil *NotStoredError in the interface
+		e.NotStored = o.NotStored
+	}
+	return e
+}
+
+// OK reports whether the job did all it was asked and found nothing wrong:
+// completed, no check condition failed, no analytic query failed. A
+// degraded run is OK: it measured its whole window, and its result says
+// how the database's outage shaped the numbers — resilience tests exist to
+// produce exactly such runs.
+func (o Outcome) OK() bool {
+	if o.Status != metrics.StatusCompleted && o.Status != metrics.StatusDegraded {
+		return false
+	}
+	if o.Check != nil && o.Check.Failed() > 0 {
+		return false
+	}
+	if o.Analytic != nil {
+		for _, q := range o.Analytic.Queries {
+			if q.Error != "" {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -35,6 +35,11 @@
 # HammerDB's monitor counts in 6-second steps until it reaches the asked
 # time exactly (in minutes, as a float), so RAMPUP and DURATION must be
 # multiples of 6 seconds that it can reach; the script refuses the others.
+# Its CLI's vurun keeps the main thread waiting only for whole minutes
+# ("Cannot detect rampup and duration times, keepalive for main thread not
+# active" otherwise, and the monitor is cut off), so the run script waits
+# after vurun with HammerDB's own _waittocomplete, which returns at once
+# when vurun already waited.
 #
 # Getting HammerDB (GPL: never copy any of it into this repository):
 #   a release tarball unpacked anywhere (it runs its bundled bin/tclsh9.0), or
@@ -44,8 +49,17 @@
 #   Tcl 8.6 through a small launcher of its own (a stand-in for Tcl 9's
 #   zipfs, an empty ticklecharts package, which only draws job charts), with
 #   the Tcl packages from Debian:
-#     apt-get install -y tcl tcl-thread tcllib libpgtcl libsqlite3-tcl
-#   (tcllib's huddle 0.4 is taken over HammerDB's own, which requires Tcl 9).
+#     apt-get install -y tcl tcl-thread tcllib libsqlite3-tcl tcl8.6-dev libpq-dev
+#   (tcllib's huddle 0.4 is taken over HammerDB's own, which requires Tcl 9)
+#   and the Pgtcl-ng binding HammerDB ships in its releases, built from the
+#   source its author publishes, PGTCLNG naming the build directory:
+#     git clone --depth 1 https://github.com/sm-shaw/pgtclng /tmp/pgtclng && cd /tmp/pgtclng &&
+#     ./configure --with-tcl=/usr/lib/tcl8.6 --with-tclinclude=/usr/include/tcl8.6 \
+#       --with-postgres-include=/usr/include/postgresql && make PKG_CFLAGS=-DTcl_Size=int
+#   Debian's libpgtcl (Pgtcl 2.7) does not do: it lacks commands HammerDB
+#   calls (pg_notice_handler, pg_exec_prepared's formats), and with them
+#   adapted its loading threads garbled each other's statements and a timed
+#   run with two VUs crashed the process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,9 +70,10 @@ RAMPUP=${RAMPUP:-30}
 DURATION=${DURATION:-90}
 SLEDGE_METRICS=${SLEDGE_METRICS:-on}
 HAMMERDB=${HAMMERDB:-}
+PGTCLNG=${PGTCLNG:-}
 
 how_to_get() {
-  sed -n '/^# Getting HammerDB/,/^# *(tcllib/p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '/^# Getting HammerDB/,/^# *run with two VUs/p' "$0" | sed 's/^# \{0,1\}//' >&2
 }
 if [ -z "$HAMMERDB" ] || [ ! -f "$HAMMERDB/hammerdbcli" ]; then
   echo "HAMMERDB must name HammerDB 6's directory (the one holding hammerdbcli)." >&2
@@ -93,11 +108,17 @@ else
   hdb_mode=tcl86
   TCLSH=${TCLSH:-$(command -v tclsh8.6 || command -v tclsh || true)}
   # shellcheck disable=SC2016 # Tcl's $p, not the shell's
-  if [ -z "$TCLSH" ] || ! "$TCLSH" <<<'foreach p {Thread Pgtcl sqlite3 huddle} {package require $p}' >/dev/null 2>&1; then
-    echo "HammerDB's source tree needs tclsh 8.6 with the Thread, Pgtcl, sqlite3 and huddle packages:" >&2
+  if [ -z "$TCLSH" ] || ! "$TCLSH" <<<'foreach p {Thread sqlite3 huddle} {package require $p}' >/dev/null 2>&1; then
+    echo "HammerDB's source tree needs tclsh 8.6 with the Thread, sqlite3 and huddle packages:" >&2
     how_to_get
     exit 2
   fi
+  if [ -z "$PGTCLNG" ] || ! compgen -G "$PGTCLNG/libpgtcl*.so" >/dev/null || [ ! -f "$PGTCLNG/pkgIndex.tcl" ]; then
+    echo "PGTCLNG must name a Pgtcl-ng build directory (libpgtcl*.so and pkgIndex.tcl) for HammerDB's source tree:" >&2
+    how_to_get
+    exit 2
+  fi
+  PGTCLNG=$(cd "$PGTCLNG" && pwd)
 fi
 
 work=$(mktemp -d /tmp/sledge-vs-hammerdb.XXXXXX)
@@ -135,34 +156,20 @@ cd $hdb
 source [file join $hdb hammerdbcli]
 TCL
 
-# Debian's Pgtcl is the 2.x line; HammerDB 6 calls Pgtcl-ng's forms of two
-# commands. An index earlier on the Tcl path (TCLLIBPATH, which every VU's
-# thread reads too) loads the same library and adapts them:
-# pg_notice_handler, with which HammerDB only prints the server's notices,
-# becomes a no-op (libpq prints them on stderr), and pg_exec_prepared's
-# result and argument formats, always {} {} (text) in HammerDB's calls, are
-# dropped before the parameters. One Tcl proc call more per transaction.
+# Pgtcl-ng in place of any other Pgtcl (Debian's 2.7 has the higher
+# version): an index first on the Tcl path (TCLLIBPATH, which every VU's
+# thread reads too) is read last, forgets the others and names it.
 if [ "$hdb_mode" = tcl86 ]; then
-  mkdir -p "$work/tcl/pgtcl-hammerdb"
-  cat >"$work/tcl/pgtcl-hammerdb/adapt.tcl" <<'TCL'
-if {[info commands ::pg_notice_handler] eq ""} {
-  proc ::pg_notice_handler {conn args} {}
-}
-if {[info commands ::pgtcl_exec_prepared_positional] eq ""} {
-  rename ::pg_exec_prepared ::pgtcl_exec_prepared_positional
-  proc ::pg_exec_prepared {conn name resultFormats argFormats args} {
-    if {$resultFormats ne "" || $argFormats ne ""} {
-      error "pg_exec_prepared: only text results and arguments ({} {}) are adapted"
-    }
-    ::pgtcl_exec_prepared_positional $conn $name {*}$args
-  }
-}
-TCL
-  "$TCLSH" >"$work/tcl/pgtcl-hammerdb/pkgIndex.tcl" <<TCL
-set v [package require Pgtcl]
-puts [list package ifneeded Pgtcl \$v "[package ifneeded Pgtcl \$v]; [list source $work/tcl/pgtcl-hammerdb/adapt.tcl]"]
+  mkdir -p "$work/tcl/pgtclng"
+  cat >"$work/tcl/pgtclng/pkgIndex.tcl" <<TCL
+package forget Pgtcl
+set dir {$PGTCLNG}
+source {$PGTCLNG/pkgIndex.tcl}
 TCL
   export TCLLIBPATH="$work/tcl"
+  # shellcheck disable=SC2016 # Tcl's $v
+  TCLLIBPATH="$work/tcl" "$TCLSH" <<<'set v [package require Pgtcl]; if {[info commands pg_notice_handler] eq ""} {puts stderr "Pgtcl $v is not Pgtcl-ng"; exit 1}' ||
+    { echo "PGTCLNG=$PGTCLNG does not load as Pgtcl-ng" >&2; exit 2; }
 fi
 
 # hammerdb SCRIPT runs a HammerDB CLI script (an absolute *.tcl path), its
@@ -224,10 +231,7 @@ echo "== HammerDB ($hdb_mode) builds $W warehouses in database tpcc"
 {
   hdb_settings
   echo "diset tpcc pg_count_ware $W"
-  # One loading VU: with Debian's Pgtcl 2.x two loading threads at once
-  # garbled each other's statements ("unterminated quoted string"); a
-  # release's own Pgtcl loads with two, as Sledge does.
-  if [ "$hdb_mode" = tcl86 ]; then echo "diset tpcc pg_num_vu 1"; else echo "diset tpcc pg_num_vu $(( W < 2 ? W : 2 ))"; fi
+  echo "diset tpcc pg_num_vu $(( W < 2 ? W : 2 ))"
   echo "buildschema"
 } >"$work/hdb-build.tcl"
 hammerdb "$work/hdb-build.tcl" >"$work/hdb-build.log" 2>&1 || { tail -n 40 "$work/hdb-build.log"; exit 1; }
@@ -273,10 +277,15 @@ loadscript
 vuset vu $1
 vucreate
 vurun
+_waittocomplete
 vudestroy
 TCL
   } >"$work/hdb-run.tcl"
   hammerdb "$work/hdb-run.tcl" >"$work/hdb-run.log" 2>&1 || { tail -n 40 "$work/hdb-run.log" >&2; return 1; }
+  # With pg_raiseerror false (its default) a VU that hits an error prints a
+  # line and goes on: say so, the NOPM is kept.
+  errors=$(grep -c -E "Procedure Error|Error in Virtual User|FINISHED FAILED" "$work/hdb-run.log" || true)
+  [ "$errors" -eq 0 ] || echo "   HammerDB printed $errors error lines in this run, e.g.: $(grep -m 1 -E "Procedure Error|Error in Virtual User|FINISHED FAILED" "$work/hdb-run.log")" >&2
   sed -n 's/.*TEST RESULT : System achieved \([0-9.]*\) NOPM from \([0-9.]*\) PostgreSQL TPM.*/\1/p' "$work/hdb-run.log" | tail -n 1 | grep . ||
     { echo "no TEST RESULT line from HammerDB; its log ends:" >&2; tail -n 40 "$work/hdb-run.log" >&2; return 1; }
 }

@@ -41,7 +41,7 @@ func (c *clockWatch) start() time.Time {
 }
 
 // TestRunObservedLockPostgres: a run during which another session holds
-// LOCK TABLE district for four seconds stores Lock:relation waits in
+// LOCK TABLE district for six seconds stores Lock:relation waits in
 // exactly those intervals, and its printed server section names them; a
 // checkpoint forced later shows in the checkpointer's deltas after it.
 func TestRunObservedLockPostgres(t *testing.T) {
@@ -57,9 +57,9 @@ func TestRunObservedLockPostgres(t *testing.T) {
 	ctx := context.Background()
 	sp := config.New(config.KindRun)
 	sp.DB, sp.VU = url, 4
-	// 14 s: the CHECKPOINT at 8.5 s may itself take seconds on a loaded
+	// 16 s: the CHECKPOINT at 10.5 s may itself take seconds on a loaded
 	// machine, and its count must land in an interval of the run.
-	sp.Rampup, sp.Duration, sp.Interval = 0, config.Duration(14*time.Second), config.Duration(time.Second)
+	sp.Rampup, sp.Duration, sp.Interval = 0, config.Duration(16*time.Second), config.Duration(time.Second)
 	out := &clockWatch{}
 	type result struct {
 		o   Outcome
@@ -71,9 +71,11 @@ func TestRunObservedLockPostgres(t *testing.T) {
 		done <- result{o, err}
 	}()
 
-	// Hold the lock from 3 s to 7 s of the run's clock: on a busy machine
+	// Hold the lock from 3 s to 9 s of the run's clock: on a busy machine
 	// the LOCK itself may wait half a second behind the VUs' transactions,
-	// and the intervals be cut late, yet two whole ones fall under it.
+	// and the intervals be cut late and short (under two copies of the
+	// suite, of four seconds under a lock only one was whole), yet two
+	// whole ones fall under it.
 	deadline := time.Now().Add(time.Minute)
 	for out.start().IsZero() && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -99,16 +101,16 @@ func TestRunObservedLockPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	from := time.Since(t0)
-	time.Sleep(time.Until(t0.Add(7 * time.Second)))
+	time.Sleep(time.Until(t0.Add(9 * time.Second)))
 	to := time.Since(t0)
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// And a checkpoint forced at 8.5 s, mid-interval: the observer reads
+	// And a checkpoint forced at 10.5 s, mid-interval: the observer reads
 	// the counters when it cuts an interval, which on a busy machine is
 	// some time after the boundary it is labelled with, so a checkpoint
 	// just after a boundary can be counted in the interval that ends there.
-	time.Sleep(time.Until(t0.Add(8500 * time.Millisecond)))
+	time.Sleep(time.Until(t0.Add(10500 * time.Millisecond)))
 	checkpointAt := time.Since(t0)
 	if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
 		t.Fatal(err)

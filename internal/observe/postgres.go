@@ -115,7 +115,10 @@ const (
 //     changed, or a counter went backwards) has no changes reported for that
 //     interval: Gap says so, and the new values are the next baseline.
 //   - When the connection drops, the intervals say so in Gap ("PostgreSQL
-//     went away: …; reconnected after 2.1 s"); the sampling goroutine
+//     went away: …; reconnected after 2.1 s"; "PostgreSQL did not answer in
+//     time: …" when a sample or statistics read got no answer within its
+//     bound, as from a server saturated by a thousand sessions, and the
+//     observer gave the connection up for that); the sampling goroutine
 //     reconnects with backoff (100 ms doubling to 2 s, jittered) and takes a
 //     new statistics baseline at once, so no change spans the outage: the
 //     interval of the reconnection reports the changes since then. Cut never
@@ -163,6 +166,7 @@ type pgObserver struct {
 	down      bool // the connection is lost and not made again yet
 	downSince time.Time
 	downErr   string // why it was lost
+	downSlow  bool   // lost because it did not answer in time, not because it went away
 	lastTry   string // why the last reconnection attempt failed
 	gaps      []string
 	cost      Cost
@@ -393,7 +397,7 @@ func (o *pgObserver) Cut(elapsed time.Duration) Snapshot {
 	gaps := o.gaps
 	o.gaps = nil
 	if o.down {
-		why := fmt.Sprintf("PostgreSQL went away: %s; not back after %.1f s", o.downErr, now.Sub(o.downSince).Seconds())
+		why := fmt.Sprintf("%s: %s; not back after %.1f s", o.lostWords(), o.downErr, now.Sub(o.downSince).Seconds())
 		if o.lastTry != "" {
 			why += " (last attempt: " + o.lastTry + ")"
 		}

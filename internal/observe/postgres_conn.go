@@ -142,8 +142,20 @@ func (o *pgObserver) lose(err error) {
 	o.mu.Lock()
 	if !o.down {
 		o.down, o.downSince, o.downErr, o.lastTry = true, time.Now(), pgOneLine(err), ""
+		o.downSlow = errors.Is(err, errTooSlow)
 	}
 	o.mu.Unlock()
+}
+
+// lostWords says how the connection was lost (o.mu held): a server too
+// busy to answer a sample within its bound (a saturated machine, a stopped
+// process) is not one that went away, though the observer gives up the
+// connection alike.
+func (o *pgObserver) lostWords() string {
+	if o.downSlow {
+		return "PostgreSQL did not answer in time"
+	}
+	return "PostgreSQL went away"
 }
 
 // reconnect makes the connection again and takes a new statistics baseline.
@@ -172,8 +184,8 @@ func (o *pgObserver) reconnect(ctx context.Context) error {
 	o.mu.Lock()
 	o.down = false
 	o.cost.Reconnects++
-	o.gaps = append(o.gaps, fmt.Sprintf("PostgreSQL went away: %s; reconnected after %.1f s (statistics restart from then)",
-		o.downErr, now.Sub(o.downSince).Seconds()))
+	o.gaps = append(o.gaps, fmt.Sprintf("%s: %s; reconnected after %.1f s (statistics restart from then)",
+		o.lostWords(), o.downErr, now.Sub(o.downSince).Seconds()))
 	o.mu.Unlock()
 	return nil
 }
@@ -185,11 +197,15 @@ func (o *pgObserver) gap(why string) {
 	o.mu.Unlock()
 }
 
+// errTooSlow is a statement of the observer's that got no answer within
+// its bound.
+var errTooSlow = errors.New("no answer within the observer's bound")
+
 // pgTimeoutErr words a statement's timeout (which pgx reports as a broken
 // connection) as such.
 func pgTimeoutErr(err error, ctx context.Context, what string) error {
 	if ctx.Err() != nil || pgconn.Timeout(err) {
-		return fmt.Errorf("%s took too long (no answer within the observer's bound)", what)
+		return fmt.Errorf("%s took too long (%w)", what, errTooSlow)
 	}
 	return err
 }

@@ -48,7 +48,7 @@ func (o *pgObserver) cutStats() ([]Counter, map[int64]pgStatementStat, []string)
 	defer o.release()
 	if o.conn == nil { // lost since Cut looked: the reconnection takes a new baseline
 		o.mu.Lock()
-		why := "PostgreSQL went away: " + o.downErr
+		why := o.lostWords() + ": " + o.downErr
 		o.mu.Unlock()
 		return nil, nil, []string{why}
 	}
@@ -58,7 +58,7 @@ func (o *pgObserver) cutStats() ([]Counter, map[int64]pgStatementStat, []string)
 	if cur.lost != nil {
 		o.lose(pgTimeoutErr(cur.lost, ctx, "the statistics"))
 		o.mu.Lock()
-		why := "PostgreSQL went away: " + o.downErr
+		why := o.lostWords() + ": " + o.downErr
 		o.mu.Unlock()
 		return nil, nil, []string{why}
 	}

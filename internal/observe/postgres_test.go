@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -709,4 +710,58 @@ func TestPostgresServerRestart(t *testing.T) {
 	if cost := o.Close(); cost.Reconnects != 1 {
 		t.Errorf("cost %+v, want 1 reconnection", cost)
 	}
+}
+
+// TestPostgresServerTooSlow stops the observer's own server process
+// (SIGSTOP), as a server too busy to answer would: the sample gets no
+// answer within its bound, and the intervals say the server did not answer
+// in time — not that it went away — then that the observer reconnected
+// once the process runs again.
+func TestPostgresServerTooSlow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server of its own")
+	}
+	t.Parallel()
+	bin, err := sandbox.FindBinaries(testdb.PGBin())
+	if err != nil {
+		t.Skipf("no PostgreSQL: %v", err)
+	}
+	p, _ := pgPrivateServer(t, bin, nil)
+	o, _ := pgStartObserver(t, p.URL(sandbox.Database), Options{Rate: 10})
+	c := &pgCutter{o: o, start: time.Now()}
+	pid := int(o.pid.Load())
+	if pid <= 0 {
+		t.Fatal("the observer's server process is not known")
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	continued := false
+	resume := func() {
+		if !continued {
+			continued = true
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+		}
+	}
+	defer resume()
+	var slow Snapshot
+	pgPoll(t, "a gap for the stopped server process", func() bool {
+		time.Sleep(300 * time.Millisecond)
+		slow = c.cut()
+		return slow.Gap != ""
+	})
+	resume()
+	if !strings.Contains(slow.Gap, "PostgreSQL did not answer in time: ") || strings.Contains(slow.Gap, "went away") {
+		t.Errorf("the stopped process's interval has gap %q", slow.Gap)
+	}
+	var back Snapshot
+	pgPoll(t, "the observer's return", func() bool {
+		time.Sleep(300 * time.Millisecond)
+		back = c.cut()
+		return strings.Contains(back.Gap, "reconnected after")
+	})
+	if !strings.HasPrefix(back.Gap, "PostgreSQL did not answer in time: ") {
+		t.Errorf("the reconnection's gap %q", back.Gap)
+	}
+	t.Logf("gaps: %q, then %q", slow.Gap, back.Gap)
 }

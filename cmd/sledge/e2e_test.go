@@ -38,6 +38,18 @@ func starvedOnly(res map[string]any) bool {
 	return len(outages) == 0 && len(lost) == 0 && d["first_error_s"] == nil && len(stalls)+len(pauses) > 0
 }
 
+// noNewOrder reports whether run job id stored a result without a New-Order
+// in its window.
+func (e *testEnv) noNewOrder(id string) bool {
+	var res struct {
+		NOPM float64 `json:"nopm"`
+	}
+	if err := json.Unmarshal([]byte(e.ok("jobs", "show", id, "result", "--format", "json")), &res); err != nil {
+		e.t.Fatal(err)
+	}
+	return res.NOPM <= 0
+}
+
 func (e *testEnv) requireRunResult(id string, vus int) map[string]any {
 	t := e.t
 	t.Helper()

@@ -54,13 +54,17 @@ func TestPostgresVersions(t *testing.T) {
 			if want := fmt.Sprintf("PostgreSQL %d.", tt.major); tt.major != 0 && !strings.HasPrefix(version, want) {
 				t.Fatalf("the build's db_version is %q, want %s…", version, want)
 			}
-			run := func(mode, metrics string, length ...string) (id, out string) {
+			start := func(mode, metrics string, length ...string) (id, out string) {
 				t.Helper()
 				out = e.ok(append([]string{"run", "--db", url, "--vu", "2", "--mode", mode, "--interval", "1s", "--metrics", metrics}, length...)...)
 				if !strings.Contains(out, "mode "+mode) {
 					t.Errorf("%s run output:\n%s", mode, out)
 				}
-				id = jobID(e.latest(jobs.KindRun))
+				return jobID(e.latest(jobs.KindRun)), out
+			}
+			run := func(mode, metrics string, length ...string) (id, out string) {
+				t.Helper()
+				id, out = start(mode, metrics, length...)
 				e.requireRunResult(id, 2)
 				return id, out
 			}
@@ -75,7 +79,17 @@ func TestPostgresVersions(t *testing.T) {
 			// Timed: the checkpoints asked every half second must end
 			// within it however slowly the machine runs the transactions
 			// (60 of them have ended before a checkpoint did).
-			id, out := run("sql", "on", "--rampup", "0s", "--duration", "4s")
+			// Under two copies of the suite the server once stalled the
+			// whole window (no New-Order in 4 s): at most three tries.
+			var id, out string
+			for try := 1; ; try++ {
+				id, out = start("sql", "on", "--rampup", "0s", "--duration", "4s")
+				if try == 3 || !e.noNewOrder(id) {
+					break
+				}
+				t.Logf("job %s: no New-Order in its window on a busy machine; again", id)
+			}
+			e.requireRunResult(id, 2)
 			cancel()
 			if err := <-done; err != nil {
 				t.Fatal(err)

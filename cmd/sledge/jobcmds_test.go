@@ -297,7 +297,7 @@ func TestJobsOnMissingEmbeddedDatabaseCreateNothing(t *testing.T) {
 	e := newEnv(t)
 	root := t.TempDir()
 	path := filepath.Join(root, "sub", "new.db")
-	want := "no database at " + path + ": run `sledge build --db sqlite:" + path + "` first"
+	want := "no database at " + path + ": build it first with `sledge build --db sqlite:" + path + "`"
 	for _, args := range [][]string{
 		{"check", "--db", path},
 		{"drop", "--yes", "--db", "sqlite:" + path},
@@ -311,11 +311,11 @@ func TestJobsOnMissingEmbeddedDatabaseCreateNothing(t *testing.T) {
 		t.Errorf("check, drop and run created %v in %s", ents, root)
 	}
 	home := e.home()
-	if _, err := e.run("check"); err == nil || !strings.Contains(err.Error(), ": run `sledge build` first") {
+	if _, err := e.run("check"); err == nil || !strings.Contains(err.Error(), "build it first with `sledge build`") {
 		t.Errorf("check of the missing default database: %v", err)
 	}
 	if _, err := e.run("drop", "--yes", "--workload", "tproch"); err == nil ||
-		!(strings.Contains(err.Error(), ": run `sledge build --workload tproch` first") || strings.Contains(err.Error(), "cgo")) {
+		!(strings.Contains(err.Error(), "build it first with `sledge build --workload tproch`") || strings.Contains(err.Error(), "cgo")) {
 		t.Errorf("drop of the missing default DuckDB database: %v", err)
 	}
 	for _, f := range []string{"tprocc.sqlite", "tproch.duckdb"} {

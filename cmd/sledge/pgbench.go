@@ -55,21 +55,15 @@ func pgbenchOption(field string) string {
 // about pgbench's tables: -i creates them (dropping them first unless -I
 // leaves out its d step).
 func pgbenchAdvice(err error) string {
-	se, ok := errors.AsType[*workload.SchemaError](err)
-	if !ok {
-		return ""
-	}
-	init := "sledge pgbench -i"
-	if se.Target != "" {
-		init += " " + se.Target
-	}
 	switch {
+	case !errors.As(err, new(*workload.SchemaError)):
+		return ""
 	case errors.Is(err, workload.ErrSchemaExists):
 		return "put d (drop) in -I's steps, or leave -I out: `sledge pgbench -i` drops the tables and creates them again"
 	case errors.Is(err, workload.ErrNoSchema):
-		return "run `" + init + "` (with -s for the scale) first"
+		return "initialize it first: `sledge pgbench -i` (-s for the scale) with the same database"
 	case errors.Is(err, workload.ErrSchemaUnusable):
-		return "run `" + init + "` to create the tables again"
+		return "create the tables again: `sledge pgbench -i` with the same database"
 	}
 	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -192,7 +193,15 @@ func TestPgbenchCommandOtherDatabases(t *testing.T) {
 		url  func(t *testing.T) string
 	}{
 		{"mariadb", func(t *testing.T) string { return testdb.MariaDB(t) }},
-		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "pgbench.sqlite") }},
+		{"sqlite", func(t *testing.T) string {
+			// An empty file: a database without pgbench's tables, as the
+			// MariaDB one.
+			path := filepath.Join(t.TempDir(), "pgbench.sqlite")
+			if err := os.WriteFile(path, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return "sqlite:" + path
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -203,7 +212,7 @@ func TestPgbenchCommandOtherDatabases(t *testing.T) {
 				args []string
 				want string
 			}{
-				{[]string{"pgbench", "-t", "1", url}, "run `sledge pgbench -i"},
+				{[]string{"pgbench", "-t", "1", url}, "initialize it first: `sledge pgbench -i` (-s for the scale) with the same database"},
 				{[]string{"pgbench", "-i", url}, ""},
 				{[]string{"pgbench", "-i", "-I", "tgp", url}, "put d (drop) in -I's steps, or leave -I out"},
 			} {

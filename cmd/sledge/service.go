@@ -133,9 +133,6 @@ func schemaAdvice(err error) string {
 	if se.Workload != "" && se.Workload != config.DefaultWorkload {
 		build += " --workload " + se.Workload
 	}
-	if se.Target != "" {
-		build += " --db " + se.Target
-	}
 	switch {
 	case errors.Is(err, workload.ErrSchemaExists):
 		return "use --force to drop it and build again (with --yes where there is no terminal), or `" +

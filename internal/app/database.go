@@ -13,7 +13,6 @@ import (
 	"github.com/sledge-bench/sledge/internal/config"
 	"github.com/sledge-bench/sledge/internal/db"
 	"github.com/sledge-bench/sledge/internal/db/drivers"
-	"github.com/sledge-bench/sledge/internal/workload"
 )
 
 // The target database around a job: a build creates a missing server
@@ -228,8 +227,7 @@ func myIdent(s string) string {
 type jobDriver struct {
 	db.Driver
 	mustExist bool
-	workload  string // the job's workload and target, for a missing file's SchemaError
-	target    string // "" for the embedded default
+	buildCmd  string // the command that builds the target, for a missing file
 	log       func(string)
 }
 
@@ -240,19 +238,22 @@ func (d *jobDriver) Connect(ctx context.Context, t db.Target, o db.Options) (db.
 	}
 	c, err := d.Driver.Connect(ctx, t, o)
 	if err != nil && o.MustExist && errors.Is(err, fs.ErrNotExist) {
-		// No file, no schema: each front end says how to build it.
-		return nil, &workload.SchemaError{Err: workload.ErrNoSchema, Workload: d.workload, Msg: err.Error(), Target: d.target}
+		return nil, fmt.Errorf("%w: build it first with `%s`", err, d.buildCmd)
 	}
 	return c, err
 }
 
 // driver is the job's driver (see jobDriver).
 func (e *execution) driver() db.Driver {
-	d := &jobDriver{Driver: e.p.driver, mustExist: e.p.spec.Kind != config.KindBuild, workload: e.p.wl.Name(), log: e.msgs.add}
-	if !e.p.embedded {
-		d.target = e.p.target.String()
+	build := "sledge build"
+	if e.p.wl.Name() != config.DefaultWorkload {
+		build += " --workload " + e.p.wl.Name()
 	}
-	return d
+	if !e.p.embedded {
+		build += " --db " + e.p.target.String()
+	}
+	return &jobDriver{Driver: e.p.driver, mustExist: e.p.spec.Kind != config.KindBuild,
+		buildCmd: build, log: e.msgs.add}
 }
 
 // driverMessages counts what the driver library logged about a job's

@@ -95,7 +95,7 @@ func notStored(err error) EndClass {
 }
 
 // GroupEnding is how a series or profile (what) of total jobs (each a unit:
-// trial, job) ended, of which outs (at least one) ran: every job ran to its
+// trial, job) ended, of which outs ran: every job ran to its
 // end; or err stopped it (a failed job or between step; interrupted: the
 // user stopped it there, between two jobs); or its last job was
 // interrupted or did not end with a result; or some of its jobs failed
@@ -105,6 +105,9 @@ func GroupEnding(what, unit string, outs []Outcome, total int, err error, interr
 	if len(outs) == 0 {
 		if err == nil {
 			err = fmt.Errorf("no %s ran", unit)
+		}
+		if interrupted {
+			return Ending{Class: EndInterrupted, Notes: []string{fmt.Sprintf("%s interrupted: %v", what, err)}}
 		}
 		return Ending{Class: EndFailed, Err: err, Stopped: what + " stopped"}
 	}

@@ -82,6 +82,8 @@ func TestGroupEnding(t *testing.T) {
 		{"all failed thresholds", []Outcome{failedTh, failedTh}, nil, false,
 			Ending{Class: EndThresholds, Notes: []string{"series: 2 of its 2 trials failed thresholds"}}},
 		{"none ran", nil, between, false, Ending{Class: EndFailed, Err: between, Stopped: "series stopped"}},
+		{"interrupted before any ran", nil, between, true,
+			Ending{Class: EndInterrupted, Notes: []string{"series interrupted: " + between.Error()}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -304,8 +304,8 @@ func NewCollector(names []string, headline int) *Collector {
 // recorderStart is the events a recorder's buffers hold before they first
 // grow: about what a VU records in an interval at 1,000 VUs. A busy VU's
 // buffers grow to its interval's events once and keep that size (swapped,
-// not freed); starting them at 1,024 cost 64 KiB per VU, two thirds of
-// the client's memory at 1,000 VUs.
+// not freed); starting them at 1,024 cost 54 KiB per VU, nearly half of
+// the client's heap at 1,000 VUs.
 const recorderStart = 16
 
 // NewRecorder registers a VU's recorder.

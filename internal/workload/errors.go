@@ -31,10 +31,6 @@ type SchemaError struct {
 	// whose schema the database holds, when the job looked (a check does):
 	// the front end can say how to name it. "" otherwise.
 	Holds string
-	// Target is the database as the job was given it, for the front end's
-	// advice to name again; "" for the embedded default, which needs no
-	// naming. It is not kept with the job.
-	Target string
 }
 
 func (e *SchemaError) Error() string { return e.Msg }

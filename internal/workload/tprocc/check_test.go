@@ -21,7 +21,7 @@ func TestCheckDetectsViolationsSQLite(t *testing.T) {
 
 // checkDetectsViolations breaks a freshly built database in one place at a
 // time and expects exactly the conditions that depend on it to fail, then
-// repairs it. The statements are plain SQL that both dialects accept.
+// repairs it. The statements are plain SQL that every dialect accepts.
 //
 // Each break is checked against the conditions whose queries read the table
 // it changed (readers): one that does not read it cannot change from the
@@ -160,7 +160,7 @@ func conditionReaders(t *testing.T, kind db.Kind) map[string][]string {
 				code = append(code, line)
 			}
 		}
-		words := strings.FieldsFunc(strings.Join(code, "\n"), func(r rune) bool {
+		words := strings.FieldsFunc(strings.ToLower(strings.Join(code, "\n")), func(r rune) bool {
 			return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
 		})
 		for _, tb := range AllTables() {
@@ -178,14 +178,20 @@ func conditionReaders(t *testing.T, kind db.Kind) map[string][]string {
 // changedTable is the table an UPDATE or DELETE statement changes.
 func changedTable(t *testing.T, stmt string) string {
 	t.Helper()
-	f := strings.Fields(stmt)
+	f := strings.Fields(strings.ToLower(stmt))
+	name := ""
 	switch {
-	case len(f) > 1 && strings.EqualFold(f[0], "UPDATE"):
-		return f[1]
-	case len(f) > 2 && strings.EqualFold(f[0], "DELETE"):
-		return f[2]
+	case len(f) > 1 && f[0] == "update":
+		name = f[1]
+	case len(f) > 2 && f[0] == "delete":
+		name = f[2]
 	}
-	t.Fatalf("%q: not an UPDATE or DELETE", stmt)
+	for _, tb := range AllTables() {
+		if name == tb.String() {
+			return name
+		}
+	}
+	t.Fatalf("%q: not an UPDATE or DELETE of a TPROC-C table", stmt)
 	return ""
 }
 

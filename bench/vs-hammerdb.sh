@@ -213,7 +213,7 @@ PY
 hdb_settings() {
   cat <<TCL
 dbset db pg
-dbset bm TPC-C
+dbset bm TPROC-C
 diset connection pg_host $pg_host
 diset connection pg_port $pg_port
 diset connection pg_sslmode disable

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/sledge-bench/sledge/internal/config"
-	"github.com/sledge-bench/sledge/internal/db"
-	"github.com/sledge-bench/sledge/internal/db/drivers"
 	"github.com/sledge-bench/sledge/internal/jobs"
 	"github.com/sledge-bench/sledge/internal/metrics"
 )
@@ -38,7 +36,10 @@ func TestBetweenRebuildSeriesSQLite(t *testing.T) {
 	spec.VU, spec.Between, spec.Confirm = 1, config.BetweenRebuild, true
 	// A mark no transaction touches: the rebuild loads the warehouse's
 	// name again, so the mark is gone after the series only if it ran.
-	markWarehouse(t, url, "marked")
+	adminExec(t, url, "UPDATE warehouse SET w_name = 'marked' WHERE w_id = 1")
+	if n := count(t, url, "SELECT count(*) FROM warehouse WHERE w_name = 'marked'"); n != 1 {
+		t.Fatalf("%d warehouses marked, want 1", n)
+	}
 	var out bytes.Buffer
 	outs, err := svc.RunSeries(ctx, Request{Spec: spec, Console: &out}, 2)
 	if err != nil || len(outs) != 2 {
@@ -95,27 +96,5 @@ func TestBetweenRebuildSeriesSQLite(t *testing.T) {
 	}
 	if n := count(t, url, "SELECT count(*) FROM warehouse WHERE w_name = 'marked'"); n != 0 {
 		t.Errorf("the warehouse marked before the series is still marked: the rebuild did not reset the data")
-	}
-}
-
-// markWarehouse renames warehouse 1 (the name no transaction changes).
-func markWarehouse(t *testing.T, dbURL, name string) {
-	t.Helper()
-	ctx := context.Background()
-	tg, err := db.ParseTarget(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	drv, err := drivers.For(tg.Kind)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := drv.Connect(ctx, tg, db.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
-	if n, err := c.Exec(ctx, "UPDATE warehouse SET w_name = '"+name+"' WHERE w_id = 1"); err != nil || n != 1 {
-		t.Fatalf("mark warehouse 1: %d rows, %v", n, err)
 	}
 }

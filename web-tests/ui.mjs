@@ -970,7 +970,9 @@ async function loadChecks() {
     await shot('19-series.png');
     await page.locator(sel('series-link-' + trial1)).click();
     await page.waitForURL(new RegExp(`#/jobs/${trial1}$`));
-    await waitText('series-title', s => s.startsWith(`Series #${trial1}`), 'the series on the first trial');
+    // The last trial's page has the same series title: wait for the first
+    // trial's own page, which marks it as this job.
+    await waitText('series-link-' + trial1, s => s === `#${trial1} (this job)`, 'the first trial marked as this job');
     check(await page.locator(sel('series-link-' + trialN)).getAttribute('href') === `#/jobs/${trialN}`, 'the first trial does not link to the last');
     await page.goto(base + '/#/');
     await waitText('job-series-' + trialN, s => s === `trial ${n}/${n} of series #${trial1}`, 'the series under the setup');

@@ -647,11 +647,11 @@ func pgPrivateServer(t *testing.T, bin string, settings map[string]string) (*san
 	return p, opts
 }
 
-// TestPostgresServerRestart stops the server under the observer (on a
-// server of the test's own) and starts it again: the intervals of the
-// outage say so, Cut does not wait for the server, and the observer comes
-// back by itself.
-func TestPostgresServerRestart(t *testing.T) {
+// pgObservedOwnServer starts a PostgreSQL server of the test's own (the
+// test runs in parallel; skipped with -short or without PostgreSQL) and an
+// observer sampling it 10 times a second, with its cutter.
+func pgObservedOwnServer(t *testing.T) (*sandbox.Postgres, sandbox.Options, *pgObserver, *pgCutter) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL server of its own")
 	}
@@ -662,7 +662,15 @@ func TestPostgresServerRestart(t *testing.T) {
 	}
 	p, opts := pgPrivateServer(t, bin, nil)
 	o, _ := pgStartObserver(t, p.URL(sandbox.Database), Options{Rate: 10})
-	c := &pgCutter{o: o, start: time.Now()}
+	return p, opts, o, &pgCutter{o: o, start: time.Now()}
+}
+
+// TestPostgresServerRestart stops the server under the observer (on a
+// server of the test's own) and starts it again: the intervals of the
+// outage say so, Cut does not wait for the server, and the observer comes
+// back by itself.
+func TestPostgresServerRestart(t *testing.T) {
+	p, opts, o, c := pgObservedOwnServer(t)
 	time.Sleep(300 * time.Millisecond)
 	if s := c.cut(); s.Gap != "" || s.Samples == 0 {
 		t.Fatalf("before: %d samples, gap %q", s.Samples, s.Gap)
@@ -718,17 +726,9 @@ func TestPostgresServerRestart(t *testing.T) {
 // in time — not that it went away — then that the observer reconnected
 // once the process runs again.
 func TestPostgresServerTooSlow(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a PostgreSQL server of its own")
-	}
-	t.Parallel()
-	bin, err := sandbox.FindBinaries(testdb.PGBin())
-	if err != nil {
-		t.Skipf("no PostgreSQL: %v", err)
-	}
-	p, _ := pgPrivateServer(t, bin, nil)
-	o, _ := pgStartObserver(t, p.URL(sandbox.Database), Options{Rate: 10})
-	c := &pgCutter{o: o, start: time.Now()}
+	// A server of its own: a stopped session may hold a lock that the
+	// shared server's other tests would wait on.
+	_, _, o, c := pgObservedOwnServer(t)
 	pid := int(o.pid.Load())
 	if pid <= 0 {
 		t.Fatal("the observer's server process is not known")
